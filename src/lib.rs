@@ -1,0 +1,8 @@
+//! schedlab: reproducible job-scheduling studies.
+//!
+//! Layers (see ARCHITECTURE.md): [`sim`] is the pure simulator; [`swf`] turns Standard Workload
+//! Format text into [`sim::Workload`]s; everything that touches files, threads or clocks lives
+//! above them.
+
+pub mod sim;
+pub mod swf;

@@ -1,0 +1,55 @@
+//! A job as the simulator sees it, and a workload: jobs in submission order.
+
+/// Simulated time, in integer seconds since the start of the trace.
+pub type Time = i64;
+
+/// One job of a workload. Fields follow the Standard Workload Format (SWF) after the reader has
+/// applied its rules (requested processors = field 8 else field 5; requested time = field 9 else
+/// the runtime); see `docs/semantics.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// SWF field 1: the job number in the trace.
+    pub id: u64,
+    /// SWF field 2: submit time in seconds.
+    pub submit: Time,
+    /// SWF field 4: the actual runtime in seconds (always > 0 in a workload).
+    pub runtime: Time,
+    /// SWF field 9 (else the runtime): the user's estimate, the only runtime a scheduler may use
+    /// (always > 0 in a workload).
+    pub requested_time: Time,
+    /// SWF field 8 (else field 5): requested processors (always > 0 in a workload).
+    pub procs: u32,
+    /// SWF field 10, requested memory per processor in KB; 0 when unknown.
+    pub memory_kb: u64,
+    /// SWF field 12; -1 when unknown.
+    pub user: i32,
+    /// SWF field 13; -1 when unknown.
+    pub group: i32,
+    /// SWF field 15; -1 when unknown.
+    pub queue: i32,
+    /// SWF field 16; -1 when unknown.
+    pub partition: i32,
+}
+
+/// Jobs sorted by submit time (stable: ties keep trace order). The position of a job in
+/// `jobs` is its *submission order*, used to break every tie in the engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Workload {
+    pub jobs: Vec<Job>,
+}
+
+impl Workload {
+    /// Builds a workload, sorting jobs stably by submit time.
+    pub fn new(mut jobs: Vec<Job>) -> Self {
+        jobs.sort_by_key(|job| job.submit);
+        Workload { jobs }
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+}

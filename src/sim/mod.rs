@@ -1,0 +1,20 @@
+//! The pure simulator: workloads, machine model, event engine, schedulers and metrics.
+//!
+//! Invariant: nothing in here touches files, clocks, threads, environment variables or
+//! randomness that is not passed in. Same inputs → same outputs, bit for bit.
+
+pub mod engine;
+pub mod job;
+pub mod machine;
+pub mod nodes;
+pub mod resources;
+pub mod running;
+pub mod scheduler;
+
+pub use engine::{
+    Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step, simulate, simulate_with,
+};
+pub use job::{Job, Time, Workload};
+pub use machine::{Allocation, Machine};
+pub use resources::ResourceVec;
+pub use scheduler::{Scheduler, SchedulerKind};

@@ -1,0 +1,1 @@
+//! Standard Workload Format reader (filled in by the SWF work).
