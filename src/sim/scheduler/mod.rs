@@ -39,10 +39,11 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    /// Expected end of a running job as a scheduler should use it: never in the past, since a
-    /// job allowed to overrun its request is still running now.
+    /// Expected end of a running job as a scheduler should use it. A job allowed to overrun its
+    /// request ([`crate::sim::Overrun::Continue`]) is still running now, so it is predicted to end
+    /// one second from now rather than in the past.
     pub fn predicted_end(&self, expected_end: Time) -> Time {
-        expected_end.max(self.now)
+        expected_end.max(self.now + 1)
     }
 }
 
