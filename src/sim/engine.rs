@@ -122,6 +122,10 @@ pub fn simulate_with(
     Engine::new(workload, config, scheduler)?.run()
 }
 
+/// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
+/// stalled (only reachable with a periodic scheduler and a policy that postpones work).
+const MAX_IDLE_CALLS: u32 = 10_000;
+
 struct Engine<'w> {
     workload: &'w Workload,
     config: SimConfig,
@@ -138,6 +142,8 @@ struct Engine<'w> {
     free: ResourceVec,
     outcomes: Vec<Option<JobOutcome>>,
     started_jobs: Vec<u32>,
+    /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
+    idle_calls: u32,
     out: SimOutcome,
 }
 
@@ -179,6 +185,7 @@ impl<'w> Engine<'w> {
             free: config.machine.capacity(),
             outcomes: vec![None; workload.len()],
             started_jobs: Vec::new(),
+            idle_calls: 0,
             out,
         })
     }
@@ -222,6 +229,14 @@ impl<'w> Engine<'w> {
                 time: now,
                 queue_len: self.queue.len() as u32,
                 busy,
+            });
+        }
+        if !self.queue.is_empty() {
+            // No event is left that could start them.
+            let time = last.unwrap_or_default();
+            return Err(SimError::Stalled {
+                time,
+                waiting: self.queue.len(),
             });
         }
         let mut out = self.out;
@@ -295,12 +310,19 @@ impl<'w> Engine<'w> {
                 }
             }
         }
+        // Periodic mode keeps ticking while jobs wait, so a policy that leaves an idle machine
+        // idle forever would never end: report it after a bounded number of such calls.
         let idle = self.running.is_empty() && self.next_arrival == self.arrivals.len();
         if idle && !self.queue.is_empty() {
-            return Err(SimError::Stalled {
-                time: now,
-                waiting: self.queue.len(),
-            });
+            self.idle_calls += 1;
+            if self.idle_calls > MAX_IDLE_CALLS {
+                return Err(SimError::Stalled {
+                    time: now,
+                    waiting: self.queue.len(),
+                });
+            }
+        } else {
+            self.idle_calls = 0;
         }
         Ok(())
     }

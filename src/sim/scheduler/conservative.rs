@@ -35,11 +35,11 @@ impl Scheduler for Conservative {
             self.profile
                 .release_from(view.predicted_end(r.expected_end), r.demand);
         }
-        // Existing reservations, moved no earlier than now, hold their place while earlier
-        // jobs are compressed.
+        // Existing reservations hold their place while earlier jobs are compressed. One already
+        // in the past (missed between two periodic calls) is stale: that job is placed afresh.
         let mut held = Vec::with_capacity(view.queue.len());
         for job in view.queue {
-            let slot = self.reserved.get(&job.job).map(|&s| s.max(now));
+            let slot = self.reserved.get(&job.job).copied().filter(|&s| s >= now);
             if let Some(s) = slot {
                 self.profile.reserve(s, s + job.requested_time, job.demand);
             }
