@@ -4,5 +4,6 @@
 //! Format text into [`sim::Workload`]s; everything that touches files, threads or clocks lives
 //! above them.
 
+pub mod cache;
 pub mod sim;
 pub mod swf;

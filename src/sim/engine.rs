@@ -153,10 +153,10 @@ impl<'w> Engine<'w> {
         config: &SimConfig,
         scheduler: Box<dyn Scheduler>,
     ) -> Result<Self, SimError> {
-        if let Some(n) = config.interval {
-            if n <= 0 {
-                return Err(SimError::BadInterval(n));
-            }
+        if let Some(n) = config.interval
+            && n <= 0
+        {
+            return Err(SimError::BadInterval(n));
         }
         let mut out = SimOutcome::default();
         let mut arrivals = Vec::with_capacity(workload.len());
@@ -302,10 +302,10 @@ impl<'w> Engine<'w> {
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {
                 for &job in &self.started_jobs {
-                    if job > head {
-                        if let Some(outcome) = &mut self.outcomes[job as usize] {
-                            outcome.backfilled = true;
-                        }
+                    if job > head
+                        && let Some(outcome) = &mut self.outcomes[job as usize]
+                    {
+                        outcome.backfilled = true;
                     }
                 }
             }

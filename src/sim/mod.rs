@@ -10,6 +10,8 @@ pub mod nodes;
 pub mod resources;
 pub mod running;
 pub mod scheduler;
+pub mod timeseries;
+pub mod transform;
 
 pub use engine::{
     Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step, simulate, simulate_with,

@@ -63,10 +63,10 @@ impl Easy {
                 (None, None) => None,
             };
             let Some((end, demand)) = next else { break };
-            if let Some(t) = shadow_time {
-                if end > t {
-                    break;
-                }
+            if let Some(t) = shadow_time
+                && end > t
+            {
+                break;
             }
             available += demand;
             if shadow_time.is_none() && head.demand.fits_in(&available) {

@@ -59,10 +59,10 @@ impl Profile {
 
     fn apply(&mut self, from: Time, to: Option<Time>, demand: ResourceVec, sign: i64) {
         let from = from.max(self.start());
-        if let Some(to) = to {
-            if to <= from {
-                return;
-            }
+        if let Some(to) = to
+            && to <= from
+        {
+            return;
         }
         let first = self.split_at(from);
         let last = match to {
@@ -71,8 +71,8 @@ impl Profile {
         };
         let d = signed(demand);
         for point in &mut self.points[first..last] {
-            for k in 0..KINDS {
-                point.1[k] += sign * d[k];
+            for (free, amount) in point.1.iter_mut().zip(d) {
+                *free += sign * amount;
             }
         }
     }

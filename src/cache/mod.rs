@@ -1,0 +1,50 @@
+//! The on-disk state under `results/.schedlab/`: content-addressed node entries, the lock, the
+//! input-digest (stat) cache and the last key material of every node (for rerun reasons).
+//!
+//! Layout (docs/cache.md):
+//! ```text
+//! results/.schedlab/lock                     advisory lock (see lock.rs)
+//! results/.schedlab/entries/ab/<key>/        one finished node: its files + entry.json last
+//! results/.schedlab/tmp/                     staging of entries being written
+//! results/.schedlab/digests.json             path → (size, mtime, blake3) of input files
+//! results/.schedlab/keys/<experiment>.json   node label → key material of its last run
+//! ```
+
+mod digests;
+mod entry;
+mod lock;
+mod materials;
+
+pub use digests::{Digest, DigestCache};
+pub use entry::{EntryStore, EntryWriter};
+pub use lock::ResultsLock;
+pub use materials::Materials;
+
+use std::path::{Path, PathBuf};
+
+/// The state directory inside a results directory.
+pub fn state_dir(results: &Path) -> PathBuf {
+    results.join(".schedlab")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("failed to access {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is locked by another schedlab process")]
+    Locked { path: PathBuf },
+    #[error("cache entry {path} is corrupt: {why}")]
+    Corrupt { path: PathBuf, why: String },
+}
+
+impl CacheError {
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Workload transforms a manifest can apply to a trace before simulation: a submit-time window,
+//! the first N jobs, a user filter and load scaling. Pure functions; applied in the order of
+//! [`Transforms`]' fields.
+
+use super::job::{Time, Workload};
+
+/// Which users to keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserFilter {
+    Only(Vec<i32>),
+    Except(Vec<i32>),
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Transforms {
+    /// Keep jobs submitted in `[start, end)` (trace seconds); times are not shifted.
+    pub window: Option<(Option<Time>, Option<Time>)>,
+    /// Keep jobs of these users only, or all but these.
+    pub users: Option<UserFilter>,
+    /// Keep the first N jobs (in submission order) of what is left.
+    pub first_jobs: Option<usize>,
+    /// Multiply the offered load by this factor by dividing every interarrival time by it:
+    /// `submit' = first + round((submit − first) / factor)`, where `first` is the first submit.
+    pub load_scale: Option<f64>,
+}
+
+impl Transforms {
+    pub fn is_identity(&self) -> bool {
+        *self == Transforms::default()
+    }
+
+    pub fn apply(&self, workload: &Workload) -> Workload {
+        let mut jobs: Vec<_> = workload
+            .jobs
+            .iter()
+            .filter(|j| match self.window {
+                Some((start, end)) => {
+                    start.is_none_or(|s| j.submit >= s) && end.is_none_or(|e| j.submit < e)
+                }
+                None => true,
+            })
+            .filter(|j| match &self.users {
+                Some(UserFilter::Only(users)) => users.contains(&j.user),
+                Some(UserFilter::Except(users)) => !users.contains(&j.user),
+                None => true,
+            })
+            .cloned()
+            .collect();
+        if let Some(n) = self.first_jobs {
+            jobs.truncate(n);
+        }
+        if let (Some(factor), Some(first)) = (self.load_scale, jobs.first().map(|j| j.submit)) {
+            for job in &mut jobs {
+                job.submit = first + ((job.submit - first) as f64 / factor).round() as Time;
+            }
+        }
+        // Scaling is monotone, so the submission order is unchanged.
+        Workload { jobs }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Job;
+
+    fn w(submits: &[(Time, i32)]) -> Workload {
+        Workload::new(
+            submits
+                .iter()
+                .enumerate()
+                .map(|(i, &(submit, user))| Job {
+                    id: i as u64 + 1,
+                    submit,
+                    runtime: 10,
+                    requested_time: 10,
+                    procs: 1,
+                    memory_kb: 0,
+                    user,
+                    group: -1,
+                    queue: -1,
+                    partition: -1,
+                })
+                .collect(),
+        )
+    }
+
+    fn ids(w: &Workload) -> Vec<u64> {
+        w.jobs.iter().map(|j| j.id).collect()
+    }
+
+    #[test]
+    fn window_is_half_open_and_keeps_times() {
+        let t = Transforms {
+            window: Some((Some(10), Some(30))),
+            ..Default::default()
+        };
+        let out = t.apply(&w(&[(0, 1), (10, 1), (29, 1), (30, 1)]));
+        assert_eq!(ids(&out), vec![2, 3]);
+        assert_eq!(out.jobs[0].submit, 10);
+    }
+
+    #[test]
+    fn users_then_first_jobs() {
+        let t = Transforms {
+            users: Some(UserFilter::Only(vec![2])),
+            first_jobs: Some(2),
+            ..Default::default()
+        };
+        assert_eq!(
+            ids(&t.apply(&w(&[(0, 1), (1, 2), (2, 2), (3, 2)]))),
+            vec![2, 3]
+        );
+        let t = Transforms {
+            users: Some(UserFilter::Except(vec![2])),
+            ..Default::default()
+        };
+        assert_eq!(ids(&t.apply(&w(&[(0, 1), (1, 2), (2, 3)]))), vec![1, 3]);
+    }
+
+    #[test]
+    fn load_scale_divides_interarrival_times() {
+        let t = Transforms {
+            load_scale: Some(2.0),
+            ..Default::default()
+        };
+        let out = t.apply(&w(&[(100, 1), (110, 1), (131, 1)]));
+        let submits: Vec<_> = out.jobs.iter().map(|j| j.submit).collect();
+        // 100 + 10/2 = 105; 100 + 31/2 = 115.5 → 116 (round half away from zero).
+        assert_eq!(submits, vec![100, 105, 116]);
+    }
+}
