@@ -5,5 +5,7 @@
 //! above them.
 
 pub mod cache;
+pub mod execute;
+pub mod plan;
 pub mod sim;
 pub mod swf;

@@ -1,0 +1,8 @@
+//! Planning (pure): manifests + input digests → a DAG of content-keyed nodes, and the state of
+//! each node against the cache with the reason it must run.
+
+pub mod key;
+pub mod reason;
+
+pub use key::{KEY_SCHEMA, NodeKey};
+pub use reason::{Change, NodeState, Reason, reason};
