@@ -5,6 +5,7 @@
 //! above them.
 
 pub mod cache;
+pub mod cli;
 pub mod execute;
 pub mod plan;
 pub mod sim;

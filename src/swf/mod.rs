@@ -1,1 +1,19 @@
-//! Standard Workload Format reader (filled in by the SWF work).
+//! The Standard Workload Format (SWF) reader: streaming, gzip or plain (sniffed from the magic
+//! bytes), strict or lenient, with every anomaly counted (docs/swf.md).
+//!
+//! The reader turns text into [`crate::sim::Workload`]s; it knows nothing of machines or
+//! schedulers. Jobs that can never be simulated (unknown or zero runtime, unknown processors,
+//! unknown submit time) are left out of the workload and counted by reason, never dropped
+//! silently.
+
+mod error;
+mod fields;
+mod header;
+mod info;
+mod reader;
+
+pub use error::{ErrorKind, SwfError};
+pub use fields::{FIELD_COUNT, field_name};
+pub use header::Header;
+pub use info::{TraceInfo, render_info};
+pub use reader::{Anomalies, Malformed, Mode, Trace, read, read_bytes, read_path};

@@ -1,0 +1,320 @@
+//! The streaming reader: one reused line buffer, fields split on ASCII whitespace, integers
+//! parsed from bytes. Gzip is detected from the magic bytes `1f 8b`, never from the file name.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+use serde::Serialize;
+
+use super::error::{ErrorKind, SwfError};
+use super::fields::{FIELD_COUNT, is_number, parse_int};
+use super::header::Header;
+use crate::sim::{Job, Workload};
+
+/// What to do with a malformed job line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Stop at the first malformed line with an error naming it (the default).
+    #[default]
+    Strict,
+    /// Skip malformed lines, counting them and keeping the first few messages.
+    Lenient,
+}
+
+/// Per-reason counts of job lines that were read but are unusual. The first four reasons leave
+/// the job out of the workload; the others keep it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Anomalies {
+    /// Run time -1: skipped.
+    pub unknown_runtime: u64,
+    /// Run time 0: skipped (a zero-length job never occupies the machine).
+    pub zero_runtime: u64,
+    /// Requested (field 8) and allocated (field 5) processors both unknown or 0: skipped.
+    pub unknown_procs: u64,
+    /// Submit time -1: skipped.
+    pub unknown_submit: u64,
+    /// Run time larger than the requested time: kept (killed or let run, by setting).
+    pub runtime_exceeds_request: u64,
+    /// No requested time (field 9): kept, requested time = run time.
+    pub missing_request: u64,
+    /// Submit time earlier than the previous line's: kept (the workload is sorted stably).
+    pub out_of_order: u64,
+}
+
+impl Anomalies {
+    /// Job lines left out of the workload.
+    pub fn skipped(&self) -> u64 {
+        self.unknown_runtime + self.zero_runtime + self.unknown_procs + self.unknown_submit
+    }
+}
+
+/// Malformed lines skipped in lenient mode.
+#[derive(Debug, Default)]
+pub struct Malformed {
+    pub count: u64,
+    /// The first few errors, for the report.
+    pub first: Vec<SwfError>,
+}
+
+const KEEP_MALFORMED: usize = 5;
+
+#[derive(Debug)]
+pub struct Trace {
+    /// The input's name as given (a path, or a label).
+    pub source: String,
+    pub header: Header,
+    pub workload: Workload,
+    /// Job lines read (kept + skipped; malformed lines excluded).
+    pub records: u64,
+    pub anomalies: Anomalies,
+    pub malformed: Malformed,
+}
+
+impl Trace {
+    /// Jobs of the workload asking for more than `procs` processors (they will be skipped by
+    /// any simulation on a machine of that size).
+    pub fn larger_than(&self, procs: u64) -> u64 {
+        self.workload
+            .jobs
+            .iter()
+            .filter(|j| u64::from(j.procs) > procs)
+            .count() as u64
+    }
+}
+
+/// Reads an SWF file, plain or gzip-compressed.
+pub fn read_path(path: &Path, mode: Mode) -> Result<Trace, SwfError> {
+    let source = path.display().to_string();
+    let io_err = |e| SwfError {
+        source_name: source.clone(),
+        line: 0,
+        kind: ErrorKind::Io(e),
+    };
+    let file = File::open(path).map_err(io_err)?;
+    read(BufReader::with_capacity(1 << 16, file), &source, mode)
+}
+
+/// Reads SWF text from any reader, decompressing it when it starts with the gzip magic bytes.
+pub fn read<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, SwfError> {
+    let io_err = |e| SwfError {
+        source_name: source.to_string(),
+        line: 0,
+        kind: ErrorKind::Io(e),
+    };
+    let gzip = input.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
+    if gzip {
+        let decoder = MultiGzDecoder::new(input);
+        parse(BufReader::with_capacity(1 << 18, decoder), source, mode)
+    } else {
+        parse(input, source, mode)
+    }
+}
+
+fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, SwfError> {
+    let mut trace = Trace {
+        source: source.to_string(),
+        header: Header::default(),
+        workload: Workload::default(),
+        records: 0,
+        anomalies: Anomalies::default(),
+        malformed: Malformed::default(),
+    };
+    let mut jobs = Vec::new();
+    let mut line = Vec::with_capacity(256);
+    let mut number = 0u64;
+    let mut previous_submit = i64::MIN;
+    loop {
+        line.clear();
+        let read = input.read_until(b'\n', &mut line).map_err(|e| SwfError {
+            source_name: source.to_string(),
+            line: number + 1,
+            kind: ErrorKind::Io(e),
+        })?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let text = trim(&line);
+        if text.is_empty() {
+            continue;
+        }
+        if text[0] == b';' {
+            trace.header.absorb(&String::from_utf8_lossy(&text[1..]));
+            continue;
+        }
+        match parse_job(text) {
+            Ok(raw) => {
+                trace.records += 1;
+                if raw.submit < previous_submit && raw.submit >= 0 {
+                    trace.anomalies.out_of_order += 1;
+                }
+                if raw.submit >= 0 {
+                    previous_submit = raw.submit;
+                }
+                if let Some(job) = classify(raw, &mut trace.anomalies) {
+                    jobs.push(job);
+                }
+            }
+            Err(kind) => {
+                let error = SwfError {
+                    source_name: source.to_string(),
+                    line: number,
+                    kind,
+                };
+                match mode {
+                    Mode::Strict => return Err(error),
+                    Mode::Lenient => {
+                        trace.malformed.count += 1;
+                        if trace.malformed.first.len() < KEEP_MALFORMED {
+                            trace.malformed.first.push(error);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    trace.workload = Workload::new(jobs);
+    Ok(trace)
+}
+
+/// The fields of one job line, as read.
+struct RawJob {
+    id: i64,
+    submit: i64,
+    runtime: i64,
+    allocated_procs: i64,
+    requested_procs: i64,
+    requested_time: i64,
+    requested_memory: i64,
+    user: i64,
+    group: i64,
+    queue: i64,
+    partition: i64,
+}
+
+/// Fields the simulator uses must be integers; the others need only be numeric. Field 14
+/// (executable) is an application number, numeric as well.
+const INTEGER_FIELDS: [bool; FIELD_COUNT] = [
+    true, true, false, true, true, false, false, true, true, false, false, true, true, false, true,
+    true, false, false,
+];
+
+fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
+    let mut fields: [&[u8]; FIELD_COUNT] = [&[]; FIELD_COUNT];
+    let mut values = [0i64; FIELD_COUNT];
+    let mut found = 0;
+    for token in text
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
+    {
+        if found == FIELD_COUNT {
+            break; // extra fields (Alea's extended SWF) are tolerated
+        }
+        fields[found] = token;
+        found += 1;
+    }
+    if found < FIELD_COUNT {
+        return Err(ErrorKind::TooFewFields { found });
+    }
+    for (i, token) in fields.iter().enumerate() {
+        if INTEGER_FIELDS[i] {
+            values[i] = parse_int(token).ok_or_else(|| bad(i, "an integer", token))?;
+        } else if parse_int(token).is_none() && !is_number(token) {
+            return Err(bad(i, "a number", token));
+        }
+    }
+    let memory = parse_int(fields[9]).unwrap_or(-1);
+    Ok(RawJob {
+        id: values[0],
+        submit: values[1],
+        runtime: values[3],
+        allocated_procs: values[4],
+        requested_procs: values[7],
+        requested_time: values[8],
+        requested_memory: memory,
+        user: values[11],
+        group: values[12],
+        queue: values[14],
+        partition: values[15],
+    })
+}
+
+fn bad(index: usize, expected: &'static str, token: &[u8]) -> ErrorKind {
+    ErrorKind::BadField {
+        field: index + 1,
+        expected,
+        found: String::from_utf8_lossy(token).into_owned(),
+    }
+}
+
+/// Applies the SWF rules and counts anomalies; `None` for a job that cannot be simulated.
+fn classify(raw: RawJob, anomalies: &mut Anomalies) -> Option<Job> {
+    if raw.submit < 0 {
+        anomalies.unknown_submit += 1;
+        return None;
+    }
+    if raw.runtime < 0 {
+        anomalies.unknown_runtime += 1;
+        return None;
+    }
+    if raw.runtime == 0 {
+        anomalies.zero_runtime += 1;
+        return None;
+    }
+    let procs = if raw.requested_procs > 0 {
+        raw.requested_procs
+    } else {
+        raw.allocated_procs
+    };
+    if procs <= 0 {
+        anomalies.unknown_procs += 1;
+        return None;
+    }
+    let requested_time = if raw.requested_time > 0 {
+        if raw.runtime > raw.requested_time {
+            anomalies.runtime_exceeds_request += 1;
+        }
+        raw.requested_time
+    } else {
+        anomalies.missing_request += 1;
+        raw.runtime
+    };
+    let small = |v: i64| i32::try_from(v).unwrap_or(-1);
+    Some(Job {
+        id: raw.id.max(0) as u64,
+        submit: raw.submit,
+        runtime: raw.runtime,
+        requested_time,
+        procs: u32::try_from(procs).unwrap_or(u32::MAX),
+        memory_kb: raw.requested_memory.max(0) as u64,
+        user: small(raw.user),
+        group: small(raw.group),
+        queue: small(raw.queue),
+        partition: small(raw.partition),
+    })
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    let start = line
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &line[start..end]
+}
+
+impl Mode {
+    pub fn from_lenient(lenient: bool) -> Mode {
+        if lenient { Mode::Lenient } else { Mode::Strict }
+    }
+}
+
+/// Reads everything from `input` into memory first; for callers holding bytes.
+pub fn read_bytes(bytes: &[u8], source: &str, mode: Mode) -> Result<Trace, SwfError> {
+    read(BufReader::new(bytes), source, mode)
+}
