@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod job;
 pub mod machine;
+pub mod metrics;
 pub mod nodes;
 pub mod resources;
 pub mod running;
