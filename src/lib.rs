@@ -9,4 +9,5 @@ pub mod cli;
 pub mod execute;
 pub mod plan;
 pub mod sim;
+pub mod store;
 pub mod swf;

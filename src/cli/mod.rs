@@ -3,6 +3,7 @@
 //! cause chain and a `hint:` where the fix is known.
 
 mod simulate;
+mod trace;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,65 @@ pub struct Cli {
 enum Command {
     /// Simulate one trace under one scheduler and print the run summary.
     Simulate(simulate::Args),
+    /// Inspect SWF traces.
+    #[command(subcommand)]
+    Trace(trace::Command),
+}
+
+/// How to print a result on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+/// Reads a trace, mapping reader errors to input errors.
+pub fn load_trace(path: &std::path::Path, lenient: bool) -> Result<crate::swf::Trace, CliError> {
+    let mode = crate::swf::Mode::from_lenient(lenient);
+    let trace = crate::swf::read_path(path, mode).map_err(|e| {
+        let bad_line = e.line > 0;
+        let err = CliError::input(e);
+        if bad_line && !lenient {
+            err.with_hint(
+                "fix the line, or pass --lenient to skip malformed lines (they are counted)",
+            )
+        } else {
+            err
+        }
+    })?;
+    if trace.malformed.count > 0 {
+        eprintln!(
+            "warning: {}: skipped {} malformed lines",
+            trace.source, trace.malformed.count
+        );
+    }
+    Ok(trace)
+}
+
+/// Renders a flat serializable struct as aligned `key  value` lines, in declaration order.
+pub fn render_table<T: serde::Serialize>(item: &T) -> String {
+    let value = serde_json::to_value(item).expect("serializes");
+    let Some(map) = value.as_object() else {
+        return format!("{value}\n");
+    };
+    let ordered = serde_json::to_string(item).expect("serializes");
+    let width = map.keys().map(|k| k.len()).max().unwrap_or(0);
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_by_key(|k| ordered.find(&format!("\"{k}\":")).unwrap_or(usize::MAX));
+    let mut out = String::new();
+    for k in keys {
+        let v = &map[k];
+        let text = match v {
+            serde_json::Value::Null => "-".to_string(),
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) if n.is_f64() => {
+                format!("{:.4}", n.as_f64().unwrap_or(0.0))
+            }
+            other => other.to_string(),
+        };
+        out.push_str(&format!("{k:width$}  {text}\n"));
+    }
+    out
 }
 
 /// An error as the CLI reports it: a message (with its causes) and an exit code.
@@ -68,6 +128,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(args),
+        Command::Trace(command) => trace::run(command),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

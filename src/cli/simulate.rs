@@ -1,18 +1,174 @@
-//! `schedlab simulate`: one trace, one scheduler, the run summary on stdout.
+//! `schedlab simulate`: one trace, one scheduler; the run summary on stdout, per-job records to
+//! Parquet on request.
 
 use std::path::PathBuf;
 
-use crate::sim::SchedulerKind;
+use serde::Serialize;
+
+use super::{CliError, Format, load_trace};
+use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::{Machine, Overrun, SchedulerKind, SimConfig, Time, simulate};
+use crate::store::JobsWriter;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// SWF trace (plain or gzip).
+    /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
-    /// Scheduling policy.
+    /// Scheduling policy: fcfs, easy or conservative.
     #[arg(long, short)]
     pub scheduler: SchedulerKind,
+    /// Processors of the machine [default: the trace's MaxProcs].
+    #[arg(long)]
+    pub procs: Option<u32>,
+    /// Allocate whole nodes of this many processors (a job takes ceil(procs/K) nodes).
+    #[arg(long, value_name = "K")]
+    pub node_size: Option<u32>,
+    /// Call the scheduler only every N seconds instead of at every event.
+    #[arg(long, value_name = "SECONDS")]
+    pub interval: Option<Time>,
+    /// What happens to a job that runs past its requested time: kill or continue.
+    #[arg(long, default_value = "kill")]
+    pub overrun: Overrun,
+    /// Bounded-slowdown threshold τ in seconds.
+    #[arg(long, default_value_t = metrics::DEFAULT_TAU)]
+    pub tau: Time,
+    /// Leave the first N jobs out of the aggregates (initial transient).
+    #[arg(long, value_name = "N", conflicts_with = "warmup_seconds")]
+    pub warmup_jobs: Option<u64>,
+    /// Leave jobs submitted in the first T seconds out of the aggregates.
+    #[arg(long, value_name = "T")]
+    pub warmup_seconds: Option<Time>,
+    /// Skip malformed trace lines (counted) instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Write per-job records to this Parquet file.
+    #[arg(long, value_name = "FILE.parquet")]
+    pub jobs_out: Option<PathBuf>,
+    /// Output format of the summary.
+    #[arg(long, default_value = "table")]
+    pub format: Format,
 }
 
-pub fn run(_args: Args) -> Result<(), super::CliError> {
-    Err(super::CliError::failed("not yet"))
+/// Everything `simulate` reports: the setting, what the trace held, and the run summary.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub trace: String,
+    pub scheduler: SchedulerKind,
+    pub procs: u64,
+    pub node_size: Option<u32>,
+    pub interval: Option<Time>,
+    pub overrun: &'static str,
+    pub warmup: Warmup,
+    pub trace_jobs_skipped: u64,
+    pub malformed_lines: u64,
+    #[serde(flatten)]
+    pub summary: RunSummary,
+}
+
+pub fn run(args: Args) -> Result<(), CliError> {
+    let trace = load_trace(&args.trace, args.lenient)?;
+    let procs = match (args.procs, trace.header.max_procs) {
+        (Some(p), _) | (None, Some(p)) => p,
+        (None, None) => {
+            return Err(CliError::input(format!(
+                "{}: the trace has no MaxProcs header",
+                trace.source
+            ))
+            .with_hint("give the machine size with --procs N"));
+        }
+    };
+    let machine = machine(procs, args.node_size)?;
+    if let Some(n) = args.interval.filter(|&n| n <= 0) {
+        return Err(CliError::input(format!(
+            "--interval must be a positive number of seconds, found {n}"
+        )));
+    }
+    let warmup = match (args.warmup_jobs, args.warmup_seconds) {
+        (Some(n), _) => Warmup::Jobs(n),
+        (None, Some(t)) => Warmup::Seconds(t),
+        (None, None) => Warmup::None,
+    };
+    let config = SimConfig {
+        machine,
+        scheduler: args.scheduler,
+        interval: args.interval,
+        overrun: args.overrun,
+    };
+    let outcome = simulate(&trace.workload, &config).map_err(CliError::failed)?;
+    let metrics = MetricsConfig {
+        tau: args.tau,
+        warmup,
+    };
+    let records = metrics::job_records(&trace.workload, &outcome, metrics.tau);
+    let summary = metrics::summarize(
+        &records,
+        &outcome,
+        machine.capacity().unit_count(),
+        &metrics,
+    );
+    let report = Report {
+        trace: trace.source.clone(),
+        scheduler: args.scheduler,
+        procs: machine.procs(),
+        node_size: args.node_size,
+        interval: args.interval,
+        overrun: args.overrun.name(),
+        warmup,
+        trace_jobs_skipped: trace.anomalies.skipped(),
+        malformed_lines: trace.malformed.count,
+        summary,
+    };
+    if let Some(path) = &args.jobs_out {
+        let metadata = vec![
+            (
+                "schedlab.version".to_string(),
+                env!("CARGO_PKG_VERSION").to_string(),
+            ),
+            ("schedlab.trace".to_string(), trace.source.clone()),
+            ("schedlab.scheduler".to_string(), args.scheduler.to_string()),
+            ("schedlab.procs".to_string(), machine.procs().to_string()),
+            (
+                "schedlab.node_size".to_string(),
+                args.node_size.map_or("none".into(), |k| k.to_string()),
+            ),
+            (
+                "schedlab.interval".to_string(),
+                args.interval.map_or("event".into(), |n| n.to_string()),
+            ),
+            (
+                "schedlab.overrun".to_string(),
+                args.overrun.name().to_string(),
+            ),
+            ("schedlab.tau".to_string(), args.tau.to_string()),
+        ];
+        let mut writer = JobsWriter::create(path, &metadata, false).map_err(CliError::input)?;
+        writer.write("", &records).map_err(CliError::failed)?;
+        writer.finish().map_err(CliError::failed)?;
+    }
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("report serializes")
+        ),
+        Format::Table => print!("{}", super::render_table(&report)),
+    }
+    Ok(())
+}
+
+/// The machine for `procs` processors, in whole nodes of `node_size` when given.
+pub fn machine(procs: u32, node_size: Option<u32>) -> Result<Machine, CliError> {
+    if procs == 0 {
+        return Err(CliError::input(
+            "the machine needs at least one processor (--procs)",
+        ));
+    }
+    match node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(0) => Err(CliError::input("--node-size must be at least 1")),
+        Some(k) if !procs.is_multiple_of(k) => Err(CliError::input(format!(
+            "{procs} processors do not divide into nodes of {k}"
+        ))
+        .with_hint(format!("use --procs {} (a multiple of {k})", procs / k * k))),
+        Some(k) => Ok(Machine::exclusive_nodes(procs / k, k)),
+    }
 }

@@ -38,6 +38,19 @@ impl Overrun {
     }
 }
 
+impl std::str::FromStr for Overrun {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "kill" => Ok(Overrun::Kill),
+            "continue" => Ok(Overrun::Continue),
+            _ => Err(format!(
+                "unknown overrun policy {s:?} (expected kill or continue)"
+            )),
+        }
+    }
+}
+
 /// Everything that shapes a simulation besides the workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimConfig {

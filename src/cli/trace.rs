@@ -1,0 +1,43 @@
+//! `schedlab trace …`: look at a trace without simulating it.
+
+use std::path::PathBuf;
+
+use super::{CliError, Format, load_trace};
+use crate::swf::{TraceInfo, render_info};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Jobs, time span, machine size, users, offered load and anomaly counts.
+    Info(InfoArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    /// SWF trace, plain or gzip-compressed.
+    pub trace: PathBuf,
+    /// Skip malformed lines (counted) instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    #[arg(long, default_value = "table")]
+    pub format: Format,
+}
+
+pub fn run(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Info(args) => {
+            let trace = load_trace(&args.trace, args.lenient)?;
+            let info = TraceInfo::from_trace(&trace);
+            match args.format {
+                Format::Table => print!("{}", render_info(&info)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&info).expect("info serializes")
+                ),
+            }
+            for e in &trace.malformed.first {
+                eprintln!("warning: skipped {e}");
+            }
+            Ok(())
+        }
+    }
+}

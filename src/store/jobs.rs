@@ -1,0 +1,149 @@
+//! `jobs.parquet`: one row per simulated job (columns in docs/outputs.md), optionally led by the
+//! `cell` it belongs to. Cells are appended one at a time, so a grid's records never need to be
+//! in memory together.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+
+use super::{AtomicFile, StoreError, properties};
+use crate::sim::metrics::JobRecord;
+
+pub struct JobsWriter {
+    file: AtomicFile,
+    writer: ArrowWriter<File>,
+    schema: SchemaRef,
+    with_cell: bool,
+}
+
+/// The columns after `cell`: name and Arrow type.
+const COLUMNS: [(&str, DataType); 18] = [
+    ("job_id", DataType::Int64),
+    ("user", DataType::Int32),
+    ("group", DataType::Int32),
+    ("queue", DataType::Int32),
+    ("submit", DataType::Int64),
+    ("start", DataType::Int64),
+    ("end", DataType::Int64),
+    ("wait", DataType::Int64),
+    ("response", DataType::Int64),
+    ("run", DataType::Int64),
+    ("requested_time", DataType::Int64),
+    ("procs", DataType::Int64),
+    ("units", DataType::Int64),
+    ("slowdown", DataType::Float64),
+    ("bounded_slowdown", DataType::Float64),
+    ("expansion_factor", DataType::Float64),
+    ("backfilled", DataType::Boolean),
+    ("killed", DataType::Boolean),
+];
+
+impl JobsWriter {
+    pub fn create(
+        path: &Path,
+        metadata: &[(String, String)],
+        with_cell: bool,
+    ) -> Result<JobsWriter, StoreError> {
+        let mut fields = Vec::new();
+        if with_cell {
+            fields.push(Field::new("cell", DataType::Utf8, false));
+        }
+        fields.extend(
+            COLUMNS
+                .iter()
+                .map(|(name, ty)| Field::new(*name, ty.clone(), false)),
+        );
+        let schema = Arc::new(Schema::new(fields));
+        let file = AtomicFile::create(path)?;
+        let writer = ArrowWriter::try_new(file.file()?, schema.clone(), Some(properties(metadata)))
+            .map_err(|e| parquet_error(path, e))?;
+        Ok(JobsWriter {
+            file,
+            writer,
+            schema,
+            with_cell,
+        })
+    }
+
+    /// Appends the records of one cell (`cell` is ignored without a cell column).
+    pub fn write(&mut self, cell: &str, records: &[JobRecord]) -> Result<(), StoreError> {
+        let n = records.len();
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(COLUMNS.len() + 1);
+        if self.with_cell {
+            let mut b = StringBuilder::with_capacity(n, n * cell.len());
+            records.iter().for_each(|_| b.append_value(cell));
+            columns.push(Arc::new(b.finish()));
+        }
+        let i64s = |f: fn(&JobRecord) -> i64| -> ArrayRef {
+            let mut b = Int64Builder::with_capacity(n);
+            records.iter().for_each(|r| b.append_value(f(r)));
+            Arc::new(b.finish())
+        };
+        let i32s = |f: fn(&JobRecord) -> i32| -> ArrayRef {
+            let mut b = Int32Builder::with_capacity(n);
+            records.iter().for_each(|r| b.append_value(f(r)));
+            Arc::new(b.finish())
+        };
+        let f64s = |f: fn(&JobRecord) -> f64| -> ArrayRef {
+            let mut b = Float64Builder::with_capacity(n);
+            records.iter().for_each(|r| b.append_value(f(r)));
+            Arc::new(b.finish())
+        };
+        let bools = |f: fn(&JobRecord) -> bool| -> ArrayRef {
+            let mut b = BooleanBuilder::with_capacity(n);
+            records.iter().for_each(|r| b.append_value(f(r)));
+            Arc::new(b.finish())
+        };
+        columns.extend([
+            i64s(|r| r.job_id as i64),
+            i32s(|r| r.user),
+            i32s(|r| r.group),
+            i32s(|r| r.queue),
+            i64s(|r| r.submit),
+            i64s(|r| r.start),
+            i64s(|r| r.end),
+            i64s(|r| r.wait),
+            i64s(|r| r.response),
+            i64s(|r| r.run),
+            i64s(|r| r.requested_time),
+            i64s(|r| i64::from(r.procs)),
+            i64s(|r| r.units as i64),
+            f64s(|r| r.slowdown),
+            f64s(|r| r.bounded_slowdown),
+            f64s(|r| r.expansion_factor),
+            bools(|r| r.backfilled),
+            bools(|r| r.killed),
+        ]);
+        let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
+            StoreError::Parquet {
+                path: self.file.path().to_path_buf(),
+                message: e.to_string(),
+            }
+        })?;
+        self.writer
+            .write(&batch)
+            .map_err(|e| parquet_error(self.file.path(), e))
+    }
+
+    /// Finishes the file and moves it into place.
+    pub fn finish(mut self) -> Result<(), StoreError> {
+        self.writer
+            .finish()
+            .map_err(|e| parquet_error(self.file.path(), e))?;
+        self.file.commit()
+    }
+}
+
+pub(super) fn parquet_error(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}

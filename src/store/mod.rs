@@ -1,0 +1,46 @@
+//! Parquet result files: per-job records and small typed tables (summary, timeseries), written
+//! atomically and deterministically. The schema is a documented contract (docs/outputs.md).
+
+mod atomic;
+mod jobs;
+mod table;
+
+pub use atomic::AtomicFile;
+pub use jobs::JobsWriter;
+pub use table::{Table, Value};
+
+use std::path::PathBuf;
+
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("failed to write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("failed to write {path}: {message}")]
+    Parquet { path: PathBuf, message: String },
+}
+
+/// Fixed writer settings, so that the same rows always give the same bytes.
+fn properties(metadata: &[(String, String)]) -> WriterProperties {
+    let kv = metadata
+        .iter()
+        .map(|(k, v)| KeyValue {
+            key: k.clone(),
+            value: Some(v.clone()),
+        })
+        .collect();
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(3).expect("valid zstd level"),
+        ))
+        .set_max_row_group_row_count(Some(1 << 20))
+        .set_created_by(format!("schedlab {}", env!("CARGO_PKG_VERSION")))
+        .set_key_value_metadata(Some(kv))
+        .build()
+}

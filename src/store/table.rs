@@ -1,0 +1,172 @@
+//! Small typed tables (one row per cell, or per time bin) written to Parquet. Columns keep the
+//! order in which they are first seen; a column's type is Int64 when every value is an integer,
+//! Float64 when any is fractional, Utf8 for strings and Boolean for booleans; missing values are
+//! nulls.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use parquet::arrow::ArrowWriter;
+
+use super::jobs::parquet_error;
+use super::{AtomicFile, StoreError, properties};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+}
+
+impl From<&serde_json::Value> for Value {
+    fn from(v: &serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) if !n.is_f64() => Value::Int(i),
+                _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            other => Value::Str(other.to_string()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    columns: Vec<String>,
+    rows: Vec<Vec<(usize, Value)>>,
+}
+
+impl Table {
+    /// Starts a new row.
+    pub fn row(&mut self) -> &mut Self {
+        self.rows.push(Vec::new());
+        self
+    }
+
+    /// Sets `column` of the current row.
+    pub fn set(&mut self, column: &str, value: Value) -> &mut Self {
+        let index = match self.columns.iter().position(|c| c == column) {
+            Some(i) => i,
+            None => {
+                self.columns.push(column.to_string());
+                self.columns.len() - 1
+            }
+        };
+        self.rows
+            .last_mut()
+            .expect("call row() first")
+            .push((index, value));
+        self
+    }
+
+    /// Sets one column per field of a serializable struct (a flat one, such as `RunSummary`).
+    pub fn set_fields<T: serde::Serialize>(&mut self, value: &T) -> &mut Self {
+        let json = serde_json::to_value(value).expect("row serializes");
+        if let serde_json::Value::Object(map) = json {
+            // serde_json maps are sorted; follow the struct's declaration order instead.
+            let ordered = serde_json::to_string(value).expect("row serializes");
+            let mut keys: Vec<(usize, &String)> = map
+                .keys()
+                .map(|k| (ordered.find(&format!("\"{k}\":")).unwrap_or(usize::MAX), k))
+                .collect();
+            keys.sort();
+            for (_, k) in keys {
+                self.set(k, Value::from(&map[k]));
+            }
+        }
+        self
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn write(&self, path: &Path, metadata: &[(String, String)]) -> Result<(), StoreError> {
+        let mut fields = Vec::new();
+        let mut arrays: Vec<ArrayRef> = Vec::new();
+        for (c, name) in self.columns.iter().enumerate() {
+            let cells: Vec<&Value> = self
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .rev()
+                        .find(|(i, _)| *i == c)
+                        .map_or(&Value::Null, |(_, v)| v)
+                })
+                .collect();
+            let (ty, array) = column(&cells);
+            let nullable = cells.iter().any(|v| **v == Value::Null);
+            fields.push(Field::new(name, ty, nullable));
+            arrays.push(array);
+        }
+        let schema = Arc::new(Schema::new(fields));
+        let file = AtomicFile::create(path)?;
+        let mut writer =
+            ArrowWriter::try_new(file.file()?, schema.clone(), Some(properties(metadata)))
+                .map_err(|e| parquet_error(path, e))?;
+        if !self.rows.is_empty() {
+            let batch = RecordBatch::try_new(schema, arrays).map_err(|e| parquet_error(path, e))?;
+            writer.write(&batch).map_err(|e| parquet_error(path, e))?;
+        }
+        writer.close().map_err(|e| parquet_error(path, e))?;
+        file.commit()
+    }
+}
+
+fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
+    let any = |f: fn(&Value) -> bool| cells.iter().any(|v| f(v));
+    if any(|v| matches!(v, Value::Str(_))) {
+        let mut b = StringBuilder::new();
+        for v in cells {
+            match v {
+                Value::Null => b.append_null(),
+                Value::Str(s) => b.append_value(s),
+                Value::Int(i) => b.append_value(i.to_string()),
+                Value::Float(f) => b.append_value(f.to_string()),
+                Value::Bool(x) => b.append_value(x.to_string()),
+            }
+        }
+        (DataType::Utf8, Arc::new(b.finish()))
+    } else if any(|v| matches!(v, Value::Bool(_))) {
+        let mut b = BooleanBuilder::new();
+        for v in cells {
+            match v {
+                Value::Bool(x) => b.append_value(*x),
+                _ => b.append_null(),
+            }
+        }
+        (DataType::Boolean, Arc::new(b.finish()))
+    } else if any(|v| matches!(v, Value::Float(_))) || cells.iter().all(|v| **v == Value::Null) {
+        let mut b = Float64Builder::new();
+        for v in cells {
+            match v {
+                Value::Float(f) => b.append_value(*f),
+                Value::Int(i) => b.append_value(*i as f64),
+                _ => b.append_null(),
+            }
+        }
+        (DataType::Float64, Arc::new(b.finish()))
+    } else {
+        let mut b = Int64Builder::new();
+        for v in cells {
+            match v {
+                Value::Int(i) => b.append_value(*i),
+                _ => b.append_null(),
+            }
+        }
+        (DataType::Int64, Arc::new(b.finish()))
+    }
+}
