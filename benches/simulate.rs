@@ -1,0 +1,160 @@
+//! `make bench`: simulation throughput of FCFS, EASY and conservative on the bundled traces,
+//! SWF parse throughput next to `zcat FILE | wc -l`, and a whole `schedlab simulate` of
+//! SDSC-BLUE. Each figure is the median of several runs; each run checks its own answer (every
+//! feasible job simulated, identical outcome on every repetition). Figures go to stdout, in the
+//! form recorded in BENCHMARKS.md.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use schedlab::sim::{Machine, Overrun, SchedulerKind, SimConfig, simulate};
+use schedlab::swf::{Mode, read_path};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let out = f();
+        times.push(t.elapsed().as_secs_f64());
+        last = Some(out);
+    }
+    (median(times), last.expect("at least one repetition"))
+}
+
+fn workloads() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads")
+}
+
+fn main() {
+    // `cargo bench` passes --bench; a filter argument selects traces by name.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let traces = [
+        "KTH-SP2-1996-2.1-cln.swf.gz",
+        "SDSC-SP2-1998-4.2-cln.swf.gz",
+        "SDSC-BLUE-2000-4.2-cln.swf.gz",
+    ];
+    println!("## Simulation only (one thread, median)\n");
+    println!("| trace | jobs | scheduler | reps | median s | jobs/s |");
+    println!("|---|---:|---|---:|---:|---:|");
+    for name in traces
+        .iter()
+        .filter(|n| filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
+    {
+        let trace = read_path(&workloads().join(name), Mode::Strict).expect("bundled trace reads");
+        let procs = trace
+            .header
+            .max_procs
+            .expect("bundled traces have MaxProcs");
+        for kind in SchedulerKind::ALL {
+            let config = SimConfig {
+                machine: Machine::pool(procs),
+                scheduler: kind,
+                interval: None,
+                overrun: Overrun::Kill,
+            };
+            let reference = simulate(&trace.workload, &config).expect("simulates");
+            assert_eq!(
+                reference.jobs.len() + reference.skipped.len(),
+                trace.workload.len()
+            );
+            let reps = if kind == SchedulerKind::Conservative {
+                3
+            } else {
+                11
+            };
+            let (secs, out) = time(reps, || {
+                simulate(&trace.workload, &config).expect("simulates")
+            });
+            assert_eq!(out, reference, "simulation is deterministic");
+            let jobs = trace.workload.len();
+            println!(
+                "| {name} | {jobs} | {kind} | {reps} | {secs:.4} | {:.0} |",
+                jobs as f64 / secs
+            );
+        }
+    }
+
+    println!("\n## SWF parsing (median of 5) vs `zcat FILE | wc -l`\n");
+    println!(
+        "| trace | lines | read_path s | jobs/s | MB/s (decompressed) | zcat \\| wc -l s | ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for name in traces
+        .iter()
+        .filter(|n| filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
+    {
+        let path = workloads().join(name);
+        let (secs, trace) = time(5, || read_path(&path, Mode::Strict).expect("reads"));
+        let (zsecs, bytes) = time(5, || {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("zcat '{}' | wc -lc", path.display()))
+                .output()
+                .expect("zcat runs");
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let fields: Vec<u64> = text
+                .split_whitespace()
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            fields.get(1).copied().unwrap_or(0)
+        });
+        let lines = trace.records;
+        println!(
+            "| {name} | {lines} | {secs:.4} | {:.0} | {:.0} | {zsecs:.4} | {:.2} |",
+            lines as f64 / secs,
+            bytes as f64 / secs / 1e6,
+            secs / zsecs
+        );
+    }
+
+    let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/schedlab");
+    let blue = workloads().join("SDSC-BLUE-2000-4.2-cln.swf.gz");
+    if exe.is_file()
+        && filter
+            .as_ref()
+            .is_none_or(|f| "SDSC-BLUE".contains(f.as_str()))
+    {
+        println!("\n## Whole `schedlab simulate SDSC-BLUE --scheduler easy` (median of 5)\n");
+        let gnu_time = Path::new("/usr/bin/time").is_file();
+        let (secs, rss) = time(5, || {
+            let mut cmd = if gnu_time {
+                let mut c = Command::new("/usr/bin/time");
+                c.args(["-f", "%M"]).arg(&exe);
+                c
+            } else {
+                Command::new(&exe)
+            };
+            let out = cmd
+                .arg("simulate")
+                .arg(&blue)
+                .args(["--scheduler", "easy", "--format", "json"])
+                .output()
+                .expect("runs");
+            assert!(out.status.success(), "schedlab simulate failed");
+            let summary: serde_json::Value =
+                serde_json::from_slice(&out.stdout).expect("JSON summary");
+            assert_eq!(summary["jobs"], 232_536);
+            String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+        let rss = rss.map_or("n/a".to_string(), |kb| {
+            format!("{:.0} MB", kb as f64 / 1024.0)
+        });
+        println!(
+            "| command | median s | peak RSS |\n|---|---:|---:|\n| simulate SDSC-BLUE easy | {secs:.3} | {rss} |"
+        );
+    } else if !exe.is_file() {
+        println!(
+            "\n(build target/release/schedlab first for the whole-command figure: `make build`)"
+        );
+    }
+}
