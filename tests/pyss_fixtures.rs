@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Workload, simulate};
+use schedlab::sim::{Machine, Overrun, SchedulerKind, SimConfig, Workload, simulate};
 
 fn fixtures_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/pyss");
@@ -20,46 +20,30 @@ struct Case {
 }
 
 fn load_case(swf: &Path) -> Case {
-    let text = fs::read_to_string(swf).unwrap();
-    let mut max_procs = 0;
-    let mut schedulers = Vec::new();
-    let mut jobs = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix(';') {
-            let rest = rest.trim();
-            if let Some(v) = rest.strip_prefix("MaxProcs:") {
-                max_procs = v.trim().parse().unwrap();
-            }
-            if let Some(v) = rest.strip_prefix("Expected schedule for:") {
-                let names = v.split('(').next().unwrap();
-                schedulers = names
-                    .split(',')
-                    .map(|s| s.trim().parse().unwrap())
-                    .collect();
-            }
-            continue;
-        }
-        let f: Vec<i64> = line
-            .split_whitespace()
-            .map(|x| x.parse().unwrap())
-            .collect();
-        if f.is_empty() {
-            continue;
-        }
-        let procs = if f[7] > 0 { f[7] } else { f[4] };
-        jobs.push(Job {
-            id: f[0] as u64,
-            submit: f[1],
-            runtime: f[3],
-            requested_time: if f[8] > 0 { f[8] } else { f[3] },
-            procs: procs as u32,
-            memory_kb: 0,
-            user: f[11] as i32,
-            group: f[12] as i32,
-            queue: f[14] as i32,
-            partition: f[15] as i32,
-        });
-    }
+    let trace = schedlab::swf::read_path(swf, schedlab::swf::Mode::Strict).unwrap();
+    assert_eq!(
+        trace.anomalies.skipped(),
+        0,
+        "{}: every fixture job is simulable",
+        swf.display()
+    );
+    let max_procs = trace.header.max_procs.expect("fixtures name MaxProcs");
+    // The 4th header line names the schedulers the expected schedule holds for.
+    let schedulers: Vec<SchedulerKind> = trace
+        .header
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix("Expected schedule for:"))
+        .map(|v| {
+            v.split('(')
+                .next()
+                .unwrap()
+                .split(',')
+                .map(|s| s.trim().parse().unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    let workload = trace.workload;
     let expected_path = swf.with_extension("expected.csv");
     let expected = fs::read_to_string(expected_path)
         .unwrap()
@@ -74,7 +58,7 @@ fn load_case(swf: &Path) -> Case {
         name: swf.file_name().unwrap().to_string_lossy().into_owned(),
         max_procs,
         schedulers,
-        workload: Workload::new(jobs),
+        workload,
         expected,
     }
 }

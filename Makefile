@@ -1,0 +1,42 @@
+# schedlab — the two commands of the README do all set-up on a fresh machine with the Rust
+# toolchain and Python 3:
+#   make all    build, then run every experiment manifest on the bundled traces
+#   make test   the whole test suite, plus an independent reader (pyarrow) on our Parquet files
+CARGO  ?= cargo
+PYTHON ?= python3
+BIN    := target/release/schedlab
+VENV   := .venv
+MANIFESTS := $(wildcard experiments/*.yaml)
+
+.PHONY: all build test bench check-parquet lint clean
+
+all: build
+	$(BIN) run $(MANIFESTS)
+
+build:
+	$(CARGO) build --release --locked
+
+# Tests run on the release build: the binary they drive and the benchmarks share it.
+test: build
+	$(CARGO) test --release --locked
+	$(MAKE) --no-print-directory check-parquet
+
+$(VENV)/.ok:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet pyarrow
+	touch $@
+
+# Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
+check-parquet: build $(VENV)/.ok
+	$(VENV)/bin/python tests/check_parquet.py $(BIN)
+
+bench: build
+	$(CARGO) bench --locked --bench simulate
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets --locked -- -D warnings
+
+clean:
+	$(CARGO) clean
+	rm -rf $(VENV) results/.schedlab

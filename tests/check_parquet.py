@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Independent check of schedlab's Parquet outputs with pyarrow.
+
+Usage: check_parquet.py PATH/TO/schedlab
+
+Runs the binary on a bundled trace, opens every file it writes with pyarrow, and checks the
+columns and types against the tables in docs/outputs.md (so the documentation is the contract).
+Exits non-zero with a message on the first mismatch.
+"""
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import pyarrow.parquet as pq
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TYPES = {"int64": "int64", "int32": "int32", "double": "double", "bool": "bool", "string": "string"}
+
+
+def documented(section):
+    """(column, type) rows of the table under '## section' in docs/outputs.md."""
+    text = (ROOT / "docs" / "outputs.md").read_text()
+    match = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not match:
+        sys.exit(f"docs/outputs.md has no section '## {section}'")
+    rows = []
+    for line in match.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[1] in TYPES:
+            rows.append((cells[0], TYPES[cells[1]]))
+    if not rows:
+        sys.exit(f"no columns documented under '## {section}'")
+    return rows
+
+
+def check(path, section, extra_leading=()):
+    table = pq.read_table(path)
+    got = [(f.name, str(f.type)) for f in table.schema]
+    want = list(extra_leading) + documented(section)
+    if got != want:
+        sys.exit(f"{path}: columns differ from docs/outputs.md '{section}':\n got  {got}\n want {want}")
+    if table.num_rows == 0:
+        sys.exit(f"{path}: no rows")
+    print(f"ok  {path.name}: {table.num_rows} rows, {len(got)} documented columns")
+    return table
+
+
+def main():
+    exe = pathlib.Path(sys.argv[1]).resolve()
+    trace = ROOT / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "jobs.parquet"
+        subprocess.run([exe, "simulate", trace, "--scheduler", "easy", "--jobs-out", out, "--format", "json"],
+                       check=True, stdout=subprocess.DEVNULL)
+        table = check(out, "jobs.parquet")
+        meta = pq.read_metadata(out).metadata
+        for key in [b"schedlab.version", b"schedlab.scheduler", b"schedlab.tau", b"schedlab.overrun"]:
+            if key not in meta:
+                sys.exit(f"{out}: metadata lacks {key.decode()}")
+        cols = table.to_pydict()
+        if any(s < sub for s, sub in zip(cols["start"], cols["submit"])):
+            sys.exit("a job starts before it is submitted")
+        if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
+            sys.exit("wait != start - submit")
+    print("parquet outputs match docs/outputs.md")
+
+
+if __name__ == "__main__":
+    main()

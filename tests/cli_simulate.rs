@@ -1,0 +1,233 @@
+//! `schedlab simulate` and `schedlab trace info` as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn fixture(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/pyss")
+        .join(name);
+    p.is_file().then_some(p)
+}
+
+fn kth() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("workloads/KTH-SP2-1996-2.1-cln.swf.gz")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn json_summary_states_its_parameters() {
+    let out = schedlab(&[
+        "simulate",
+        &kth(),
+        "--scheduler",
+        "easy",
+        "--format",
+        "json",
+        "--tau",
+        "60",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scheduler"], "easy");
+    assert_eq!(v["procs"], 100);
+    assert_eq!(v["tau"], 60);
+    assert_eq!(v["overrun"], "kill");
+    assert_eq!(v["jobs"], 28_467);
+    let util = v["utilization"].as_f64().unwrap();
+    assert!(util > 0.5 && util < 1.0, "utilization {util}");
+    let bf = v["backfilled_fraction"].as_f64().unwrap();
+    assert!(bf > 0.0, "EASY backfills on KTH");
+}
+
+#[test]
+fn per_job_parquet_is_byte_identical_across_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.parquet");
+    let b = dir.path().join("b.parquet");
+    for path in [&a, &b] {
+        let out = schedlab(&[
+            "simulate",
+            &kth(),
+            "-s",
+            "conservative",
+            "--jobs-out",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+    assert!(a.len() > 1000);
+    assert_eq!(a, b, "two runs give byte-identical Parquet");
+}
+
+#[test]
+fn node_allocation_takes_whole_nodes() {
+    use arrow_array::Int64Array;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let Some(swf) = fixture("fcfs_input_0.swf") else {
+        return;
+    };
+    let swf = swf.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs.parquet");
+    let out = schedlab(&[
+        "simulate",
+        swf,
+        "-s",
+        "fcfs",
+        "--procs",
+        "100",
+        "--node-size",
+        "10",
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = std::fs::File::open(&jobs).unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows = 0;
+    for batch in reader {
+        let batch = batch.unwrap();
+        let col = |name: &str| {
+            batch
+                .column_by_name(name)
+                .unwrap()
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .unwrap()
+                .clone()
+        };
+        let (procs, units) = (col("procs"), col("units"));
+        for i in 0..batch.num_rows() {
+            assert_eq!(units.value(i), (procs.value(i) + 9) / 10, "row {i}");
+            rows += 1;
+        }
+    }
+    assert!(rows > 0);
+    let bad = schedlab(&[
+        "simulate",
+        swf,
+        "-s",
+        "fcfs",
+        "--procs",
+        "100",
+        "--node-size",
+        "7",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("100 processors do not divide into nodes of 7"),
+        "{err}"
+    );
+    assert!(err.contains("hint: use --procs 98"), "{err}");
+}
+
+#[test]
+fn bad_traces_fail_with_location_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.swf");
+    std::fs::write(
+        &path,
+        "; MaxProcs: 4\n1 0 -1 12x 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let out = schedlab(&["simulate", path.to_str().unwrap(), "-s", "easy"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(r#"bad.swf:2: field 4 (run time): expected an integer, found "12x""#),
+        "{err}"
+    );
+    assert!(err.contains("hint:") && err.contains("--lenient"), "{err}");
+    assert!(!err.contains("panicked"));
+    let lenient = schedlab(&[
+        "trace",
+        "info",
+        path.to_str().unwrap(),
+        "--lenient",
+        "--format",
+        "json",
+    ]);
+    assert!(lenient.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&lenient.stdout).unwrap();
+    assert_eq!(v["malformed_lines"], 1);
+
+    let headerless = dir.path().join("nomax.swf");
+    std::fs::write(
+        &headerless,
+        "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let out = schedlab(&["simulate", headerless.to_str().unwrap(), "-s", "easy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hint: give the machine size with --procs N")
+    );
+    let out = schedlab(&[
+        "simulate",
+        dir.path().join("missing.swf").to_str().unwrap(),
+        "-s",
+        "easy",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: failed to read "));
+}
+
+#[test]
+fn trace_info_reports_anomalies_and_load() {
+    let out = schedlab(&["trace", "info", &kth(), "--format", "json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["records"], 28_476);
+    assert_eq!(v["max_procs"], 100);
+    assert_eq!(
+        v["jobs"].as_u64().unwrap() + v["skipped"].as_u64().unwrap(),
+        28_476
+    );
+    let table = schedlab(&["trace", "info", &kth()]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("offered load"), "{text}");
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [
+        &["--help"][..],
+        &["simulate", "--help"],
+        &["trace", "--help"],
+        &["trace", "info", "--help"],
+    ] {
+        let out = schedlab(args);
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Usage"),
+            "{args:?}"
+        );
+    }
+}
