@@ -11,7 +11,8 @@ MANIFESTS := $(wildcard experiments/*.yaml)
 .PHONY: all build test bench check-parquet lint clean
 
 all: build
-	$(BIN) run $(MANIFESTS)
+	@for t in SDSC-SP2-1998-4.2-cln SDSC-BLUE-2000-4.2-cln; do for s in fcfs easy conservative; do \
+	  echo "== $$t $$s"; $(BIN) simulate workloads/$$t.swf.gz --scheduler $$s || exit 1; done; done
 
 build:
 	$(CARGO) build --release --locked
