@@ -1,13 +1,16 @@
 //! Computes the *model version*: a blake3 hash over the sources of the code that computes a
 //! simulation node (the simulator, the SWF reader and the metrics). It enters every simulation
 //! node's cache key, so editing a scheduler can never serve stale cached results, while changes
-//! elsewhere (CLI, reports) keep the cache valid.
+//! elsewhere (CLI, reports) keep the cache valid. A second hash covers the code that writes an
+//! experiment's aggregated result files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Source trees whose content defines what a simulation node computes.
-const MODEL_SOURCES: &[&str] = &["src/sim", "src/swf"];
+const MODEL_SOURCES: &[&str] = &["src/sim", "src/swf", "src/execute/simulate_node.rs"];
+/// Source trees whose content defines what an aggregation node writes.
+const AGGREGATE_SOURCES: &[&str] = &["src/store", "src/execute/aggregate_node.rs"];
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -24,10 +27,27 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+    println!(
+        "cargo:rustc-env=SCHEDLAB_MODEL_VERSION={}",
+        version_of(MODEL_SOURCES)
+    );
+    println!(
+        "cargo:rustc-env=SCHEDLAB_AGGREGATE_VERSION={}",
+        version_of(AGGREGATE_SOURCES)
+    );
+}
+
+/// blake3 over the sorted relative paths and contents of the `.rs` files under `roots`.
+fn version_of(roots: &[&str]) -> String {
     let mut files = Vec::new();
-    for dir in MODEL_SOURCES {
-        println!("cargo:rerun-if-changed={dir}");
-        collect(Path::new(dir), &mut files);
+    for root in roots {
+        println!("cargo:rerun-if-changed={root}");
+        let path = Path::new(root);
+        if path.is_file() {
+            files.push(path.to_path_buf());
+        } else {
+            collect(path, &mut files);
+        }
     }
     // Sorted relative paths: the hash does not depend on directory order or checkout location.
     files.sort();
@@ -39,6 +59,5 @@ fn main() {
         hasher.update(&(bytes.len() as u64).to_le_bytes());
         hasher.update(&bytes);
     }
-    let hash = hasher.finalize().to_hex();
-    println!("cargo:rustc-env=SCHEDLAB_MODEL_VERSION={}", &hash[..16]);
+    hasher.finalize().to_hex()[..16].to_string()
 }

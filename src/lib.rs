@@ -7,6 +7,7 @@
 pub mod cache;
 pub mod cli;
 pub mod execute;
+pub mod manifest;
 pub mod plan;
 pub mod sim;
 pub mod store;

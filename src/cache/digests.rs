@@ -124,7 +124,9 @@ fn inode(_: &fs::Metadata) -> u64 {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CacheError::io(dir, e))?;
+    let mut tmp = crate::store::readable_temp()
+        .tempfile_in(dir)
+        .map_err(|e| CacheError::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| CacheError::io(path, e))?;
     tmp.persist(path)
         .map_err(|e| CacheError::io(path, e.error))?;

@@ -15,7 +15,7 @@ mod entry;
 mod lock;
 mod materials;
 
-pub use digests::{Digest, DigestCache};
+pub use digests::{Digest, DigestCache, write_atomic};
 pub use entry::{EntryStore, EntryWriter};
 pub use lock::ResultsLock;
 pub use materials::Materials;

@@ -2,6 +2,10 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod gc;
+mod manifests;
+mod plan;
+mod run;
 mod simulate;
 mod trace;
 
@@ -35,6 +39,12 @@ enum Command {
     /// Inspect SWF traces.
     #[command(subcommand)]
     Trace(trace::Command),
+    /// Run experiment manifests: simulate what is not cached, in parallel; write results/.
+    Run(run::Args),
+    /// Dry run: list each node as cached or to run, and why.
+    Plan(plan::Args),
+    /// Remove cache entries that no current manifest reaches.
+    Gc(gc::Args),
 }
 
 /// How to print a result on stdout.
@@ -129,6 +139,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(args),
         Command::Trace(command) => trace::run(command),
+        Command::Run(args) => run::run(args),
+        Command::Plan(args) => plan::run(args),
+        Command::Gc(args) => gc::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

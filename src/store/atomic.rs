@@ -52,3 +52,13 @@ impl AtomicFile {
         Ok(())
     }
 }
+
+/// A temporary-file builder whose files are readable by everyone, as result files should be
+/// (temporary files are otherwise owner-only).
+pub fn readable_temp() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".tmp-");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    builder
+}

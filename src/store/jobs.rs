@@ -13,7 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 
-use super::{AtomicFile, StoreError, properties};
+use super::{AtomicFile, StoreError, writer_properties};
 use crate::sim::metrics::JobRecord;
 
 pub struct JobsWriter {
@@ -62,8 +62,12 @@ impl JobsWriter {
         );
         let schema = Arc::new(Schema::new(fields));
         let file = AtomicFile::create(path)?;
-        let writer = ArrowWriter::try_new(file.file()?, schema.clone(), Some(properties(metadata)))
-            .map_err(|e| parquet_error(path, e))?;
+        let writer = ArrowWriter::try_new(
+            file.file()?,
+            schema.clone(),
+            Some(writer_properties(metadata)),
+        )
+        .map_err(|e| parquet_error(path, e))?;
         Ok(JobsWriter {
             file,
             writer,

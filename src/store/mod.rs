@@ -5,7 +5,7 @@ mod atomic;
 mod jobs;
 mod table;
 
-pub use atomic::AtomicFile;
+pub use atomic::{AtomicFile, readable_temp};
 pub use jobs::JobsWriter;
 pub use table::{Table, Value};
 
@@ -27,7 +27,7 @@ pub enum StoreError {
 }
 
 /// Fixed writer settings, so that the same rows always give the same bytes.
-fn properties(metadata: &[(String, String)]) -> WriterProperties {
+pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
     let kv = metadata
         .iter()
         .map(|(k, v)| KeyValue {

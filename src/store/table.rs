@@ -1,7 +1,8 @@
 //! Small typed tables (one row per cell, or per time bin) written to Parquet. Columns keep the
-//! order in which they are first seen; a column's type is Int64 when every value is an integer,
-//! Float64 when any is fractional, Utf8 for strings and Boolean for booleans; missing values are
-//! nulls.
+//! order in which they are first seen. A column's type follows from the kind of its values —
+//! typed nulls included, so a column has the same type whatever the data: Utf8 if any value is a
+//! string, Boolean if any is a boolean, Float64 if any is a float (an untyped null counts as
+//! one), else Int64. Every column is nullable; a missing value is a null.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,11 +13,14 @@ use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 
 use super::jobs::parquet_error;
-use super::{AtomicFile, StoreError, properties};
+use super::{AtomicFile, StoreError, writer_properties};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// A null of no particular type (read as a float null).
     Null,
+    NullInt,
+    NullStr,
     Int(i64),
     Float(f64),
     Str(String),
@@ -108,15 +112,17 @@ impl Table {
                 })
                 .collect();
             let (ty, array) = column(&cells);
-            let nullable = cells.iter().any(|v| **v == Value::Null);
-            fields.push(Field::new(name, ty, nullable));
+            fields.push(Field::new(name, ty, true));
             arrays.push(array);
         }
         let schema = Arc::new(Schema::new(fields));
         let file = AtomicFile::create(path)?;
-        let mut writer =
-            ArrowWriter::try_new(file.file()?, schema.clone(), Some(properties(metadata)))
-                .map_err(|e| parquet_error(path, e))?;
+        let mut writer = ArrowWriter::try_new(
+            file.file()?,
+            schema.clone(),
+            Some(writer_properties(metadata)),
+        )
+        .map_err(|e| parquet_error(path, e))?;
         if !self.rows.is_empty() {
             let batch = RecordBatch::try_new(schema, arrays).map_err(|e| parquet_error(path, e))?;
             writer.write(&batch).map_err(|e| parquet_error(path, e))?;
@@ -128,11 +134,11 @@ impl Table {
 
 fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
     let any = |f: fn(&Value) -> bool| cells.iter().any(|v| f(v));
-    if any(|v| matches!(v, Value::Str(_))) {
+    if any(|v| matches!(v, Value::Str(_) | Value::NullStr)) {
         let mut b = StringBuilder::new();
         for v in cells {
             match v {
-                Value::Null => b.append_null(),
+                Value::Null | Value::NullInt | Value::NullStr => b.append_null(),
                 Value::Str(s) => b.append_value(s),
                 Value::Int(i) => b.append_value(i.to_string()),
                 Value::Float(f) => b.append_value(f.to_string()),
@@ -149,7 +155,7 @@ fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Boolean, Arc::new(b.finish()))
-    } else if any(|v| matches!(v, Value::Float(_))) || cells.iter().all(|v| **v == Value::Null) {
+    } else if any(|v| matches!(v, Value::Float(_) | Value::Null)) {
         let mut b = Float64Builder::new();
         for v in cells {
             match v {

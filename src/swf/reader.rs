@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::MultiGzDecoder;
 use serde::Serialize;
 
 use super::error::{ErrorKind, SwfError};
@@ -25,7 +25,7 @@ pub enum Mode {
 
 /// Per-reason counts of job lines that were read but are unusual. The first four reasons leave
 /// the job out of the workload; the others keep it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Anomalies {
     /// Run time -1: skipped.
     pub unknown_runtime: u64,

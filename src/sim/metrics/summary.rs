@@ -14,7 +14,7 @@ use super::{MetricsConfig, Warmup};
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::Time;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct RunSummary {
     /// Jobs simulated (the workload minus jobs too large for the machine).
     pub jobs: u64,

@@ -1,0 +1,36 @@
+//! The git commit results are produced from, for their metadata: `git rev-parse HEAD` in the
+//! manifest's folder, with `-dirty` when tracked files have uncommitted changes. `None` outside
+//! a repository or without git.
+
+use std::path::Path;
+use std::process::Command;
+
+pub fn commit_of(dir: &Path) -> Option<String> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    if !head.status.success() {
+        return None;
+    }
+    let commit = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .ok()?;
+    let dirty = status.status.success() && !status.stdout.is_empty();
+    Some(if dirty {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    })
+}

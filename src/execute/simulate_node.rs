@@ -1,0 +1,133 @@
+//! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
+//! its metrics and time series, and write them into the node's cache entry:
+//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells) and
+//! `timeseries.parquet`. Its source is part of the model version (build.rs).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+
+use crate::cache::EntryWriter;
+use crate::manifest::Cell;
+use crate::sim::metrics::{self, MetricsConfig, RunSummary};
+use crate::sim::{Machine, SimConfig, simulate, timeseries};
+use crate::store::{JobsWriter, Table, Value};
+use crate::swf::{self, Anomalies, Mode, Trace};
+
+/// Traces parsed during this run, shared by every cell that uses them.
+/// A trace parsed at most once per run (or the error reading it).
+type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
+
+#[derive(Default)]
+pub struct TraceCache {
+    traces: Mutex<HashMap<(PathBuf, bool), TraceSlot>>,
+}
+
+impl TraceCache {
+    pub fn get(&self, path: &Path, lenient: bool) -> Result<Arc<Trace>, String> {
+        let slot = self
+            .traces
+            .lock()
+            .unwrap()
+            .entry((path.to_path_buf(), lenient))
+            .or_default()
+            .clone();
+        slot.get_or_init(|| {
+            swf::read_path(path, Mode::from_lenient(lenient))
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+    }
+}
+
+/// `summary.json` of a simulate entry.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct CellSummary {
+    pub policy: String,
+    pub procs: u64,
+    pub node_size: Option<u32>,
+    pub interval: Option<i64>,
+    pub overrun: String,
+    pub trace_jobs: u64,
+    pub trace_jobs_skipped: u64,
+    pub trace_malformed_lines: u64,
+    pub anomalies: Anomalies,
+    pub summary: RunSummary,
+}
+
+pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
+    let trace = traces.get(&cell.workload.trace, cell.workload.lenient)?;
+    let workload = cell
+        .workload
+        .transforms
+        .to_transforms()
+        .apply(&trace.workload);
+    let procs = match cell.cluster.procs.or(trace.header.max_procs) {
+        Some(p) => p,
+        None => {
+            return Err(format!(
+                "{} has no MaxProcs header; give the cluster `procs: N` in the manifest",
+                cell.workload.trace.display()
+            ));
+        }
+    };
+    let machine = match cell.cluster.node_size {
+        None => Machine::pool(procs),
+        Some(k) if procs % k == 0 => Machine::exclusive_nodes(procs / k, k),
+        Some(k) => {
+            return Err(format!(
+                "{procs} processors (MaxProcs) do not divide into nodes of {k}"
+            ));
+        }
+    };
+    let config = SimConfig {
+        machine,
+        scheduler: cell.scheduler.policy,
+        interval: cell.scheduler.interval,
+        overrun: cell.scheduler.overrun,
+    };
+    let outcome = simulate(&workload, &config).map_err(|e| e.to_string())?;
+    let metrics_config = MetricsConfig {
+        tau: cell.metrics.tau,
+        warmup: cell.metrics.warmup,
+    };
+    let records = metrics::job_records(&workload, &outcome, metrics_config.tau);
+    let capacity = machine.capacity().unit_count();
+    let summary: RunSummary = metrics::summarize(&records, &outcome, capacity, &metrics_config);
+
+    let cell_summary = CellSummary {
+        policy: cell.scheduler.policy.to_string(),
+        procs: machine.procs(),
+        node_size: cell.cluster.node_size,
+        interval: cell.scheduler.interval,
+        overrun: cell.scheduler.overrun.name().to_string(),
+        trace_jobs: trace.records,
+        trace_jobs_skipped: trace.anomalies.skipped(),
+        trace_malformed_lines: trace.malformed.count,
+        anomalies: trace.anomalies,
+        summary,
+    };
+    let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
+    std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
+
+    let mut jobs =
+        JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
+    jobs.write("", &records).map_err(|e| e.to_string())?;
+    jobs.finish().map_err(|e| e.to_string())?;
+
+    let mut table = Table::default();
+    for bin in timeseries::bin(&outcome.steps, capacity, cell.metrics.timeseries_step) {
+        table
+            .row()
+            .set("time", Value::Int(bin.start))
+            .set("utilization", Value::Float(bin.utilization))
+            .set("queue_mean", Value::Float(bin.queue_mean))
+            .set("queue_max", Value::Int(i64::from(bin.queue_max)));
+    }
+    table
+        .write(&entry.path("timeseries.parquet"), &[])
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,92 @@
+//! Grid axes: the three *name* axes (workload, cluster, scheduler) and the *parameter* axes that
+//! override one setting of a cell. Values are checked here and rendered for cell ids.
+
+use serde_json::Value;
+
+use super::model::Cell;
+use crate::sim::Overrun;
+
+/// Axes that pick a named entry of a section.
+pub const NAME_AXES: [&str; 3] = ["workload", "cluster", "scheduler"];
+
+/// Axes that override one setting, with what their values must be.
+pub const PARAM_AXES: [(&str, &str); 7] = [
+    ("first_jobs", "a positive integer"),
+    (
+        "interval",
+        "a positive integer (seconds) or null (every event)",
+    ),
+    ("load_scale", "a positive number"),
+    ("node_size", "a positive integer or null (a processor pool)"),
+    ("overrun", "kill or continue"),
+    ("procs", "a positive integer"),
+    ("tau", "a positive integer (seconds)"),
+];
+
+pub fn is_known(axis: &str) -> bool {
+    NAME_AXES.contains(&axis) || PARAM_AXES.iter().any(|(a, _)| *a == axis)
+}
+
+pub fn known_axes() -> impl Iterator<Item = &'static str> {
+    NAME_AXES
+        .iter()
+        .copied()
+        .chain(PARAM_AXES.iter().map(|(a, _)| *a))
+}
+
+/// What a parameter axis's values must be, for messages.
+pub fn expectation(axis: &str) -> &'static str {
+    PARAM_AXES
+        .iter()
+        .find(|(a, _)| *a == axis)
+        .map_or("a name", |(_, e)| e)
+}
+
+fn positive(v: &Value) -> Option<i64> {
+    v.as_i64().filter(|&n| n > 0)
+}
+
+/// Checks a parameter axis value; `Err` says what was expected.
+pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
+    let ok = match axis {
+        "first_jobs" | "procs" | "tau" => positive(v).is_some(),
+        "interval" | "node_size" => v.is_null() || positive(v).is_some(),
+        "load_scale" => v.as_f64().is_some_and(|x| x > 0.0 && x.is_finite()),
+        "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("expected {}, found {}", expectation(axis), v))
+    }
+}
+
+/// Applies a checked parameter value to a cell.
+pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
+    match axis {
+        "first_jobs" => cell.workload.transforms.first_jobs = v.as_u64(),
+        "load_scale" => cell.workload.transforms.load_scale = v.as_f64(),
+        "procs" => cell.cluster.procs = v.as_u64().map(|n| n as u32),
+        "node_size" => cell.cluster.node_size = v.as_u64().map(|n| n as u32),
+        "interval" => cell.scheduler.interval = v.as_i64(),
+        "overrun" => {
+            if let Some(o) = v.as_str().and_then(|s| s.parse().ok()) {
+                cell.scheduler.overrun = o;
+            }
+        }
+        "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        _ => {}
+    }
+}
+
+/// How a value appears in a cell id and in the summary's parameter columns.
+pub fn render(axis: &str, v: &Value) -> String {
+    match v {
+        Value::Null if axis == "interval" => "event".to_string(),
+        Value::Null => "none".to_string(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string().replace('.', "p"),
+        other => other.to_string(),
+    }
+}

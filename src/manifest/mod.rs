@@ -1,0 +1,120 @@
+//! Experiment manifests (`experiments/*.yaml`): parse exactly, then resolve once into validated
+//! types (docs/manifest.md). Pure apart from reading the manifest and checking that the traces
+//! it names exist.
+
+// A manifest error carries its snippet and hint; it is built once, on a cold path.
+#![allow(clippy::result_large_err)]
+
+mod axis;
+mod error;
+mod grid;
+pub mod model;
+pub mod raw;
+mod resolve;
+
+pub use error::{ManifestError, did_you_mean};
+pub use model::{
+    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
+};
+pub use raw::RawManifest;
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use resolve::Ctx;
+
+/// Reads, parses and resolves the manifest at `path`.
+pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| ManifestError::new(&file, "", format!("cannot read the file: {e}")))?;
+    let text = String::from_utf8(bytes.clone())
+        .map_err(|_| ManifestError::new(&file, "", "the file is not valid UTF-8"))?;
+    let raw = parse_str(&text, &file)?;
+    let base_dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem.strip_suffix(".yaml").unwrap_or(&stem).to_string();
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    resolve::resolve(
+        raw,
+        &Ctx {
+            file: &file,
+            text: &text,
+            base_dir,
+        },
+        hash,
+        &stem,
+    )
+}
+
+/// Parses manifest text (`file` names it in messages). Unknown keys, wrong types, duplicate keys
+/// and YAML syntax errors are reported with their location and key path.
+pub fn parse_str(text: &str, file: &str) -> Result<RawManifest, ManifestError> {
+    let key_path = RefCell::new(String::new());
+    let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            *key_path.borrow_mut() = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    parsed.map_err(|e| {
+        let path = key_path.into_inner();
+        let path = if path == "." {
+            String::new()
+        } else {
+            path.replace(".?", "")
+        };
+        let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+        let message = plain_message(&e.to_string());
+        let hint = suggestion(&message);
+        let err = ManifestError::new(file, path, message)
+            .at(line, column)
+            .with_source(text);
+        match hint {
+            Some(h) => err.hint(h),
+            None => err,
+        }
+    })
+}
+
+/// serde-saphyr's message without its own `error: line L column C:` prefix and snippet.
+fn plain_message(display: &str) -> String {
+    let first = display.lines().next().unwrap_or(display);
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let rest = match first.strip_prefix("line ") {
+        Some(r) => r.split_once(": ").map_or(first, |(_, m)| m),
+        None => first,
+    };
+    rest.to_string()
+}
+
+/// A did-you-mean for serde's "unknown field `x`, expected one of a, b" and "unknown variant"
+/// messages.
+fn suggestion(message: &str) -> Option<String> {
+    let (word, candidates) = if let Some(r) = message.strip_prefix("unknown field `") {
+        r.split_once('`')?
+    } else if let Some(r) = message.strip_prefix("unknown variant `") {
+        r.split_once('`')?
+    } else {
+        return None;
+    };
+    let list = candidates.split_once("expected ").map(|(_, l)| l)?;
+    let list = list.strip_prefix("one of ").unwrap_or(list);
+    let names: Vec<String> = list
+        .split(',')
+        .map(|c| c.trim().trim_matches('`').to_string())
+        .collect();
+    did_you_mean(word, names.iter().map(String::as_str)).map(|s| format!("did you mean `{s}`?"))
+}
+
+/// The JSON Schema of manifests (committed as docs/manifest.schema.json).
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(RawManifest);
+    serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
+}

@@ -1,0 +1,107 @@
+//! Resolved, validated manifest types: what planning and execution work from. Every field is
+//! present and checked; paths are resolved; names are replaced by the things they name.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::sim::metrics::Warmup;
+use crate::sim::transform::{Transforms, UserFilter};
+use crate::sim::{Overrun, SchedulerKind, Time};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Manifest {
+    /// Experiment name (results go to `results/<name>/`).
+    pub name: String,
+    pub description: Option<String>,
+    /// The manifest path as given.
+    pub path: PathBuf,
+    /// blake3 of the manifest file's bytes.
+    pub hash: String,
+    /// Grid axes in canonical order (the summary's parameter columns).
+    pub axes: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub report: ReportSpec,
+}
+
+/// One simulation of the grid: fully resolved parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cell {
+    /// Stable, readable id, e.g. `sdsc-sp2.easy.interval-900`.
+    pub id: String,
+    /// Axis → rendered value, in canonical axis order.
+    pub params: BTreeMap<String, String>,
+    pub workload: WorkloadSpec,
+    pub cluster: ClusterSpec,
+    pub scheduler: SchedulerSpec,
+    pub metrics: MetricsSpec,
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadSpec {
+    pub name: String,
+    /// Resolved path of the trace file.
+    pub trace: PathBuf,
+    pub transforms: TransformSpec,
+    pub lenient: bool,
+}
+
+/// Workload transforms, in a serializable form (see [`Transforms`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TransformSpec {
+    pub window_start: Option<Time>,
+    pub window_end: Option<Time>,
+    pub users: Option<Vec<i32>>,
+    pub exclude_users: Option<Vec<i32>>,
+    pub first_jobs: Option<u64>,
+    pub load_scale: Option<f64>,
+}
+
+impl TransformSpec {
+    pub fn to_transforms(&self) -> Transforms {
+        let window = (self.window_start.is_some() || self.window_end.is_some())
+            .then_some((self.window_start, self.window_end));
+        let users = match (&self.users, &self.exclude_users) {
+            (Some(only), _) => Some(UserFilter::Only(only.clone())),
+            (None, Some(except)) => Some(UserFilter::Except(except.clone())),
+            (None, None) => None,
+        };
+        Transforms {
+            window,
+            users,
+            first_jobs: self.first_jobs.map(|n| n as usize),
+            load_scale: self.load_scale,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterSpec {
+    pub name: String,
+    /// `None`: the trace's MaxProcs.
+    pub procs: Option<u32>,
+    pub node_size: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SchedulerSpec {
+    pub name: String,
+    pub policy: SchedulerKind,
+    pub interval: Option<Time>,
+    pub overrun: Overrun,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MetricsSpec {
+    pub tau: Time,
+    pub warmup: Warmup,
+    pub timeseries_step: Time,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReportSpec {
+    pub formats: Vec<String>,
+    pub template: Option<PathBuf>,
+}

@@ -1,0 +1,390 @@
+//! Resolve: raw manifest → validated [`Manifest`]. Units and defaults applied, names checked,
+//! paths resolved against the manifest's folder, trace files checked to exist, grid expanded.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_saphyr::{Location, Spanned};
+
+use super::error::ManifestError;
+use super::grid::{self, Sections};
+use super::model::{
+    ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
+};
+use super::raw::RawManifest;
+use crate::sim::metrics::{DEFAULT_TAU, Warmup};
+
+/// Default bin width of timeseries.parquet, seconds.
+pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
+
+/// What resolving needs to know about the file, for paths and messages.
+pub struct Ctx<'a> {
+    /// The manifest path as given (used in messages).
+    pub file: &'a str,
+    pub text: &'a str,
+    pub base_dir: &'a Path,
+}
+
+impl Ctx<'_> {
+    pub fn error(&self, path: &str, message: impl Into<String>, loc: &Location) -> ManifestError {
+        self.locate(ManifestError::new(self.file, path, message), loc)
+    }
+
+    pub fn locate(&self, err: ManifestError, loc: &Location) -> ManifestError {
+        err.at(loc.line(), loc.column()).with_source(self.text)
+    }
+
+    /// An error about a mapping key (keys carry no location; find the line that defines it).
+    fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
+        let err = ManifestError::new(self.file, path, message);
+        for (i, line) in self.text.lines().enumerate() {
+            let t = line.trim_start();
+            if t.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            {
+                let col = line.len() - t.len() + 1;
+                return err.at(i as u64 + 1, col as u64).with_source(self.text);
+            }
+        }
+        err
+    }
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+fn check_name(ctx: &Ctx<'_>, section: &str, name: &str) -> Result<(), ManifestError> {
+    if valid_name(name) {
+        Ok(())
+    } else {
+        Err(ctx
+            .key_error(
+                &format!("{section}.{name}"),
+                name,
+                format!("`{name}` is not a valid name"),
+            )
+            .hint("names may use letters, digits, `-` and `_` (they appear in cell ids and paths)"))
+    }
+}
+
+fn positive(ctx: &Ctx<'_>, path: &str, v: &Spanned<i64>) -> Result<i64, ManifestError> {
+    if v.value > 0 {
+        Ok(v.value)
+    } else {
+        Err(ctx.error(
+            path,
+            format!("expected a positive number of seconds, found {}", v.value),
+            &v.referenced,
+        ))
+    }
+}
+
+pub fn resolve(
+    raw: RawManifest,
+    ctx: &Ctx<'_>,
+    hash: String,
+    stem: &str,
+) -> Result<Manifest, ManifestError> {
+    let name = raw.name.clone().unwrap_or_else(|| stem.to_string());
+    if !valid_name(&name) {
+        return Err(ctx
+            .key_error(
+                "name",
+                "name",
+                format!("`{name}` is not a valid experiment name"),
+            )
+            .hint("use letters, digits, `-` and `_`: it names the folder results/<name>/"));
+    }
+    if raw.workloads.is_empty() {
+        return Err(ctx.key_error("workloads", "workloads", "at least one workload is needed"));
+    }
+    if raw.schedulers.is_empty() {
+        return Err(ctx.key_error(
+            "schedulers",
+            "schedulers",
+            "at least one scheduler is needed",
+        ));
+    }
+
+    let mut workloads = BTreeMap::new();
+    for (wname, w) in &raw.workloads {
+        check_name(ctx, "workloads", wname)?;
+        let path = format!("workloads.{wname}");
+        let trace = ctx.base_dir.join(&w.trace.value);
+        if !trace.is_file() {
+            return Err(ctx
+                .error(
+                    &format!("{path}.trace"),
+                    format!("trace file not found: {}", trace.display()),
+                    &w.trace.referenced,
+                )
+                .hint("relative paths are relative to the manifest's folder"));
+        }
+        let (window_start, window_end) =
+            w.window.as_ref().map_or((None, None), |x| (x.start, x.end));
+        if let (Some(s), Some(e)) = (window_start, window_end)
+            && s >= e
+        {
+            return Err(ctx.key_error(
+                &format!("{path}.window"),
+                "window",
+                format!("window start {s} is not before its end {e}"),
+            ));
+        }
+        if w.users.is_some() && w.exclude_users.is_some() {
+            return Err(ctx.key_error(
+                &format!("{path}.exclude_users"),
+                "exclude_users",
+                "give `users` or `exclude_users`, not both",
+            ));
+        }
+        if let Some(n) = &w.first_jobs
+            && n.value == 0
+        {
+            return Err(ctx.error(
+                &format!("{path}.first_jobs"),
+                "expected a positive number of jobs, found 0",
+                &n.referenced,
+            ));
+        }
+        if let Some(f) = &w.load_scale
+            && !(f.value > 0.0 && f.value.is_finite())
+        {
+            return Err(ctx.error(
+                &format!("{path}.load_scale"),
+                format!("expected a positive factor, found {}", f.value),
+                &f.referenced,
+            ));
+        }
+        workloads.insert(
+            wname.clone(),
+            WorkloadSpec {
+                name: wname.clone(),
+                trace,
+                transforms: TransformSpec {
+                    window_start,
+                    window_end,
+                    users: w.users.clone(),
+                    exclude_users: w.exclude_users.clone(),
+                    first_jobs: w.first_jobs.as_ref().map(|n| n.value),
+                    load_scale: w.load_scale.as_ref().map(|f| f.value),
+                },
+                lenient: w.lenient.unwrap_or(false),
+            },
+        );
+    }
+
+    let mut clusters = BTreeMap::new();
+    match &raw.clusters {
+        None => {
+            clusters.insert(
+                "trace".to_string(),
+                ClusterSpec {
+                    name: "trace".into(),
+                    procs: None,
+                    node_size: None,
+                },
+            );
+        }
+        Some(defined) => {
+            if defined.is_empty() {
+                return Err(ctx.key_error("clusters", "clusters", "at least one cluster is needed (or leave `clusters` out to use each trace's MaxProcs)"));
+            }
+            for (cname, c) in defined {
+                check_name(ctx, "clusters", cname)?;
+                let path = format!("clusters.{cname}");
+                let from_trace = c.from_trace.unwrap_or(false);
+                let procs = match (&c.procs, from_trace) {
+                    (Some(p), true) => {
+                        return Err(ctx.error(
+                            &format!("{path}.procs"),
+                            "give `procs` or `from_trace: true`, not both",
+                            &p.referenced,
+                        ));
+                    }
+                    (Some(p), false) if p.value == 0 => {
+                        return Err(ctx.error(
+                            &format!("{path}.procs"),
+                            "expected a positive number of processors, found 0",
+                            &p.referenced,
+                        ));
+                    }
+                    (Some(p), false) => Some(p.value),
+                    (None, true) => None,
+                    (None, false) => {
+                        return Err(ctx
+                            .key_error(
+                                &path,
+                                cname,
+                                "a cluster needs `procs: N` or `from_trace: true`",
+                            )
+                            .hint(format!("e.g. `{cname}: {{procs: 128}}`")));
+                    }
+                };
+                let node_size = match &c.node_size {
+                    Some(k) if k.value == 0 => {
+                        return Err(ctx.error(
+                            &format!("{path}.node_size"),
+                            "expected a positive node size, found 0",
+                            &k.referenced,
+                        ));
+                    }
+                    Some(k) => {
+                        if let Some(p) = procs.filter(|p| p % k.value != 0) {
+                            return Err(ctx
+                                .error(
+                                    &format!("{path}.node_size"),
+                                    format!(
+                                        "{p} processors do not divide into nodes of {}",
+                                        k.value
+                                    ),
+                                    &k.referenced,
+                                )
+                                .hint(format!("use procs: {}", p / k.value * k.value)));
+                        }
+                        Some(k.value)
+                    }
+                    None => None,
+                };
+                clusters.insert(
+                    cname.clone(),
+                    ClusterSpec {
+                        name: cname.clone(),
+                        procs,
+                        node_size,
+                    },
+                );
+            }
+        }
+    }
+
+    let mut schedulers = BTreeMap::new();
+    for (sname, s) in &raw.schedulers {
+        check_name(ctx, "schedulers", sname)?;
+        let interval = match &s.interval {
+            Some(n) => Some(positive(ctx, &format!("schedulers.{sname}.interval"), n)?),
+            None => None,
+        };
+        schedulers.insert(
+            sname.clone(),
+            SchedulerSpec {
+                name: sname.clone(),
+                policy: s.policy,
+                interval,
+                overrun: s.overrun.unwrap_or_default(),
+            },
+        );
+    }
+
+    let metrics = match &raw.metrics {
+        None => MetricsSpec {
+            tau: DEFAULT_TAU,
+            warmup: Warmup::None,
+            timeseries_step: DEFAULT_TIMESERIES_STEP,
+        },
+        Some(m) => {
+            let tau = match &m.bounded_slowdown_tau {
+                Some(t) => positive(ctx, "metrics.bounded_slowdown_tau", t)?,
+                None => DEFAULT_TAU,
+            };
+            let step = match &m.timeseries_step {
+                Some(t) => positive(ctx, "metrics.timeseries_step", t)?,
+                None => DEFAULT_TIMESERIES_STEP,
+            };
+            let warmup = match m.warmup.as_ref().map(|w| (w.jobs, w.seconds)) {
+                None | Some((None, None)) => Warmup::None,
+                Some((Some(n), None)) => Warmup::Jobs(n),
+                Some((None, Some(t))) if t >= 0 => Warmup::Seconds(t),
+                Some((None, Some(t))) => {
+                    return Err(ctx.key_error(
+                        "metrics.warmup.seconds",
+                        "seconds",
+                        format!("expected a non-negative number of seconds, found {t}"),
+                    ));
+                }
+                Some((Some(_), Some(_))) => {
+                    return Err(ctx.key_error(
+                        "metrics.warmup",
+                        "warmup",
+                        "give `jobs` or `seconds`, not both",
+                    ));
+                }
+            };
+            MetricsSpec {
+                tau,
+                warmup,
+                timeseries_step: step,
+            }
+        }
+    };
+
+    let base_seed = raw.seed.unwrap_or(0);
+    let seeds: Vec<u64> = match (raw.replicas, &raw.seeds) {
+        (Some(_), Some(_)) => {
+            return Err(ctx.key_error("seeds", "seeds", "give `replicas` or `seeds`, not both"));
+        }
+        (Some(0), None) => {
+            return Err(ctx.key_error(
+                "replicas",
+                "replicas",
+                "expected at least 1 replica, found 0",
+            ));
+        }
+        (Some(n), None) => (0..u64::from(n)).map(|i| base_seed + i).collect(),
+        (None, Some(list)) => {
+            let unique: std::collections::BTreeSet<_> = list.iter().collect();
+            if list.is_empty() || unique.len() != list.len() {
+                return Err(ctx.key_error(
+                    "seeds",
+                    "seeds",
+                    "expected a non-empty list of distinct seeds",
+                ));
+            }
+            list.clone()
+        }
+        (None, None) => vec![base_seed],
+    };
+
+    let sections = Sections {
+        workloads: &workloads,
+        clusters: &clusters,
+        schedulers: &schedulers,
+        metrics: &metrics,
+        seeds: &seeds,
+    };
+    let (axes, cells) = grid::expand(raw.grid.as_ref(), &sections, ctx)?;
+
+    let report = ReportSpec {
+        formats: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.formats.clone())
+            .unwrap_or_else(|| vec!["html".into(), "md".into()]),
+        template: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.template.as_ref())
+            .map(|t| ctx.base_dir.join(t)),
+    };
+    for f in &report.formats {
+        if f != "html" && f != "md" {
+            return Err(ctx.key_error(
+                "reports.formats",
+                "formats",
+                format!("unknown report format `{f}` (expected html or md)"),
+            ));
+        }
+    }
+    Ok(Manifest {
+        name,
+        description: raw.description,
+        path: Path::new(ctx.file).to_path_buf(),
+        hash,
+        axes,
+        cells,
+        report,
+    })
+}
