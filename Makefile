@@ -11,8 +11,7 @@ MANIFESTS := $(wildcard experiments/*.yaml)
 .PHONY: all build test bench check-parquet lint clean
 
 all: build
-	@for t in SDSC-SP2-1998-4.2-cln SDSC-BLUE-2000-4.2-cln; do for s in fcfs easy conservative; do \
-	  echo "== $$t $$s"; $(BIN) simulate workloads/$$t.swf.gz --scheduler $$s || exit 1; done; done
+	$(BIN) run $(MANIFESTS)
 
 build:
 	$(CARGO) build --release --locked

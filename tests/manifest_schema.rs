@@ -1,0 +1,34 @@
+//! docs/manifest.schema.json is generated from the manifest types; this fails when it is stale.
+//! Regenerate with `SCHEDLAB_BLESS=1 cargo test --test manifest_schema`.
+
+use std::path::Path;
+
+#[test]
+fn committed_json_schema_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/manifest.schema.json");
+    let current = schedlab::manifest::json_schema();
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        std::fs::write(&path, &current).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == current,
+        "docs/manifest.schema.json is stale; regenerate it with\n  SCHEDLAB_BLESS=1 cargo test --test manifest_schema"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&current).unwrap();
+    for section in [
+        "workloads",
+        "clusters",
+        "schedulers",
+        "metrics",
+        "grid",
+        "replicas",
+        "seeds",
+        "reports",
+    ] {
+        assert!(
+            schema["properties"].get(section).is_some(),
+            "schema lacks {section}"
+        );
+    }
+}

@@ -1,0 +1,346 @@
+//! The experiment pipeline as a user drives it: `schedlab run`/`plan`/`gc` on a manifest in a
+//! temporary project, asserting on the executor's event log (which nodes ran, which hit the
+//! cache), resumption after a crash, failure isolation and the lock.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A temporary project: `experiments/`, `workloads/`, `results/`.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("experiments")).unwrap();
+        fs::create_dir_all(dir.path().join("workloads")).unwrap();
+        let kth =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/KTH-SP2-1996-2.1-cln.swf.gz");
+        fs::copy(kth, dir.path().join("workloads/kth.swf.gz")).unwrap();
+        Project { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn manifest(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path().join("experiments").join(format!("{name}.yaml"));
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn schedlab(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .current_dir(self.path())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Runs with an event log; returns label → outcome.
+    fn run(&self, extra: &[&str]) -> (Output, BTreeMap<String, String>) {
+        let log = self.path().join("events.jsonl");
+        let mut args = vec!["run", "--quiet", "--events", log.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = self.schedlab(&args);
+        let events = fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["label"].as_str().unwrap().to_string(),
+                    v["outcome"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let _ = fs::remove_file(log);
+        (out, events)
+    }
+
+    fn results(&self, experiment: &str) -> BTreeMap<String, Vec<u8>> {
+        ["summary.parquet", "jobs.parquet", "timeseries.parquet"]
+            .iter()
+            .map(|f| {
+                (
+                    f.to_string(),
+                    fs::read(self.path().join("results").join(experiment).join(f)).unwrap(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn grid(intervals: &str) -> String {
+    format!(
+        "name: grid
+workloads:
+  kth:
+    trace: ../workloads/kth.swf.gz
+    first_jobs: 3000
+clusters:
+  pool: {{procs: 100}}
+schedulers:
+  fcfs: {{policy: fcfs}}
+  easy: {{policy: easy}}
+grid:
+  axes:
+    scheduler: [fcfs, easy]
+    interval: {intervals}
+"
+    )
+}
+
+fn outcomes(events: &BTreeMap<String, String>, outcome: &str) -> Vec<String> {
+    events
+        .iter()
+        .filter(|(_, o)| o.as_str() == outcome)
+        .map(|(l, _)| l.clone())
+        .collect()
+}
+
+#[test]
+fn second_run_is_all_hits_and_thread_count_changes_nothing() {
+    let p = Project::new();
+    p.manifest("grid", &grid("[null, 900]"));
+    let (out, first) = p.run(&["-j", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(first.len(), 5, "4 cells + 1 aggregate: {first:?}");
+    assert!(first.values().all(|o| o == "ran"), "{first:?}");
+    let results = p.results("grid");
+    let (_, second) = p.run(&["-j", "1"]);
+    assert!(
+        second.values().all(|o| o == "hit"),
+        "a different -j re-runs nothing: {second:?}"
+    );
+    assert_eq!(p.results("grid"), results);
+}
+
+#[test]
+fn one_changed_value_reruns_exactly_the_affected_cells() {
+    let p = Project::new();
+    p.manifest("grid", &grid("[null, 900]"));
+    assert!(p.run(&[]).0.status.success());
+    p.manifest("grid", &grid("[null, 600]"));
+    let plan = p.schedlab(&["plan"]);
+    let text = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        text.contains("cached") && text.contains("grid/fcfs.interval-600  (new)"),
+        "{text}"
+    );
+    let (out, events) = p.run(&[]);
+    assert!(out.status.success());
+    assert_eq!(
+        outcomes(&events, "ran"),
+        vec!["grid", "grid/easy.interval-600", "grid/fcfs.interval-600"],
+        "{events:?}"
+    );
+    assert_eq!(
+        outcomes(&events, "hit"),
+        vec!["grid/easy.interval-event", "grid/fcfs.interval-event"]
+    );
+}
+
+#[test]
+fn plan_explains_why_a_node_reruns() {
+    let p = Project::new();
+    p.manifest(
+        "one",
+        "workloads:\n  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}\nschedulers:\n  s: {policy: easy, interval: 60}\n",
+    );
+    assert!(p.run(&[]).0.status.success());
+    p.manifest(
+        "one",
+        "workloads:\n  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}\nschedulers:\n  s: {policy: easy, interval: 120}\n",
+    );
+    let text = String::from_utf8_lossy(&p.schedlab(&["plan"]).stdout).to_string();
+    assert!(
+        text.contains("parameter changed: scheduler.interval (60 → 120)"),
+        "{text}"
+    );
+    let explain = p.schedlab(&["plan", "--explain", "one/kth"]);
+    let text = String::from_utf8_lossy(&explain.stdout);
+    assert!(
+        text.contains("\"model_version\"") && text.contains("\"blake3\""),
+        "{text}"
+    );
+    assert!(
+        !text.contains("kth.swf.gz"),
+        "paths never enter a key: {text}"
+    );
+    // Renaming the scheduler changes no key: the results are reused.
+    p.manifest(
+        "one",
+        "workloads:\n  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}\nschedulers:\n  renamed: {policy: easy, interval: 60}\n",
+    );
+    let (_, events) = p.run(&[]);
+    assert_eq!(events["one/kth"], "hit", "{events:?}");
+}
+
+#[test]
+fn a_crash_mid_run_resumes_with_identical_results() {
+    let reference = Project::new();
+    reference.manifest("grid", &grid("[null, 900, 3600]"));
+    assert!(reference.run(&["-j", "2"]).0.status.success());
+
+    let p = Project::new();
+    p.manifest("grid", &grid("[null, 900, 3600]"));
+    // The failpoint aborts the process (like kill -9) once 3 entries are committed.
+    let crashed = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(p.path())
+        .args(["run", "--quiet", "-j", "1"])
+        .env("SCHEDLAB_FAILPOINT_ABORT_AFTER", "3")
+        .output()
+        .unwrap();
+    assert!(!crashed.status.success(), "the failpoint aborts the run");
+    assert!(!p.path().join("results/grid/summary.parquet").exists());
+    let (out, events) = p.run(&["-j", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(outcomes(&events, "hit").len(), 3, "{events:?}");
+    assert_eq!(outcomes(&events, "ran").len(), 4, "{events:?}");
+    assert_eq!(
+        p.results("grid"),
+        reference.results("grid"),
+        "resumed results equal an uninterrupted run"
+    );
+}
+
+#[test]
+fn sigkill_at_any_moment_then_rerun_completes() {
+    let reference = Project::new();
+    let text = grid("[null, 60, 120, 300, 600, 900, 1800, 3600]");
+    reference.manifest("grid", &text);
+    assert!(reference.run(&[]).0.status.success());
+
+    let p = Project::new();
+    p.manifest("grid", &text);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(p.path())
+        .args(["run", "--quiet", "-j", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill as soon as the first entry is in place (or the run ends first on a fast machine).
+    let entries = p.path().join("results/.schedlab/entries");
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs() < 60 {
+        let any = fs::read_dir(&entries)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false);
+        if any || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.kill(); // SIGKILL on Unix
+    let _ = child.wait();
+    let (out, events) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(events.values().all(|o| o == "ran" || o == "hit"));
+    assert_eq!(p.results("grid"), reference.results("grid"));
+    // Nothing half-written is left behind.
+    let tmp = p.path().join("results/.schedlab/tmp");
+    assert!(fs::read_dir(&tmp).map(|d| d.count()).unwrap_or(0) == 0);
+}
+
+#[test]
+fn a_failing_node_does_not_stop_the_others_and_only_it_is_retried() {
+    let p = Project::new();
+    // A trace without MaxProcs, on a cluster sized from the trace: that cell fails.
+    fs::write(
+        p.path().join("workloads/nomax.swf"),
+        "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    p.manifest(
+        "mixed",
+        "workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}
+  nomax: {trace: ../workloads/nomax.swf}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let (out, events) = p.run(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(events["mixed/kth"], "ran");
+    assert_eq!(events["mixed/nomax"], "failed");
+    assert_eq!(events["mixed"], "blocked");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nomax.swf has no MaxProcs header"), "{err}");
+    let (_, again) = p.run(&[]);
+    assert_eq!(again["mixed/kth"], "hit");
+    assert_eq!(
+        again["mixed/nomax"], "failed",
+        "failed nodes are never cached"
+    );
+}
+
+#[test]
+fn two_concurrent_runs_do_not_corrupt_results() {
+    let p = Project::new();
+    p.manifest("grid", &grid("[null, 900]"));
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .current_dir(p.path())
+            .args(["run", "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(
+        a.status.success() && b.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&a.stderr),
+        String::from_utf8_lossy(&b.stderr)
+    );
+    let (_, events) = p.run(&[]);
+    assert!(events.values().all(|o| o == "hit"), "{events:?}");
+    let reference = Project::new();
+    reference.manifest("grid", &grid("[null, 900]"));
+    assert!(reference.run(&[]).0.status.success());
+    assert_eq!(p.results("grid"), reference.results("grid"));
+}
+
+#[test]
+fn gc_removes_what_no_manifest_reaches() {
+    let p = Project::new();
+    p.manifest("grid", &grid("[null, 900]"));
+    assert!(p.run(&[]).0.status.success());
+    p.manifest("grid", &grid("[null]"));
+    let dry = p.schedlab(&["gc", "--dry-run"]);
+    let listed = String::from_utf8_lossy(&dry.stdout)
+        .lines()
+        .filter(|l| l.starts_with("would remove"))
+        .count();
+    assert_eq!(listed, 3, "two 900 s cells and the old aggregate");
+    let gc = p.schedlab(&["gc"]);
+    assert!(gc.status.success());
+    let (_, events) = p.run(&[]);
+    assert_eq!(outcomes(&events, "hit").len(), 2, "{events:?}");
+    assert_eq!(
+        outcomes(&events, "ran"),
+        vec!["grid"],
+        "only the new aggregate runs"
+    );
+}
