@@ -65,14 +65,17 @@ pub fn parse_str(text: &str, file: &str) -> Result<RawManifest, ManifestError> {
     });
     parsed.map_err(|e| {
         let path = key_path.into_inner();
+        // `.value` is the inside of a located (Spanned) value: not a key the user wrote.
         let path = if path == "." {
             String::new()
         } else {
-            path.replace(".?", "")
+            path.replace(".?", "").replace(".value", "")
         };
         let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-        let message = plain_message(&e.to_string());
-        let hint = suggestion(&message);
+        let (message, mut hint) = reword(&plain_message(&e.to_string()), text, line, column);
+        if hint.is_none() {
+            hint = suggestion(&message);
+        }
         let err = ManifestError::new(file, path, message)
             .at(line, column)
             .with_source(text);
@@ -92,6 +95,43 @@ fn plain_message(display: &str) -> String {
         None => first,
     };
     rest.to_string()
+}
+
+/// Rewords parser messages meant for programmers into ones meant for manifest authors.
+fn reword(message: &str, text: &str, line: u64, column: u64) -> (String, Option<String>) {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(", set ").next().unwrap_or(rest);
+        return (
+            format!("`{key}` is defined twice"),
+            Some("each key and name may appear once in a mapping".into()),
+        );
+    }
+    let expected = match message {
+        "invalid u32" | "invalid u64" => Some("a non-negative integer"),
+        "invalid i32" | "invalid i64" => Some("an integer"),
+        "invalid f64" => Some("a number"),
+        _ => None,
+    };
+    match expected {
+        Some(what) => (
+            format!("expected {what}, found {}", token_at(text, line, column)),
+            None,
+        ),
+        None => (message.to_string(), None),
+    }
+}
+
+/// The scalar written at (line, column), for messages.
+fn token_at(text: &str, line: u64, column: u64) -> String {
+    let Some(l) = text.lines().nth(line.saturating_sub(1) as usize) else {
+        return "?".into();
+    };
+    let rest: String = l.chars().skip(column.saturating_sub(1) as usize).collect();
+    let token: String = rest
+        .chars()
+        .take_while(|c| !matches!(c, ',' | '}' | ']' | '#'))
+        .collect();
+    format!("`{}`", token.trim())
 }
 
 /// A did-you-mean for serde's "unknown field `x`, expected one of a, b" and "unknown variant"

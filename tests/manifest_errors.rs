@@ -1,0 +1,41 @@
+//! Snapshot tests of the error messages for a corpus of invalid manifests
+//! (`tests/fixtures/manifests/invalid/*.yaml`, expected text in `*.expected`). The messages are
+//! user-facing text: review a changed snapshot before accepting it with
+//! `SCHEDLAB_BLESS=1 cargo test --test manifest_errors`.
+
+use std::fs;
+use std::path::Path;
+
+#[test]
+fn invalid_manifests_fail_with_their_reviewed_messages() {
+    // Relative paths keep messages free of machine-specific prefixes.
+    let dir = Path::new("tests/fixtures/manifests/invalid");
+    let mut cases: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 12);
+    let bless = std::env::var_os("SCHEDLAB_BLESS").is_some();
+    let mut mismatches = Vec::new();
+    for case in &cases {
+        let got = match schedlab::manifest::load(case) {
+            Ok(_) => "(loaded without error)".to_string(),
+            Err(e) => format!("error: {e}\n"),
+        };
+        let expected_path = case.with_extension("expected");
+        if bless {
+            fs::write(&expected_path, &got).unwrap();
+        }
+        let want = fs::read_to_string(&expected_path).unwrap_or_default();
+        if got != want {
+            mismatches.push(format!(
+                "== {}\n-- got:\n{got}-- want:\n{want}",
+                case.display()
+            ));
+        }
+        assert!(!got.contains("panicked"));
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
