@@ -32,6 +32,7 @@ check-parquet: build $(VENV)/.ok
 
 bench: build
 	$(CARGO) bench --locked --bench simulate
+	$(CARGO) bench --locked --bench pipeline
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -19,5 +19,11 @@ fn the_documented_example_loads_with_its_stated_cells() {
     let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.name, "sp2-study");
     assert_eq!(m.cells.len(), 14, "the page says 14 cells");
-    assert!(m.cells.iter().any(|c| c.id == "sp2.easy-15min.tau-10.seed-8"), "{:?}", m.cells.iter().map(|c| &c.id).collect::<Vec<_>>());
+    assert!(
+        m.cells
+            .iter()
+            .any(|c| c.id == "sp2.easy-15min.tau-10.seed-8"),
+        "{:?}",
+        m.cells.iter().map(|c| &c.id).collect::<Vec<_>>()
+    );
 }

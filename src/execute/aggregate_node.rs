@@ -11,6 +11,8 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_writer::compute_leaves;
+use rayon::prelude::*;
 
 use super::simulate_node::CellSummary;
 use crate::cache::{EntryStore, EntryWriter};
@@ -143,7 +145,9 @@ fn read_batches(path: &Path) -> Result<Vec<RecordBatch>, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Concatenates each cell's `name` file, led by a `cell` column, into `out`.
+/// Concatenates each cell's `name` file, led by a `cell` column, into `out`: one row group per
+/// cell, its columns encoded in parallel (this file is the bulk of an experiment's results, and
+/// writing it is the only serial step after the simulations).
 fn concat_with_cell(
     manifest: &Manifest,
     dirs: &[std::path::PathBuf],
@@ -151,45 +155,64 @@ fn concat_with_cell(
     out: &Path,
     metadata: &[(String, String)],
 ) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", out.display());
+    // Decode every cell's file in parallel, then write them in cell order.
+    let cells: Vec<Vec<RecordBatch>> = dirs
+        .par_iter()
+        .map(|dir| read_batches(&dir.join(name)))
+        .collect::<Result<_, _>>()?;
+    let Some(first) = cells.iter().flatten().next() else {
+        // No cell simulated any job: an empty file with the documented columns.
+        let mut w =
+            crate::store::JobsWriter::create(out, metadata, true).map_err(|e| e.to_string())?;
+        w.write("", &[]).map_err(|e| e.to_string())?;
+        return w.finish().map_err(|e| e.to_string());
+    };
+    let mut fields = vec![Arc::new(Field::new("cell", DataType::Utf8, false))];
+    fields.extend(first.schema().fields().iter().cloned());
+    let schema = Arc::new(Schema::new(fields));
     let file = AtomicFile::create(out).map_err(|e| e.to_string())?;
-    let mut writer: Option<(ArrowWriter<File>, Arc<Schema>)> = None;
-    for (cell, dir) in manifest.cells.iter().zip(dirs) {
-        for batch in read_batches(&dir.join(name))? {
-            if writer.is_none() {
-                let mut fields = vec![Arc::new(Field::new("cell", DataType::Utf8, false))];
-                fields.extend(batch.schema().fields().iter().cloned());
-                let schema = Arc::new(Schema::new(fields));
-                let w = ArrowWriter::try_new(
-                    file.file().map_err(|e| e.to_string())?,
-                    schema.clone(),
-                    Some(writer_properties(metadata)),
-                )
-                .map_err(|e| e.to_string())?;
-                writer = Some((w, schema));
-            }
-            let (w, schema) = writer.as_mut().expect("writer exists");
-            let ids: ArrayRef =
-                Arc::new(StringArray::from(vec![cell.id.as_str(); batch.num_rows()]));
-            let mut columns = vec![ids];
-            columns.extend(batch.columns().iter().cloned());
-            let combined =
-                RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())?;
-            w.write(&combined).map_err(|e| e.to_string())?;
+    let writer = ArrowWriter::try_new(
+        file.file().map_err(|e| e.to_string())?,
+        schema.clone(),
+        Some(writer_properties(metadata)),
+    )
+    .map_err(|e| err(&e))?;
+    let (mut writer, factory) = writer.into_serialized_writer().map_err(|e| err(&e))?;
+    let mut row_groups = 0;
+    for (cell, batches) in manifest.cells.iter().zip(&cells) {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        if rows == 0 {
+            continue;
         }
+        let ids: ArrayRef = Arc::new(StringArray::from(vec![cell.id.as_str(); rows]));
+        let mut columns = vec![ids];
+        for c in 0..first.num_columns() {
+            let parts: Vec<&dyn arrow_array::Array> =
+                batches.iter().map(|b| b.column(c).as_ref()).collect();
+            columns.push(arrow_select::concat::concat(&parts).map_err(|e| err(&e))?);
+        }
+        let writers = factory
+            .create_column_writers(row_groups)
+            .map_err(|e| err(&e))?;
+        row_groups += 1;
+        let chunks: Vec<_> = writers
+            .into_par_iter()
+            .zip(columns.par_iter().zip(schema.fields().par_iter()))
+            .map(|(mut w, (column, field))| {
+                for leaf in compute_leaves(field, column)? {
+                    w.write(&leaf)?;
+                }
+                w.close()
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|e| err(&e))?;
+        let mut group = writer.next_row_group().map_err(|e| err(&e))?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group).map_err(|e| err(&e))?;
+        }
+        group.close().map_err(|e| err(&e))?;
     }
-    match writer {
-        Some((mut w, _)) => {
-            w.finish().map_err(|e| e.to_string())?;
-        }
-        None => {
-            // No cell simulated any job: an empty file with the documented columns.
-            let records: Vec<crate::sim::metrics::JobRecord> = Vec::new();
-            drop(file);
-            let mut w =
-                crate::store::JobsWriter::create(out, metadata, true).map_err(|e| e.to_string())?;
-            w.write("", &records).map_err(|e| e.to_string())?;
-            return w.finish().map_err(|e| e.to_string());
-        }
-    }
+    writer.close().map_err(|e| err(&e))?;
     file.commit().map_err(|e| e.to_string())
 }

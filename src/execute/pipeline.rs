@@ -175,31 +175,51 @@ pub fn run(
     };
     let events = execute(&nodes, threads, &work, observer);
 
-    for (e, manifest) in prepared.manifests.iter().enumerate() {
-        let mut record = BTreeMap::new();
-        for (c, cell) in manifest.cells.iter().enumerate() {
-            if let Some(node) = plan.nodes.iter().find(
-                |n| matches!(&n.kind, NodeKind::Simulate { cells } if cells.contains(&(e, c))),
-            ) {
-                record.insert(
-                    format!("{}/{}", manifest.name, cell.id),
-                    node.material.clone(),
-                );
-            }
+    // (experiment, cell) → index of the simulate node computing it.
+    let mut node_of_cell = BTreeMap::new();
+    for (i, node) in plan.nodes.iter().enumerate() {
+        if let NodeKind::Simulate { cells } = &node.kind {
+            node_of_cell.extend(cells.iter().map(|&ec| (ec, i)));
         }
-        if let Some((i, node)) = aggregate_of(plan, e) {
+    }
+    for (e, manifest) in prepared.manifests.iter().enumerate() {
+        let cell_nodes: Vec<(&String, usize)> = manifest
+            .cells
+            .iter()
+            .enumerate()
+            .filter_map(|(c, cell)| node_of_cell.get(&(e, c)).map(|&i| (&cell.id, i)))
+            .collect();
+        let aggregate = aggregate_of(plan, e);
+        if let Some((i, node)) = aggregate
+            && matches!(events[i].outcome, Outcome::Ran | Outcome::Hit)
+        {
+            publish(&prepared.results, manifest, &entries, node.key.as_str())?;
+            let run = RunRecord {
+                experiment: manifest.name.clone(),
+                commit: prepared.commit.clone(),
+                key: node.key.0.clone(),
+            };
+            record_run(&state_dir, run)?;
+        }
+        // Only a run that computed something changes what "last run" means for its nodes.
+        let indices = cell_nodes
+            .iter()
+            .map(|&(_, i)| i)
+            .chain(aggregate.map(|(i, _)| i));
+        if indices.clone().all(|i| events[i].outcome == Outcome::Hit) {
+            continue;
+        }
+        let mut record: BTreeMap<String, serde_json::Value> = cell_nodes
+            .iter()
+            .map(|&(id, i)| {
+                (
+                    format!("{}/{id}", manifest.name),
+                    plan.nodes[i].material.clone(),
+                )
+            })
+            .collect();
+        if let Some((_, node)) = aggregate {
             record.insert(node.label.clone(), node.material.clone());
-            if matches!(events[i].outcome, Outcome::Ran | Outcome::Hit) {
-                publish(&prepared.results, manifest, &entries, node.key.as_str())?;
-                record_run(
-                    &state_dir,
-                    RunRecord {
-                        experiment: manifest.name.clone(),
-                        commit: prepared.commit.clone(),
-                        key: node.key.0.clone(),
-                    },
-                )?;
-            }
         }
         Materials::new(&state_dir).save(&manifest.name, &record)?;
     }
@@ -276,6 +296,9 @@ fn record_run(state_dir: &Path, record: RunRecord) -> Result<(), CacheError> {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
+    if records.contains(&record) {
+        return Ok(());
+    }
     records.retain(|r| !(r.experiment == record.experiment && r.commit == record.commit));
     records.push(record);
     let text = serde_json::to_string_pretty(&records).expect("records serialize");

@@ -11,7 +11,7 @@ pub use table::{Table, Value};
 
 use std::path::PathBuf;
 
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 
@@ -36,9 +36,7 @@ pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
         })
         .collect();
     WriterProperties::builder()
-        .set_compression(Compression::ZSTD(
-            ZstdLevel::try_new(3).expect("valid zstd level"),
-        ))
+        .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(1 << 20))
         .set_created_by(format!("schedlab {}", env!("CARGO_PKG_VERSION")))
         .set_key_value_metadata(Some(kv))
