@@ -175,3 +175,42 @@ fn every_shared_trace_reads_with_its_documented_job_count() {
         }
     }
 }
+
+mod never_panics {
+    use proptest::prelude::*;
+    use schedlab::swf::{Mode, read_bytes};
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        /// Arbitrary bytes, and arbitrary mixes of plausible tokens, give a trace or an error —
+        /// never a panic.
+        #[test]
+        fn arbitrary_input(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+            for mode in [Mode::Strict, Mode::Lenient] {
+                let _ = read_bytes(&bytes, "fuzz.swf", mode);
+            }
+        }
+
+        #[test]
+        fn token_soup(tokens in prop::collection::vec(
+            prop::sample::select(vec!["-1", "0", "1", "99999999999999999999", "3.5", "x", ";", "\n", " ", "\t", "1e9", "-", "1.0", "\r\n"]),
+            0..120,
+        )) {
+            let text = tokens.join(" ");
+            let _ = read_bytes(text.as_bytes(), "soup.swf", Mode::Strict);
+            if let Ok(t) = read_bytes(text.as_bytes(), "soup.swf", Mode::Lenient) {
+                prop_assert!(t.workload.jobs.iter().all(|j| j.runtime > 0 && j.requested_time > 0 && j.procs > 0));
+            }
+        }
+    }
+}
+
+#[test]
+fn absurd_times_and_sizes_are_errors_not_overflows() {
+    let huge = "1 0 -1 9223372036854775807 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n";
+    let err = read_bytes(huge.as_bytes(), "h.swf", Mode::Strict).unwrap_err();
+    assert_eq!(err.to_string(), r#"h.swf:1: field 4 (run time): expected at most 10^12 seconds, found "9223372036854775807""#);
+    let wide = "1 0 -1 10 1 -1 -1 99999999999 10 -1 1 1 1 -1 1 1 -1 -1\n";
+    assert!(read_bytes(wide.as_bytes(), "w.swf", Mode::Strict).unwrap_err().to_string().contains("at most 4294967295 processors"));
+}

@@ -201,6 +201,9 @@ const INTEGER_FIELDS: [bool; FIELD_COUNT] = [
     true, false, false,
 ];
 
+/// The largest time (submit, run or requested) accepted, in seconds.
+const MAX_SECONDS: i64 = 1_000_000_000_000;
+
 fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
     let mut fields: [&[u8]; FIELD_COUNT] = [&[]; FIELD_COUNT];
     let mut values = [0i64; FIELD_COUNT];
@@ -221,6 +224,13 @@ fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
     for (i, token) in fields.iter().enumerate() {
         if INTEGER_FIELDS[i] {
             values[i] = parse_int(token).ok_or_else(|| bad(i, "an integer", token))?;
+            // Times beyond ~31,700 years would overflow simulated time arithmetic.
+            if matches!(i, 1 | 3 | 8) && values[i] > MAX_SECONDS {
+                return Err(bad(i, "at most 10^12 seconds", token));
+            }
+            if matches!(i, 4 | 7) && values[i] > i64::from(u32::MAX) {
+                return Err(bad(i, "at most 4294967295 processors", token));
+            }
         } else if parse_int(token).is_none() && !is_number(token) {
             return Err(bad(i, "a number", token));
         }

@@ -75,7 +75,7 @@ pub fn summarize(
             (&records[n..], start)
         }
         Warmup::Seconds(t) => {
-            let start = first_submit + t;
+            let start = first_submit.saturating_add(t);
             let first = records.partition_point(|r| r.submit < start);
             (&records[first..], start)
         }
