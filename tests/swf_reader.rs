@@ -210,7 +210,15 @@ mod never_panics {
 fn absurd_times_and_sizes_are_errors_not_overflows() {
     let huge = "1 0 -1 9223372036854775807 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n";
     let err = read_bytes(huge.as_bytes(), "h.swf", Mode::Strict).unwrap_err();
-    assert_eq!(err.to_string(), r#"h.swf:1: field 4 (run time): expected at most 10^12 seconds, found "9223372036854775807""#);
+    assert_eq!(
+        err.to_string(),
+        r#"h.swf:1: field 4 (run time): expected at most 10^12 seconds, found "9223372036854775807""#
+    );
     let wide = "1 0 -1 10 1 -1 -1 99999999999 10 -1 1 1 1 -1 1 1 -1 -1\n";
-    assert!(read_bytes(wide.as_bytes(), "w.swf", Mode::Strict).unwrap_err().to_string().contains("at most 4294967295 processors"));
+    assert!(
+        read_bytes(wide.as_bytes(), "w.swf", Mode::Strict)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 4294967295 processors")
+    );
 }

@@ -16,12 +16,18 @@ pub const PARAM_AXES: [(&str, &str); 7] = [
         "interval",
         "a positive integer (seconds) or null (every event)",
     ),
-    ("load_scale", "a positive number"),
+    ("load_scale", "a number from 0.001 to 1000"),
     ("node_size", "a positive integer or null (a processor pool)"),
     ("overrun", "kill or continue"),
     ("procs", "a positive integer"),
     ("tau", "a positive integer (seconds)"),
 ];
+
+/// Load scaling stretches or compresses time; beyond these bounds simulated time overflows or
+/// the workload collapses into one instant.
+pub fn valid_load_scale(x: f64) -> bool {
+    (0.001..=1000.0).contains(&x)
+}
 
 pub fn is_known(axis: &str) -> bool {
     NAME_AXES.contains(&axis) || PARAM_AXES.iter().any(|(a, _)| *a == axis)
@@ -51,7 +57,7 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
     let ok = match axis {
         "first_jobs" | "procs" | "tau" => positive(v).is_some(),
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
-        "load_scale" => v.as_f64().is_some_and(|x| x > 0.0 && x.is_finite()),
+        "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
         _ => false,
     };

@@ -53,7 +53,7 @@ pub struct RawWorkload {
     pub users: Option<Vec<i32>>,
     /// Drop these user ids.
     pub exclude_users: Option<Vec<i32>>,
-    /// Multiply the offered load by dividing interarrival times by this factor (> 0).
+    /// Multiply the offered load by dividing interarrival times by this factor (0.001 to 1000).
     #[schemars(with = "Option<f64>")]
     pub load_scale: Option<Spanned<f64>>,
     /// Skip malformed trace lines (counted) instead of failing.

@@ -151,11 +151,11 @@ pub fn resolve(
             ));
         }
         if let Some(f) = &w.load_scale
-            && !(f.value > 0.0 && f.value.is_finite())
+            && !super::axis::valid_load_scale(f.value)
         {
             return Err(ctx.error(
                 &format!("{path}.load_scale"),
-                format!("expected a positive factor, found {}", f.value),
+                format!("expected a factor from 0.001 to 1000, found {}", f.value),
                 &f.referenced,
             ));
         }

@@ -51,7 +51,8 @@ impl Transforms {
         }
         if let (Some(factor), Some(first)) = (self.load_scale, jobs.first().map(|j| j.submit)) {
             for job in &mut jobs {
-                job.submit = first.saturating_add(((job.submit - first) as f64 / factor).round() as Time);
+                job.submit =
+                    first.saturating_add(((job.submit - first) as f64 / factor).round() as Time);
             }
         }
         // Scaling is monotone, so the submission order is unchanged.
