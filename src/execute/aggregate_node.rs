@@ -7,8 +7,8 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_array::{ArrayRef, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::arrow_writer::compute_leaves;
@@ -91,58 +91,24 @@ pub fn run(
         metadata,
     )?;
 
-    let mut series = Table::default();
-    for (cell, dir) in manifest.cells.iter().zip(&dirs) {
-        for batch in read_batches(&dir.join("timeseries.parquet"))? {
-            let col = |name: &str| batch.column_by_name(name).cloned();
-            let (Some(t), Some(u), Some(qm), Some(qx)) = (
-                col("time"),
-                col("utilization"),
-                col("queue_mean"),
-                col("queue_max"),
-            ) else {
-                continue;
-            };
-            let t = t
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .ok_or("timeseries: bad time column")?;
-            let u = u
-                .as_any()
-                .downcast_ref::<Float64Array>()
-                .ok_or("timeseries: bad utilization column")?;
-            let qm = qm
-                .as_any()
-                .downcast_ref::<Float64Array>()
-                .ok_or("timeseries: bad queue_mean column")?;
-            let qx = qx
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .ok_or("timeseries: bad queue_max column")?;
-            for i in 0..batch.num_rows() {
-                series
-                    .row()
-                    .set("cell", Value::Str(cell.id.clone()))
-                    .set("time", Value::Int(t.value(i)))
-                    .set("utilization", Value::Float(u.value(i)))
-                    .set("queue_mean", Value::Float(qm.value(i)))
-                    .set("queue_max", Value::Int(qx.value(i)));
-            }
-        }
-    }
-    series
-        .write(&entry.path("timeseries.parquet"), metadata)
-        .map_err(|e| e.to_string())
+    concat_with_cell(
+        manifest,
+        &dirs,
+        "timeseries.parquet",
+        &entry.path("timeseries.parquet"),
+        metadata,
+    )
 }
 
-fn read_batches(path: &Path) -> Result<Vec<RecordBatch>, String> {
-    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    reader
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{}: {e}", path.display()))
+/// The schema and record batches of a Parquet file.
+fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let file = File::open(path).map_err(|e| err(&e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
+    let schema = builder.schema().clone();
+    let reader = builder.build().map_err(|e| err(&e))?;
+    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
+    Ok((schema, batches))
 }
 
 /// Concatenates each cell's `name` file, led by a `cell` column, into `out`: one row group per
@@ -157,19 +123,16 @@ fn concat_with_cell(
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", out.display());
     // Decode every cell's file in parallel, then write them in cell order.
-    let cells: Vec<Vec<RecordBatch>> = dirs
+    let cells: Vec<(SchemaRef, Vec<RecordBatch>)> = dirs
         .par_iter()
         .map(|dir| read_batches(&dir.join(name)))
         .collect::<Result<_, _>>()?;
-    let Some(first) = cells.iter().flatten().next() else {
-        // No cell simulated any job: an empty file with the documented columns.
-        let mut w =
-            crate::store::JobsWriter::create(out, metadata, true).map_err(|e| e.to_string())?;
-        w.write("", &[]).map_err(|e| e.to_string())?;
-        return w.finish().map_err(|e| e.to_string());
+    let Some((cell_schema, _)) = cells.first() else {
+        return Err(format!("{}: an experiment without cells", out.display()));
     };
+    let width = cell_schema.fields().len();
     let mut fields = vec![Arc::new(Field::new("cell", DataType::Utf8, false))];
-    fields.extend(first.schema().fields().iter().cloned());
+    fields.extend(cell_schema.fields().iter().cloned());
     let schema = Arc::new(Schema::new(fields));
     let file = AtomicFile::create(out).map_err(|e| e.to_string())?;
     let writer = ArrowWriter::try_new(
@@ -180,14 +143,14 @@ fn concat_with_cell(
     .map_err(|e| err(&e))?;
     let (mut writer, factory) = writer.into_serialized_writer().map_err(|e| err(&e))?;
     let mut row_groups = 0;
-    for (cell, batches) in manifest.cells.iter().zip(&cells) {
+    for (cell, (_, batches)) in manifest.cells.iter().zip(&cells) {
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
         if rows == 0 {
             continue;
         }
         let ids: ArrayRef = Arc::new(StringArray::from(vec![cell.id.as_str(); rows]));
         let mut columns = vec![ids];
-        for c in 0..first.num_columns() {
+        for c in 0..width {
             let parts: Vec<&dyn arrow_array::Array> =
                 batches.iter().map(|b| b.column(c).as_ref()).collect();
             columns.push(arrow_select::concat::concat(&parts).map_err(|e| err(&e))?);

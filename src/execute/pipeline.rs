@@ -282,11 +282,23 @@ fn publish(
     let source = entries.open(key)?;
     std::fs::create_dir_all(&dir).map_err(|e| CacheError::io(&dir, e))?;
     for name in RESULT_FILES {
-        let bytes =
-            std::fs::read(source.join(name)).map_err(|e| CacheError::io(&source.join(name), e))?;
-        cache::write_atomic(&dir.join(name), &bytes)?;
+        publish_file(&source.join(name), &dir.join(name))?;
     }
     cache::write_atomic(&stamp, format!("{key}\n").as_bytes())
+}
+
+/// Puts `target` in place as a copy of the immutable cache file `source`: a hard link when the
+/// file system allows (no bytes copied), else a copy; either way through a temporary name and a
+/// rename, so `target` is never half-written. Tools that rewrite a result file replace it, which
+/// breaks the link; the cache entry itself is verified against its hashes whenever it is read.
+fn publish_file(source: &Path, target: &Path) -> Result<(), CacheError> {
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".publish-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    if std::fs::hard_link(source, &tmp).is_err() {
+        std::fs::copy(source, &tmp).map_err(|e| CacheError::io(target, e))?;
+    }
+    std::fs::rename(&tmp, target).map_err(|e| CacheError::io(target, e))
 }
 
 /// Appends (or updates) the run record of an experiment at a commit in `runs.json`.

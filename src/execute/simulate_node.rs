@@ -13,7 +13,7 @@ use crate::cache::EntryWriter;
 use crate::manifest::Cell;
 use crate::sim::metrics::{self, MetricsConfig, RunSummary};
 use crate::sim::{Machine, SimConfig, simulate, timeseries};
-use crate::store::{JobsWriter, Table, Value};
+use crate::store::{JobsWriter, write_timeseries};
 use crate::swf::{self, Anomalies, Mode, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
@@ -118,16 +118,6 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     jobs.write("", &records).map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
 
-    let mut table = Table::default();
-    for bin in timeseries::bin(&outcome.steps, capacity, cell.metrics.timeseries_step) {
-        table
-            .row()
-            .set("time", Value::Int(bin.start))
-            .set("utilization", Value::Float(bin.utilization))
-            .set("queue_mean", Value::Float(bin.queue_mean))
-            .set("queue_max", Value::Int(i64::from(bin.queue_max)));
-    }
-    table
-        .write(&entry.path("timeseries.parquet"), &[])
-        .map_err(|e| e.to_string())
+    let bins = timeseries::bin(&outcome.steps, capacity, cell.metrics.timeseries_step);
+    write_timeseries(&entry.path("timeseries.parquet"), &bins, &[]).map_err(|e| e.to_string())
 }

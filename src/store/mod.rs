@@ -4,10 +4,12 @@
 mod atomic;
 mod jobs;
 mod table;
+mod timeseries;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use jobs::JobsWriter;
 pub use table::{Table, Value};
+pub use timeseries::write_timeseries;
 
 use std::path::PathBuf;
 
