@@ -44,3 +44,30 @@ pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
         .set_key_value_metadata(Some(kv))
         .build()
 }
+
+/// Writes one batch of `columns` under `schema` to `path`, atomically. Empty columns give a file
+/// with the schema and no rows.
+pub(crate) fn write_columns(
+    path: &std::path::Path,
+    schema: arrow_schema::SchemaRef,
+    columns: Vec<arrow_array::ArrayRef>,
+    metadata: &[(String, String)],
+) -> Result<(), StoreError> {
+    let err = |e: &dyn std::fmt::Display| StoreError::Parquet {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let file = AtomicFile::create(path)?;
+    let mut writer = parquet::arrow::ArrowWriter::try_new(
+        file.file()?,
+        schema.clone(),
+        Some(writer_properties(metadata)),
+    )
+    .map_err(|e| err(&e))?;
+    let batch = arrow_array::RecordBatch::try_new(schema, columns).map_err(|e| err(&e))?;
+    if batch.num_rows() > 0 {
+        writer.write(&batch).map_err(|e| err(&e))?;
+    }
+    writer.close().map_err(|e| err(&e))?;
+    file.commit()
+}

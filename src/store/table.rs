@@ -7,13 +7,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::ArrayRef;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
-use parquet::arrow::ArrowWriter;
 
-use super::jobs::parquet_error;
-use super::{AtomicFile, StoreError, writer_properties};
+use super::{StoreError, write_columns};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -115,20 +113,7 @@ impl Table {
             fields.push(Field::new(name, ty, true));
             arrays.push(array);
         }
-        let schema = Arc::new(Schema::new(fields));
-        let file = AtomicFile::create(path)?;
-        let mut writer = ArrowWriter::try_new(
-            file.file()?,
-            schema.clone(),
-            Some(writer_properties(metadata)),
-        )
-        .map_err(|e| parquet_error(path, e))?;
-        if !self.rows.is_empty() {
-            let batch = RecordBatch::try_new(schema, arrays).map_err(|e| parquet_error(path, e))?;
-            writer.write(&batch).map_err(|e| parquet_error(path, e))?;
-        }
-        writer.close().map_err(|e| parquet_error(path, e))?;
-        file.commit()
+        write_columns(path, Arc::new(Schema::new(fields)), arrays, metadata)
     }
 }
 

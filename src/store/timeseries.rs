@@ -4,12 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch};
+use arrow_array::{ArrayRef, Float64Array, Int64Array};
 use arrow_schema::{DataType, Field, Schema};
-use parquet::arrow::ArrowWriter;
 
-use super::jobs::parquet_error;
-use super::{AtomicFile, StoreError, writer_properties};
+use super::{StoreError, write_columns};
 use crate::sim::timeseries::Bin;
 
 pub fn write_timeseries(
@@ -35,15 +33,5 @@ pub fn write_timeseries(
             bins.iter().map(|b| i64::from(b.queue_max)),
         )),
     ];
-    let file = AtomicFile::create(path)?;
-    let mut writer = ArrowWriter::try_new(
-        file.file()?,
-        schema.clone(),
-        Some(writer_properties(metadata)),
-    )
-    .map_err(|e| parquet_error(path, e))?;
-    let batch = RecordBatch::try_new(schema, columns).map_err(|e| parquet_error(path, e))?;
-    writer.write(&batch).map_err(|e| parquet_error(path, e))?;
-    writer.close().map_err(|e| parquet_error(path, e))?;
-    file.commit()
+    write_columns(path, schema, columns, metadata)
 }
