@@ -6,6 +6,7 @@
 
 pub mod cache;
 pub mod cli;
+pub mod diff;
 pub mod execute;
 pub mod manifest;
 pub mod plan;

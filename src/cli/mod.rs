@@ -2,6 +2,7 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod diff;
 mod gc;
 mod manifests;
 mod plan;
@@ -45,6 +46,8 @@ enum Command {
     Plan(plan::Args),
     /// Remove cache entries that no current manifest reaches.
     Gc(gc::Args),
+    /// Compare two result sets (directories or git revisions) cell by cell.
+    Diff(diff::Args),
 }
 
 /// How to print a result on stdout.
@@ -142,6 +145,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Gc(args) => gc::run(args),
+        Command::Diff(args) => diff::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

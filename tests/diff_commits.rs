@@ -1,0 +1,157 @@
+//! `schedlab diff HEAD~1 HEAD` on a scripted two-commit repository: run at each commit, change a
+//! scheduler parameter in between, compare. The output is a reviewed snapshot
+//! (`tests/fixtures/diff/*.expected`; `SCHEDLAB_BLESS=1` rewrites them).
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.org",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn schedlab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn manifest(interval: u32) -> String {
+    format!(
+        "name: study
+workloads:
+  kth: {{trace: ../workloads/kth.swf.gz, first_jobs: 3000}}
+clusters:
+  pool: {{procs: 100}}
+schedulers:
+  fcfs: {{policy: fcfs}}
+  easy: {{policy: easy, interval: {interval}}}
+"
+    )
+}
+
+fn snapshot(name: &str, got: &str) {
+    let path = Path::new("tests/fixtures/diff").join(name);
+    if std::env::var_os("SCHEDLAB_BLESS").is_some() {
+        fs::write(&path, got).unwrap();
+    }
+    assert_eq!(
+        got,
+        fs::read_to_string(&path).unwrap_or_default(),
+        "snapshot {}",
+        path.display()
+    );
+}
+
+#[test]
+fn diff_two_commits_after_running_at_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fs::create_dir_all(dir.join("experiments")).unwrap();
+    fs::create_dir_all(dir.join("workloads")).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
+        dir.join("workloads/kth.swf.gz"),
+    )
+    .unwrap();
+    fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
+    git(dir, &["init", "-q"]);
+    fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "first"]);
+    assert!(schedlab(dir, &["run", "--quiet"]).status.success());
+    fs::write(dir.join("experiments/study.yaml"), manifest(600)).unwrap();
+    git(dir, &["commit", "-q", "-am", "coarser EASY interval"]);
+    assert!(schedlab(dir, &["run", "--quiet"]).status.success());
+
+    let table = schedlab(dir, &["diff", "HEAD~1", "HEAD"]);
+    assert_eq!(table.status.code(), Some(0));
+    snapshot(
+        "two-commits.table.expected",
+        &String::from_utf8_lossy(&table.stdout),
+    );
+    let md = schedlab(dir, &["diff", "HEAD~1", "HEAD", "--format", "markdown"]);
+    snapshot(
+        "two-commits.md.expected",
+        &String::from_utf8_lossy(&md.stdout),
+    );
+
+    // The FCFS cell is untouched; EASY waits longer with a 600 s interval.
+    let gate = schedlab(
+        dir,
+        &[
+            "diff",
+            "HEAD~1",
+            "HEAD",
+            "--fail-on",
+            "wait_mean>5%",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        gate.status.code(),
+        Some(1),
+        "a crossed threshold fails the command"
+    );
+    let err = String::from_utf8_lossy(&gate.stderr);
+    assert!(
+        err.contains("threshold crossed: wait_mean>5% in study/easy"),
+        "{err}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&gate.stdout).unwrap();
+    let fcfs = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["cell"] == "fcfs")
+        .unwrap();
+    assert!(
+        fcfs["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["changed"] == false)
+    );
+    let lenient = schedlab(
+        dir,
+        &["diff", "HEAD~1", "HEAD", "--fail-on", "wait_mean>100000%"],
+    );
+    assert_eq!(lenient.status.code(), Some(0));
+
+    // Result directories work as well, and a revision never run is a clear input error.
+    let dirs = schedlab(dir, &["diff", "results/study", "results/study"]);
+    assert!(
+        String::from_utf8_lossy(&dirs.stdout).contains("2 cells compared: 0 changed, 2 identical")
+    );
+    let unknown = schedlab(dir, &["diff", "nope", "HEAD"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr)
+            .contains("nope is neither a result directory nor a git revision")
+    );
+    let bad = schedlab(dir, &["diff", "HEAD~1", "HEAD", "--fail-on", "wait_men>5%"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `wait_mean`"));
+}
