@@ -1,6 +1,6 @@
 # schedlab — the two commands of the README do all set-up on a fresh machine with the Rust
 # toolchain and Python 3:
-#   make all    build, then run every experiment manifest on the bundled traces
+#   make all    build, run every experiment manifest on the bundled traces, render reports
 #   make test   the whole test suite, plus an independent reader (pyarrow) on our Parquet files
 CARGO  ?= cargo
 PYTHON ?= python3
@@ -12,6 +12,7 @@ MANIFESTS := $(wildcard experiments/*.yaml)
 
 all: build
 	$(BIN) run $(MANIFESTS)
+	$(BIN) report $(MANIFESTS)
 
 build:
 	$(CARGO) build --release --locked

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod execute;
 pub mod manifest;
 pub mod plan;
+pub mod report;
 pub mod sim;
 pub mod store;
 pub mod swf;

@@ -6,6 +6,7 @@ mod diff;
 mod gc;
 mod manifests;
 mod plan;
+mod report;
 mod run;
 mod simulate;
 mod trace;
@@ -48,6 +49,8 @@ enum Command {
     Gc(gc::Args),
     /// Compare two result sets (directories or git revisions) cell by cell.
     Diff(diff::Args),
+    /// Render HTML and Markdown reports with charts from stored results.
+    Report(report::Args),
 }
 
 /// How to print a result on stdout.
@@ -146,6 +149,7 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan::run(args),
         Command::Gc(args) => gc::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

@@ -104,4 +104,10 @@ pub struct MetricsSpec {
 pub struct ReportSpec {
     pub formats: Vec<String>,
     pub template: Option<PathBuf>,
+    /// Cell of the Gantt view (default: the first cell).
+    pub gantt_cell: Option<String>,
+    /// Start of the Gantt window (default: a quarter into the measurement window).
+    pub gantt_start: Option<Time>,
+    /// Length of the Gantt window, seconds.
+    pub gantt_seconds: Time,
 }

@@ -142,6 +142,19 @@ pub struct RawGrid {
 pub struct RawReports {
     /// Output formats: html and/or md.
     pub formats: Option<Vec<String>>,
-    /// A minijinja template replacing the built-in one (relative to the manifest).
+    /// A minijinja template replacing the built-in HTML one (relative to the manifest).
     pub template: Option<String>,
+    /// The time window of the Gantt-style schedule view.
+    pub gantt: Option<RawGantt>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawGantt {
+    /// Cell id to show (default: the first cell).
+    pub cell: Option<String>,
+    /// Window start, trace seconds (default: a quarter into the measurement window).
+    pub start: Option<i64>,
+    /// Window length in hours (default 24).
+    pub hours: Option<f64>,
 }

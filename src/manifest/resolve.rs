@@ -368,7 +368,46 @@ pub fn resolve(
             .as_ref()
             .and_then(|r| r.template.as_ref())
             .map(|t| ctx.base_dir.join(t)),
+        gantt_cell: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.gantt.as_ref())
+            .and_then(|g| g.cell.clone()),
+        gantt_start: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.gantt.as_ref())
+            .and_then(|g| g.start),
+        gantt_seconds: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.gantt.as_ref())
+            .and_then(|g| g.hours)
+            .map_or(86_400, |h| (h * 3600.0).round() as i64),
     };
+    if let Some(cell) = &report.gantt_cell
+        && !cells.iter().any(|c| &c.id == cell)
+    {
+        let ids: Vec<&str> = cells.iter().map(|c| c.id.as_str()).collect();
+        let err = ctx.key_error(
+            "reports.gantt.cell",
+            "cell",
+            format!("no cell `{cell}` in the grid"),
+        );
+        return Err(
+            match super::error::did_you_mean(cell, ids.iter().copied()) {
+                Some(s) => err.hint(format!("did you mean `{s}`?")),
+                None => err.hint(format!("cells: {}", ids.join(", "))),
+            },
+        );
+    }
+    if report.gantt_seconds <= 0 {
+        return Err(ctx.key_error(
+            "reports.gantt.hours",
+            "hours",
+            "expected a positive number of hours",
+        ));
+    }
     for f in &report.formats {
         if f != "html" && f != "md" {
             return Err(ctx.key_error(

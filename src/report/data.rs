@@ -1,0 +1,254 @@
+//! What a report shows, loaded from an experiment's stored result set (`results/<name>/`) and
+//! its manifest — never by simulating. Trace provenance comes from the traces' header comments.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::manifest::Manifest;
+
+/// One row of summary.parquet.
+#[derive(Clone, Debug, Default)]
+pub struct SummaryRow {
+    pub cell: String,
+    pub text: BTreeMap<String, String>,
+    pub numbers: BTreeMap<String, Option<f64>>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CellSeries {
+    /// (bin start, utilization, mean queue length).
+    pub bins: Vec<(f64, f64, f64)>,
+    pub waits: Vec<f64>,
+    pub bounded_slowdowns: Vec<f64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    pub workload: String,
+    pub file: String,
+    /// Header lines naming the machine, installation, providers and conversion.
+    pub lines: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReportData {
+    pub rows: Vec<SummaryRow>,
+    pub series: BTreeMap<String, CellSeries>,
+    pub metadata: BTreeMap<String, String>,
+    pub provenance: Vec<Provenance>,
+    /// Jobs of the Gantt cell: (start, end, units).
+    pub gantt_jobs: Vec<(f64, f64, u64)>,
+    /// The Gantt window, trace seconds.
+    pub gantt_window: (f64, f64),
+}
+
+fn err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("failed to read {}: {e}", path.display())
+}
+
+fn read(
+    path: &Path,
+    columns: Option<&[&str]>,
+) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
+    let file = File::open(path).map_err(|e| {
+        err(
+            path,
+            format!("{e} (run the experiment first: schedlab run)"),
+        )
+    })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(path, e))?;
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter_map(|k| Some((k.key.clone(), k.value.clone()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let builder = match columns {
+        Some(cols) => {
+            let mask = ProjectionMask::columns(builder.parquet_schema(), cols.iter().copied());
+            builder.with_projection(mask)
+        }
+        None => builder,
+    };
+    let batches = builder
+        .build()
+        .map_err(|e| err(path, e))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| err(path, e))?;
+    Ok((batches, metadata))
+}
+
+fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
+    b.column_by_name(name)?
+        .as_any()
+        .downcast_ref::<StringArray>()
+}
+
+fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
+    let c = b.column_by_name(name)?;
+    if c.is_null(row) {
+        return None;
+    }
+    if let Some(a) = c.as_any().downcast_ref::<Float64Array>() {
+        return Some(a.value(row));
+    }
+    c.as_any()
+        .downcast_ref::<Int64Array>()
+        .map(|a| a.value(row) as f64)
+}
+
+/// Loads what the report of `manifest` needs from `dir` (= `results/<name>`). The Gantt view
+/// shows `gantt_cell` from `gantt_start` (default: a quarter into its measurement window) for
+/// `gantt_seconds`.
+pub fn load(
+    manifest: &Manifest,
+    dir: &Path,
+    gantt_cell: &str,
+    gantt_start: Option<i64>,
+    gantt_seconds: i64,
+) -> Result<ReportData, String> {
+    let mut data = ReportData::default();
+    let (batches, metadata) = read(&dir.join("summary.parquet"), None)?;
+    data.metadata = metadata;
+    for b in &batches {
+        let cells = strings(b, "cell")
+            .ok_or_else(|| err(&dir.join("summary.parquet"), "no cell column"))?;
+        for row in 0..b.num_rows() {
+            let mut r = SummaryRow {
+                cell: cells.value(row).to_string(),
+                ..SummaryRow::default()
+            };
+            for field in b.schema().fields() {
+                if let Some(s) = strings(b, field.name()) {
+                    r.text.insert(
+                        field.name().clone(),
+                        if s.is_null(row) {
+                            String::new()
+                        } else {
+                            s.value(row).to_string()
+                        },
+                    );
+                } else {
+                    r.numbers
+                        .insert(field.name().clone(), number(b, field.name(), row));
+                }
+            }
+            data.rows.push(r);
+        }
+    }
+    let start = gantt_start.map(|s| s as f64).unwrap_or_else(|| {
+        let row = data.rows.iter().find(|r| r.cell == gantt_cell);
+        let get = |k: &str| {
+            row.and_then(|r| r.numbers.get(k).copied().flatten())
+                .unwrap_or(0.0)
+        };
+        let (a, b) = (get("window_start"), get("window_end"));
+        (a + (b - a) / 4.0).floor()
+    });
+    data.gantt_window = (start, start + gantt_seconds as f64);
+    let gantt_window = data.gantt_window;
+    let (batches, _) = read(
+        &dir.join("timeseries.parquet"),
+        Some(&["cell", "time", "utilization", "queue_mean"]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let s = data.series.entry(cells.value(row).to_string()).or_default();
+            let v = |n| number(b, n, row).unwrap_or(0.0);
+            s.bins.push((v("time"), v("utilization"), v("queue_mean")));
+        }
+    }
+    let (batches, _) = read(
+        &dir.join("jobs.parquet"),
+        Some(&["cell", "start", "end", "wait", "units", "bounded_slowdown"]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let cell = cells.value(row);
+            let s = data.series.entry(cell.to_string()).or_default();
+            s.waits.push(number(b, "wait", row).unwrap_or(0.0));
+            s.bounded_slowdowns
+                .push(number(b, "bounded_slowdown", row).unwrap_or(1.0));
+            if cell == gantt_cell {
+                let (start, end) = (
+                    number(b, "start", row).unwrap_or(0.0),
+                    number(b, "end", row).unwrap_or(0.0),
+                );
+                if end > gantt_window.0 && start < gantt_window.1 {
+                    data.gantt_jobs.push((
+                        start,
+                        end,
+                        number(b, "units", row).unwrap_or(1.0) as u64,
+                    ));
+                }
+            }
+        }
+    }
+    let mut seen = BTreeMap::new();
+    for cell in &manifest.cells {
+        seen.entry(cell.workload.name.clone())
+            .or_insert_with(|| cell.workload.trace.clone());
+    }
+    for (workload, trace) in seen {
+        data.provenance.push(Provenance {
+            workload,
+            file: trace
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            lines: header_lines(&trace),
+        });
+    }
+    Ok(data)
+}
+
+/// The provenance lines of a trace's header (only the header is read).
+fn header_lines(path: &Path) -> Vec<String> {
+    let Ok(file) = File::open(path) else {
+        return Vec::new();
+    };
+    let mut buffered = BufReader::new(file);
+    let gzip = buffered
+        .fill_buf()
+        .map(|b| b.starts_with(&[0x1f, 0x8b]))
+        .unwrap_or(false);
+    let reader: Box<dyn Read> = if gzip {
+        Box::new(flate2::bufread::MultiGzDecoder::new(buffered))
+    } else {
+        Box::new(buffered)
+    };
+    let keys = [
+        "Computer",
+        "Installation",
+        "Acknowledge",
+        "Information",
+        "Conversion",
+        "MaxProcs",
+        "MaxNodes",
+    ];
+    BufReader::new(reader)
+        .lines()
+        .map_while(Result::ok)
+        .take_while(|l| l.trim_start().starts_with(';') || l.trim().is_empty())
+        .filter_map(|l| {
+            let t = l.trim_start_matches(';').trim().to_string();
+            keys.iter().any(|k| t.starts_with(k)).then_some(t)
+        })
+        .take(12)
+        .collect()
+}
