@@ -5,9 +5,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
-
-use rayon::prelude::*;
 
 use crate::plan::NodeKey;
 
@@ -20,6 +19,9 @@ pub struct DagNode {
     pub deps: Vec<usize>,
     /// A complete cache entry already exists.
     pub cached: bool,
+    /// Relative cost estimate: within a level, costlier nodes start first (longest processing
+    /// time first), so a long node does not run alone at the end. Never affects results.
+    pub cost: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -81,7 +83,10 @@ pub fn execute(
     };
     pool.install(|| {
         for level in &levels {
-            level.par_iter().with_max_len(1).for_each(|&i| {
+            let mut order = level.clone();
+            order.sort_by_key(|&i| (std::cmp::Reverse(nodes[i].cost), i));
+            let cursor = AtomicUsize::new(0);
+            let run_node = |i: usize| {
                 let node = &nodes[i];
                 let started = Instant::now();
                 let outcome = if node.cached {
@@ -109,6 +114,18 @@ pub fn execute(
                 };
                 observer.event(&event);
                 *events[i].lock().unwrap() = Some(event);
+            };
+            // Each worker takes the next node in cost order until the level is done.
+            rayon::scope(|scope| {
+                for _ in 0..threads.max(1) {
+                    scope.spawn(|_| {
+                        loop {
+                            let k = cursor.fetch_add(1, Ordering::Relaxed);
+                            let Some(&i) = order.get(k) else { break };
+                            run_node(i);
+                        }
+                    });
+                }
             });
         }
     });
@@ -153,6 +170,7 @@ mod tests {
 
     fn node(label: &str, deps: Vec<usize>, cached: bool) -> DagNode {
         DagNode {
+            cost: 1,
             label: label.into(),
             key: NodeKey(format!("k-{label}")),
             deps,

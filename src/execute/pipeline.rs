@@ -137,6 +137,7 @@ pub fn run(
             key: n.key.clone(),
             deps: n.deps.clone(),
             cached: entries.contains(n.key.as_str()),
+            cost: cost_estimate(n),
         })
         .collect();
     let traces = TraceCache::default();
@@ -224,6 +225,26 @@ pub fn run(
         Materials::new(&state_dir).save(&manifest.name, &record)?;
     }
     Ok(RunReport { events })
+}
+
+/// A rough cost of a node for ordering work (never for results): trace size, or the jobs kept
+/// by `first_jobs`, weighted by policy; aggregation of an experiment is costed like its cells.
+fn cost_estimate(node: &plan::Node) -> u64 {
+    let m = &node.material;
+    if m["node"] == "aggregate" {
+        return m["cells"].as_array().map_or(1, |c| c.len() as u64) * 1_000;
+    }
+    let bytes = m["workload"]["trace"]["bytes"].as_u64().unwrap_or(1);
+    // About 20 compressed bytes per job line in the archive's gzip traces.
+    let jobs = m["workload"]["transforms"]["first_jobs"]
+        .as_u64()
+        .map_or(bytes / 20, |n| n.min(bytes / 20));
+    let weight = if m["scheduler"]["policy"] == "conservative" {
+        20
+    } else {
+        1
+    };
+    jobs.max(1) * weight
 }
 
 fn aggregate_of(plan: &Plan, experiment: usize) -> Option<(usize, &plan::Node)> {
