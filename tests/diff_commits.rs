@@ -6,6 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .current_dir(dir)
@@ -66,15 +68,8 @@ fn snapshot(name: &str, got: &str) {
 
 #[test]
 fn diff_two_commits_after_running_at_each() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::project_with_kth();
     let dir = tmp.path();
-    fs::create_dir_all(dir.join("experiments")).unwrap();
-    fs::create_dir_all(dir.join("workloads")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
-        dir.join("workloads/kth.swf.gz"),
-    )
-    .unwrap();
     fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
     git(dir, &["init", "-q"]);
     fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();

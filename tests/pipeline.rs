@@ -7,6 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
 /// A temporary project: `experiments/`, `workloads/`, `results/`.
 struct Project {
     dir: tempfile::TempDir,
@@ -14,13 +16,9 @@ struct Project {
 
 impl Project {
     fn new() -> Project {
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir_all(dir.path().join("experiments")).unwrap();
-        fs::create_dir_all(dir.path().join("workloads")).unwrap();
-        let kth =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/KTH-SP2-1996-2.1-cln.swf.gz");
-        fs::copy(kth, dir.path().join("workloads/kth.swf.gz")).unwrap();
-        Project { dir }
+        Project {
+            dir: common::project_with_kth(),
+        }
     }
 
     fn path(&self) -> &Path {

@@ -6,6 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn schedlab(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_schedlab"))
         .current_dir(dir)
@@ -15,15 +17,8 @@ fn schedlab(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn project() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::project_with_kth();
     let d = tmp.path();
-    fs::create_dir_all(d.join("experiments")).unwrap();
-    fs::create_dir_all(d.join("workloads")).unwrap();
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
-        d.join("workloads/kth.swf.gz"),
-    )
-    .unwrap();
     fs::write(
         d.join("experiments/small.yaml"),
         "name: small

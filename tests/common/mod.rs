@@ -27,3 +27,15 @@ pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
         overrun: Overrun::Kill,
     }
 }
+
+/// A temporary project folder with `experiments/` and `workloads/kth.swf.gz` (the bundled
+/// KTH-SP2 trace), as a user's checkout would have.
+pub fn project_with_kth() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("experiments")).unwrap();
+    std::fs::create_dir_all(dir.path().join("workloads")).unwrap();
+    let kth = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("workloads/KTH-SP2-1996-2.1-cln.swf.gz");
+    std::fs::copy(kth, dir.path().join("workloads/kth.swf.gz")).unwrap();
+    dir
+}
