@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod common;
 
@@ -31,13 +31,7 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::schedlab_in as schedlab;
 
 fn manifest(interval: u32) -> String {
     format!(

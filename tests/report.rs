@@ -4,17 +4,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
 mod common;
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::schedlab_in as schedlab;
 
 fn project() -> tempfile::TempDir {
     let tmp = common::project_with_kth();

@@ -25,10 +25,6 @@ pub struct Transforms {
 }
 
 impl Transforms {
-    pub fn is_identity(&self) -> bool {
-        *self == Transforms::default()
-    }
-
     pub fn apply(&self, workload: &Workload) -> Workload {
         let mut jobs: Vec<_> = workload
             .jobs

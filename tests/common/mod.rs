@@ -39,3 +39,12 @@ pub fn project_with_kth() -> tempfile::TempDir {
     std::fs::copy(kth, dir.path().join("workloads/kth.swf.gz")).unwrap();
     dir
 }
+
+/// Runs the schedlab binary in `dir` with `args`.
+pub fn schedlab_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
