@@ -11,6 +11,7 @@ pub mod nodes;
 pub mod resources;
 pub mod running;
 pub mod scheduler;
+pub mod synth;
 pub mod timeseries;
 pub mod transform;
 
