@@ -12,6 +12,10 @@ use std::collections::BinaryHeap;
 use super::job::{Time, Workload};
 use super::machine::{Infeasible, Machine};
 use super::nodes::NodeTable;
+use super::reservation::{
+    Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, Rule,
+    ThrottleState, place,
+};
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
@@ -85,12 +89,14 @@ pub struct Invocation {
 }
 
 /// The state after an instant was fully processed (events applied, decisions applied).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Step {
     pub time: Time,
     pub queue_len: u32,
-    /// Allocation units in use.
+    /// Allocation units held by jobs.
     pub busy: u64,
+    /// Allocation units blocked by started reservations.
+    pub reserved: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -102,6 +108,8 @@ pub struct SimOutcome {
     pub invocations: Vec<Invocation>,
     /// The state after each processed instant, in time order.
     pub steps: Vec<Step>,
+    /// The fate of every reservation request, in the order of [`Reservations::requests`].
+    pub reservations: Vec<ReservationOutcome>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -118,12 +126,29 @@ pub enum SimError {
     Stalled { time: Time, waiting: usize },
     #[error("invalid scheduling interval {0} (must be a positive number of seconds)")]
     BadInterval(Time),
+    #[error("scheduler bug at t={time}: reservation {id} starts but its capacity is held by jobs")]
+    ReservationConflict { time: Time, id: u64 },
+    #[error(
+        "reservations need `overrun: kill`: a job running past its requested time could hold reserved capacity"
+    )]
+    ReservationsNeedKill,
+    #[error("reservation {id}: {problem}")]
+    BadReservation { id: u64, problem: String },
 }
 
 /// Simulates `workload` under `config`.
 pub fn simulate(workload: &Workload, config: &SimConfig) -> Result<SimOutcome, SimError> {
+    simulate_reserving(workload, config, &Reservations::default())
+}
+
+/// Simulates `workload` under `config` with advance reservation requests.
+pub fn simulate_reserving(
+    workload: &Workload,
+    config: &SimConfig,
+    reservations: &Reservations,
+) -> Result<SimOutcome, SimError> {
     let scheduler = config.scheduler.build();
-    Engine::new(workload, config, scheduler)?.run()
+    Engine::new(workload, config, scheduler, reservations)?.run()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -132,7 +157,17 @@ pub fn simulate_with(
     config: &SimConfig,
     scheduler: Box<dyn Scheduler>,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, scheduler)?.run()
+    Engine::new(workload, config, scheduler, &Reservations::default())?.run()
+}
+
+/// [`simulate_with`] and reservations.
+pub fn simulate_with_reserving(
+    workload: &Workload,
+    config: &SimConfig,
+    scheduler: Box<dyn Scheduler>,
+    reservations: &Reservations,
+) -> Result<SimOutcome, SimError> {
+    Engine::new(workload, config, scheduler, reservations)?.run()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -157,7 +192,83 @@ struct Engine<'w> {
     started_jobs: Vec<u32>,
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
+    booking: Booking<'w>,
     out: SimOutcome,
+}
+
+/// The engine's reservation state.
+struct Booking<'w> {
+    setup: &'w Reservations,
+    /// Request indices by (creation time, id).
+    order: Vec<u32>,
+    next_request: usize,
+    throttle: ThrottleState,
+    /// Granted reservations not yet over, sorted; what schedulers see.
+    granted: Vec<ReservedWindow>,
+    /// (start, request) and (end, request) of granted reservations still to start / end.
+    starts: BinaryHeap<Reverse<(Time, u32)>>,
+    ends: BinaryHeap<Reverse<(Time, u32)>>,
+    /// Nodes held by each started reservation, by request index.
+    held: Vec<Vec<u32>>,
+    /// Units blocked by started reservations.
+    reserved: u64,
+}
+
+impl<'w> Booking<'w> {
+    fn new(setup: &'w Reservations) -> Result<Self, SimError> {
+        for r in &setup.requests {
+            let problem = if r.duration <= 0 {
+                Some("its duration must be positive")
+            } else if r.width == 0 {
+                Some("its width must be positive")
+            } else if r.start < r.created {
+                Some("it starts before it is requested")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(SimError::BadReservation {
+                    id: r.id,
+                    problem: problem.to_string(),
+                });
+            }
+        }
+        let mut order: Vec<u32> = (0..setup.requests.len() as u32).collect();
+        order.sort_by_key(|&i| {
+            let r = &setup.requests[i as usize];
+            (r.created, r.id, i)
+        });
+        Ok(Booking {
+            setup,
+            order,
+            next_request: 0,
+            throttle: ThrottleState::new(setup.throttles.clone()),
+            granted: Vec::new(),
+            starts: BinaryHeap::new(),
+            ends: BinaryHeap::new(),
+            held: vec![Vec::new(); setup.requests.len()],
+            reserved: 0,
+        })
+    }
+
+    fn request(&self, i: u32) -> &'w ReservationRequest {
+        &self.setup.requests[i as usize]
+    }
+
+    fn next_event(&self) -> Option<Time> {
+        let created = self
+            .order
+            .get(self.next_request)
+            .map(|&i| self.request(i).created);
+        let start = self.starts.peek().map(|Reverse((t, _))| *t);
+        let end = self.ends.peek().map(|Reverse((t, _))| *t);
+        [created, start, end].into_iter().flatten().min()
+    }
+
+    /// Nothing left to happen: no request to come, no reservation to start or end.
+    fn is_done(&self) -> bool {
+        self.next_request == self.order.len() && self.starts.is_empty() && self.ends.is_empty()
+    }
 }
 
 impl<'w> Engine<'w> {
@@ -165,12 +276,17 @@ impl<'w> Engine<'w> {
         workload: &'w Workload,
         config: &SimConfig,
         scheduler: Box<dyn Scheduler>,
+        reservations: &'w Reservations,
     ) -> Result<Self, SimError> {
         if let Some(n) = config.interval
             && n <= 0
         {
             return Err(SimError::BadInterval(n));
         }
+        if !reservations.requests.is_empty() && config.overrun == Overrun::Continue {
+            return Err(SimError::ReservationsNeedKill);
+        }
+        let booking = Booking::new(reservations)?;
         let mut out = SimOutcome::default();
         let mut arrivals = Vec::with_capacity(workload.len());
         for (i, job) in workload.jobs.iter().enumerate() {
@@ -199,6 +315,7 @@ impl<'w> Engine<'w> {
             outcomes: vec![None; workload.len()],
             started_jobs: Vec::new(),
             idle_calls: 0,
+            booking,
             out,
         })
     }
@@ -214,7 +331,11 @@ impl<'w> Engine<'w> {
             }
             _ => None,
         };
-        [arrival, completion, tick].into_iter().flatten().min()
+        let booking = self.booking.next_event();
+        [arrival, completion, tick, booking]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn run(mut self) -> Result<SimOutcome, SimError> {
@@ -223,6 +344,7 @@ impl<'w> Engine<'w> {
         while let Some(now) = self.next_instant(last) {
             last = Some(now);
             self.complete_until(now);
+            self.end_reservations(now);
             while let Some(job) = self.arrivals.get(self.next_arrival) {
                 if job.submit != now {
                     break;
@@ -230,6 +352,8 @@ impl<'w> Engine<'w> {
                 self.queue.push(*job);
                 self.next_arrival += 1;
             }
+            self.handle_requests(now);
+            self.start_reservations(now)?;
             let decides = match self.config.interval {
                 None => true,
                 Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
@@ -237,11 +361,14 @@ impl<'w> Engine<'w> {
             if decides {
                 self.decide(now, &mut starts)?;
             }
-            let busy = self.config.machine.capacity().unit_count() - self.free.unit_count();
+            let reserved = self.booking.reserved;
+            let busy =
+                self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
             self.out.steps.push(Step {
                 time: now,
                 queue_len: self.queue.len() as u32,
                 busy,
+                reserved,
             });
         }
         if !self.queue.is_empty() {
@@ -254,7 +381,113 @@ impl<'w> Engine<'w> {
         }
         let mut out = self.out;
         out.jobs = self.outcomes.into_iter().flatten().collect();
+        out.reservations.sort_by_key(|r| r.request);
         Ok(out)
+    }
+
+    /// Decides every reservation request created at `now`, in id order: the request's own
+    /// throttles, then placement, then the sliding-window caps on the granted window.
+    fn handle_requests(&mut self, now: Time) {
+        while let Some(&i) = self.booking.order.get(self.booking.next_request) {
+            let request = self.booking.request(i);
+            if request.created != now {
+                break;
+            }
+            self.booking.next_request += 1;
+            let setup = self.booking.setup;
+            let capacity = self.config.machine.capacity().unit_count();
+            let view = View {
+                now,
+                capacity: self.config.machine.capacity(),
+                free: self.free,
+                queue: &self.queue,
+                running: &self.running,
+                reservations: &self.booking.granted,
+            };
+            let throttle = &mut self.booking.throttle;
+            let granted = throttle.check_request(request, capacity).and_then(|()| {
+                let start = place(&view, request, setup.placement, setup.on_conflict)?;
+                throttle.check_window(request, start)?;
+                Ok::<Time, Rule>(start)
+            });
+            let outcome = match granted {
+                Ok(start) => {
+                    self.booking.throttle.commit(request, start);
+                    let end = start + request.duration;
+                    let window = ReservedWindow {
+                        start,
+                        end,
+                        width: request.width,
+                    };
+                    let at = self.booking.granted.partition_point(|w| *w <= window);
+                    self.booking.granted.insert(at, window);
+                    self.booking.starts.push(Reverse((start, i)));
+                    ReservationOutcome {
+                        request: i,
+                        decision: if start == request.start {
+                            Decision::Granted
+                        } else {
+                            Decision::Shifted
+                        },
+                        window: Some((start, end)),
+                    }
+                }
+                Err(rule) => ReservationOutcome {
+                    request: i,
+                    decision: Decision::Rejected(rule),
+                    window: None,
+                },
+            };
+            self.out.reservations.push(outcome);
+        }
+    }
+
+    /// Blocks the capacity of the reservations starting at `now`. Placement and the schedulers
+    /// keep it free, so a failure is a bug, reported as an error.
+    fn start_reservations(&mut self, now: Time) -> Result<(), SimError> {
+        while let Some(&Reverse((start, i))) = self.booking.starts.peek() {
+            if start != now {
+                break;
+            }
+            self.booking.starts.pop();
+            let request = self.booking.request(i);
+            let width = ResourceVec::units(request.width);
+            let held = &mut self.booking.held[i as usize];
+            if !width.fits_in(&self.free) || self.nodes.allocate(width, held).is_err() {
+                return Err(SimError::ReservationConflict {
+                    time: now,
+                    id: request.id,
+                });
+            }
+            self.free -= width;
+            self.booking.reserved += request.width;
+            self.booking.ends.push(Reverse((now + request.duration, i)));
+        }
+        Ok(())
+    }
+
+    /// Gives back the capacity of the reservations ending at `now`.
+    fn end_reservations(&mut self, now: Time) {
+        while let Some(&Reverse((end, i))) = self.booking.ends.peek() {
+            if end != now {
+                break;
+            }
+            self.booking.ends.pop();
+            let request = self.booking.request(i);
+            let width = ResourceVec::units(request.width);
+            let held = std::mem::take(&mut self.booking.held[i as usize]);
+            self.nodes.release(width, &held);
+            self.free += width;
+            self.booking.reserved -= request.width;
+            let window = ReservedWindow {
+                start: end - request.duration,
+                end,
+                width: request.width,
+            };
+            if let Some(at) = self.booking.granted.iter().position(|w| *w == window) {
+                self.booking.granted.remove(at);
+            }
+        }
     }
 
     fn complete_until(&mut self, now: Time) {
@@ -285,6 +518,7 @@ impl<'w> Engine<'w> {
             free: self.free,
             queue: &self.queue,
             running: &self.running,
+            reservations: &self.booking.granted,
         };
         self.scheduler.schedule(&view, starts);
         starts.sort_unstable();
@@ -325,7 +559,9 @@ impl<'w> Engine<'w> {
         }
         // Periodic mode keeps ticking while jobs wait, so a policy that leaves an idle machine
         // idle forever would never end: report it after a bounded number of such calls.
-        let idle = self.running.is_empty() && self.next_arrival == self.arrivals.len();
+        let idle = self.running.is_empty()
+            && self.next_arrival == self.arrivals.len()
+            && self.booking.is_done();
         if idle && !self.queue.is_empty() {
             self.idle_calls += 1;
             if self.idle_calls > MAX_IDLE_CALLS {

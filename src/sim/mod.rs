@@ -8,6 +8,7 @@ pub mod job;
 pub mod machine;
 pub mod metrics;
 pub mod nodes;
+pub mod reservation;
 pub mod resources;
 pub mod running;
 pub mod scheduler;
@@ -16,7 +17,8 @@ pub mod timeseries;
 pub mod transform;
 
 pub use engine::{
-    Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step, simulate, simulate_with,
+    Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step, simulate,
+    simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Machine};

@@ -69,6 +69,7 @@ mod tests {
             time,
             queue_len,
             busy,
+            reserved: 0,
         }
     }
 

@@ -4,6 +4,9 @@
 //! order — each job gives back its reservation and takes the earliest slot again, which is never
 //! later than before — and jobs whose reservation starts now are started.
 //!
+//! Granted advance reservations are part of the profile before any queued job, so no job is ever
+//! planned into reserved capacity.
+//!
 //! This matches pyss's `ConservativeScheduler` (reservations kept in submission order, compression
 //! after early terminations), which the fixtures in `shared/fixtures/pyss` come from.
 
@@ -30,11 +33,8 @@ impl Conservative {
 impl Scheduler for Conservative {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
-        self.profile.reset(now, view.free);
-        for r in view.running.iter() {
-            self.profile
-                .release_from(view.predicted_end(r.expected_end), r.demand);
-        }
+        // Running jobs and reservations first: queued jobs are planned around both.
+        view.committed_profile(&mut self.profile);
         // Existing reservations hold their place while earlier jobs are compressed. One already
         // in the past (missed between two periodic calls) is stale: that job is placed afresh.
         let mut held = Vec::with_capacity(view.queue.len());

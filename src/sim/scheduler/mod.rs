@@ -12,8 +12,10 @@ pub use easy::Easy;
 pub use fcfs::Fcfs;
 
 use super::job::Time;
+use super::reservation::ReservedWindow;
 use super::resources::ResourceVec;
 use super::running::RunningSet;
+use profile::Profile;
 
 /// A waiting job as schedulers see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +38,10 @@ pub struct View<'a> {
     pub queue: &'a [QueuedJob],
     /// Running jobs in order of expected termination.
     pub running: &'a RunningSet,
+    /// Granted reservations not yet over, by start. Those already started are not in `free`.
+    /// No job may hold reserved capacity: a job may start only if it fits beside every
+    /// reservation until its requested time is up.
+    pub reservations: &'a [ReservedWindow],
 }
 
 impl View<'_> {
@@ -44,6 +50,24 @@ impl View<'_> {
     /// one second from now rather than in the past.
     pub fn predicted_end(&self, expected_end: Time) -> Time {
         expected_end.max(self.now + 1)
+    }
+
+    /// Resets `profile` to the committed future: capacity free now, released by running jobs at
+    /// their predicted ends and by started reservations at their ends, and held by the
+    /// reservations still to come.
+    pub fn committed_profile(&self, profile: &mut Profile) {
+        profile.reset(self.now, self.free);
+        for r in self.running.iter() {
+            profile.release_from(self.predicted_end(r.expected_end), r.demand);
+        }
+        for w in self.reservations {
+            let width = ResourceVec::units(w.width);
+            if w.start <= self.now {
+                profile.release_from(w.end, width);
+            } else {
+                profile.reserve(w.start, w.end, width);
+            }
+        }
     }
 }
 
@@ -80,7 +104,7 @@ impl SchedulerKind {
 
     pub fn build(self) -> Box<dyn Scheduler> {
         match self {
-            SchedulerKind::Fcfs => Box::new(Fcfs),
+            SchedulerKind::Fcfs => Box::new(Fcfs::default()),
             SchedulerKind::Easy => Box::new(Easy::default()),
             SchedulerKind::Conservative => Box::new(Conservative::default()),
         }
