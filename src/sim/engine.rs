@@ -352,8 +352,11 @@ impl<'w> Engine<'w> {
                 self.queue.push(*job);
                 self.next_arrival += 1;
             }
-            self.handle_requests(now);
+            // Reservations due now start before requests are placed: a view counts every
+            // reservation with start ≤ now as started (one granted to start at once starts as
+            // soon as it is granted).
             self.start_reservations(now)?;
+            self.handle_requests(now)?;
             let decides = match self.config.interval {
                 None => true,
                 Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
@@ -387,7 +390,7 @@ impl<'w> Engine<'w> {
 
     /// Decides every reservation request created at `now`, in id order: the request's own
     /// throttles, then placement, then the sliding-window caps on the granted window.
-    fn handle_requests(&mut self, now: Time) {
+    fn handle_requests(&mut self, now: Time) -> Result<(), SimError> {
         while let Some(&i) = self.booking.order.get(self.booking.next_request) {
             let request = self.booking.request(i);
             if request.created != now {
@@ -438,8 +441,13 @@ impl<'w> Engine<'w> {
                     window: None,
                 },
             };
+            let starts_now = outcome.window.is_some_and(|(start, _)| start == now);
             self.out.reservations.push(outcome);
+            if starts_now {
+                self.start_reservations(now)?;
+            }
         }
+        Ok(())
     }
 
     /// Blocks the capacity of the reservations starting at `now`. Placement and the schedulers

@@ -11,10 +11,15 @@ mod window_cap;
 
 pub use generator::{Distribution, ReservationGenerator};
 pub use placement::place;
-pub use throttle::{ThrottleState, Throttles};
+pub use throttle::{ThrottleState, Throttles, WindowCap, unit_seconds};
 pub use window_cap::{SlidingWindowLoad, brute_force_peak};
 
 use super::job::Time;
+
+/// A [`WindowCap`] of `max` per `window` seconds.
+pub fn throttle_cap(window: Time, max: u64) -> WindowCap {
+    WindowCap { window, max }
+}
 
 /// One reservation request. Widths are in allocation units (whole nodes on an exclusive-node
 /// machine, processors on a pool).
