@@ -34,6 +34,7 @@ check-parquet: build $(VENV)/.ok
 bench: build
 	$(CARGO) bench --locked --bench simulate
 	$(CARGO) bench --locked --bench pipeline
+	$(CARGO) bench --locked --bench throttle
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -44,6 +44,14 @@ pub fn run(
             .set("workload", Value::Str(cell.workload.name.clone()))
             .set("cluster", Value::Str(cell.cluster.name.clone()))
             .set("scheduler", Value::Str(cell.scheduler.name.clone()))
+            .set(
+                "reservations",
+                Value::Str(
+                    cell.reservations
+                        .as_ref()
+                        .map_or("none".to_string(), |r| r.name.clone()),
+                ),
+            )
             .set("seed", Value::Int(cell.seed as i64))
             .set("policy", Value::Str(s.policy.clone()))
             .set("procs", Value::Int(s.procs as i64))
@@ -78,6 +86,23 @@ pub fn run(
                 Value::Int(s.trace_malformed_lines as i64),
             );
         summary.set_fields(&s.summary);
+        // Per size class: `<class>_<metric>` columns, in the manifest's class order.
+        let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+        for c in &s.size_classes {
+            let name = &c.name;
+            summary
+                .set(&format!("{name}_jobs"), Value::Int(c.jobs as i64))
+                .set(&format!("{name}_wait_mean"), opt(c.wait_mean))
+                .set(
+                    &format!("{name}_expansion_factor_weighted"),
+                    opt(c.expansion_factor_weighted),
+                )
+                .set(
+                    &format!("{name}_bounded_slowdown_mean"),
+                    opt(c.bounded_slowdown_mean),
+                )
+                .set(&format!("{name}_queue_mean"), opt(c.queue_mean));
+        }
     }
     summary
         .write(&entry.path("summary.parquet"), metadata)
@@ -96,6 +121,14 @@ pub fn run(
         &dirs,
         "timeseries.parquet",
         &entry.path("timeseries.parquet"),
+        metadata,
+    )?;
+
+    concat_with_cell(
+        manifest,
+        &dirs,
+        "reservations.parquet",
+        &entry.path("reservations.parquet"),
         metadata,
     )
 }

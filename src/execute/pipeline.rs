@@ -16,7 +16,12 @@ use crate::manifest::Manifest;
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 3] = ["summary.parquet", "jobs.parquet", "timeseries.parquet"];
+pub const RESULT_FILES: [&str; 4] = [
+    "summary.parquet",
+    "jobs.parquet",
+    "timeseries.parquet",
+    "reservations.parquet",
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {

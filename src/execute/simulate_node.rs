@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use crate::cache::EntryWriter;
 use crate::manifest::Cell;
-use crate::sim::metrics::{self, MetricsConfig, RunSummary};
-use crate::sim::{Machine, SimConfig, simulate, timeseries};
-use crate::store::{JobsWriter, write_timeseries};
+use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
+use crate::sim::reservation::Reservations;
+use crate::sim::{Machine, SimConfig, simulate_reserving, timeseries};
+use crate::store::{JobsWriter, write_reservations, write_timeseries};
 use crate::swf::{self, Anomalies, Mode, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
@@ -56,6 +57,15 @@ pub struct CellSummary {
     pub trace_malformed_lines: u64,
     pub anomalies: Anomalies,
     pub summary: RunSummary,
+    /// Aggregates per job-size class, in the order of the manifest's classes.
+    pub size_classes: Vec<ClassSummary>,
+}
+
+/// The seed of a cell's generated reservation requests: derived from the replica seed, so
+/// replicas draw different requests and no other random stream shares it.
+pub fn reservation_seed(seed: u64) -> u64 {
+    let hash = blake3::hash(format!("schedlab/reservations/{seed}").as_bytes());
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
@@ -89,7 +99,17 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun,
     };
-    let outcome = simulate(&workload, &config).map_err(|e| e.to_string())?;
+    let reservations = match &cell.reservations {
+        Some(spec) => {
+            let first = workload.jobs.first().map_or(0, |j| j.submit);
+            let last = workload.jobs.last().map_or(first, |j| j.submit);
+            spec.to_reservations(&machine, (first, last), reservation_seed(cell.seed))
+                .map_err(|e| format!("reservations `{}`: {e}", spec.name))?
+        }
+        None => Reservations::default(),
+    };
+    let outcome =
+        simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
     let metrics_config = MetricsConfig {
         tau: cell.metrics.tau,
         warmup: cell.metrics.warmup,
@@ -97,6 +117,14 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     let records = metrics::job_records(&workload, &outcome, metrics_config.tau);
     let capacity = machine.capacity().unit_count();
     let summary: RunSummary = metrics::summarize(&records, &outcome, capacity, &metrics_config);
+    let (first, window_start, window_end) = metrics::measurement(&records, metrics_config.warmup);
+    let classes = &cell.metrics.size_classes;
+    let size_classes = metrics::summarize_classes(
+        &records,
+        &records[first..],
+        classes,
+        (window_start, window_end),
+    );
 
     let cell_summary = CellSummary {
         policy: cell.scheduler.policy.to_string(),
@@ -109,6 +137,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         trace_malformed_lines: trace.malformed.count,
         anomalies: trace.anomalies,
         summary,
+        size_classes,
     };
     let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
     std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
@@ -118,6 +147,22 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     jobs.write("", &records).map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
 
-    let bins = timeseries::bin(&outcome.steps, capacity, cell.metrics.timeseries_step);
-    write_timeseries(&entry.path("timeseries.parquet"), &bins, &[]).map_err(|e| e.to_string())
+    write_reservations(
+        &entry.path("reservations.parquet"),
+        &reservations.requests,
+        &outcome.reservations,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+
+    let step = cell.metrics.timeseries_step;
+    let bins = timeseries::bin(&outcome.steps, capacity, step);
+    let queues: Vec<(String, Vec<f64>)> = classes
+        .0
+        .iter()
+        .map(|c| c.name.clone())
+        .zip(timeseries::queue_by_class(&records, classes, &bins, step))
+        .collect();
+    write_timeseries(&entry.path("timeseries.parquet"), &bins, &queues, &[])
+        .map_err(|e| e.to_string())
 }

@@ -7,10 +7,13 @@ use super::model::Cell;
 use crate::sim::Overrun;
 
 /// Axes that pick a named entry of a section.
-pub const NAME_AXES: [&str; 3] = ["workload", "cluster", "scheduler"];
+pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
+
+/// The reservation scenario of the baseline: no reservations.
+pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 7] = [
+pub const PARAM_AXES: [(&str, &str); 9] = [
     ("first_jobs", "a positive integer"),
     (
         "interval",
@@ -20,7 +23,15 @@ pub const PARAM_AXES: [(&str, &str); 7] = [
     ("node_size", "a positive integer or null (a processor pool)"),
     ("overrun", "kill or continue"),
     ("procs", "a positive integer"),
+    (
+        "reservation_rate",
+        "a non-negative number (generated reservations per week)",
+    ),
     ("tau", "a positive integer (seconds)"),
+    (
+        "throttle_node_hours",
+        "a positive number (node-hours per window) or null (no cap)",
+    ),
 ];
 
 /// Load scaling stretches or compresses time; beyond these bounds simulated time overflows or
@@ -59,6 +70,10 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
+        "throttle_node_hours" => {
+            v.is_null() || v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0)
+        }
         _ => false,
     };
     if ok {
@@ -82,6 +97,24 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
             }
         }
         "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        // Reservation parameters change the cell's scenario; the `none` scenario has none.
+        "reservation_rate" => {
+            if let Some(g) = cell
+                .reservations
+                .as_mut()
+                .and_then(|r| r.generator.as_mut())
+            {
+                g.per_week = v.as_f64().unwrap_or(g.per_week);
+            }
+        }
+        "throttle_node_hours" => {
+            if let Some(r) = cell.reservations.as_mut() {
+                r.throttle.max_node_seconds = v.as_f64().map(|h| (h * 3600.0).round() as u64);
+                if r.throttle.max_node_seconds.is_some() {
+                    r.throttle.max_proc_seconds = None;
+                }
+            }
+        }
         _ => {}
     }
 }

@@ -9,10 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use super::axis::NO_RESERVATIONS;
 use super::axis::{self, NAME_AXES};
 use super::error::ManifestError;
 use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
 use super::raw::RawGrid;
+use super::reservations::ReservationSpec;
 use super::resolve::Ctx;
 
 /// The named entries a grid can pick from.
@@ -20,6 +22,7 @@ pub struct Sections<'a> {
     pub workloads: &'a BTreeMap<String, WorkloadSpec>,
     pub clusters: &'a BTreeMap<String, ClusterSpec>,
     pub schedulers: &'a BTreeMap<String, SchedulerSpec>,
+    pub reservations: &'a BTreeMap<String, ReservationSpec>,
     pub metrics: &'a MetricsSpec,
     pub seeds: &'a [u64],
 }
@@ -29,8 +32,32 @@ impl Sections<'_> {
         match axis {
             "workload" => self.workloads.keys().cloned().collect(),
             "cluster" => self.clusters.keys().cloned().collect(),
+            "reservations" => std::iter::once(NO_RESERVATIONS.to_string())
+                .chain(self.reservations.keys().cloned())
+                .collect(),
             _ => self.schedulers.keys().cloned().collect(),
         }
+    }
+
+    /// The values of a name axis the grid does not list: every entry of the section; for
+    /// reservations, every scenario defined, or `none` when there are none.
+    fn defaults(&self, axis: &str) -> Vec<String> {
+        if axis == "reservations" && !self.reservations.is_empty() {
+            return self.reservations.keys().cloned().collect();
+        }
+        if axis == "reservations" {
+            return vec![NO_RESERVATIONS.to_string()];
+        }
+        self.names(axis)
+    }
+}
+
+/// The section a name axis picks from, for messages.
+fn section(axis: &str) -> String {
+    if axis == "reservations" {
+        axis.to_string()
+    } else {
+        format!("{axis}s")
     }
 }
 
@@ -89,7 +116,7 @@ pub fn expand(
     for name in NAME_AXES {
         values.entry(name.to_string()).or_insert_with(|| {
             sections
-                .names(name)
+                .defaults(name)
                 .into_iter()
                 .map(Value::String)
                 .collect()
@@ -270,6 +297,7 @@ pub fn expand(
                 cluster: sections.clusters[&name("cluster")].clone(),
                 scheduler: sections.schedulers[&name("scheduler")].clone(),
                 metrics: sections.metrics.clone(),
+                reservations: sections.reservations.get(&name("reservations")).cloned(),
                 seed,
             };
             for (a, v) in combo {
@@ -285,6 +313,20 @@ pub fn expand(
                     "grid",
                     format!("cell {id}: {p} processors do not divide into nodes of {k}"),
                 ));
+            }
+            if let Some(r) = &cell.reservations
+                && r.uses_nodes()
+                && cell.cluster.node_size.is_none()
+            {
+                return Err(ManifestError::new(
+                    ctx.file,
+                    format!("reservations.{}", r.name),
+                    format!(
+                        "cell {id}: scenario `{}` counts nodes but cluster `{}` is a processor pool",
+                        r.name, cell.cluster.name
+                    ),
+                )
+                .hint("give the cluster a `node_size`, or widths and caps in processors (`procs`, `max_proc_hours`)"));
             }
             if !ids.insert(id.clone()) {
                 return Err(ManifestError::new(
@@ -334,7 +376,7 @@ fn check_value(
             ));
         };
         if !names.iter().any(|n| n == s) {
-            let section = format!("{axis_name}s");
+            let section = section(axis_name);
             let err = ctx.error(
                 path,
                 format!("no {axis_name} named `{s}` in `{section}`"),

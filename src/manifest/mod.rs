@@ -10,6 +10,7 @@ mod error;
 mod grid;
 pub mod model;
 pub mod raw;
+mod reservations;
 mod resolve;
 
 pub use error::{ManifestError, did_you_mean};
@@ -17,6 +18,7 @@ pub use model::{
     Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
 };
 pub use raw::RawManifest;
+pub use reservations::{ReservationSpec, Width};
 
 use std::cell::RefCell;
 use std::path::Path;

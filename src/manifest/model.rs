@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::sim::metrics::Warmup;
+use crate::sim::metrics::{SizeClasses, Warmup};
 use crate::sim::transform::{Transforms, UserFilter};
 use crate::sim::{Overrun, SchedulerKind, Time};
 
@@ -36,6 +36,8 @@ pub struct Cell {
     pub cluster: ClusterSpec,
     pub scheduler: SchedulerSpec,
     pub metrics: MetricsSpec,
+    /// Advance reservations injected into the run (`None`: the `none` scenario).
+    pub reservations: Option<super::reservations::ReservationSpec>,
     pub seed: u64,
 }
 
@@ -98,6 +100,8 @@ pub struct MetricsSpec {
     pub tau: Time,
     pub warmup: Warmup,
     pub timeseries_step: Time,
+    /// Job-size classes of the per-class aggregates (default: the paper's small/medium/large).
+    pub size_classes: SizeClasses,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

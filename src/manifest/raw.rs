@@ -26,6 +26,9 @@ pub struct RawManifest {
     pub clusters: Option<BTreeMap<String, RawCluster>>,
     /// Named scheduler configurations.
     pub schedulers: BTreeMap<String, RawScheduler>,
+    /// Named advance-reservation scenarios (docs/reservations.md); the grid axis
+    /// `reservations` picks one per cell, or `none`.
+    pub reservations: Option<BTreeMap<String, RawReservations>>,
     /// Metric settings shared by every cell.
     pub metrics: Option<RawMetrics>,
     /// Which combinations to run. Default: every workload × cluster × scheduler.
@@ -105,6 +108,17 @@ pub struct RawMetrics {
     /// Bin width of timeseries.parquet in seconds (default 3600).
     #[schemars(with = "Option<i64>")]
     pub timeseries_step: Option<Spanned<i64>>,
+    /// Job-size classes, narrowest first; the last has no `up_to` (default: small up to 1,
+    /// medium up to 64, large).
+    pub size_classes: Option<Vec<RawSizeClass>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSizeClass {
+    pub name: String,
+    /// Widest job of the class, in allocation units (nodes with node_size, else processors).
+    pub up_to: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -157,4 +171,97 @@ pub struct RawGantt {
     pub start: Option<i64>,
     /// Window length in hours (default 24).
     pub hours: Option<f64>,
+}
+
+/// One advance-reservation scenario: where requests come from, how they are placed and
+/// throttled.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawReservations {
+    /// Explicit requests.
+    pub requests: Option<Vec<RawRequest>>,
+    /// A CSV file of requests (relative to the manifest) with a header row naming the columns
+    /// `start`, `duration`, `nodes` or `procs`, and optionally `id`, `owner`, `created`.
+    #[schemars(with = "Option<String>")]
+    pub csv: Option<Spanned<String>>,
+    /// Synthetic requests spread uniformly over the simulated period.
+    pub generate: Option<RawGenerate>,
+    /// after_queue (default: Catalina's rule) or at_requested_time.
+    #[schemars(with = "Option<String>")]
+    pub placement: Option<crate::sim::reservation::Placement>,
+    /// reject (default) or shift.
+    #[schemars(with = "Option<String>")]
+    pub on_conflict: Option<crate::sim::reservation::OnConflict>,
+    /// Throttling rules; every rule is optional.
+    pub throttle: Option<RawThrottle>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRequest {
+    /// Default: the position in the list, from 1.
+    pub id: Option<u64>,
+    /// Default: `owner`.
+    pub owner: Option<String>,
+    /// When the request is made, trace seconds (default: its start).
+    pub created: Option<i64>,
+    /// Requested start, trace seconds.
+    pub start: i64,
+    /// Seconds.
+    #[schemars(with = "i64")]
+    pub duration: Spanned<i64>,
+    /// Width in whole nodes (needs a cluster with node_size)…
+    pub nodes: Option<u64>,
+    /// …or in processors.
+    pub procs: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawGenerate {
+    /// Requests per week of the simulated period (grid axis `reservation_rate`).
+    #[schemars(with = "f64")]
+    pub per_week: Spanned<f64>,
+    /// Width distribution in nodes…
+    pub nodes: Option<RawDistribution>,
+    /// …or in processors.
+    pub procs: Option<RawDistribution>,
+    /// Duration distribution, hours.
+    pub hours: RawDistribution,
+    /// Advance notice (start − request time) distribution, hours (default 0).
+    pub notice_hours: Option<RawDistribution>,
+    /// Number of distinct owners, drawn uniformly (default 1).
+    pub owners: Option<u32>,
+}
+
+/// A distribution: exactly one of these keys.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum RawDistribution {
+    Fixed(f64),
+    /// Every value of [min, max] equally likely (integers for widths).
+    Uniform([f64; 2]),
+    /// Logarithm uniform over [min, max].
+    LogUniform([f64; 2]),
+    /// One of the values, equally likely.
+    Choice(Vec<f64>),
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawThrottle {
+    /// Length of the sliding window of the caps, days (default 7).
+    pub window_days: Option<f64>,
+    /// Cap on reserved node-hours starting in any window (grid axis `throttle_node_hours`).
+    pub max_node_hours: Option<f64>,
+    /// Cap on reserved processor-hours starting in any window.
+    pub max_proc_hours: Option<f64>,
+    /// Cap on one owner's reservations starting in any window.
+    pub max_per_owner: Option<u64>,
+    pub min_hours: Option<f64>,
+    pub max_hours: Option<f64>,
+    pub min_nodes: Option<u64>,
+    pub max_nodes: Option<u64>,
+    pub min_procs: Option<u64>,
+    pub max_procs: Option<u64>,
 }

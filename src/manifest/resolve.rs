@@ -11,8 +11,8 @@ use super::grid::{self, Sections};
 use super::model::{
     ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
 };
-use super::raw::RawManifest;
-use crate::sim::metrics::{DEFAULT_TAU, Warmup};
+use super::raw::{RawManifest, RawSizeClass};
+use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
 
 /// Default bin width of timeseries.parquet, seconds.
 pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
@@ -35,7 +35,7 @@ impl Ctx<'_> {
     }
 
     /// An error about a mapping key (keys carry no location; find the line that defines it).
-    fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
+    pub fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
         let err = ManifestError::new(self.file, path, message);
         for (i, line) in self.text.lines().enumerate() {
             let t = line.trim_start();
@@ -80,6 +80,57 @@ fn positive(ctx: &Ctx<'_>, path: &str, v: &Spanned<i64>) -> Result<i64, Manifest
             &v.referenced,
         ))
     }
+}
+
+/// Checks `metrics.size_classes`: valid distinct names, bounds increasing, only the last open.
+fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, ManifestError> {
+    let path = "metrics.size_classes";
+    let err = |m: String| ctx.key_error(path, "size_classes", m);
+    if list.is_empty() {
+        return Err(err("give at least one class".into()));
+    }
+    let mut previous = 0;
+    let mut names = std::collections::BTreeSet::new();
+    for (i, c) in list.iter().enumerate() {
+        if !valid_name(&c.name) || !names.insert(c.name.clone()) {
+            return Err(err(format!(
+                "class name `{}` is not a valid, distinct name",
+                c.name
+            ))
+            .hint("names become column names: letters, digits, `-` and `_`"));
+        }
+        let last = i + 1 == list.len();
+        match (c.up_to, last) {
+            (None, true) => {}
+            (None, false) => {
+                return Err(err(format!(
+                    "class `{}` has no `up_to`, but only the last class may be open-ended",
+                    c.name
+                )));
+            }
+            (Some(_), true) => {
+                return Err(err(format!(
+                    "the last class, `{}`, must have no `up_to`: it holds every wider job",
+                    c.name
+                )));
+            }
+            (Some(n), false) if n <= previous => {
+                return Err(err(format!(
+                    "class `{}`: `up_to` must grow from class to class (found {n} after {previous})",
+                    c.name
+                )));
+            }
+            (Some(n), false) => previous = n,
+        }
+    }
+    Ok(SizeClasses(
+        list.iter()
+            .map(|c| SizeClass {
+                name: c.name.clone(),
+                up_to: c.up_to,
+            })
+            .collect(),
+    ))
 }
 
 pub fn resolve(
@@ -284,6 +335,7 @@ pub fn resolve(
             tau: DEFAULT_TAU,
             warmup: Warmup::None,
             timeseries_step: DEFAULT_TIMESERIES_STEP,
+            size_classes: SizeClasses::default(),
         },
         Some(m) => {
             let tau = match &m.bounded_slowdown_tau {
@@ -313,10 +365,15 @@ pub fn resolve(
                     ));
                 }
             };
+            let size_classes = match &m.size_classes {
+                Some(list) => size_classes(ctx, list)?,
+                None => SizeClasses::default(),
+            };
             MetricsSpec {
                 tau,
                 warmup,
                 timeseries_step: step,
+                size_classes,
             }
         }
     };
@@ -348,10 +405,29 @@ pub fn resolve(
         (None, None) => vec![base_seed],
     };
 
+    let mut reservations = BTreeMap::new();
+    for (rname, spec) in raw.reservations.iter().flatten() {
+        check_name(ctx, "reservations", rname)?;
+        if rname == super::axis::NO_RESERVATIONS {
+            return Err(ctx
+                .key_error(
+                    &format!("reservations.{rname}"),
+                    rname,
+                    "`none` names the scenario without reservations",
+                )
+                .hint("choose another name"));
+        }
+        reservations.insert(
+            rname.clone(),
+            super::reservations::resolve(ctx, rname, spec)?,
+        );
+    }
+
     let sections = Sections {
         workloads: &workloads,
         clusters: &clusters,
         schedulers: &schedulers,
+        reservations: &reservations,
         metrics: &metrics,
         seeds: &seeds,
     };

@@ -60,6 +60,20 @@ pub struct Inputs<'a> {
 
 /// Key material of the simulation of `cell`.
 pub fn simulate_material(cell: &Cell, trace: &Digest) -> Value {
+    // A reservation scenario counts by content, not by name; its seed only when it draws
+    // requests at random.
+    let reservations = cell.reservations.as_ref().map(|r| {
+        let mut v = serde_json::to_value(r).expect("reservation specs serialize");
+        if let Some(map) = v.as_object_mut() {
+            map.remove("name");
+        }
+        v
+    });
+    let seed = cell
+        .reservations
+        .as_ref()
+        .filter(|r| r.generator.is_some())
+        .map(|_| cell.seed);
     json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
@@ -76,6 +90,8 @@ pub fn simulate_material(cell: &Cell, trace: &Digest) -> Value {
             "overrun": cell.scheduler.overrun,
         },
         "metrics": cell.metrics,
+        "reservations": reservations,
+        "seed": seed,
     })
 }
 

@@ -3,11 +3,13 @@
 
 mod atomic;
 mod jobs;
+mod reservations;
 mod table;
 mod timeseries;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use jobs::JobsWriter;
+pub use reservations::write_reservations;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;
 

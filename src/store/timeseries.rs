@@ -10,21 +10,39 @@ use arrow_schema::{DataType, Field, Schema};
 use super::{StoreError, write_columns};
 use crate::sim::timeseries::Bin;
 
+/// Writes `bins`, then one `queue_mean_<class>` column per entry of `class_queues`.
 pub fn write_timeseries(
     path: &Path,
     bins: &[Bin],
+    class_queues: &[(String, Vec<f64>)],
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
-    let schema = Arc::new(Schema::new(vec![
+    let mut fields = vec![
         Field::new("time", DataType::Int64, true),
         Field::new("utilization", DataType::Float64, true),
+        Field::new("reserved", DataType::Float64, true),
+        Field::new("utilization_with_reserved", DataType::Float64, true),
         Field::new("queue_mean", DataType::Float64, true),
         Field::new("queue_max", DataType::Int64, true),
-    ]));
-    let columns: Vec<ArrayRef> = vec![
+    ];
+    for (name, _) in class_queues {
+        fields.push(Field::new(
+            format!("queue_mean_{name}"),
+            DataType::Float64,
+            true,
+        ));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from_iter_values(bins.iter().map(|b| b.start))),
         Arc::new(Float64Array::from_iter_values(
             bins.iter().map(|b| b.utilization),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            bins.iter().map(|b| b.reserved),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            bins.iter().map(|b| b.utilization + b.reserved),
         )),
         Arc::new(Float64Array::from_iter_values(
             bins.iter().map(|b| b.queue_mean),
@@ -33,5 +51,10 @@ pub fn write_timeseries(
             bins.iter().map(|b| i64::from(b.queue_max)),
         )),
     ];
+    for (_, series) in class_queues {
+        columns.push(Arc::new(Float64Array::from_iter_values(
+            series.iter().copied(),
+        )));
+    }
     write_columns(path, schema, columns, metadata)
 }

@@ -2,12 +2,14 @@
 //! definition with its source).
 
 mod record;
+mod size_class;
 mod stats;
 mod summary;
 
 pub use record::{JobRecord, job_records};
+pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
-pub use summary::{RunSummary, summarize};
+pub use summary::{RunSummary, measurement, summarize};
 
 use serde::{Deserialize, Serialize};
 

@@ -13,6 +13,7 @@ use super::stats::Distribution;
 use super::{MetricsConfig, Warmup};
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::Time;
+use crate::sim::reservation::Decision;
 
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct RunSummary {
@@ -42,6 +43,16 @@ pub struct RunSummary {
     pub backfilled_fraction: Option<f64>,
     /// Allocated unit-seconds inside the window over capacity × window length (Eq. 1).
     pub utilization: Option<f64>,
+    /// Reserved unit-seconds (started advance reservations) inside the window over capacity ×
+    /// window length: capacity held for reservations, idle as far as the batch queue goes.
+    pub reserved_fraction: Option<f64>,
+    /// utilization + reserved_fraction: reservations counted as used (Margo et al., section 6).
+    pub utilization_with_reserved: Option<f64>,
+    /// Reservation requests made, granted at the requested time, granted shifted, rejected.
+    pub reservations_requested: u64,
+    pub reservations_granted: u64,
+    pub reservations_shifted: u64,
+    pub reservations_rejected: u64,
     /// Time-weighted mean number of waiting jobs over the window.
     pub queue_length_time_weighted: Option<f64>,
     /// Mean number of waiting jobs at each scheduler call in the window (the exercise's).
@@ -57,6 +68,25 @@ pub struct RunSummary {
     pub tau: Time,
 }
 
+/// The measured part of a run: the index of the first measured record and the measurement
+/// window `[start, end]` (docs/metrics.md, "Warm-up").
+pub fn measurement(records: &[JobRecord], warmup: Warmup) -> (usize, Time, Time) {
+    let first_submit = records.first().map_or(0, |r| r.submit);
+    let last_end = records.iter().map(|r| r.end).max().unwrap_or(first_submit);
+    let (first, start) = match warmup {
+        Warmup::None => (0, first_submit),
+        Warmup::Jobs(n) => {
+            let n = (n as usize).min(records.len());
+            (n, records.get(n).map_or(last_end, |r| r.submit))
+        }
+        Warmup::Seconds(t) => {
+            let start = first_submit.saturating_add(t);
+            (records.partition_point(|r| r.submit < start), start)
+        }
+    };
+    (first, start, last_end.max(start))
+}
+
 /// Summarizes a run. `records` are [`super::job_records`] of `outcome`, in submission order;
 /// `capacity` is the machine's capacity in allocation units.
 pub fn summarize(
@@ -67,20 +97,8 @@ pub fn summarize(
 ) -> RunSummary {
     let first_submit = records.first().map_or(0, |r| r.submit);
     let last_end = records.iter().map(|r| r.end).max().unwrap_or(first_submit);
-    let (measured, window_start): (&[JobRecord], Time) = match config.warmup {
-        Warmup::None => (records, first_submit),
-        Warmup::Jobs(n) => {
-            let n = (n as usize).min(records.len());
-            let start = records.get(n).map_or(last_end, |r| r.submit);
-            (&records[n..], start)
-        }
-        Warmup::Seconds(t) => {
-            let start = first_submit.saturating_add(t);
-            let first = records.partition_point(|r| r.submit < start);
-            (&records[first..], start)
-        }
-    };
-    let window_end = last_end.max(window_start);
+    let (first, window_start, window_end) = measurement(records, config.warmup);
+    let measured = &records[first..];
     let n = measured.len();
     let collect = |f: fn(&JobRecord) -> f64| measured.iter().map(f).collect::<Vec<f64>>();
     let wait = Distribution::of(&mut collect(|r| r.wait as f64));
@@ -110,6 +128,16 @@ pub fn summarize(
             .sum();
         busy / (capacity as f64 * length as f64)
     });
+    let reserved_fraction = (length > 0 && capacity > 0).then(|| {
+        reserved_unit_seconds(outcome, window_start, window_end) / (capacity as f64 * length as f64)
+    });
+    let count = |f: fn(&Decision) -> bool| {
+        outcome
+            .reservations
+            .iter()
+            .filter(|r| f(&r.decision))
+            .count() as u64
+    };
     let calls: Vec<_> = outcome
         .invocations
         .iter()
@@ -136,6 +164,12 @@ pub fn summarize(
         expansion_factor_weighted: weighted_ef,
         backfilled_fraction: mean(|r| if r.backfilled { 1.0 } else { 0.0 }),
         utilization,
+        reserved_fraction,
+        utilization_with_reserved: utilization.zip(reserved_fraction).map(|(u, r)| u + r),
+        reservations_requested: outcome.reservations.len() as u64,
+        reservations_granted: count(|d| *d == Decision::Granted),
+        reservations_shifted: count(|d| *d == Decision::Shifted),
+        reservations_rejected: count(|d| matches!(d, Decision::Rejected(_))),
         queue_length_time_weighted: (length > 0)
             .then(|| time_weighted_queue(outcome, window_start, window_end) / length as f64),
         queue_length_sampled: sampled,
@@ -145,6 +179,18 @@ pub fn summarize(
         window_end,
         tau: config.tau,
     }
+}
+
+/// ∫ reserved units dt over [from, to), from the engine's steps.
+fn reserved_unit_seconds(outcome: &SimOutcome, from: Time, to: Time) -> f64 {
+    let steps = &outcome.steps;
+    let mut total = 0.0;
+    for (i, s) in steps.iter().enumerate() {
+        let next = steps.get(i + 1).map_or(to, |n| n.time);
+        let overlap = (next.min(to) - s.time.max(from)).max(0);
+        total += s.reserved as f64 * overlap as f64;
+    }
+    total
 }
 
 /// ∫ queue length dt over [from, to), from the engine's steps (each holds until the next).

@@ -10,7 +10,8 @@ use super::ReservationRequest;
 use crate::sim::job::Time;
 
 /// An integer distribution.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Distribution {
     Fixed(i64),
     /// Every integer of `[min, max]` equally likely.

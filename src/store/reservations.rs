@@ -1,0 +1,69 @@
+//! `reservations.parquet` of one simulation: every reservation request with its outcome, the
+//! rule that rejected it and the granted window (columns in docs/outputs.md). Written with its
+//! columns even when there are no requests.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+
+use super::{StoreError, write_columns};
+use crate::sim::reservation::{Decision, ReservationOutcome, ReservationRequest};
+
+pub fn write_reservations(
+    path: &Path,
+    requests: &[ReservationRequest],
+    outcomes: &[ReservationOutcome],
+    metadata: &[(String, String)],
+) -> Result<(), StoreError> {
+    let int = |name: &str| Field::new(name, DataType::Int64, true);
+    let text = |name: &str| Field::new(name, DataType::Utf8, true);
+    let schema = Arc::new(Schema::new(vec![
+        int("id"),
+        text("owner"),
+        int("created"),
+        int("requested_start"),
+        int("duration"),
+        int("width"),
+        text("outcome"),
+        text("reason"),
+        int("start"),
+        int("end"),
+        int("shift"),
+    ]));
+    let rows: Vec<(&ReservationRequest, &ReservationOutcome)> = outcomes
+        .iter()
+        .map(|o| (&requests[o.request as usize], o))
+        .collect();
+    let ints = |f: &dyn Fn(&ReservationRequest, &ReservationOutcome) -> Option<i64>| -> ArrayRef {
+        Arc::new(Int64Array::from_iter(rows.iter().map(|(r, o)| f(r, o))))
+    };
+    let columns: Vec<ArrayRef> = vec![
+        ints(&|r, _| Some(r.id as i64)),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|(r, _)| r.owner.as_str()),
+        )),
+        ints(&|r, _| Some(r.created)),
+        ints(&|r, _| Some(r.start)),
+        ints(&|r, _| Some(r.duration)),
+        ints(&|r, _| Some(r.width as i64)),
+        Arc::new(StringArray::from_iter_values(rows.iter().map(
+            |(_, o)| match o.decision {
+                Decision::Granted => "granted",
+                Decision::Shifted => "shifted",
+                Decision::Rejected(_) => "rejected",
+            },
+        ))),
+        Arc::new(StringArray::from_iter(rows.iter().map(
+            |(_, o)| match o.decision {
+                Decision::Rejected(rule) => Some(rule.name()),
+                _ => None,
+            },
+        ))),
+        ints(&|_, o| o.window.map(|w| w.0)),
+        ints(&|_, o| o.window.map(|w| w.1)),
+        ints(&|r, o| o.window.map(|w| w.0 - r.start)),
+    ];
+    write_columns(path, schema, columns, metadata)
+}
