@@ -76,6 +76,20 @@ pub fn run(
                     .load_scale
                     .map_or(Value::Null, Value::Float),
             )
+            .set(
+                "reservation_rate",
+                cell.reservations
+                    .as_ref()
+                    .and_then(|r| r.generator.as_ref())
+                    .map_or(Value::Null, |g| Value::Float(g.per_week)),
+            )
+            .set(
+                "throttle_node_hours",
+                cell.reservations
+                    .as_ref()
+                    .and_then(|r| r.throttle.max_node_seconds)
+                    .map_or(Value::Null, |s| Value::Float(s as f64 / 3600.0)),
+            )
             .set("trace_jobs", Value::Int(s.trace_jobs as i64))
             .set(
                 "trace_jobs_skipped",

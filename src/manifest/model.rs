@@ -57,6 +57,7 @@ pub struct TransformSpec {
     pub window_end: Option<Time>,
     pub users: Option<Vec<i32>>,
     pub exclude_users: Option<Vec<i32>>,
+    pub partitions: Option<Vec<i32>>,
     pub first_jobs: Option<u64>,
     pub load_scale: Option<f64>,
 }
@@ -73,6 +74,7 @@ impl TransformSpec {
         Transforms {
             window,
             users,
+            partitions: self.partitions.clone(),
             first_jobs: self.first_jobs.map(|n| n as usize),
             load_scale: self.load_scale,
         }

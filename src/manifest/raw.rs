@@ -56,6 +56,9 @@ pub struct RawWorkload {
     pub users: Option<Vec<i32>>,
     /// Drop these user ids.
     pub exclude_users: Option<Vec<i32>>,
+    /// Keep only jobs of these partitions (SWF field 16), e.g. one machine of a log that
+    /// covers several.
+    pub partitions: Option<Vec<i32>>,
     /// Multiply the offered load by dividing interarrival times by this factor (0.001 to 1000).
     #[schemars(with = "Option<f64>")]
     pub load_scale: Option<Spanned<f64>>,

@@ -220,6 +220,7 @@ pub fn resolve(
                     window_end,
                     users: w.users.clone(),
                     exclude_users: w.exclude_users.clone(),
+                    partitions: w.partitions.clone(),
                     first_jobs: w.first_jobs.as_ref().map(|n| n.value),
                     load_scale: w.load_scale.as_ref().map(|f| f.value),
                 },

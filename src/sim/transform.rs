@@ -1,5 +1,5 @@
 //! Workload transforms a manifest can apply to a trace before simulation: a submit-time window,
-//! the first N jobs, a user filter and load scaling. Pure functions; applied in the order of
+//! a user filter, a partition filter, the first N jobs and load scaling. Pure functions; applied in the order of
 //! [`Transforms`]' fields.
 
 use super::job::{Time, Workload};
@@ -17,6 +17,8 @@ pub struct Transforms {
     pub window: Option<(Option<Time>, Option<Time>)>,
     /// Keep jobs of these users only, or all but these.
     pub users: Option<UserFilter>,
+    /// Keep jobs of these partitions only (SWF field 16).
+    pub partitions: Option<Vec<i32>>,
     /// Keep the first N jobs (in submission order) of what is left.
     pub first_jobs: Option<usize>,
     /// Multiply the offered load by this factor by dividing every interarrival time by it:
@@ -40,6 +42,7 @@ impl Transforms {
                 Some(UserFilter::Except(users)) => !users.contains(&j.user),
                 None => true,
             })
+            .filter(|j| self.partitions.as_ref().is_none_or(|p| p.contains(&j.partition)))
             .cloned()
             .collect();
         if let Some(n) = self.first_jobs {
@@ -125,5 +128,17 @@ mod tests {
         let submits: Vec<_> = out.jobs.iter().map(|j| j.submit).collect();
         // 100 + 10/2 = 105; 100 + 31/2 = 115.5 → 116 (round half away from zero).
         assert_eq!(submits, vec![100, 105, 116]);
+    }
+
+    #[test]
+    fn partitions_keep_only_their_jobs() {
+        let mut jobs = w(&[(0, 1), (1, 1), (2, 1)]);
+        jobs.jobs[0].partition = 2;
+        jobs.jobs[2].partition = 3;
+        let t = Transforms {
+            partitions: Some(vec![2, 3]),
+            ..Default::default()
+        };
+        assert_eq!(ids(&t.apply(&jobs)), vec![1, 3]);
     }
 }
