@@ -81,6 +81,14 @@ workloads:
 schedulers:
   fcfs: {{policy: fcfs}}
   easy: {{policy: easy, interval: 600}}
+reservations:
+  some:
+    generate: {{per_week: 20, procs: {{uniform: [10, 60]}}, hours: {{uniform: [2, 8]}}, notice_hours: {{fixed: 12}}}}
+    on_conflict: shift
+    throttle: {{max_proc_hours: 2000}}
+grid:
+  axes:
+    reservations: [none, some]
 """)
     results = tmp / "results"
     subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
@@ -88,10 +96,21 @@ schedulers:
     summary = check(out / "summary.parquet", "summary.parquet")
     check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")])
     check(out / "timeseries.parquet", "timeseries.parquet")
+    reservations = check(out / "reservations.parquet", "reservations.parquet").to_pydict()
     cells = summary.column("cell").to_pylist()
-    if cells != ["easy", "fcfs"]:  # implicit axes list names in sorted order
+    # Implicit axes list names in sorted order; the grid lists the reservation scenarios.
+    if cells != ["easy.none", "easy.some", "fcfs.none", "fcfs.some"]:
         sys.exit(f"summary cells {cells}")
-    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet"]:
+    if set(reservations["cell"]) != {"easy.some", "fcfs.some"}:
+        sys.exit(f"reservations.parquet cells {set(reservations['cell'])}")
+    for outcome, reason, start, requested, shift in zip(reservations["outcome"], reservations["reason"],
+                                                       reservations["start"], reservations["requested_start"],
+                                                       reservations["shift"]):
+        if (outcome == "rejected") != (reason is not None) or (outcome == "rejected") != (start is None):
+            sys.exit(f"inconsistent reservation row: {outcome} {reason} {start}")
+        if start is not None and start - requested != shift:
+            sys.exit("shift != start - requested_start")
+    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet"]:
         meta = pq.read_metadata(out / name).metadata
         for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment"]:
             if key not in meta:

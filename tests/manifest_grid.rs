@@ -137,3 +137,80 @@ fn the_shipped_experiments_load() {
         assert!(!m.cells.is_empty());
     }
 }
+
+#[test]
+fn reservation_scenarios_are_a_name_axis_with_their_parameters() {
+    let (dir, _) = project(&format!("{SECTIONS}grid:\n  axes:\n    workload: [a]\n"));
+    fs::write(
+        dir.path().join("exp/tg.csv"),
+        "# TeraGrid requests\nstart,duration,nodes,owner\n5000,3600,2,carol\n\n6000,7200,1,dave\n",
+    )
+    .unwrap();
+    let path = dir.path().join("exp/r.yaml");
+    fs::write(
+        &path,
+        format!(
+            "{SECTIONS}reservations:
+  tg:
+    requests:
+      - {{start: 100, created: 50, duration: 3600, nodes: 4, owner: alice}}
+    csv: tg.csv
+    generate: {{per_week: 15, nodes: {{uniform: [1, 4]}}, hours: {{uniform: [4, 18]}}}}
+    throttle: {{max_node_hours: 100, window_days: 1}}
+grid:
+  axes:
+    workload: [a]
+    cluster: [big]
+    scheduler: [easy]
+    reservations: [none, tg]
+    reservation_rate: [5, 30]
+    throttle_node_hours: [null, 50]
+"
+        ),
+    )
+    .unwrap();
+    let m = load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.cells.len(), 8);
+    assert_eq!(
+        m.cells[0].id,
+        "none.reservation_rate-5.throttle_node_hours-none"
+    );
+    assert!(m.cells[0].reservations.is_none());
+    let tg = m
+        .cells
+        .iter()
+        .find(|c| c.id == "tg.reservation_rate-30.throttle_node_hours-50")
+        .unwrap();
+    let spec = tg.reservations.as_ref().unwrap();
+    // The list first, then the CSV rows numbered after it; hours become seconds.
+    let requests: Vec<_> = spec
+        .requests
+        .iter()
+        .map(|r| (r.id, r.owner.as_str(), r.created, r.start, r.duration))
+        .collect();
+    assert_eq!(
+        requests,
+        vec![
+            (1, "alice", 50, 100, 3600),
+            (2, "carol", 5000, 5000, 3600),
+            (3, "dave", 6000, 6000, 7200)
+        ]
+    );
+    assert_eq!(spec.generator.as_ref().unwrap().per_week, 30.0);
+    assert_eq!(spec.throttle.max_node_seconds, Some(50 * 3600));
+    assert_eq!(spec.throttle.window, 86_400);
+    let uncapped = m
+        .cells
+        .iter()
+        .find(|c| c.id == "tg.reservation_rate-5.throttle_node_hours-none")
+        .unwrap();
+    assert_eq!(
+        uncapped
+            .reservations
+            .as_ref()
+            .unwrap()
+            .throttle
+            .max_node_seconds,
+        None
+    );
+}

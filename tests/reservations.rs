@@ -5,12 +5,14 @@ mod common;
 
 use common::{job, pool};
 use proptest::prelude::*;
+use schedlab::sim::metrics::{self, SizeClass, SizeClasses};
 use schedlab::sim::reservation::throttle_cap as cap;
 use schedlab::sim::reservation::{
     Decision, OnConflict, Placement, ReservationRequest, Reservations, Rule, Throttles,
     brute_force_peak,
 };
 use schedlab::sim::scheduler::Easy;
+use schedlab::sim::timeseries;
 use schedlab::sim::{
     Job, Machine, Overrun, SchedulerKind, SimConfig, SimError, SimOutcome, Time, Workload,
     simulate, simulate_reserving, simulate_with,
@@ -332,6 +334,32 @@ proptest! {
         let out = simulate_reserving(&w, &pool(24, SchedulerKind::Fcfs), &r).unwrap();
         for pair in out.jobs.windows(2) {
             prop_assert!(pair[0].start <= pair[1].start);
+        }
+    }
+
+    /// The queue depth of the size classes adds up to the engine's queue length in every bin.
+    #[test]
+    fn class_queues_add_up_to_the_queue(
+        jobs in arb_jobs(),
+        requests in arb_requests(),
+        interval in prop::option::of(1i64..40),
+        step in 1i64..90,
+    ) {
+        let w = Workload::new(jobs);
+        let mut config = pool(24, SchedulerKind::Easy);
+        config.interval = interval;
+        let out = simulate_reserving(&w, &config, &reserving(requests)).unwrap();
+        let records = metrics::job_records(&w, &out, 10);
+        let bins = timeseries::bin(&out.steps, 24, step);
+        let classes = SizeClasses(vec![
+            SizeClass { name: "a".into(), up_to: Some(2) },
+            SizeClass { name: "b".into(), up_to: Some(10) },
+            SizeClass { name: "c".into(), up_to: None },
+        ]);
+        let per_class = timeseries::queue_by_class(&records, &classes, &bins, step);
+        for (k, b) in bins.iter().enumerate() {
+            let sum: f64 = per_class.iter().map(|s| s[k]).sum();
+            prop_assert!((sum - b.queue_mean).abs() < 1e-9, "bin {}: {} vs {}", k, sum, b.queue_mean);
         }
     }
 }

@@ -318,14 +318,15 @@ pub fn expand(
                 && r.uses_nodes()
                 && cell.cluster.node_size.is_none()
             {
-                return Err(ManifestError::new(
-                    ctx.file,
-                    format!("reservations.{}", r.name),
-                    format!(
-                        "cell {id}: scenario `{}` counts nodes but cluster `{}` is a processor pool",
-                        r.name, cell.cluster.name
-                    ),
-                )
+                return Err(ctx
+                    .key_error(
+                        &format!("reservations.{}", r.name),
+                        &r.name,
+                        format!(
+                            "cell {id}: scenario `{}` counts nodes but cluster `{}` is a processor pool",
+                            r.name, cell.cluster.name
+                        ),
+                    )
                 .hint("give the cluster a `node_size`, or widths and caps in processors (`procs`, `max_proc_hours`)"));
             }
             if !ids.insert(id.clone()) {

@@ -419,7 +419,8 @@ fn parse_csv(file: &Path, text: &str, offset: u64) -> Result<Vec<RequestSpec>, M
     for c in &columns {
         if !KNOWN.contains(&c.as_str()) {
             let err = ManifestError::new(&name, "", format!("unknown column `{c}`"))
-                .at(header_line as u64 + 1, 1);
+                .at(header_line as u64 + 1, 1)
+                .with_source(text);
             return Err(match super::error::did_you_mean(c, KNOWN.iter().copied()) {
                 Some(s) => err.hint(format!("did you mean `{s}`?")),
                 None => err.hint(format!("known columns: {}", KNOWN.join(", "))),
@@ -431,7 +432,8 @@ fn parse_csv(file: &Path, text: &str, offset: u64) -> Result<Vec<RequestSpec>, M
         if col(required).is_none() {
             return Err(
                 ManifestError::new(&name, "", format!("missing column `{required}`"))
-                    .at(header_line as u64 + 1, 1),
+                    .at(header_line as u64 + 1, 1)
+                    .with_source(text),
             );
         }
     }
@@ -441,12 +443,17 @@ fn parse_csv(file: &Path, text: &str, offset: u64) -> Result<Vec<RequestSpec>, M
             "",
             "give exactly one width column, `nodes` or `procs`",
         )
-        .at(header_line as u64 + 1, 1));
+        .at(header_line as u64 + 1, 1)
+        .with_source(text));
     }
     let mut out = Vec::new();
     for (row, (i, line)) in lines.enumerate() {
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let at = |msg: String| ManifestError::new(&name, "", msg).at(i as u64 + 1, 1);
+        let at = |msg: String| {
+            ManifestError::new(&name, "", msg)
+                .at(i as u64 + 1, 1)
+                .with_source(text)
+        };
         if fields.len() != columns.len() {
             return Err(at(format!(
                 "expected {} fields, found {}",

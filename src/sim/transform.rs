@@ -42,7 +42,11 @@ impl Transforms {
                 Some(UserFilter::Except(users)) => !users.contains(&j.user),
                 None => true,
             })
-            .filter(|j| self.partitions.as_ref().is_none_or(|p| p.contains(&j.partition)))
+            .filter(|j| {
+                self.partitions
+                    .as_ref()
+                    .is_none_or(|p| p.contains(&j.partition))
+            })
             .cloned()
             .collect();
         if let Some(n) = self.first_jobs {
