@@ -24,8 +24,21 @@ pub struct SummaryRow {
 pub struct CellSeries {
     /// (bin start, utilization, mean queue length).
     pub bins: Vec<(f64, f64, f64)>,
+    /// Reserved fraction per bin, aligned with `bins` (0 for results without the column).
+    pub reserved: Vec<f64>,
     pub waits: Vec<f64>,
     pub bounded_slowdowns: Vec<f64>,
+}
+
+impl CellSeries {
+    /// (bin start, utilization, mean queue length, reserved fraction).
+    pub fn bins_with_reserved(&self) -> Vec<(f64, f64, f64, f64)> {
+        self.bins
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.0, b.1, b.2, self.reserved.get(i).copied().unwrap_or(0.0)))
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -159,7 +172,7 @@ pub fn load(
     let gantt_window = data.gantt_window;
     let (batches, _) = read(
         &dir.join("timeseries.parquet"),
-        Some(&["cell", "time", "utilization", "queue_mean"]),
+        Some(&["cell", "time", "utilization", "queue_mean", "reserved"]),
     )?;
     for b in &batches {
         let Some(cells) = strings(b, "cell") else {
@@ -169,6 +182,7 @@ pub fn load(
             let s = data.series.entry(cells.value(row).to_string()).or_default();
             let v = |n| number(b, n, row).unwrap_or(0.0);
             s.bins.push((v("time"), v("utilization"), v("queue_mean")));
+            s.reserved.push(v("reserved"));
         }
     }
     let (batches, _) = read(

@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod data;
 mod render;
+mod reservations;
 pub mod svg;
 
 pub use render::{Rendered, render};

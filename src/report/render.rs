@@ -6,6 +6,7 @@ use minijinja::{Environment, context};
 
 use super::charts;
 use super::data::ReportData;
+use super::reservations;
 use crate::manifest::Manifest;
 
 /// A rendered report: the HTML page, the Markdown page and the charts as SVG files.
@@ -58,6 +59,10 @@ const TABLE: [(&str, &str, f64, usize); 8] = [
     ("backfilled_fraction", "backfilled", 1.0, 4),
     ("expansion_factor_weighted", "EF (Eq. 2)", 1.0, 3),
 ];
+
+/// Per-cell charts stop being readable beyond this many series; larger grids get the table
+/// (and, with reservations, the grouped reservation views) instead.
+const MAX_SERIES: usize = 16;
 
 /// Averages consecutive points so a line has at most `max` points.
 fn thin(points: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
@@ -140,7 +145,9 @@ pub fn render(
             svg,
         });
     };
-    for (column, title, y_label, scale) in HEADLINE {
+    let per_cell_charts = series_names.len() <= MAX_SERIES;
+    for (column, title, y_label, scale) in HEADLINE.iter().filter(|_| per_cell_charts) {
+        let (column, title, y_label, scale) = (*column, *title, *y_label, *scale);
         let series: Vec<(String, Vec<Option<f64>>)> = series_names
             .iter()
             .map(|s| {
@@ -163,7 +170,7 @@ pub fn render(
             charts::grouped_bars(title, y_label, &workloads, &series),
         );
     }
-    for w in &workloads {
+    for w in workloads.iter().filter(|_| per_cell_charts) {
         let cells: Vec<&str> = data
             .rows
             .iter()
@@ -240,6 +247,24 @@ pub fn render(
             ),
         );
     }
+    let classes: Vec<String> = manifest
+        .cells
+        .first()
+        .map(|c| {
+            c.metrics
+                .size_classes
+                .0
+                .iter()
+                .map(|k| k.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    let reservation_view = reservations::view(data, &classes);
+    if let Some(v) = &reservation_view {
+        for (id, caption, svg) in &v.charts {
+            add(id, caption.clone(), svg.clone());
+        }
+    }
     let window = data.gantt_window;
     if let Some(row) = data.rows.iter().find(|r| r.cell == gantt_cell) {
         let procs = row.numbers.get("procs").copied().flatten().unwrap_or(1.0);
@@ -305,6 +330,12 @@ pub fn render(
         rendered_at => rendered_at,
         provenance => data.provenance.iter().map(|p| context! { workload => p.workload.clone(), file => p.file.clone(), lines => p.lines.clone() }).collect::<Vec<_>>(),
         table => context! { headers => headers, rows => rows },
+        per_cell_charts => per_cell_charts,
+        reservations => reservation_view.as_ref().map(|v| context! {
+            headers => v.headers.clone(),
+            rows => v.rows.clone(),
+            findings => v.findings.iter().map(|(title, text)| context! { title => title.clone(), text => text.clone() }).collect::<Vec<_>>(),
+        }),
         charts => charts.iter().map(|c| context! { id => c.id.clone(), caption => c.caption.clone(), file => c.file.clone(), svg => c.svg.clone() }).collect::<Vec<_>>(),
     };
     let mut env = Environment::new();
