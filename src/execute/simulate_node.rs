@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 
 use crate::cache::EntryWriter;
-use crate::manifest::Cell;
+use crate::manifest::{Cell, WorkloadSource, synthetic};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
 use crate::sim::reservation::Reservations;
-use crate::sim::{Machine, SimConfig, simulate_reserving, timeseries};
+use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
 use crate::store::{JobsWriter, write_reservations, write_timeseries};
 use crate::swf::{self, Anomalies, Mode, Trace};
 
@@ -68,19 +68,72 @@ pub fn reservation_seed(seed: u64) -> u64 {
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
+/// A cell's workload before transforms: a shared parsed trace, or generated for the cell.
+enum Source {
+    Trace(Arc<Trace>),
+    Generated(Workload),
+}
+
+impl Source {
+    fn workload(&self) -> &Workload {
+        match self {
+            Source::Trace(trace) => &trace.workload,
+            Source::Generated(workload) => workload,
+        }
+    }
+}
+
+/// What the summary records of a workload's source.
+struct SourceFacts {
+    jobs: u64,
+    skipped: u64,
+    malformed: u64,
+    anomalies: Anomalies,
+    max_procs: Option<u32>,
+}
+
+/// The cell's workload before transforms: read (once per run) from its trace, or generated
+/// from its synthetic model with the replica seed.
+fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
+    match &cell.workload.source {
+        WorkloadSource::Trace(path) => {
+            let trace = traces.get(path, cell.workload.lenient)?;
+            let facts = SourceFacts {
+                jobs: trace.records,
+                skipped: trace.anomalies.skipped(),
+                malformed: trace.malformed.count,
+                anomalies: trace.anomalies,
+                max_procs: trace.header.max_procs,
+            };
+            Ok((Source::Trace(trace), facts))
+        }
+        WorkloadSource::Synthetic(spec) => {
+            let workload = synthetic::generate_workload(spec, cell.seed)?;
+            let facts = SourceFacts {
+                jobs: workload.len() as u64,
+                skipped: 0,
+                malformed: 0,
+                anomalies: Anomalies::default(),
+                max_procs: None,
+            };
+            Ok((Source::Generated(workload), facts))
+        }
+    }
+}
+
 pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let trace = traces.get(&cell.workload.trace, cell.workload.lenient)?;
+    let (source, facts) = source_workload(cell, traces)?;
     let workload = cell
         .workload
         .transforms
         .to_transforms()
-        .apply(&trace.workload);
-    let procs = match cell.cluster.procs.or(trace.header.max_procs) {
+        .apply(source.workload());
+    let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
             return Err(format!(
-                "{} has no MaxProcs header; give the cluster `procs: N` in the manifest",
-                cell.workload.trace.display()
+                "workload `{}` gives no machine size (no MaxProcs header); give the cluster `procs: N` in the manifest",
+                cell.workload.name
             ));
         }
     };
@@ -132,10 +185,10 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         node_size: cell.cluster.node_size,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun.name().to_string(),
-        trace_jobs: trace.records,
-        trace_jobs_skipped: trace.anomalies.skipped(),
-        trace_malformed_lines: trace.malformed.count,
-        anomalies: trace.anomalies,
+        trace_jobs: facts.jobs,
+        trace_jobs_skipped: facts.skipped,
+        trace_malformed_lines: facts.malformed,
+        anomalies: facts.anomalies,
         summary,
         size_classes,
     };
