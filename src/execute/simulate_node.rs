@@ -53,6 +53,9 @@ pub struct CellSummary {
     pub interval: Option<i64>,
     pub overrun: String,
     pub trace_jobs: u64,
+    /// Coefficient of variation of the interarrival times of the simulated workload (after
+    /// transforms): 1 for a Poisson stream, larger when arrivals come in bursts.
+    pub interarrival_cv: Option<f64>,
     pub trace_jobs_skipped: u64,
     pub trace_malformed_lines: u64,
     pub anomalies: Anomalies,
@@ -66,6 +69,22 @@ pub struct CellSummary {
 pub fn reservation_seed(seed: u64) -> u64 {
     let hash = blake3::hash(format!("schedlab/reservations/{seed}").as_bytes());
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// CV of the gaps between consecutive submissions (population standard deviation over mean).
+pub fn interarrival_cv(workload: &Workload) -> Option<f64> {
+    let gaps: Vec<f64> = workload
+        .jobs
+        .windows(2)
+        .map(|w| (w[1].submit - w[0].submit) as f64)
+        .collect();
+    let n = gaps.len() as f64;
+    let mean = gaps.iter().sum::<f64>() / n;
+    if gaps.len() < 2 || mean <= 0.0 {
+        return None;
+    }
+    let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / n;
+    Some(var.sqrt() / mean)
 }
 
 /// A cell's workload before transforms: a shared parsed trace, or generated for the cell.
@@ -186,6 +205,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun.name().to_string(),
         trace_jobs: facts.jobs,
+        interarrival_cv: interarrival_cv(&workload),
         trace_jobs_skipped: facts.skipped,
         trace_malformed_lines: facts.malformed,
         anomalies: facts.anomalies,
