@@ -150,9 +150,12 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
+            let what = match cell.workload.trace() {
+                Some(path) => format!("{} has no MaxProcs header", path.display()),
+                None => format!("workload `{}` gives no machine size", cell.workload.name),
+            };
             return Err(format!(
-                "workload `{}` gives no machine size (no MaxProcs header); give the cluster `procs: N` in the manifest",
-                cell.workload.name
+                "{what}; give the cluster `procs: N` in the manifest"
             ));
         }
     };

@@ -8,8 +8,11 @@ use serde::Serialize;
 use super::error::ManifestError;
 use super::raw::{RawArrivals, RawSynthetic, RawUser};
 use super::resolve::Ctx;
-use crate::sim::Time;
-use crate::sim::synth::{HyperExponential, LoginModel};
+use crate::sim::synth::{
+    self as sim_synth, DailyCycle, EstimateModel, HyperExponential, LogUniformStages, LoginModel,
+    SizeModel,
+};
+use crate::sim::{Time, Workload};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -191,20 +194,19 @@ fn user(ctx: &Ctx<'_>, path: &str, u: &RawUser) -> Result<UserSpec, ManifestErro
     if count == 0 {
         return Err(err("count", "count", "expected at least 1 user".into()));
     }
-    if let Some(cycle) = &u.daily_cycle
-        && (cycle.len() != 24
-            || cycle.iter().any(|w| !(w.is_finite() && *w >= 0.0))
-            || cycle.iter().all(|w| *w == 0.0))
-    {
-        return Err(err(
-            "daily_cycle",
-            "daily_cycle",
-            "expected 24 non-negative weights (hours 0–23), not all zero".into(),
-        ));
+    if let Some(cycle) = &u.daily_cycle {
+        DailyCycle::new(cycle).map_err(|e| {
+            err(
+                "daily_cycle",
+                "daily_cycle",
+                format!("{e} (one per hour of the day, 0–23)"),
+            )
+        })?;
     }
     let runtime: Vec<(f64, f64)> = u.runtime.iter().map(|p| (p[0], p[1])).collect();
-    check_runtime(&runtime).map_err(|m| {
-        err("runtime", "runtime", m).hint("e.g. [[1, 0.0], [600, 0.5], [3600, 0.9], [86400, 1.0]]")
+    LogUniformStages::new(&runtime).map_err(|e| {
+        err("runtime", "runtime", e.to_string())
+            .hint("e.g. [[1, 0.0], [600, 0.5], [3600, 0.9], [86400, 1.0]]")
     })?;
     let estimate = match &u.estimate {
         None => None,
@@ -291,34 +293,79 @@ fn user(ctx: &Ctx<'_>, path: &str, u: &RawUser) -> Result<UserSpec, ManifestErro
     })
 }
 
-/// Downey's multi-stage log-uniform CDF points: seconds ≥ 1 strictly increasing, probabilities
-/// non-decreasing from 0 to 1.
-fn check_runtime(points: &[(f64, f64)]) -> Result<(), String> {
-    if points.len() < 2 {
-        return Err("give at least two points [seconds, cumulative probability]".into());
+impl UserSpec {
+    /// The generator's user model (checked at resolve time, so conversion cannot fail later).
+    fn to_sim(&self) -> Result<sim_synth::UserSpec, String> {
+        let model = LoginModel::new(self.lambda, self.delta, self.mu).map_err(|e| e.to_string())?;
+        let daily = self
+            .daily_cycle
+            .as_ref()
+            .map(|w| DailyCycle::new(w))
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        let runtime = LogUniformStages::new(&self.runtime).map_err(|e| e.to_string())?;
+        let estimate = match &self.estimate {
+            None => EstimateModel::Exact,
+            Some(e) => EstimateModel::Factor {
+                factor_min: e.factor_min,
+                factor_max: e.factor_max,
+                round_up: e.round_up.clone(),
+                max: e.max,
+            },
+        };
+        let size = match &self.procs {
+            ProcsSpec::Weights(pairs) => {
+                SizeModel::weights(pairs).ok_or("processor weights must be positive")?
+            }
+            ProcsSpec::LogUniform {
+                min,
+                max,
+                power_of_two,
+            } => SizeModel::log_uniform(*min, *max, *power_of_two),
+        };
+        Ok(sim_synth::UserSpec {
+            name: self.name.clone(),
+            count: self.count,
+            model,
+            daily,
+            runtime,
+            estimate,
+            size,
+            memory_kb: self.memory_kb,
+        })
     }
-    if points[0].1 != 0.0 || points[points.len() - 1].1 != 1.0 {
-        return Err("the first point's probability must be 0 and the last one's 1".into());
-    }
-    for (i, &(t, p)) in points.iter().enumerate() {
-        if !(t.is_finite() && t >= 1.0 && (0.0..=1.0).contains(&p)) {
-            return Err(format!(
-                "point {i}: expected seconds ≥ 1 and a probability in [0, 1], found [{t}, {p}]"
-            ));
+}
+
+impl SyntheticSpec {
+    /// The generator's input, with rates scaled to the target load if one is set: the
+    /// expected offered load is Σ μ·P_Login × E[runtime] × E[procs] over users, divided by the
+    /// cluster's processors (docs/synthetic.md).
+    pub fn to_sim(&self) -> Result<sim_synth::SyntheticSpec, String> {
+        let users = self
+            .users
+            .iter()
+            .map(|u| u.to_sim().map_err(|e| format!("user `{}`: {e}", u.name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut spec = sim_synth::SyntheticSpec {
+            users,
+            length: match self.length {
+                SyntheticLength::Seconds(s) => sim_synth::Length::Seconds(s),
+                SyntheticLength::Jobs(n) => sim_synth::Length::Jobs(n),
+            },
+            rate_scale: 1.0,
+        };
+        if let Some(t) = &self.target_load {
+            let offered = sim_synth::expected_offered_work_rate(&spec) / t.procs as f64;
+            if !(offered.is_finite() && offered > 0.0) {
+                return Err("the users submit no work: cannot target a load".into());
+            }
+            spec.rate_scale = t.load / offered;
         }
-        if i > 0 && (t <= points[i - 1].0 || p < points[i - 1].1) {
-            return Err(format!(
-                "point {i}: seconds must increase and probabilities must not decrease"
-            ));
-        }
+        Ok(spec)
     }
-    Ok(())
 }
 
 /// Generates the workload of `spec` for replica `seed`.
-pub fn generate_workload(
-    _spec: &SyntheticSpec,
-    _seed: u64,
-) -> Result<crate::sim::Workload, String> {
-    Err("synthetic generation is not merged yet".into())
+pub fn generate_workload(spec: &SyntheticSpec, seed: u64) -> Result<Workload, String> {
+    Ok(sim_synth::generate(&spec.to_sim()?, seed))
 }
