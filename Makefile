@@ -35,6 +35,7 @@ bench: build
 	$(CARGO) bench --locked --bench simulate
 	$(CARGO) bench --locked --bench pipeline
 	$(CARGO) bench --locked --bench throttle
+	$(CARGO) bench --locked --bench generate
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -52,7 +52,10 @@ fn missing_name_axes_cross_everything_defined() {
     );
     assert_eq!(cell.scheduler.overrun.name(), "continue");
     assert!(
-        cell.workload.trace.ends_with("exp/../data/a.swf"),
+        cell.workload
+            .trace()
+            .unwrap()
+            .ends_with("exp/../data/a.swf"),
         "relative to the manifest's folder"
     );
 }

@@ -4,6 +4,7 @@
 
 mod diff;
 mod gc;
+mod generate;
 mod manifests;
 mod plan;
 mod report;
@@ -51,6 +52,8 @@ enum Command {
     Diff(diff::Args),
     /// Render HTML and Markdown reports with charts from stored results.
     Report(report::Args),
+    /// Write a synthetic workload of a manifest as an SWF trace.
+    Generate(generate::Args),
 }
 
 /// How to print a result on stdout.
@@ -150,6 +153,7 @@ pub fn main() -> ExitCode {
         Command::Gc(args) => gc::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Report(args) => report::run(args),
+        Command::Generate(args) => generate::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

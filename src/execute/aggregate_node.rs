@@ -90,6 +90,19 @@ pub fn run(
                     .and_then(|r| r.throttle.max_node_seconds)
                     .map_or(Value::Null, |s| Value::Float(s as f64 / 3600.0)),
             )
+            .set(
+                "p_login",
+                synthetic_first_user(cell, |u| u.login_model().p_login()),
+            )
+            .set("mu", synthetic_first_user(cell, |u| u.mu))
+            .set(
+                "model_interarrival_cv",
+                synthetic_first_user(cell, |u| u.login_model().interarrival_cv2().sqrt()),
+            )
+            .set(
+                "interarrival_cv",
+                s.interarrival_cv.map_or(Value::Null, Value::Float),
+            )
             .set("trace_jobs", Value::Int(s.trace_jobs as i64))
             .set(
                 "trace_jobs_skipped",
@@ -145,6 +158,21 @@ pub fn run(
         &entry.path("reservations.parquet"),
         metadata,
     )
+}
+
+/// A value of the first user model of a synthetic workload (the one the `p_login` and `mu`
+/// axes set for every user); null for trace workloads.
+fn synthetic_first_user(
+    cell: &crate::manifest::Cell,
+    f: impl Fn(&crate::manifest::synthetic::UserSpec) -> f64,
+) -> Value {
+    match &cell.workload.source {
+        crate::manifest::WorkloadSource::Synthetic(spec) => spec
+            .users
+            .first()
+            .map_or(Value::Null, |u| Value::Float(f(u))),
+        crate::manifest::WorkloadSource::Trace(_) => Value::Null,
+    }
 }
 
 /// The schema and record batches of a Parquet file.

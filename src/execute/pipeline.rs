@@ -52,9 +52,11 @@ pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, Pip
     let mut digest_cache = DigestCache::load(&state_dir);
     let mut digests = BTreeMap::new();
     for cell in manifests.iter().flat_map(|m| &m.cells) {
-        if !digests.contains_key(&cell.workload.trace) {
-            let d = digest_cache.digest(&cell.workload.trace)?;
-            digests.insert(cell.workload.trace.clone(), d);
+        if let Some(trace) = cell.workload.trace()
+            && !digests.contains_key(trace)
+        {
+            let d = digest_cache.digest(trace)?;
+            digests.insert(trace.clone(), d);
         }
     }
     // Saving the stat cache is an optimisation: a read-only results dir must not stop a plan.
@@ -239,11 +241,16 @@ fn cost_estimate(node: &plan::Node) -> u64 {
     if m["node"] == "aggregate" {
         return m["cells"].as_array().map_or(1, |c| c.len() as u64) * 1_000;
     }
-    let bytes = m["workload"]["trace"]["bytes"].as_u64().unwrap_or(1);
-    // About 20 compressed bytes per job line in the archive's gzip traces.
+    // About 20 compressed bytes per job line in the archive's gzip traces; a synthetic workload
+    // of a job count is that many jobs, one of a time span is guessed at 100,000.
+    let synthetic = &m["workload"]["synthetic"]["length"];
+    let guess = match m["workload"]["trace"]["bytes"].as_u64() {
+        Some(bytes) => bytes / 20,
+        None => synthetic["jobs"].as_u64().unwrap_or(100_000),
+    };
     let jobs = m["workload"]["transforms"]["first_jobs"]
         .as_u64()
-        .map_or(bytes / 20, |n| n.min(bytes / 20));
+        .map_or(guess, |n| n.min(guess));
     let weight = if m["scheduler"]["policy"] == "conservative" {
         20
     } else {

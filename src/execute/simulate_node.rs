@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 
 use crate::cache::EntryWriter;
-use crate::manifest::Cell;
+use crate::manifest::{Cell, WorkloadSource, synthetic};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
 use crate::sim::reservation::Reservations;
-use crate::sim::{Machine, SimConfig, simulate_reserving, timeseries};
+use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
 use crate::store::{JobsWriter, write_reservations, write_timeseries};
 use crate::swf::{self, Anomalies, Mode, Trace};
 
@@ -53,6 +53,9 @@ pub struct CellSummary {
     pub interval: Option<i64>,
     pub overrun: String,
     pub trace_jobs: u64,
+    /// Coefficient of variation of the interarrival times of the simulated workload (after
+    /// transforms): 1 for a Poisson stream, larger when arrivals come in bursts.
+    pub interarrival_cv: Option<f64>,
     pub trace_jobs_skipped: u64,
     pub trace_malformed_lines: u64,
     pub anomalies: Anomalies,
@@ -68,19 +71,91 @@ pub fn reservation_seed(seed: u64) -> u64 {
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
+/// CV of the gaps between consecutive submissions (population standard deviation over mean).
+pub fn interarrival_cv(workload: &Workload) -> Option<f64> {
+    let gaps: Vec<f64> = workload
+        .jobs
+        .windows(2)
+        .map(|w| (w[1].submit - w[0].submit) as f64)
+        .collect();
+    let n = gaps.len() as f64;
+    let mean = gaps.iter().sum::<f64>() / n;
+    if gaps.len() < 2 || mean <= 0.0 {
+        return None;
+    }
+    let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / n;
+    Some(var.sqrt() / mean)
+}
+
+/// A cell's workload before transforms: a shared parsed trace, or generated for the cell.
+enum Source {
+    Trace(Arc<Trace>),
+    Generated(Workload),
+}
+
+impl Source {
+    fn workload(&self) -> &Workload {
+        match self {
+            Source::Trace(trace) => &trace.workload,
+            Source::Generated(workload) => workload,
+        }
+    }
+}
+
+/// What the summary records of a workload's source.
+struct SourceFacts {
+    jobs: u64,
+    skipped: u64,
+    malformed: u64,
+    anomalies: Anomalies,
+    max_procs: Option<u32>,
+}
+
+/// The cell's workload before transforms: read (once per run) from its trace, or generated
+/// from its synthetic model with the replica seed.
+fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
+    match &cell.workload.source {
+        WorkloadSource::Trace(path) => {
+            let trace = traces.get(path, cell.workload.lenient)?;
+            let facts = SourceFacts {
+                jobs: trace.records,
+                skipped: trace.anomalies.skipped(),
+                malformed: trace.malformed.count,
+                anomalies: trace.anomalies,
+                max_procs: trace.header.max_procs,
+            };
+            Ok((Source::Trace(trace), facts))
+        }
+        WorkloadSource::Synthetic(spec) => {
+            let workload = synthetic::generate_workload(spec, cell.seed)?;
+            let facts = SourceFacts {
+                jobs: workload.len() as u64,
+                skipped: 0,
+                malformed: 0,
+                anomalies: Anomalies::default(),
+                max_procs: None,
+            };
+            Ok((Source::Generated(workload), facts))
+        }
+    }
+}
+
 pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let trace = traces.get(&cell.workload.trace, cell.workload.lenient)?;
+    let (source, facts) = source_workload(cell, traces)?;
     let workload = cell
         .workload
         .transforms
         .to_transforms()
-        .apply(&trace.workload);
-    let procs = match cell.cluster.procs.or(trace.header.max_procs) {
+        .apply(source.workload());
+    let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
+            let what = match cell.workload.trace() {
+                Some(path) => format!("{} has no MaxProcs header", path.display()),
+                None => format!("workload `{}` gives no machine size", cell.workload.name),
+            };
             return Err(format!(
-                "{} has no MaxProcs header; give the cluster `procs: N` in the manifest",
-                cell.workload.trace.display()
+                "{what}; give the cluster `procs: N` in the manifest"
             ));
         }
     };
@@ -132,10 +207,11 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         node_size: cell.cluster.node_size,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun.name().to_string(),
-        trace_jobs: trace.records,
-        trace_jobs_skipped: trace.anomalies.skipped(),
-        trace_malformed_lines: trace.malformed.count,
-        anomalies: trace.anomalies,
+        trace_jobs: facts.jobs,
+        interarrival_cv: interarrival_cv(&workload),
+        trace_jobs_skipped: facts.skipped,
+        trace_malformed_lines: facts.malformed,
+        anomalies: facts.anomalies,
         summary,
         size_classes,
     };

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::model::Cell;
+use super::model::{Cell, WorkloadSource};
 use crate::sim::Overrun;
 
 /// Axes that pick a named entry of a section.
@@ -13,15 +13,20 @@ pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 9] = [
+pub const PARAM_AXES: [(&str, &str); 11] = [
     ("first_jobs", "a positive integer"),
     (
         "interval",
         "a positive integer (seconds) or null (every event)",
     ),
     ("load_scale", "a number from 0.001 to 1000"),
+    (
+        "mu",
+        "a positive number (submissions per second while logged in)",
+    ),
     ("node_size", "a positive integer or null (a processor pool)"),
     ("overrun", "kill or continue"),
+    ("p_login", "a number between 0 and 1 (exclusive)"),
     ("procs", "a positive integer"),
     (
         "reservation_rate",
@@ -71,6 +76,8 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
+        "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
+        "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
         "throttle_node_hours" => {
             v.is_null() || v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0)
         }
@@ -97,6 +104,20 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
             }
         }
         "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        // Arrival parameters of every user of a synthetic workload; trace workloads have none.
+        "p_login" | "mu" => {
+            if let (WorkloadSource::Synthetic(spec), Some(x)) =
+                (&mut cell.workload.source, v.as_f64())
+            {
+                for user in &mut spec.users {
+                    if axis == "mu" {
+                        user.mu = x;
+                    } else {
+                        user.set_p_login(x);
+                    }
+                }
+            }
+        }
         // Reservation parameters change the cell's scenario; the `none` scenario has none.
         "reservation_rate" => {
             if let Some(g) = cell

@@ -314,6 +314,22 @@ pub fn expand(
                     format!("cell {id}: {p} processors do not divide into nodes of {k}"),
                 ));
             }
+            if matches!(
+                cell.workload.source,
+                super::model::WorkloadSource::Synthetic(_)
+            ) && cell.cluster.procs.is_none()
+            {
+                return Err(ctx
+                    .key_error(
+                        &format!("clusters.{}", cell.cluster.name),
+                        &cell.cluster.name,
+                        format!(
+                            "cell {id}: cluster `{}` takes its size from the trace, but workload `{}` is synthetic",
+                            cell.cluster.name, cell.workload.name
+                        ),
+                    )
+                    .hint("give the cluster `procs: N`"));
+            }
             if let Some(r) = &cell.reservations
                 && r.uses_nodes()
                 && cell.cluster.node_size.is_none()

@@ -12,10 +12,12 @@ pub mod model;
 pub mod raw;
 mod reservations;
 mod resolve;
+pub mod synthetic;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
+    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
+    WorkloadSpec,
 };
 pub use raw::RawManifest;
 pub use reservations::{ReservationSpec, Width};

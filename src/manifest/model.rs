@@ -44,10 +44,29 @@ pub struct Cell {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorkloadSpec {
     pub name: String,
-    /// Resolved path of the trace file.
-    pub trace: PathBuf,
+    pub source: WorkloadSource,
     pub transforms: TransformSpec,
     pub lenient: bool,
+}
+
+/// Where a workload's jobs come from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadSource {
+    /// Resolved path of an SWF trace file.
+    Trace(PathBuf),
+    /// Generated from user models, seeded per replica.
+    Synthetic(super::synthetic::SyntheticSpec),
+}
+
+impl WorkloadSpec {
+    /// The trace file, for trace workloads.
+    pub fn trace(&self) -> Option<&PathBuf> {
+        match &self.source {
+            WorkloadSource::Trace(path) => Some(path),
+            WorkloadSource::Synthetic(_) => None,
+        }
+    }
 }
 
 /// Workload transforms, in a serializable form (see [`Transforms`]).

@@ -45,8 +45,11 @@ pub struct RawManifest {
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
     /// SWF trace file, plain or gzip; relative paths are relative to the manifest's folder.
-    #[schemars(with = "String")]
-    pub trace: Spanned<String>,
+    /// Exclusive with `synthetic`.
+    #[schemars(with = "Option<String>")]
+    pub trace: Option<Spanned<String>>,
+    /// A synthetic workload (docs/synthetic.md). Exclusive with `trace`.
+    pub synthetic: Option<RawSynthetic>,
     /// Keep jobs submitted in [start, end) (trace seconds).
     pub window: Option<RawWindow>,
     /// Keep the first N jobs (after the window and user filters).
@@ -267,4 +270,93 @@ pub struct RawThrottle {
     pub max_nodes: Option<u64>,
     pub min_procs: Option<u64>,
     pub max_procs: Option<u64>,
+}
+
+/// A synthetic workload: users with Login/Logout arrival models (Medernach) and job models.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSynthetic {
+    /// How much to generate: `{days: D}`, `{seconds: S}` or `{jobs: N}`.
+    pub length: RawLength,
+    /// Scale every user's rates so that the expected offered load on `cluster` is `load`.
+    pub target_load: Option<RawTargetLoad>,
+    pub users: Vec<RawUser>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLength {
+    pub days: Option<f64>,
+    pub seconds: Option<i64>,
+    pub jobs: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTargetLoad {
+    /// A cluster of this manifest with `procs`.
+    pub cluster: String,
+    /// Offered load: processor-seconds asked per second of capacity (e.g. 0.7).
+    pub load: f64,
+}
+
+/// One user, or `count` alike users.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawUser {
+    pub name: String,
+    /// Alike users with independent streams (default 1).
+    pub count: Option<u32>,
+    /// `{lambda, delta, mu}` (per second) or the hyper-exponential `{p, m1, m2}`.
+    pub arrivals: RawArrivals,
+    /// 24 relative weights, one per hour of the day, modulating all rates.
+    pub daily_cycle: Option<Vec<f64>>,
+    /// Runtime CDF points `[seconds, cumulative probability]`, log-uniform in between (Downey).
+    pub runtime: Vec<[f64; 2]>,
+    /// Requested times from runtimes; absent: exact (requested = runtime).
+    pub estimate: Option<RawEstimate>,
+    /// Processor counts.
+    pub procs: RawProcs,
+    /// Requested memory per processor, KB (default 0: unknown).
+    pub memory_kb: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawArrivals {
+    /// λ, login rate (per second).
+    pub lambda: Option<f64>,
+    /// δ, logout rate (per second).
+    pub delta: Option<f64>,
+    /// μ, submission rate while logged in (per second).
+    pub mu: Option<f64>,
+    /// Hyper-exponential interarrival law: probability of the fast phase…
+    pub p: Option<f64>,
+    /// …its rate…
+    pub m1: Option<f64>,
+    /// …and the slow phase's rate (per second).
+    pub m2: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawEstimate {
+    /// Requested = runtime × a factor uniform in [min, max] (min ≥ 1)…
+    pub factor: [f64; 2],
+    /// …rounded up to the first of these limits (seconds) that is not smaller…
+    #[serde(default)]
+    pub round_up: Vec<i64>,
+    /// …and capped here (seconds); a longer runtime is cut to it (the job is killed).
+    pub max: i64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawProcs {
+    /// Weight per processor count…
+    pub weights: Option<BTreeMap<u32, f64>>,
+    /// …or log-uniform over [min, max]…
+    pub log_uniform: Option<[u32; 2]>,
+    /// …rounded to a power of two with this probability (default 0.75).
+    pub power_of_two: Option<f64>,
 }

@@ -9,7 +9,8 @@ use serde_saphyr::{Location, Spanned};
 use super::error::ManifestError;
 use super::grid::{self, Sections};
 use super::model::{
-    ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSpec,
+    ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource,
+    WorkloadSpec,
 };
 use super::raw::{RawManifest, RawSizeClass};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
@@ -164,16 +165,46 @@ pub fn resolve(
     for (wname, w) in &raw.workloads {
         check_name(ctx, "workloads", wname)?;
         let path = format!("workloads.{wname}");
-        let trace = ctx.base_dir.join(&w.trace.value);
-        if !trace.is_file() {
-            return Err(ctx
-                .error(
-                    &format!("{path}.trace"),
-                    format!("trace file not found: {}", trace.display()),
-                    &w.trace.referenced,
-                )
-                .hint("relative paths are relative to the manifest's folder"));
-        }
+        let source = match (&w.trace, &w.synthetic) {
+            (Some(t), None) => {
+                let trace = ctx.base_dir.join(&t.value);
+                if !trace.is_file() {
+                    return Err(ctx
+                        .error(
+                            &format!("{path}.trace"),
+                            format!("trace file not found: {}", trace.display()),
+                            &t.referenced,
+                        )
+                        .hint("relative paths are relative to the manifest's folder"));
+                }
+                WorkloadSource::Trace(trace)
+            }
+            (None, Some(s)) => {
+                let procs = |name: &str| -> Result<u64, String> {
+                    match raw.clusters.as_ref().and_then(|c| c.get(name)) {
+                        Some(c) => c.procs.as_ref().map(|p| u64::from(p.value)).ok_or_else(|| {
+                            format!("cluster `{name}` takes its size from a trace; give it `procs` to target a load")
+                        }),
+                        None => Err(format!("no cluster named `{name}` in `clusters`")),
+                    }
+                };
+                WorkloadSource::Synthetic(super::synthetic::resolve(
+                    ctx,
+                    &format!("{path}.synthetic"),
+                    s,
+                    &procs,
+                )?)
+            }
+            _ => {
+                return Err(ctx
+                    .key_error(
+                        &path,
+                        wname,
+                        "a workload needs a `trace` or a `synthetic` model (one of them)",
+                    )
+                    .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
+            }
+        };
         let (window_start, window_end) =
             w.window.as_ref().map_or((None, None), |x| (x.start, x.end));
         if let (Some(s), Some(e)) = (window_start, window_end)
@@ -214,7 +245,7 @@ pub fn resolve(
             wname.clone(),
             WorkloadSpec {
                 name: wname.clone(),
-                trace,
+                source,
                 transforms: TransformSpec {
                     window_start,
                     window_end,

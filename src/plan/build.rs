@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::key::{KEY_SCHEMA, NodeKey};
 use crate::cache::Digest;
-use crate::manifest::{Cell, Manifest};
+use crate::manifest::{Cell, Manifest, WorkloadSource};
 
 /// The version of the simulation model (see build.rs).
 pub const MODEL_VERSION: &str = env!("SCHEDLAB_MODEL_VERSION");
@@ -58,8 +58,9 @@ pub struct Inputs<'a> {
     pub commit: Option<&'a str>,
 }
 
-/// Key material of the simulation of `cell`.
-pub fn simulate_material(cell: &Cell, trace: &Digest) -> Value {
+/// Key material of the simulation of `cell`; `trace` is the digest of its trace, for trace
+/// workloads.
+pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
     // A reservation scenario counts by content, not by name; its seed only when it draws
     // requests at random.
     let reservations = cell.reservations.as_ref().map(|r| {
@@ -69,17 +70,23 @@ pub fn simulate_material(cell: &Cell, trace: &Digest) -> Value {
         }
         v
     });
-    let seed = cell
+    let synthetic = match &cell.workload.source {
+        WorkloadSource::Synthetic(spec) => Some(spec),
+        WorkloadSource::Trace(_) => None,
+    };
+    let generated_reservations = cell
         .reservations
         .as_ref()
-        .filter(|r| r.generator.is_some())
-        .map(|_| cell.seed);
+        .is_some_and(|r| r.generator.is_some());
+    // The seed counts only where something is drawn at random.
+    let seed = (synthetic.is_some() || generated_reservations).then_some(cell.seed);
     json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
         "workload": {
             "trace": trace,
+            "synthetic": synthetic,
             "transforms": cell.workload.transforms,
             "lenient": cell.workload.lenient,
         },
@@ -104,7 +111,7 @@ pub fn build(manifests: &[Manifest], inputs: &Inputs<'_>) -> Plan {
     for (e, manifest) in manifests.iter().enumerate() {
         let mut nodes_of_cells = Vec::with_capacity(manifest.cells.len());
         for (c, cell) in manifest.cells.iter().enumerate() {
-            let digest = &inputs.digests[&cell.workload.trace];
+            let digest = cell.workload.trace().map(|t| &inputs.digests[t]);
             let material = simulate_material(cell, digest);
             let key = NodeKey::of(&material);
             let index = *by_key.entry(key.clone()).or_insert_with(|| {

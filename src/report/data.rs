@@ -10,7 +10,8 @@ use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use crate::manifest::Manifest;
+use crate::manifest::synthetic::{SyntheticLength, SyntheticSpec};
+use crate::manifest::{Manifest, WorkloadSource};
 
 /// One row of summary.parquet.
 #[derive(Clone, Debug, Default)]
@@ -217,18 +218,54 @@ pub fn load(
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())
-            .or_insert_with(|| cell.workload.trace.clone());
+            .or_insert_with(|| cell.workload.source.clone());
     }
-    for (workload, trace) in seen {
-        data.provenance.push(Provenance {
-            workload,
-            file: trace
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
-            lines: header_lines(&trace),
+    for (workload, source) in seen {
+        data.provenance.push(match source {
+            WorkloadSource::Trace(trace) => Provenance {
+                workload,
+                file: trace
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+                lines: header_lines(&trace),
+            },
+            WorkloadSource::Synthetic(spec) => Provenance {
+                workload,
+                file: "synthetic".to_string(),
+                lines: synthetic_lines(&spec),
+            },
         });
     }
     Ok(data)
+}
+
+/// What a synthetic workload is, in a line per user model.
+fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
+    let mut lines = vec![match spec.length {
+        SyntheticLength::Seconds(s) => format!("Generated: {:.1} days", s as f64 / 86_400.0),
+        SyntheticLength::Jobs(n) => format!("Generated: {n} jobs"),
+    }];
+    if let Some(t) = &spec.target_load {
+        lines.push(format!(
+            "Rates scaled to an offered load of {} on {} processors",
+            t.load, t.procs
+        ));
+    }
+    for u in &spec.users {
+        let m = u.login_model();
+        lines.push(format!(
+            "{} ×{}: λ={:.3e}, δ={:.3e}, μ={:.3e} /s (P_login {:.3}, {:.1} jobs per login, interarrival CV {:.2})",
+            u.name,
+            u.count,
+            u.lambda,
+            u.delta,
+            u.mu,
+            m.p_login(),
+            m.mean_jobs_per_login(),
+            m.interarrival_cv2().sqrt()
+        ));
+    }
+    lines
 }
 
 /// The provenance lines of a trace's header (only the header is read).

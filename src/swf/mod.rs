@@ -1,5 +1,5 @@
-//! The Standard Workload Format (SWF) reader: streaming, gzip or plain (sniffed from the magic
-//! bytes), strict or lenient, with every anomaly counted (docs/swf.md).
+//! The Standard Workload Format (SWF) reader and writer. Reading is streaming, gzip or plain
+//! (sniffed from the magic bytes), strict or lenient, with every anomaly counted (docs/swf.md).
 //!
 //! The reader turns text into [`crate::sim::Workload`]s; it knows nothing of machines or
 //! schedulers. Jobs that can never be simulated (unknown or zero runtime, unknown processors,
@@ -11,9 +11,11 @@ mod fields;
 mod header;
 mod info;
 mod reader;
+mod writer;
 
 pub use error::{ErrorKind, SwfError};
 pub use fields::{FIELD_COUNT, field_name};
 pub use header::Header;
 pub use info::{TraceInfo, render_info};
 pub use reader::{Anomalies, Malformed, Mode, Trace, read, read_bytes, read_path};
+pub use writer::to_swf;
