@@ -3,6 +3,7 @@
 //! are single self-contained files (inline CSS and SVG: no network, open offline); Markdown
 //! reports reference the charts as sibling SVG files.
 
+mod burstiness;
 pub mod charts;
 pub mod data;
 mod render;

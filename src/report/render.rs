@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use minijinja::{Environment, context};
 
+use super::burstiness;
 use super::charts;
 use super::data::ReportData;
 use super::reservations;
@@ -260,6 +261,12 @@ pub fn render(
         })
         .unwrap_or_default();
     let reservation_view = reservations::view(data, &classes);
+    let burstiness_view = burstiness::view(data);
+    if let Some(v) = &burstiness_view {
+        for (id, caption, svg) in &v.charts {
+            add(id, caption.clone(), svg.clone());
+        }
+    }
     if let Some(v) = &reservation_view {
         for (id, caption, svg) in &v.charts {
             add(id, caption.clone(), svg.clone());
@@ -331,6 +338,11 @@ pub fn render(
         provenance => data.provenance.iter().map(|p| context! { workload => p.workload.clone(), file => p.file.clone(), lines => p.lines.clone() }).collect::<Vec<_>>(),
         table => context! { headers => headers, rows => rows },
         per_cell_charts => per_cell_charts,
+        burstiness => burstiness_view.as_ref().map(|v| context! {
+            headers => v.headers.clone(),
+            rows => v.rows.clone(),
+            findings => v.findings.iter().map(|(title, text)| context! { title => title.clone(), text => text.clone() }).collect::<Vec<_>>(),
+        }),
         reservations => reservation_view.as_ref().map(|v| context! {
             headers => v.headers.clone(),
             rows => v.rows.clone(),
