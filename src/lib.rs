@@ -4,6 +4,7 @@
 //! Format text into [`sim::Workload`]s; everything that touches files, threads or clocks lives
 //! above them.
 
+pub mod analysis;
 pub mod cache;
 pub mod cli;
 pub mod diff;

@@ -3,6 +3,7 @@
 //! cause chain and a `hint:` where the fix is known.
 
 mod diff;
+mod fit;
 mod gc;
 mod generate;
 mod manifests;
@@ -10,6 +11,7 @@ mod plan;
 mod report;
 mod run;
 mod simulate;
+mod stats;
 mod trace;
 
 use std::process::ExitCode;
@@ -54,6 +56,8 @@ enum Command {
     Report(report::Args),
     /// Write a synthetic workload of a manifest as an SWF trace.
     Generate(generate::Args),
+    /// Fit the Login/Logout arrival model to a trace's most active users; write a manifest.
+    Fit(fit::Args),
 }
 
 /// How to print a result on stdout.
@@ -154,6 +158,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::run(args),
         Command::Report(args) => report::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Fit(args) => fit::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

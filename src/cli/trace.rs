@@ -9,6 +9,8 @@ use crate::swf::{TraceInfo, render_info};
 pub enum Command {
     /// Jobs, time span, machine size, users, offered load and anomaly counts.
     Info(InfoArgs),
+    /// Per-group runtime, wait and interarrival statistics, ŴT, daily cycle and R0(t).
+    Stats(super::stats::StatsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -24,6 +26,7 @@ pub struct InfoArgs {
 
 pub fn run(command: Command) -> Result<(), CliError> {
     match command {
+        Command::Stats(args) => super::stats::run(args),
         Command::Info(args) => {
             let trace = load_trace(&args.trace, args.lenient)?;
             let info = TraceInfo::from_trace(&trace);

@@ -8,6 +8,8 @@ pub struct Header {
     pub max_nodes: Option<u32>,
     pub unix_start_time: Option<i64>,
     pub time_zone_string: Option<String>,
+    /// `TimeZone`: seconds to add to UTC for local time (-28800 for US/Pacific).
+    pub time_zone: Option<i64>,
     /// `Queue:`/`Queues:` notes, in file order.
     pub queues: Vec<String>,
     /// `Partition:`/`Partitions:` notes, in file order.
@@ -30,6 +32,7 @@ impl Header {
             "maxnodes" => self.max_nodes = leading_int(value).and_then(|v| u32::try_from(v).ok()),
             "unixstarttime" => self.unix_start_time = leading_int(value),
             "timezonestring" => self.time_zone_string = Some(value.to_string()),
+            "timezone" => self.time_zone = leading_int(value),
             "queue" | "queues" => self.queues.push(value.to_string()),
             "partition" | "partitions" => self.partitions.push(value.to_string()),
             _ => self.notes.push(text.to_string()),

@@ -66,6 +66,9 @@ pub struct Trace {
     pub source: String,
     pub header: Header,
     pub workload: Workload,
+    /// SWF field 3 (the wait recorded in the log) of each job of `workload`, in the same order;
+    /// -1 when unknown. The simulator never uses it; `trace stats` does.
+    pub recorded_waits: Vec<i64>,
     /// Job lines read (kept + skipped; malformed lines excluded).
     pub records: u64,
     pub anomalies: Anomalies,
@@ -117,6 +120,7 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
         source: source.to_string(),
         header: Header::default(),
         workload: Workload::default(),
+        recorded_waits: Vec::new(),
         records: 0,
         anomalies: Anomalies::default(),
         malformed: Malformed::default(),
@@ -153,8 +157,9 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
                 if raw.submit >= 0 {
                     previous_submit = raw.submit;
                 }
+                let wait = raw.wait;
                 if let Some(job) = classify(raw, &mut trace.anomalies) {
-                    jobs.push(job);
+                    jobs.push((job, wait));
                 }
             }
             Err(kind) => {
@@ -175,7 +180,12 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
             }
         }
     }
-    trace.workload = Workload::new(jobs);
+    // The order of Workload::new: stable by submit time.
+    jobs.sort_by_key(|(job, _)| job.submit);
+    trace.recorded_waits = jobs.iter().map(|(_, wait)| *wait).collect();
+    trace.workload = Workload {
+        jobs: jobs.into_iter().map(|(job, _)| job).collect(),
+    };
     Ok(trace)
 }
 
@@ -183,6 +193,7 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
 struct RawJob {
     id: i64,
     submit: i64,
+    wait: i64,
     runtime: i64,
     allocated_procs: i64,
     requested_procs: i64,
@@ -239,6 +250,8 @@ fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
     Ok(RawJob {
         id: values[0],
         submit: values[1],
+        // Not used by the simulator, so a non-integer wait is merely unknown.
+        wait: parse_int(fields[2]).unwrap_or(-1),
         runtime: values[3],
         allocated_procs: values[4],
         requested_procs: values[7],

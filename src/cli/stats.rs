@@ -1,0 +1,147 @@
+//! `schedlab trace stats`: per-group statistics of a trace (Medernach's measurements) as a
+//! table, JSON or Parquet.
+
+use std::path::PathBuf;
+
+use super::{CliError, Format, load_trace};
+use crate::analysis::{GroupBy, GroupStats, R0_GRID, group_stats};
+use crate::store::{Table, Value};
+
+/// How to split the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    All,
+    User,
+    Group,
+    Queue,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// SWF trace, plain or gzip-compressed.
+    pub trace: PathBuf,
+    /// One row per user, group or queue (default: the whole trace).
+    #[arg(long, default_value = "all")]
+    pub by: By,
+    /// Keep the N groups with most jobs.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Also write every statistic to this Parquet file (docs/outputs.md, "stats.parquet").
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Skip malformed lines (counted) instead of stopping at the first.
+    #[arg(long)]
+    pub lenient: bool,
+    #[arg(long, default_value = "table")]
+    pub format: Format,
+}
+
+pub fn run(args: StatsArgs) -> Result<(), CliError> {
+    if args.top == Some(0) {
+        return Err(CliError::input("--top must be at least 1"));
+    }
+    let trace = load_trace(&args.trace, args.lenient)?;
+    let by = match args.by {
+        By::All => GroupBy::All,
+        By::User => GroupBy::User,
+        By::Group => GroupBy::Group,
+        By::Queue => GroupBy::Queue,
+    };
+    // Local hours when the log says when it started and in which zone.
+    let clock = trace.header.unix_start_time.unwrap_or(0) + trace.header.time_zone.unwrap_or(0);
+    let mut groups = group_stats(&trace.workload, &trace.recorded_waits, by, clock);
+    if let Some(n) = args.top {
+        groups.truncate(n);
+    }
+    if let Some(path) = &args.output {
+        table(&groups)
+            .write(path, &[("schedlab.trace".into(), trace.source.clone())])
+            .map_err(CliError::failed)?;
+    }
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&groups).expect("stats serialize")
+        ),
+        Format::Table => print!("{}", render(&groups)),
+    }
+    Ok(())
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("–".into(), |v| format!("{v:.decimals$}"))
+}
+
+fn render(groups: &[GroupStats]) -> String {
+    let mut out = format!(
+        "{:<12} {:>8} {:>10} {:>7} {:>10} {:>7} {:>11} {:>7} {:>10} {:>8} {:>8}\n",
+        "group",
+        "jobs",
+        "run mean",
+        "run cv",
+        "wait mean",
+        "wait cv",
+        "ia mean",
+        "ia cv",
+        "ŴT",
+        "R0(1h)",
+        "R0(1d)"
+    );
+    for g in groups {
+        let r0 = |t: f64| {
+            let i = R0_GRID.iter().position(|&x| x == t).expect("on the grid");
+            opt(g.r0[i], 3)
+        };
+        out.push_str(&format!(
+            "{:<12} {:>8} {:>10.0} {:>7} {:>10} {:>7} {:>11} {:>7} {:>10} {:>8} {:>8}\n",
+            g.group,
+            g.jobs,
+            g.runtime.mean,
+            opt(g.runtime.cv, 2),
+            opt(g.wait.map(|w| w.mean), 0),
+            opt(g.wait.and_then(|w| w.cv), 2),
+            opt(g.interarrival.map(|m| m.mean), 0),
+            opt(g.interarrival.and_then(|m| m.cv), 2),
+            g.normalized_wait.map_or("–".into(), |v| format!("{v:.2e}")),
+            r0(3600.0),
+            r0(86_400.0),
+        ));
+    }
+    out
+}
+
+/// One row per group: scalar statistics, `hour_00` … `hour_23`, and `r0_<t>s` on the grid.
+fn table(groups: &[GroupStats]) -> Table {
+    let mut t = Table::default();
+    let float = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    for g in groups {
+        t.row()
+            .set("group", Value::Str(g.group.clone()))
+            .set(
+                "key",
+                g.key.map_or(Value::NullInt, |k| Value::Int(i64::from(k))),
+            )
+            .set("jobs", Value::Int(g.jobs as i64))
+            .set("runtime_mean", Value::Float(g.runtime.mean))
+            .set("runtime_sd", Value::Float(g.runtime.sd))
+            .set("runtime_cv", float(g.runtime.cv))
+            .set(
+                "wait_jobs",
+                g.wait.map_or(Value::Int(0), |w| Value::Int(w.n as i64)),
+            )
+            .set("wait_mean", float(g.wait.map(|w| w.mean)))
+            .set("wait_sd", float(g.wait.map(|w| w.sd)))
+            .set("wait_cv", float(g.wait.and_then(|w| w.cv)))
+            .set("interarrival_mean", float(g.interarrival.map(|m| m.mean)))
+            .set("interarrival_sd", float(g.interarrival.map(|m| m.sd)))
+            .set("interarrival_cv", float(g.interarrival.and_then(|m| m.cv)))
+            .set("normalized_wait", float(g.normalized_wait));
+        for (h, n) in g.daily.iter().enumerate() {
+            t.set(&format!("hour_{h:02}"), Value::Int(*n as i64));
+        }
+        for (t_s, r) in R0_GRID.iter().zip(&g.r0) {
+            t.set(&format!("r0_{}s", *t_s as i64), float(*r));
+        }
+    }
+    t
+}
