@@ -127,9 +127,9 @@ fn nelder_mead(
                 simplex[2] = (contracted, fc);
             } else {
                 let best = simplex[0].0;
-                for k in 1..3 {
-                    let p = lerp(best, simplex[k].0, 0.5);
-                    simplex[k] = (p, f(p));
+                for vertex in simplex.iter_mut().skip(1) {
+                    let p = lerp(best, vertex.0, 0.5);
+                    *vertex = (p, f(p));
                 }
             }
         }
