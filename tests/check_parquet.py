@@ -69,6 +69,15 @@ def main():
         if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
             sys.exit("wait != start - submit")
         check_experiment(exe, trace, pathlib.Path(tmp))
+        stats = pathlib.Path(tmp) / "stats.parquet"
+        subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
+                       check=True, stdout=subprocess.DEVNULL)
+        table = check(stats, "stats.parquet (`schedlab trace stats -o`)").to_pydict()
+        if len(table["group"]) != 20 or table["jobs"] != sorted(table["jobs"], reverse=True):
+            sys.exit("stats.parquet: expected the 20 busiest users, most jobs first")
+        for row in range(20):
+            if sum(table[f"hour_{h:02}"][row] for h in range(24)) != table["jobs"][row]:
+                sys.exit("stats.parquet: the daily histogram does not add up to the jobs")
     print("parquet outputs match docs/outputs.md")
 
 
