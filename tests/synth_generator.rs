@@ -221,3 +221,44 @@ schedulers:
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `burst`?"));
     assert!(!dir.path().join("x.swf").exists());
 }
+
+#[test]
+fn replicas_of_a_synthetic_workload_are_distinct_simulations() {
+    // Trace workloads are deterministic: replicas share one simulate node. Synthetic workloads
+    // draw from the replica seed: one node per replica, and the seed is in the key.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("e")).unwrap();
+    let path = dir.path().join("e/m.yaml");
+    std::fs::write(
+        &path,
+        "workloads:
+  syn:
+    synthetic:
+      length: {jobs: 100}
+      users:
+        - {name: u, arrivals: {lambda: 1e-3, delta: 1e-2, mu: 0.1}, runtime: [[1, 0], [60, 1]], procs: {weights: {1: 1}}}
+clusters:
+  c: {procs: 8}
+schedulers:
+  easy: {policy: easy}
+replicas: 3
+",
+    )
+    .unwrap();
+    let m = schedlab::manifest::load(&path).unwrap();
+    let digests = std::collections::BTreeMap::new();
+    let plan = schedlab::plan::build(
+        std::slice::from_ref(&m),
+        &schedlab::plan::Inputs {
+            digests: &digests,
+            commit: None,
+        },
+    );
+    let simulate: Vec<_> = plan
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, schedlab::plan::NodeKind::Simulate { .. }))
+        .collect();
+    assert_eq!(simulate.len(), 3);
+    assert_eq!(simulate[1].material["seed"], 1);
+}

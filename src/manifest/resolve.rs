@@ -185,7 +185,17 @@ pub fn resolve(
                         Some(c) => c.procs.as_ref().map(|p| u64::from(p.value)).ok_or_else(|| {
                             format!("cluster `{name}` takes its size from a trace; give it `procs` to target a load")
                         }),
-                        None => Err(format!("no cluster named `{name}` in `clusters`")),
+                        None => {
+                            let defined: Vec<&str> = raw
+                                .clusters
+                                .iter()
+                                .flat_map(|c| c.keys().map(String::as_str))
+                                .collect();
+                            Err(format!(
+                                "no cluster named `{name}` in `clusters` (defined: {})",
+                                if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+                            ))
+                        }
                     }
                 };
                 WorkloadSource::Synthetic(super::synthetic::resolve(

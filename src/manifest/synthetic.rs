@@ -131,7 +131,7 @@ pub fn resolve(
                 ));
             }
             let procs = cluster_procs(&t.cluster)
-                .map_err(|m| key_err("target_load.cluster", "cluster", m))?;
+                .map_err(|m| key_err("target_load.cluster", "target_load", m))?;
             Some(TargetLoad {
                 procs,
                 load: t.load,
