@@ -4,16 +4,7 @@
 //! per scheduler — how burstier arrivals at the same offered load change what users see.
 
 use super::charts;
-use super::data::{ReportData, SummaryRow};
-
-pub struct BurstinessView {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// (id, caption, svg)
-    pub charts: Vec<(String, String, String)>,
-    /// (workload, sentence)
-    pub findings: Vec<(String, String)>,
-}
+use super::data::{ReportData, SectionView, SummaryRow, fmt_scaled, mean_over};
 
 struct Group<'a> {
     workload: String,
@@ -25,17 +16,8 @@ struct Group<'a> {
 
 impl Group<'_> {
     fn mean(&self, column: &str) -> Option<f64> {
-        let v: Vec<f64> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.numbers.get(column).copied().flatten())
-            .collect();
-        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        mean_over(&self.rows, column)
     }
-}
-
-fn fmt(v: Option<f64>, scale: f64, decimals: usize) -> String {
-    v.map_or("–".to_string(), |v| format!("{:.*}", decimals, v * scale))
 }
 
 /// Spearman's rank correlation of paired values (ties get their average rank).
@@ -73,7 +55,7 @@ pub fn spearman(pairs: &[(f64, f64)]) -> Option<f64> {
 }
 
 /// The view, or `None` when no cell has a synthetic workload.
-pub fn view(data: &ReportData) -> Option<BurstinessView> {
+pub fn view(data: &ReportData) -> Option<SectionView> {
     let synthetic = |r: &SummaryRow| {
         r.numbers
             .get("model_interarrival_cv")
@@ -129,15 +111,15 @@ pub fn view(data: &ReportData) -> Option<BurstinessView> {
             vec![
                 g.workload.clone(),
                 g.scheduler.clone(),
-                fmt(g.p_login, 1.0, 3),
+                fmt_scaled(g.p_login, 1.0, 3),
                 g.mu.map_or("–".into(), |m| format!("{m:.3e}")),
                 g.rows.len().to_string(),
-                fmt(g.mean("model_interarrival_cv"), 1.0, 2),
-                fmt(g.mean("interarrival_cv"), 1.0, 2),
-                fmt(g.mean("jobs"), 1.0, 0),
-                fmt(g.mean("utilization"), 1.0, 3),
-                fmt(g.mean("wait_mean"), 1.0 / 3600.0, 2),
-                fmt(g.mean("bounded_slowdown_mean"), 1.0, 1),
+                fmt_scaled(g.mean("model_interarrival_cv"), 1.0, 2),
+                fmt_scaled(g.mean("interarrival_cv"), 1.0, 2),
+                fmt_scaled(g.mean("jobs"), 1.0, 0),
+                fmt_scaled(g.mean("utilization"), 1.0, 3),
+                fmt_scaled(g.mean("wait_mean"), 1.0 / 3600.0, 2),
+                fmt_scaled(g.mean("bounded_slowdown_mean"), 1.0, 1),
             ]
         })
         .collect();
@@ -217,7 +199,7 @@ pub fn view(data: &ReportData) -> Option<BurstinessView> {
             ));
         }
     }
-    Some(BurstinessView {
+    Some(SectionView {
         headers,
         rows,
         charts: out_charts,

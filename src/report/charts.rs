@@ -5,6 +5,18 @@ use std::fmt::Write;
 
 use super::svg::{self, Frame};
 
+/// Averages consecutive points so a line has at most `max` points.
+pub fn thin(points: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
+    if points.len() <= max {
+        return points;
+    }
+    let k = points.len().div_ceil(max);
+    points
+        .chunks(k)
+        .map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64))
+        .collect()
+}
+
 /// Bars of `series` (name → one value per group), grouped by `groups`.
 pub fn grouped_bars(
     title: &str,

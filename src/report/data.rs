@@ -21,6 +21,30 @@ pub struct SummaryRow {
     pub numbers: BTreeMap<String, Option<f64>>,
 }
 
+/// A report section built from the summary: a table, charts and sentences.
+pub struct SectionView {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// (id, caption, svg)
+    pub charts: Vec<(String, String, String)>,
+    /// (title, paragraph)
+    pub findings: Vec<(String, String)>,
+}
+
+/// Mean of `column` over the rows (replicas) that have it; `None` if none does.
+pub fn mean_over(rows: &[&SummaryRow], column: &str) -> Option<f64> {
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.numbers.get(column).copied().flatten())
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// `v × scale` with `decimals`, or `–`.
+pub fn fmt_scaled(v: Option<f64>, scale: f64, decimals: usize) -> String {
+    v.map_or("–".to_string(), |v| format!("{:.*}", decimals, v * scale))
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct CellSeries {
     /// (bin start, utilization, mean queue length).

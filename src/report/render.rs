@@ -6,7 +6,7 @@ use minijinja::{Environment, context};
 
 use super::burstiness;
 use super::charts;
-use super::data::ReportData;
+use super::data::{ReportData, fmt_scaled};
 use super::reservations;
 use crate::manifest::Manifest;
 
@@ -64,18 +64,6 @@ const TABLE: [(&str, &str, f64, usize); 8] = [
 /// Per-cell charts stop being readable beyond this many series; larger grids get the table
 /// (and, with reservations, the grouped reservation views) instead.
 const MAX_SERIES: usize = 16;
-
-/// Averages consecutive points so a line has at most `max` points.
-fn thin(points: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
-    if points.len() <= max {
-        return points;
-    }
-    let k = points.len().div_ceil(max);
-    points
-        .chunks(k)
-        .map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64))
-        .collect()
-}
 
 /// The empirical CDF of `values` at 200 quantiles, x = log10(1 + value).
 fn cdf(mut values: Vec<f64>) -> Vec<(f64, f64)> {
@@ -188,7 +176,7 @@ pub fn render(
                         .map(|s| s.bins.clone())
                         .unwrap_or_default();
                     let pts = bins.iter().map(|b| (b.0 / 86400.0, f(b))).collect();
-                    (by_cell[c].1.clone(), thin(pts, 400))
+                    (by_cell[c].1.clone(), charts::thin(pts, 400))
                 })
                 .collect()
         };
@@ -292,9 +280,6 @@ pub fn render(
         );
     }
 
-    let fmt = |v: Option<f64>, scale: f64, decimals: usize| {
-        v.map_or("–".to_string(), |v| format!("{:.*}", decimals, v * scale))
-    };
     let mut headers = vec![
         "cell".to_string(),
         "workload".to_string(),
@@ -313,7 +298,7 @@ pub fn render(
             out.extend(
                 TABLE
                     .iter()
-                    .map(|(c, _, s, d)| fmt(r.numbers.get(*c).copied().flatten(), *s, *d)),
+                    .map(|(c, _, s, d)| fmt_scaled(r.numbers.get(*c).copied().flatten(), *s, *d)),
             );
             out
         })

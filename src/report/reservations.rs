@@ -5,7 +5,7 @@
 //! scheduler comparing the direction of the effects with the paper's findings.
 
 use super::charts;
-use super::data::{ReportData, SummaryRow};
+use super::data::{ReportData, SectionView, SummaryRow, fmt_scaled, mean_over};
 
 /// A value read off a time-series bin (start, utilization, queue, reserved).
 type BinValue = dyn Fn(&(f64, f64, f64, f64)) -> f64;
@@ -14,15 +14,6 @@ type Line = (String, Vec<(f64, f64)>);
 
 /// The paper's throttle: 256 nodes × 12 hours per sliding 7 days.
 pub const PAPER_CAP_NODE_HOURS: f64 = 256.0 * 12.0;
-
-pub struct ReservationView {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// (id, caption, svg)
-    pub charts: Vec<(String, String, String)>,
-    /// (workload and scheduler, paragraph)
-    pub findings: Vec<(String, String)>,
-}
 
 /// One scenario of one workload and scheduler, over its replicas.
 struct Group<'a> {
@@ -46,14 +37,8 @@ impl Group<'_> {
         format!("{rate}{cap}")
     }
 
-    /// Mean of `column` over the replicas that have it.
     fn mean(&self, column: &str) -> Option<f64> {
-        let values: Vec<f64> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.numbers.get(column).copied().flatten())
-            .collect();
-        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        mean_over(&self.rows, column)
     }
 }
 
@@ -90,12 +75,8 @@ fn groups(data: &ReportData) -> Vec<Group<'_>> {
     out
 }
 
-fn fmt(v: Option<f64>, scale: f64, decimals: usize) -> String {
-    v.map_or("–".to_string(), |v| format!("{:.*}", decimals, v * scale))
-}
-
 /// The view, or `None` when no cell has reservations.
-pub fn view(data: &ReportData, classes: &[String]) -> Option<ReservationView> {
+pub fn view(data: &ReportData, classes: &[String]) -> Option<SectionView> {
     if !data
         .rows
         .iter()
@@ -131,21 +112,25 @@ pub fn view(data: &ReportData, classes: &[String]) -> Option<ReservationView> {
                 g.scheduler.clone(),
                 g.label(),
                 g.rows.len().to_string(),
-                fmt(g.mean("expansion_factor_weighted"), 1.0, 2),
-                fmt(g.mean("wait_mean"), 1.0 / 3600.0, 1),
-                fmt(g.mean("utilization"), 1.0, 3),
-                fmt(g.mean("utilization_with_reserved"), 1.0, 3),
-                fmt(g.mean("reservations_granted"), 1.0, 1),
-                fmt(g.mean("reservations_shifted"), 1.0, 1),
-                fmt(g.mean("reservations_rejected"), 1.0, 1),
+                fmt_scaled(g.mean("expansion_factor_weighted"), 1.0, 2),
+                fmt_scaled(g.mean("wait_mean"), 1.0 / 3600.0, 1),
+                fmt_scaled(g.mean("utilization"), 1.0, 3),
+                fmt_scaled(g.mean("utilization_with_reserved"), 1.0, 3),
+                fmt_scaled(g.mean("reservations_granted"), 1.0, 1),
+                fmt_scaled(g.mean("reservations_shifted"), 1.0, 1),
+                fmt_scaled(g.mean("reservations_rejected"), 1.0, 1),
             ];
             for c in classes {
-                row.push(fmt(
+                row.push(fmt_scaled(
                     g.mean(&format!("{c}_expansion_factor_weighted")),
                     1.0,
                     2,
                 ));
-                row.push(fmt(g.mean(&format!("{c}_wait_mean")), 1.0 / 3600.0, 1));
+                row.push(fmt_scaled(
+                    g.mean(&format!("{c}_wait_mean")),
+                    1.0 / 3600.0,
+                    1,
+                ));
             }
             row
         })
@@ -291,7 +276,7 @@ pub fn view(data: &ReportData, classes: &[String]) -> Option<ReservationView> {
                         .unwrap_or_default();
                     let pts: Vec<(f64, f64)> =
                         bins.iter().map(|b| (b.0 / 86_400.0, f(b))).collect();
-                    (g.label(), thin(pts, 300))
+                    (g.label(), charts::thin(pts, 300))
                 })
                 .collect()
         };
@@ -322,24 +307,12 @@ pub fn view(data: &ReportData, classes: &[String]) -> Option<ReservationView> {
             finding(baseline, &at_rate, classes),
         ));
     }
-    Some(ReservationView {
+    Some(SectionView {
         headers,
         rows,
         charts,
         findings,
     })
-}
-
-/// Averages consecutive points so a line has at most `max` points.
-fn thin(points: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
-    if points.len() <= max {
-        return points;
-    }
-    let k = points.len().div_ceil(max);
-    points
-        .chunks(k)
-        .map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64))
-        .collect()
 }
 
 fn direction(before: f64, after: f64) -> &'static str {
