@@ -8,7 +8,7 @@ mod moments;
 mod r0;
 mod stats;
 
-pub use fit::{Fit, fit_login_model};
+pub use fit::{Fit, fit_login_model, fit_r0_curve};
 pub use moments::Moments;
 pub use r0::{EmpiricalR0, R0_GRID};
 pub use stats::{GroupBy, GroupStats, group_stats};
