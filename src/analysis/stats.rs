@@ -53,17 +53,14 @@ fn key_of(job: &Job, by: GroupBy) -> Option<i32> {
 /// `i` (-1 unknown). `clock` is added to submit times before taking the hour of the day (the
 /// log's UnixStartTime plus its TimeZone offset, for local hours; 0 for trace time).
 pub fn group_stats(workload: &Workload, waits: &[i64], by: GroupBy, clock: i64) -> Vec<GroupStats> {
-    let mut keys: Vec<Option<i32>> = workload.jobs.iter().map(|j| key_of(j, by)).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let mut out: Vec<GroupStats> = keys
+    // One pass puts each job in its group (in submission order within a group).
+    let mut members: std::collections::BTreeMap<Option<i32>, Vec<usize>> = Default::default();
+    for (i, job) in workload.jobs.iter().enumerate() {
+        members.entry(key_of(job, by)).or_default().push(i);
+    }
+    let mut out: Vec<GroupStats> = members
         .into_iter()
-        .map(|key| {
-            let members: Vec<usize> = (0..workload.len())
-                .filter(|&i| key_of(&workload.jobs[i], by) == key)
-                .collect();
-            stats_of(workload, waits, &members, by, key, clock)
-        })
+        .map(|(key, members)| stats_of(workload, waits, &members, by, key, clock))
         .collect();
     out.sort_by(|a, b| b.jobs.cmp(&a.jobs).then(a.key.cmp(&b.key)));
     out

@@ -192,14 +192,28 @@ fn render(users: &[FittedUser]) -> String {
     out
 }
 
+/// The element at quantile `q` of sorted `values`: index round(q·(n − 1)).
+fn quantile<T: Copy>(values: &[T], q: f64) -> T {
+    values[((q * (values.len() - 1) as f64).round() as usize).min(values.len() - 1)]
+}
+
+/// Distinct values with their counts, most frequent first (ties: smaller value first).
+fn most_common<T: Ord + Copy>(values: impl Iterator<Item = T>) -> Vec<(T, usize)> {
+    let mut counts: std::collections::BTreeMap<T, usize> = Default::default();
+    for v in values {
+        *counts.entry(v).or_default() += 1;
+    }
+    let mut common: Vec<(T, usize)> = counts.into_iter().collect();
+    common.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    common
+}
+
 /// The manifest entry of one fitted user: arrivals, runtime CDF points at the quantiles 0, .25,
 /// .5, .75, .9 and 1 of its runtimes, estimates from its requested/runtime ratios (10th–90th
 /// percentile factors, its most common requested times as limits) and its 8 most common sizes.
 fn user_yaml(user: i32, jobs: &[&Job], lambda: f64, delta: f64, mu: f64) -> String {
     let mut runtimes: Vec<i64> = jobs.iter().map(|j| j.runtime.max(1)).collect();
     runtimes.sort_unstable();
-    let quantile =
-        |v: &[i64], q: f64| v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)];
     let mut points: Vec<(i64, f64)> = Vec::new();
     for q in [0.0, 0.25, 0.5, 0.75, 0.9, 1.0] {
         let t = quantile(&runtimes, q);
@@ -229,17 +243,9 @@ fn user_yaml(user: i32, jobs: &[&Job], lambda: f64, delta: f64, mu: f64) -> Stri
             .map(|j| j.requested_time as f64 / j.runtime.max(1) as f64)
             .collect();
         ratios.sort_by(f64::total_cmp);
-        let at = |q: f64| {
-            ratios[((q * (ratios.len() - 1) as f64).round() as usize).min(ratios.len() - 1)]
-        };
-        let lo = at(0.1).max(1.0);
-        let hi = at(0.9).max(lo);
-        let mut counts: std::collections::BTreeMap<i64, usize> = Default::default();
-        for j in jobs {
-            *counts.entry(j.requested_time).or_default() += 1;
-        }
-        let mut common: Vec<(i64, usize)> = counts.into_iter().collect();
-        common.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let lo = quantile(&ratios, 0.1).max(1.0);
+        let hi = quantile(&ratios, 0.9).max(lo);
+        let common = most_common(jobs.iter().map(|j| j.requested_time));
         let mut limits: Vec<i64> = common.iter().take(8).map(|c| c.0).collect();
         limits.sort_unstable();
         let max = jobs.iter().map(|j| j.requested_time).max().unwrap_or(1);
@@ -252,12 +258,7 @@ fn user_yaml(user: i32, jobs: &[&Job], lambda: f64, delta: f64, mu: f64) -> Stri
                 .join(", ")
         )
     };
-    let mut sizes: std::collections::BTreeMap<u32, usize> = Default::default();
-    for j in jobs {
-        *sizes.entry(j.procs).or_default() += 1;
-    }
-    let mut sizes: Vec<(u32, usize)> = sizes.into_iter().collect();
-    sizes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let sizes = most_common(jobs.iter().map(|j| j.procs));
     let weights = sizes
         .iter()
         .take(8)

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
+use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, WorkloadSource, synthetic};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
@@ -71,20 +72,14 @@ pub fn reservation_seed(seed: u64) -> u64 {
     u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// CV of the gaps between consecutive submissions (population standard deviation over mean).
+/// CV of the gaps between consecutive submissions (population standard deviation over mean);
+/// `None` with fewer than two gaps or a zero mean.
 pub fn interarrival_cv(workload: &Workload) -> Option<f64> {
-    let gaps: Vec<f64> = workload
+    let gaps = workload
         .jobs
         .windows(2)
-        .map(|w| (w[1].submit - w[0].submit) as f64)
-        .collect();
-    let n = gaps.len() as f64;
-    let mean = gaps.iter().sum::<f64>() / n;
-    if gaps.len() < 2 || mean <= 0.0 {
-        return None;
-    }
-    let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / n;
-    Some(var.sqrt() / mean)
+        .map(|w| (w[1].submit - w[0].submit) as f64);
+    Moments::of(gaps).filter(|m| m.n >= 2).and_then(|m| m.cv)
 }
 
 /// A cell's workload before transforms: a shared parsed trace, or generated for the cell.

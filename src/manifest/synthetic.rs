@@ -240,11 +240,8 @@ fn user(ctx: &Ctx<'_>, path: &str, u: &RawUser) -> Result<UserSpec, ManifestErro
     };
     let procs = match (&u.procs.weights, u.procs.log_uniform) {
         (Some(w), None) if u.procs.power_of_two.is_none() => {
-            if w.is_empty()
-                || w.keys().any(|&n| n == 0)
-                || w.values().any(|x| !(x.is_finite() && *x >= 0.0))
-                || w.values().all(|x| *x == 0.0)
-            {
+            let pairs: Vec<(u32, f64)> = w.iter().map(|(&n, &x)| (n, x)).collect();
+            if pairs.iter().any(|p| !p.1.is_finite()) || SizeModel::weights(&pairs).is_none() {
                 return Err(err(
                     "procs.weights",
                     "weights",
@@ -252,7 +249,7 @@ fn user(ctx: &Ctx<'_>, path: &str, u: &RawUser) -> Result<UserSpec, ManifestErro
                         .into(),
                 ));
             }
-            ProcsSpec::Weights(w.iter().map(|(&n, &x)| (n, x)).collect())
+            ProcsSpec::Weights(pairs)
         }
         (None, Some([lo, hi])) => {
             let p2 = u.procs.power_of_two.unwrap_or(0.75);

@@ -15,6 +15,16 @@ type Line = (String, Vec<(f64, f64)>);
 /// The paper's throttle: 256 nodes × 12 hours per sliding 7 days.
 pub const PAPER_CAP_NODE_HOURS: f64 = 256.0 * 12.0;
 
+/// The capped scenario whose cap is nearest the paper's.
+fn nearest_paper_cap<'a, 'r>(scenarios: &[&'a Group<'r>]) -> Option<&'a Group<'r>> {
+    let distance = |g: &Group<'_>| (g.cap.unwrap_or(0.0) - PAPER_CAP_NODE_HOURS).abs();
+    scenarios
+        .iter()
+        .copied()
+        .filter(|g| g.cap.is_some())
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+}
+
 /// One scenario of one workload and scheduler, over its replicas.
 struct Group<'a> {
     workload: String,
@@ -257,13 +267,10 @@ pub fn view(data: &ReportData, classes: &[String]) -> Option<SectionView> {
         }
         // Over time, three lines stay readable: the baseline, no cap, and the cap nearest the
         // paper's.
-        let nearest_paper = at_rate.iter().filter(|g| g.cap.is_some()).min_by(|a, b| {
-            let d = |g: &&&Group<'_>| (g.cap.unwrap_or(0.0) - PAPER_CAP_NODE_HOURS).abs();
-            d(a).total_cmp(&d(b))
-        });
+        let nearest_paper = nearest_paper_cap(&at_rate);
         let over_time: Vec<&Group<'_>> = std::iter::once(*baseline)
             .chain(at_rate.iter().find(|g| g.cap.is_none()).copied())
-            .chain(nearest_paper.copied())
+            .chain(nearest_paper)
             .collect();
         let series = |f: &BinValue| -> Vec<Line> {
             over_time
@@ -353,10 +360,7 @@ fn finding(baseline: &Group<'_>, at_rate: &[&Group<'_>], classes: &[String]) -> 
             ": not the direction found here"
         }
     ));
-    let throttled = at_rate.iter().filter(|g| g.cap.is_some()).min_by(|a, b| {
-        let d = |g: &&&Group<'_>| (g.cap.unwrap_or(0.0) - PAPER_CAP_NODE_HOURS).abs();
-        d(a).total_cmp(&d(b))
-    });
+    let throttled = nearest_paper_cap(at_rate);
     if let Some(t) = throttled {
         let (e, w) = (ef(t), wait(t));
         let against = if e <= ef(baseline) {

@@ -8,6 +8,7 @@ use rand_core::{RngCore, SeedableRng};
 
 use super::ReservationRequest;
 use crate::sim::job::Time;
+use crate::sim::random::uniform;
 
 /// An integer distribution.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -38,7 +39,7 @@ impl Distribution {
             }
             Distribution::LogUniform { min, max } => {
                 let (lo, hi) = ((*min as f64).ln(), (*max as f64).ln());
-                let x = (lo + unit(rng) * (hi - lo)).exp().round() as i64;
+                let x = (lo + uniform(rng) * (hi - lo)).exp().round() as i64;
                 x.clamp(*min, *max)
             }
             Distribution::Choice(values) => values[(rng.next_u64() % values.len() as u64) as usize],
@@ -58,11 +59,6 @@ impl Distribution {
             ),
         }
     }
-}
-
-/// A uniform double in [0, 1) from the top 53 bits.
-fn unit(rng: &mut ChaCha8Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Parameters of the synthetic requests. Widths are allocation units, times seconds.
@@ -88,7 +84,7 @@ impl ReservationGenerator {
         let count = (self.per_week * length as f64 / WEEK as f64).round() as u64;
         let mut requests: Vec<ReservationRequest> = (0..count)
             .map(|_| {
-                let start = from + (unit(&mut rng) * length as f64) as Time;
+                let start = from + (uniform(&mut rng) * length as f64) as Time;
                 let width = self.width.sample(&mut rng).max(1) as u64;
                 let duration = self.duration.sample(&mut rng).max(1);
                 let notice = self.notice.sample(&mut rng).max(0);

@@ -11,13 +11,14 @@ use std::collections::BinaryHeap;
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
-use super::arrivals::{MarkovArrivals, uniform};
+use super::arrivals::MarkovArrivals;
 use super::daily::DailyCycle;
 use super::estimate::EstimateModel;
 use super::markov::LoginModel;
 use super::runtime::LogUniformStages;
 use super::size::SizeModel;
 use crate::sim::job::{Job, Time, Workload};
+use crate::sim::random::uniform;
 
 /// One user model; `count` alike users share it (each with its own streams).
 #[derive(Clone, Debug, PartialEq)]
