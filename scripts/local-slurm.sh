@@ -84,6 +84,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 ReturnToService=2
+DefMemPerCPU=$((mem_mb / cpus))
 MaxArraySize=1001
 MinJobAge=300
 KillWait=5

@@ -41,6 +41,16 @@ impl EntryStore {
         }
     }
 
+    /// A store that stages new entries in `staging` instead of `tmp/`: a Slurm worker's own
+    /// directory, which the sweep of `tmp/` by a later run never touches. `staging` must be on
+    /// the file system of `state_dir` (entries are renamed into place).
+    pub fn with_staging(state_dir: &Path, staging: &Path) -> Self {
+        EntryStore {
+            entries: state_dir.join("entries"),
+            tmp: staging.to_path_buf(),
+        }
+    }
+
     /// Where the entry for `key` lives once complete.
     pub fn dir(&self, key: &str) -> PathBuf {
         self.entries.join(&key[..2.min(key.len())]).join(key)

@@ -52,6 +52,8 @@ pub struct Event {
 pub trait Observer: Sync {
     fn started(&self, _to_run: usize, _total: usize) {}
     fn event(&self, _event: &Event) {}
+    /// A status line from an executor (e.g. the Slurm queue's state), for progress displays.
+    fn note(&self, _text: &str) {}
     fn finished(&self) {}
 }
 

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::dag::{DagNode, Event, Observer, Outcome, execute};
+use super::dag::{DagNode, Event, Observer, Outcome};
+use super::executor::{Context, ExecuteError, Executor, Local};
 use super::simulate_node::TraceCache;
 use super::{aggregate_node, git, simulate_node};
 use crate::cache::{self, CacheError, DigestCache, EntryStore, Materials, ResultsLock};
@@ -29,6 +30,8 @@ pub enum PipelineError {
     Cache(#[from] CacheError),
     #[error("two manifests define the experiment `{0}`")]
     DuplicateExperiment(String),
+    #[error(transparent)]
+    Execute(#[from] ExecuteError),
 }
 
 /// Everything known before running: the plan and each node's state.
@@ -123,10 +126,20 @@ impl RunReport {
 /// been committed in this run.
 const ABORT_AFTER_ENV: &str = "SCHEDLAB_FAILPOINT_ABORT_AFTER";
 
-/// Executes `prepared` with `threads` threads, holding the results lock.
+/// Executes `prepared` with `threads` local threads, holding the results lock.
 pub fn run(
     prepared: &Prepared,
     threads: usize,
+    wait_for_lock: bool,
+    observer: &dyn Observer,
+) -> Result<RunReport, PipelineError> {
+    run_with(prepared, &Local { threads }, wait_for_lock, observer)
+}
+
+/// Executes `prepared` with `executor`, holding the results lock.
+pub fn run_with(
+    prepared: &Prepared,
+    executor: &dyn Executor,
     wait_for_lock: bool,
     observer: &dyn Observer,
 ) -> Result<RunReport, PipelineError> {
@@ -136,17 +149,7 @@ pub fn run(
     entries.sweep_staging()?;
     let plan = &prepared.plan;
     // Re-check the cache under the lock: another run may have finished nodes meanwhile.
-    let nodes: Vec<DagNode> = plan
-        .nodes
-        .iter()
-        .map(|n| DagNode {
-            label: n.label.clone(),
-            key: n.key.clone(),
-            deps: n.deps.clone(),
-            cached: entries.contains(n.key.as_str()),
-            cost: cost_estimate(n),
-        })
-        .collect();
+    let nodes = dag_nodes(plan, &entries);
     let traces = TraceCache::default();
     let committed = AtomicU64::new(0);
     let abort_after: Option<u64> = std::env::var(ABORT_AFTER_ENV)
@@ -181,7 +184,12 @@ pub fn run(
         }
         Ok(())
     };
-    let events = execute(&nodes, threads, &work, observer);
+    let context = Context {
+        prepared,
+        nodes: &nodes,
+        state_dir: &state_dir,
+    };
+    let events = executor.execute(&context, &work, observer)?;
 
     // (experiment, cell) → index of the simulate node computing it.
     let mut node_of_cell = BTreeMap::new();
@@ -232,6 +240,20 @@ pub fn run(
         Materials::new(&state_dir).save(&manifest.name, &record)?;
     }
     Ok(RunReport { events })
+}
+
+/// The executor's view of the plan: each node with its cache state and cost estimate.
+pub fn dag_nodes(plan: &Plan, entries: &EntryStore) -> Vec<DagNode> {
+    plan.nodes
+        .iter()
+        .map(|n| DagNode {
+            label: n.label.clone(),
+            key: n.key.clone(),
+            deps: n.deps.clone(),
+            cached: entries.contains(n.key.as_str()),
+            cost: cost_estimate(n),
+        })
+        .collect()
 }
 
 /// A rough cost of a node for ordering work (never for results): trace size, or the jobs kept
