@@ -64,10 +64,13 @@ pub fn compute_remote(
     observer: &dyn Observer,
 ) -> Result<Outcomes, SlurmError> {
     let mut outcomes = Outcomes::new();
-    let existing: Vec<Batch> = Batch::list(context.state_dir)
+    // Batches whose outcome an earlier run reported are superseded by this one.
+    let (finished, existing): (Vec<Batch>, Vec<Batch>) = Batch::list(context.state_dir)
         .into_iter()
-        .filter(|b| !b.finished)
-        .collect();
+        .partition(|b| b.finished);
+    for batch in finished {
+        batch.remove()?;
+    }
     if remote.is_empty() && existing.is_empty() {
         return Ok(outcomes);
     }
