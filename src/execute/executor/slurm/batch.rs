@@ -4,7 +4,7 @@
 //! ```text
 //! results/.schedlab/slurm/<batch id>/batch.json   the record below (written before sbatch)
 //! results/.schedlab/slurm/<batch id>/logs/        one log per array task (or srun step)
-//! results/.schedlab/slurm/<batch id>/staging/     entries being written by this batch's tasks
+//! results/.schedlab/slurm/<batch id>/staging/<task>/  entries being written by one task
 //! ```
 //!
 //! The plan is made once, on the submitting machine: the record lists each task's nodes with

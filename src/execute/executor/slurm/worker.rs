@@ -84,7 +84,10 @@ pub fn run_task(batch_dir: &Path, task: usize) -> Result<TaskReport, SlurmError>
         host.trim(),
         nodes.len()
     );
-    let entries = EntryStore::with_staging(&state_dir, &batch_dir.join("staging"));
+    let entries = EntryStore::with_staging(
+        &state_dir,
+        &batch_dir.join("staging").join(task.to_string()),
+    );
     let mut manifests: BTreeMap<usize, Result<Manifest, String>> = BTreeMap::new();
     let mut checked_traces = BTreeMap::new();
     let traces = TraceCache::default();
