@@ -256,6 +256,27 @@ fn a_config_file_sets_sbatch_options_and_bad_settings_are_located() {
 }
 
 #[test]
+fn a_task_on_a_node_that_does_not_see_the_results_directory_says_so() {
+    let f = Fake::new();
+    f.set("fate-1-0", "UNSHARED");
+    let (code, err) = f.run(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("failed: grid/"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("could not start its work"), "{line}");
+    assert!(
+        line.contains("cannot read the batch record /nonexistent/"),
+        "{line}"
+    );
+    assert!(
+        line.contains("file system every compute node sees"),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_missing_sbatch_is_a_clear_error() {
     let f = Fake::new();
     let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))

@@ -39,9 +39,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             report.failed + report.computed + report.cached
         ))),
         Err(e) => {
-            // One line the submitting process recognises, then the usual error.
-            eprintln!("{PREFIX} error: {e}");
+            // One line the submitting process recognises (with the hint: it is what the user
+            // needs to read), then the usual error.
             let hint = e.hint();
+            match &hint {
+                Some(h) => eprintln!("{PREFIX} error: {e}; {h}"),
+                None => eprintln!("{PREFIX} error: {e}"),
+            }
             let err = CliError::failed(e);
             Err(match hint {
                 Some(h) => err.with_hint(h),

@@ -111,7 +111,7 @@ fn plan_batch(
     let wanted = by_cost
         .max(slots.min(items.len() as u64))
         .min(u64::from(slurm.config.max_tasks)) as usize;
-    let tasks = pack::pack(&items, wanted)
+    let tasks: Vec<Vec<TaskNode>> = pack::pack(&items, wanted)
         .into_iter()
         .map(|bin| bin.iter().map(|i| described[i].clone()).collect())
         .collect();
@@ -120,6 +120,7 @@ fn plan_batch(
         mode: if steps { Mode::Steps } else { Mode::Array },
         results,
         manifests,
+        task_count: tasks.len(),
         tasks,
         arrays: Vec::new(),
         finished: false,

@@ -52,6 +52,8 @@ struct TaskWatch {
 struct BatchWatch {
     batch: Batch,
     own: bool,
+    /// Every task still active is watched: once they end, the batch is over.
+    complete: bool,
     steps: Option<StepRunner>,
     tasks: Vec<TaskWatch>,
 }
@@ -98,29 +100,32 @@ pub fn compute_remote(
             batch.remove()?;
             continue;
         }
-        let tasks = active
-            .into_iter()
-            .map(|t| {
-                let nodes: Vec<usize> = batch.tasks[t]
+        let tasks: Vec<TaskWatch> = active
+            .iter()
+            .map(|&t| TaskWatch {
+                task: t,
+                nodes: batch.tasks[t]
                     .iter()
                     .filter_map(|n| index_of.get(n.key.as_str()).copied())
-                    .collect();
-                in_flight.extend(nodes.iter().copied());
-                TaskWatch {
-                    task: t,
-                    nodes,
-                    next: 0,
-                    state: states.get(&(batch.id.clone(), t)).cloned(),
-                    settled: false,
-                }
+                    .collect(),
+                next: 0,
+                state: states.get(&(batch.id.clone(), t)).cloned(),
+                settled: false,
             })
+            // Tasks with none of this run's nodes are not waited for.
+            .filter(|t| !t.nodes.is_empty())
             .collect();
+        if tasks.is_empty() {
+            continue;
+        }
+        in_flight.extend(tasks.iter().flat_map(|t| t.nodes.iter().copied()));
         observer.note(&format!(
             "slurm: waiting for batch {} submitted earlier (job {})",
             batch.id,
             batch.job_ids().join(", ")
         ));
         watches.push(BatchWatch {
+            complete: tasks.len() == active.len(),
             batch,
             own: false,
             steps: None,
@@ -154,6 +159,7 @@ pub fn compute_remote(
         watches.push(BatchWatch {
             batch,
             own: true,
+            complete: true,
             steps,
             tasks,
         });
@@ -230,8 +236,9 @@ pub fn compute_remote(
     }
 
     // Every watched task has ended: keep the record (and logs) of a batch with failures until
-    // the next run supersedes it; forget a clean one.
-    for w in watches {
+    // the next run supersedes it; forget a clean one. A batch with tasks this run did not wait
+    // for (other manifests' nodes) is left to the run that needs them.
+    for w in watches.into_iter().filter(|w| w.complete) {
         let failed = w
             .tasks
             .iter()

@@ -59,14 +59,15 @@ pub struct TaskReport {
 
 /// Computes the nodes of task `task` of the batch recorded in `batch_dir`.
 pub fn run_task(batch_dir: &Path, task: usize) -> Result<TaskReport, SlurmError> {
-    let batch = Batch::load(batch_dir)?;
-    let Some(nodes) = batch.tasks.get(task) else {
+    let batch = Batch::load_header(batch_dir)?;
+    if task >= batch.task_count {
         return Err(SlurmError::NoSuchTask {
             batch: batch.id.clone(),
             task,
-            tasks: batch.tasks.len(),
+            tasks: batch.task_count,
         });
-    };
+    }
+    let nodes = &Batch::load_task(batch_dir, task)?;
     // The batch lives in `<state dir>/slurm/<id>/`.
     let state_dir = batch_dir
         .parent()
