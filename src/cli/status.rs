@@ -55,7 +55,14 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if batches.is_empty() {
         println!("no Slurm batches in {}", args.results.display());
     }
-    let manifests = manifests::load_all(&args.manifests)?;
+    // Without named manifests and without experiments/, the batches are all there is to show.
+    let manifests = match manifests::load_all(&args.manifests) {
+        Ok(m) => m,
+        Err(_) if args.manifests.is_empty() && !std::path::Path::new("experiments").is_dir() => {
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let (mut cached, mut flying, mut to_run) = (0, 0, 0);
     for (node, state) in prepared.plan.nodes.iter().zip(&prepared.states) {
