@@ -6,9 +6,9 @@ mod aggregate_node;
 pub mod dag;
 pub mod executor;
 mod git;
-pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
+pub mod signals;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};

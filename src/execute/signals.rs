@@ -1,7 +1,7 @@
-//! Ctrl-C (SIGINT) and SIGTERM while a run waits on work it handed elsewhere: the first signal
-//! sets a flag the waiting loop checks (it then cancels what it submitted and says so); a second
-//! one terminates the process as usual. signal-hook chains handlers, so other parts of the
-//! program may watch the same signals.
+//! Ctrl-C (SIGINT) and SIGTERM while a run waits on work it handed elsewhere (the Slurm
+//! executor): the first signal sets a flag the waiting loop checks — it then cancels what it
+//! submitted and says so; a second one terminates the process as usual. signal-hook chains
+//! handlers, so other parts of the program may watch the same signals.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,13 +10,13 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
 
 /// Watches SIGINT and SIGTERM for as long as it lives.
-pub struct Interrupt {
+pub struct Signals {
     flag: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
 }
 
-impl Interrupt {
-    pub fn install() -> Interrupt {
+impl Signals {
+    pub fn install() -> Signals {
         let flag = Arc::new(AtomicBool::new(false));
         let mut ids = Vec::new();
         for signal in [SIGINT, SIGTERM] {
@@ -28,7 +28,7 @@ impl Interrupt {
                 ids.push(id);
             }
         }
-        Interrupt { flag, ids }
+        Signals { flag, ids }
     }
 
     /// A signal arrived.
@@ -37,7 +37,7 @@ impl Interrupt {
     }
 }
 
-impl Drop for Interrupt {
+impl Drop for Signals {
     fn drop(&mut self) {
         for id in self.ids.drain(..) {
             signal_hook::low_level::unregister(id);
