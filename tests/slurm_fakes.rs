@@ -277,6 +277,71 @@ fn a_task_on_a_node_that_does_not_see_the_results_directory_says_so() {
 }
 
 #[test]
+fn a_worker_refuses_a_node_whose_manifest_changed_since_submission() {
+    let f = Fake::new();
+    for i in 0..4 {
+        f.set(&format!("fate-1-{i}"), "HOLD");
+    }
+    let out = f.schedlab(&[
+        "run",
+        "--executor",
+        "slurm",
+        "--max-parallel",
+        "4",
+        "--detach",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Held tasks are in flight: a second detached run submits nothing.
+    let out = f.schedlab(&[
+        "run",
+        "--executor",
+        "slurm",
+        "--max-parallel",
+        "4",
+        "--detach",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("8 already queued or running, 0 submitted"),
+        "{err}"
+    );
+    // The user edits the manifest while the tasks wait; then a task starts.
+    let manifest = f.path().join("experiments/grid.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.replace("first_jobs: 300", "first_jobs: 400"),
+    )
+    .unwrap();
+    let batch = fs::read_dir(f.path().join("results/.schedlab/slurm"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let out = f.schedlab(&["worker", batch.to_str().unwrap(), "--task", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("schedlab-worker: failed {"), "{log}");
+    assert!(log.contains("when submitted"), "{log}");
+    assert!(
+        log.contains("grid.yaml or the schedlab binary changed"),
+        "{log}"
+    );
+    assert_eq!(
+        fs::read_dir(f.path().join("results/.schedlab/entries"))
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0,
+        "nothing computed from the changed manifest"
+    );
+}
+
+#[test]
 fn a_missing_sbatch_is_a_clear_error() {
     let f = Fake::new();
     let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
