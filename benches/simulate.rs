@@ -58,6 +58,7 @@ fn main() {
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let reference = simulate(&trace.workload, &config).expect("simulates");
             assert_eq!(

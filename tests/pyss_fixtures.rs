@@ -95,6 +95,7 @@ fn pyss_fixtures_reproduce_exactly() {
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let out = simulate(&case.workload, &config).unwrap();
             let mut got: Vec<_> = out

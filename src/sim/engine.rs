@@ -19,6 +19,7 @@ use super::reservation::{
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
+use super::topology::Placement;
 
 /// What happens to a job whose actual runtime exceeds its requested time.
 #[derive(
@@ -56,14 +57,29 @@ impl std::str::FromStr for Overrun {
 }
 
 /// Everything that shapes a simulation besides the workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     pub machine: Machine,
     pub scheduler: SchedulerKind,
+    /// Which class and nodes a job takes on a topology (ignored by uniform machines).
+    pub placement: Placement,
     /// `None`: the scheduler runs at every event instant. `Some(n)`: only at multiples of `n`
     /// seconds (while jobs are waiting).
     pub interval: Option<Time>,
     pub overrun: Overrun,
+}
+
+impl SimConfig {
+    /// `scheduler` on `machine`, called at every event, killing overrunning jobs, first fit.
+    pub fn new(machine: Machine, scheduler: SchedulerKind) -> Self {
+        SimConfig {
+            machine,
+            scheduler,
+            placement: Placement::default(),
+            interval: None,
+            overrun: Overrun::Kill,
+        }
+    }
 }
 
 /// The simulated fate of one job.
@@ -73,8 +89,16 @@ pub struct JobOutcome {
     pub job: u32,
     pub start: Time,
     pub end: Time,
-    /// Allocation units held (processors, or nodes with exclusive allocation).
+    /// Allocation units held (processors, or nodes with exclusive allocation; cores on a
+    /// topology).
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Nodes it held (1 on a pool).
+    pub nodes: u32,
+    /// What it held in all: cores (processors; on exclusive nodes all of their cores), memory in
+    /// KB and GPUs (0 on a uniform machine, which models neither).
+    pub held: ResourceVec,
     /// Stopped at its requested time ([`Overrun::Kill`]).
     pub killed: bool,
     /// Started while an earlier-submitted job was still waiting.
@@ -134,6 +158,8 @@ pub enum SimError {
     ReservationsNeedKill,
     #[error("reservation {id}: {problem}")]
     BadReservation { id: u64, problem: String },
+    #[error("topology machines are not simulated yet")]
+    TopologyNotYet,
 }
 
 /// Simulates `workload` under `config`.
@@ -187,6 +213,8 @@ struct Engine<'w> {
     /// Per job index: expected end and nodes held while it runs.
     held: Vec<(Time, Vec<u32>)>,
     nodes: NodeTable,
+    /// Processors per allocation unit.
+    per_unit: u64,
     free: ResourceVec,
     outcomes: Vec<Option<JobOutcome>>,
     started_jobs: Vec<u32>,
@@ -287,10 +315,14 @@ impl<'w> Engine<'w> {
             return Err(SimError::ReservationsNeedKill);
         }
         let booking = Booking::new(reservations)?;
+        let Machine::Uniform(uniform) = &config.machine else {
+            return Err(SimError::TopologyNotYet);
+        };
+        let uniform = *uniform;
         let mut out = SimOutcome::default();
         let mut arrivals = Vec::with_capacity(workload.len());
         for (i, job) in workload.jobs.iter().enumerate() {
-            match config.machine.demand(job) {
+            match uniform.demand(job) {
                 Ok(demand) => arrivals.push(QueuedJob {
                     job: i as u32,
                     submit: job.submit,
@@ -302,7 +334,7 @@ impl<'w> Engine<'w> {
         }
         Ok(Engine {
             workload,
-            config: *config,
+            config: config.clone(),
             scheduler,
             arrivals,
             next_arrival: 0,
@@ -310,7 +342,8 @@ impl<'w> Engine<'w> {
             queue: Vec::new(),
             running: RunningSet::default(),
             held: vec![(0, Vec::new()); workload.len()],
-            nodes: NodeTable::new(&config.machine),
+            nodes: NodeTable::new(&uniform),
+            per_unit: uniform.procs_per_unit(),
             free: config.machine.capacity(),
             outcomes: vec![None; workload.len()],
             started_jobs: Vec::new(),
@@ -613,6 +646,9 @@ impl<'w> Engine<'w> {
             start: now,
             end: now + run,
             units: queued.demand.unit_count(),
+            cluster: 0,
+            nodes: held.len() as u32,
+            held: ResourceVec::units(queued.demand.unit_count() * self.per_unit),
             killed,
             backfilled: false,
         });

@@ -15,6 +15,7 @@ pub mod running;
 pub mod scheduler;
 pub mod synth;
 pub mod timeseries;
+pub mod topology;
 pub mod transform;
 
 pub use engine::{
@@ -22,6 +23,7 @@ pub use engine::{
     simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
-pub use machine::{Allocation, Machine};
+pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};
 pub use resources::ResourceVec;
 pub use scheduler::{Scheduler, SchedulerKind};
+pub use topology::{JobRequest, Placement, Topology};
