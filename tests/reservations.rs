@@ -26,6 +26,7 @@ fn request(id: u64, created: Time, start: Time, duration: Time, width: u64) -> R
         start,
         duration,
         width,
+        cluster: None,
     }
 }
 
@@ -222,6 +223,7 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
                         start: created + notice,
                         duration,
                         width,
+                        cluster: None,
                     },
                 )
                 .collect()

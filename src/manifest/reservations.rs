@@ -113,6 +113,7 @@ impl ReservationSpec {
                 start: r.start,
                 duration: r.duration,
                 width: units(r.width)?,
+                cluster: None,
             });
         }
         if let Some(g) = &self.generator {

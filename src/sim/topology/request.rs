@@ -90,6 +90,9 @@ pub struct NodeShape {
     pub count: u32,
     pub per_node: ResourceVec,
     pub last: Option<ResourceVec>,
+    /// Takes whole nodes (the class allocates whole nodes, or the job asked for them): its
+    /// nodes must be idle, and `per_node` is their whole capacity.
+    pub whole: bool,
 }
 
 impl NodeShape {
@@ -171,18 +174,21 @@ impl JobRequest {
                         count,
                         per_node: cap,
                         last: None,
+                        whole,
                     }
                 } else if full == 0 {
                     NodeShape {
                         count: 1,
                         per_node: ResourceVec([rest, rest * m, 0]),
                         last: None,
+                        whole,
                     }
                 } else {
                     NodeShape {
                         count,
                         per_node: ResourceVec([k, k * m, 0]),
                         last: (rest > 0).then_some(ResourceVec([rest, rest * m, 0])),
+                        whole,
                     }
                 }
             }
@@ -210,6 +216,7 @@ impl JobRequest {
                     count,
                     per_node: if whole { cap } else { d },
                     last: None,
+                    whole,
                 }
             }
         };

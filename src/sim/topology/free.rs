@@ -1,0 +1,258 @@
+//! The free resources of every node, indexed so that a fit is not a scan of every node.
+//!
+//! Per node: its free vector (cores, memory KB, GPUs). Per class: the sum of its nodes' free
+//! vectors (cheap rejections first), the set of *idle* nodes (wholly free: interchangeable, a
+//! whole-node fit is a count) and the set of *partial* nodes (some core free, not idle). Nodes
+//! with no free core are in neither set and are skipped by every search for a job that needs a
+//! core. Sets are bitsets in node order, so searches visit nodes by increasing index.
+//!
+//! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
+//! refuses — as an error, never a panic — any amount that would over-allocate a component.
+
+use super::layout::Layout;
+use crate::sim::resources::ResourceVec;
+
+/// A set of a class's nodes, by offset from the class's first node.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Bits {
+    words: Vec<u64>,
+    len: u32,
+}
+
+impl Bits {
+    fn new(n: u32, full: bool) -> Self {
+        let mut words = vec![if full { u64::MAX } else { 0 }; (n as usize).div_ceil(64)];
+        if full && !n.is_multiple_of(64) {
+            *words.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
+        }
+        Bits {
+            words,
+            len: if full { n } else { 0 },
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, i: u32, on: bool) {
+        let (w, b) = ((i / 64) as usize, i % 64);
+        let was = self.words[w] >> b & 1 == 1;
+        if was != on {
+            self.words[w] ^= 1 << b;
+            if on {
+                self.len += 1;
+            } else {
+                self.len -= 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+}
+
+/// Per-node free resources and the per-class index.
+#[derive(Clone, Debug)]
+pub struct FreeNodes {
+    free: Vec<ResourceVec>,
+    /// Per class: first node, capacity per node.
+    first: Vec<u32>,
+    capacity: Vec<ResourceVec>,
+    class_of: Vec<u32>,
+    class_free: Vec<ResourceVec>,
+    idle: Vec<Bits>,
+    partial: Vec<Bits>,
+}
+
+/// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotFree {
+    pub node: u32,
+}
+
+impl FreeNodes {
+    /// Every node of `layout` wholly free.
+    pub fn new(layout: &Layout) -> Self {
+        let classes = layout.classes();
+        let mut free = Vec::with_capacity(layout.node_count() as usize);
+        let mut class_of = Vec::with_capacity(layout.node_count() as usize);
+        for (c, class) in classes.iter().enumerate() {
+            free.extend(std::iter::repeat_n(
+                class.capacity.per_node,
+                class.capacity.nodes as usize,
+            ));
+            class_of.extend(std::iter::repeat_n(c as u32, class.capacity.nodes as usize));
+        }
+        FreeNodes {
+            free,
+            first: classes.iter().map(|c| c.nodes.start).collect(),
+            capacity: classes.iter().map(|c| c.capacity.per_node).collect(),
+            class_of,
+            class_free: classes
+                .iter()
+                .map(|c| {
+                    let n = u64::from(c.capacity.nodes);
+                    let p = c.capacity.per_node;
+                    ResourceVec([p.0[0] * n, p.0[1] * n, p.0[2] * n])
+                })
+                .collect(),
+            idle: classes
+                .iter()
+                .map(|c| Bits::new(c.capacity.nodes, true))
+                .collect(),
+            partial: classes
+                .iter()
+                .map(|c| Bits::new(c.capacity.nodes, false))
+                .collect(),
+        }
+    }
+
+    /// What `node` has free.
+    #[inline]
+    pub fn free(&self, node: u32) -> ResourceVec {
+        self.free[node as usize]
+    }
+
+    /// A node's capacity.
+    #[inline]
+    pub fn capacity(&self, node: u32) -> ResourceVec {
+        self.capacity[self.class_of[node as usize] as usize]
+    }
+
+    /// The sum of the free vectors of `class`'s nodes.
+    #[inline]
+    pub fn class_free(&self, class: u32) -> ResourceVec {
+        self.class_free[class as usize]
+    }
+
+    /// Wholly free nodes of `class`.
+    #[inline]
+    pub fn idle_count(&self, class: u32) -> u32 {
+        self.idle[class as usize].len
+    }
+
+    /// Whether `node` is wholly free.
+    #[inline]
+    pub fn is_idle(&self, node: u32) -> bool {
+        let c = self.class_of[node as usize];
+        self.free[node as usize] == self.capacity[c as usize]
+    }
+
+    /// Takes `amount` from `node`, or refuses without changing anything.
+    pub fn take(&mut self, node: u32, amount: ResourceVec) -> Result<(), NotFree> {
+        let slot = &mut self.free[node as usize];
+        *slot = slot.checked_sub(&amount).ok_or(NotFree { node })?;
+        let c = self.class_of[node as usize] as usize;
+        self.class_free[c] -= amount;
+        self.reindex(node);
+        Ok(())
+    }
+
+    /// Gives back what [`FreeNodes::take`] took.
+    pub fn give(&mut self, node: u32, amount: ResourceVec) {
+        let c = self.class_of[node as usize] as usize;
+        self.free[node as usize] += amount;
+        debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
+        self.class_free[c] += amount;
+        self.reindex(node);
+    }
+
+    fn reindex(&mut self, node: u32) {
+        let c = self.class_of[node as usize] as usize;
+        let free = self.free[node as usize];
+        let i = node - self.first[c];
+        let idle = free == self.capacity[c];
+        self.idle[c].set(i, idle);
+        self.partial[c].set(i, !idle && free.0[0] > 0);
+    }
+
+    /// The nodes of `class` that may hold an amount needing `cores` cores, in increasing
+    /// index: idle and partial nodes when `cores > 0` (a node with no free core cannot), every
+    /// node otherwise; only idle nodes when `idle_only`. The caller checks each node's free
+    /// vector.
+    pub fn candidates(
+        &self,
+        class: u32,
+        cores: u64,
+        idle_only: bool,
+    ) -> impl Iterator<Item = u32> + '_ {
+        let c = class as usize;
+        let first = self.first[c];
+        let idle = &self.idle[c];
+        let partial = &self.partial[c];
+        let all = cores == 0 && !idle_only;
+        let n = idle.words.len();
+        let nodes = if c + 1 < self.first.len() {
+            self.first[c + 1] - first
+        } else {
+            self.free.len() as u32 - first
+        };
+        (0..n).flat_map(move |w| {
+            let mut bits = if all {
+                if (w + 1) * 64 <= nodes as usize {
+                    u64::MAX
+                } else {
+                    (1u64 << (nodes % 64)) - 1
+                }
+            } else if idle_only {
+                idle.word(w)
+            } else {
+                idle.word(w) | partial.word(w)
+            };
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(first + w as u32 * 64 + b)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cluster::{Cluster, NodeClass, Topology};
+    use super::*;
+    use crate::sim::machine::{Allocation, TopologyMachine};
+
+    fn layout(small: u32) -> Layout {
+        Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "c",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("small", small, 8, 16),
+                NodeClass::new("big", 1, 80, 512),
+            ],
+        )])))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_index_follows_every_change() {
+        let l = layout(70);
+        let mut f = FreeNodes::new(&l);
+        assert_eq!(f.idle_count(0), 70);
+        assert_eq!(f.class_free(0), ResourceVec([560, 1120, 0]));
+        f.take(3, ResourceVec([2, 4, 0])).unwrap();
+        f.take(65, ResourceVec([8, 1, 0])).unwrap(); // no core left
+        assert_eq!(f.idle_count(0), 68);
+        assert_eq!(f.class_free(0), ResourceVec([550, 1115, 0]));
+        let with_core: Vec<u32> = f.candidates(0, 1, false).collect();
+        assert_eq!(with_core.len(), 69);
+        assert!(with_core.contains(&3) && !with_core.contains(&65));
+        assert!(with_core.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(f.candidates(0, 0, false).count(), 70);
+        assert_eq!(f.candidates(0, 1, true).count(), 68);
+        assert_eq!(f.candidates(1, 1, false).collect::<Vec<_>>(), [70]);
+        // Refused without change.
+        assert_eq!(f.take(3, ResourceVec([7, 0, 0])), Err(NotFree { node: 3 }));
+        assert_eq!(f.free(3), ResourceVec([6, 12, 0]));
+        f.give(3, ResourceVec([2, 4, 0]));
+        f.give(65, ResourceVec([8, 1, 0]));
+        assert_eq!(f.idle_count(0), 70);
+        assert!(f.is_idle(65));
+        assert_eq!(f.candidates(0, 1, false).count(), 70);
+    }
+}
