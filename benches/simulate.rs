@@ -54,6 +54,7 @@ fn main() {
             .expect("bundled traces have MaxProcs");
         for kind in SchedulerKind::ALL {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(procs),
                 scheduler: kind,
                 interval: None,

@@ -91,6 +91,7 @@ fn pyss_fixtures_reproduce_exactly() {
         );
         for &kind in &case.schedulers {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(case.max_procs),
                 scheduler: kind,
                 interval: None,

@@ -89,6 +89,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (None, None) => Warmup::None,
     };
     let config = SimConfig {
+        order: Default::default(),
         machine: machine.clone(),
         scheduler: args.scheduler,
         interval: args.interval,

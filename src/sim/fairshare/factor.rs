@@ -61,7 +61,7 @@ pub struct SharesSpec {
 }
 
 /// A share that is not a positive number.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShareError {
     #[error("user {0}: shares must be a positive number")]
     User(i32),

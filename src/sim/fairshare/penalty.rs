@@ -200,7 +200,7 @@ impl PenaltySpec {
 }
 
 /// A penalty specification the system cannot price jobs with.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PenaltyError {
     #[error(
         "walltime normalisation by SPEC needs a SPEC rating for every node class; cluster {cluster:?}, class {class:?} has none"

@@ -17,7 +17,7 @@ use super::easy_timeline::EasyOnTimeline;
 use super::pass::Pass;
 use super::shadow::{Shadow, Started};
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::QueueOrder;
+use crate::sim::scheduler::order::{QueueOrder, report_ended};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
@@ -65,6 +65,16 @@ impl NodeEasy {
 
 impl NodeScheduler for NodeEasy {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        report_ended(&mut *self.order, view.completed);
+        self.decide(view, decisions);
+        for d in decisions.starts() {
+            self.order.started(view.now, view.queue[d.pos].job, d.class);
+        }
+    }
+}
+
+impl NodeEasy {
+    fn decide(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         self.order
             .order(view.now, view.queue, view.jobs, &mut self.positions);
         self.pass.begin(view);
