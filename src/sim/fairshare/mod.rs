@@ -9,6 +9,8 @@
 //!   continuous accrual, and decay by a factor per interval or by a half-life ([`Ledger`]).
 //! - [`accounts`]: the users and groups of a workload, densely indexed ([`Accounts`]).
 //! - [`factor`]: shares per user and group and FF = 2^(−U/S) ([`ShareTree`]).
+//! - [`state`]: all of it as a run unfolds ([`FairshareState`]), fed by starts and ends.
+//! - [`replay`]: the same, recomputed from a finished run for the outputs ([`replay()`]).
 //!
 //! Pure arithmetic on the simulator's types; docs/fairshare.md states every choice made where
 //! the paper and the systems it describes leave room.
@@ -17,6 +19,8 @@ pub mod accounts;
 pub mod factor;
 pub mod ledger;
 pub mod penalty;
+pub mod replay;
+pub mod state;
 
 pub use accounts::Accounts;
 pub use factor::{Hierarchy, ShareError, ShareTree, SharesSpec, fairshare_factor};
@@ -25,6 +29,8 @@ pub use penalty::{
     Normalization, PenaltyError, PenaltyModel, PenaltySpec, Pricing, StandardJob,
     processor_equivalent,
 };
+pub use replay::{Replay, Sampling, UserSample, UserUsage, replay};
+pub use state::{FairshareError, FairshareState};
 
 /// Everything that defines a fairshare: the penalty, when usage is charged, how it decays, and
 /// the shares.

@@ -3,220 +3,17 @@
 //! & Rudová §4: "a single queue that was dynamically reordered according to continuously updated
 //! job priorities"; AleaNG orders by factor, then job id).
 //!
-//! The factor comes from [`FairshareState`]: each start charges its owner through the
-//! [`Ledger`] at the job's rate on the class it got ([`Pricing::rate`]), each end settles it.
-//! Since FF = 2^(−key/ΣU) with ΣU common to all users, ranking users by their key
-//! (effective usage over normalised share, [`ShareTree::key`]) is ranking them by factor: a call
+//! The factor comes from [`FairshareState`]: each start charges its owner through the usage
+//! ledger at the job's rate on the class it got, each end settles it. Since FF = 2^(−key/ΣU)
+//! with ΣU common to all users, ranking users by their key (effective usage over normalised
+//! share, [`crate::sim::fairshare::ShareTree::key`]) is ranking them by factor: a call
 //! costs O(queue + users with waiting jobs × log) — the queue is bucketed by user, users are
 //! sorted, and only users with exactly equal keys are merged job by job.
 
-use super::{OrderError, QueueOrder, Reorder};
-use crate::sim::fairshare::{
-    Accounts, Decay, FairshareSpec, Hierarchy, Ledger, PenaltyModel, Pricing, ShareTree,
-    fairshare_factor,
-};
-use crate::sim::job::{Job, Time, Workload};
-use crate::sim::machine::Machine;
+use super::{QueueOrder, Reorder};
+use crate::sim::fairshare::FairshareState;
+use crate::sim::job::{Job, Time};
 use crate::sim::scheduler::QueuedJob;
-
-/// The fairshare of a run: accounts, shares, prices and the usage ledgers, with the users' keys
-/// as of the last refresh.
-///
-/// Usage is kept per user, and also per group (two-level shares need a group's usage) and in
-/// total (the factor needs ΣU), each in its own [`Ledger`] fed the same charges, so a refresh
-/// costs O(users refreshed), not O(all users).
-pub struct FairshareState {
-    accounts: Accounts,
-    tree: ShareTree,
-    pricing: Pricing,
-    users: Ledger,
-    groups: Option<Ledger>,
-    total: Ledger,
-    /// Per job: P(j) when it does not depend on placement (every model but `pe_local`).
-    base: Vec<f64>,
-    /// Per job: its requested time (the §3.4 estimate).
-    requested: Vec<Time>,
-    /// `pe_local` prices a job on the class it got: the jobs are kept for that.
-    jobs: Option<Vec<Job>>,
-    /// Per user, as of the last refresh that included them: the ordering key.
-    keys: Vec<f64>,
-    /// ΣU at the last refresh.
-    total_usage: f64,
-    /// Scratch: per-user usage and per-group usage of a refresh.
-    usage: Vec<f64>,
-    group_usage: Vec<f64>,
-    /// Per user: the last call that collected them ([`FairshareState::collect_users`]).
-    seen: Vec<u64>,
-    call: u64,
-    waiting: Vec<u32>,
-}
-
-impl FairshareState {
-    pub fn new(
-        workload: &Workload,
-        machine: &Machine,
-        spec: &FairshareSpec,
-    ) -> Result<Self, OrderError> {
-        check_decay(spec.decay)?;
-        let accounts = Accounts::of(workload);
-        let tree = ShareTree::new(&accounts, &spec.shares)?;
-        let pricing = Pricing::new(machine, &workload.constraints, &spec.penalty)?;
-        let placed = spec.penalty.model == PenaltyModel::PeLocal;
-        let base = workload
-            .jobs
-            .iter()
-            .map(|j| {
-                if placed {
-                    0.0
-                } else {
-                    pricing.penalty(j, None).unwrap_or(0.0)
-                }
-            })
-            .collect();
-        let users = accounts.user_count();
-        let groups = (tree.hierarchy() == Hierarchy::Groups)
-            .then(|| Ledger::new(accounts.group_count(), spec.charging, spec.decay));
-        Ok(FairshareState {
-            users: Ledger::new(users, spec.charging, spec.decay),
-            groups,
-            total: Ledger::new(1, spec.charging, spec.decay),
-            requested: workload.jobs.iter().map(|j| j.requested_time).collect(),
-            jobs: placed.then(|| workload.jobs.clone()),
-            base,
-            accounts,
-            tree,
-            pricing,
-            keys: vec![0.0; users],
-            total_usage: 0.0,
-            usage: vec![0.0; users],
-            group_usage: Vec::new(),
-            seen: vec![0; users],
-            call: 0,
-            waiting: Vec::new(),
-        })
-    }
-
-    pub fn accounts(&self) -> &Accounts {
-        &self.accounts
-    }
-
-    /// What one second of `job`'s walltime on `class` adds to its owner's usage.
-    pub fn rate(&self, job: u32, class: u32) -> f64 {
-        let penalty = match &self.jobs {
-            Some(jobs) => self
-                .pricing
-                .penalty(&jobs[job as usize], Some(class))
-                .unwrap_or(0.0),
-            None => self.base[job as usize],
-        };
-        penalty * self.pricing.walltime_factor(class)
-    }
-
-    pub fn started(&mut self, now: Time, job: u32, class: u32) {
-        let user = self.accounts.user_of_job(job);
-        let rate = self.rate(job, class);
-        let requested = self.requested[job as usize];
-        self.users.start(now, job, user, rate, requested);
-        if let Some(g) = &mut self.groups {
-            g.start(now, job, self.accounts.group_of(user), rate, requested);
-        }
-        self.total.start(now, job, 0, rate, requested);
-    }
-
-    pub fn ended(&mut self, job: u32, end: Time) {
-        self.users.complete(end, job);
-        if let Some(g) = &mut self.groups {
-            g.complete(end, job);
-        }
-        self.total.complete(end, job);
-    }
-
-    /// Recomputes the keys of `users` (all users when `None`) and ΣU at `now`.
-    pub fn refresh(&mut self, now: Time, users: Option<&[u32]>) {
-        self.total_usage = self.total.usage(0, now);
-        if let Some(g) = &self.groups {
-            g.usages(now, &mut self.group_usage);
-        }
-        let key_of = |u: u32, state: &mut Self| {
-            state.usage[u as usize] = state.users.usage(u, now);
-            state.keys[u as usize] = state.tree.key(u, &state.usage, &state.group_usage);
-        };
-        match users {
-            Some(list) => {
-                for &u in list {
-                    key_of(u, self);
-                }
-            }
-            None => {
-                for u in 0..self.keys.len() as u32 {
-                    key_of(u, self);
-                }
-            }
-        }
-    }
-
-    /// Recomputes ΣU and the keys of the users with jobs in `queue`.
-    pub fn refresh_waiting(&mut self, now: Time, queue: &[QueuedJob]) {
-        self.collect_users(queue);
-        let waiting = std::mem::take(&mut self.waiting);
-        self.refresh(now, Some(&waiting));
-        self.waiting = waiting;
-    }
-
-    /// The distinct users of `queue`'s jobs, in order of first appearance.
-    pub fn collect_users(&mut self, queue: &[QueuedJob]) -> &[u32] {
-        self.call += 1;
-        self.waiting.clear();
-        for q in queue {
-            let u = self.accounts.user_of_job(q.job);
-            if self.seen[u as usize] != self.call {
-                self.seen[u as usize] = self.call;
-                self.waiting.push(u);
-            }
-        }
-        &self.waiting
-    }
-
-    /// The dense user of workload job `job`.
-    #[inline]
-    pub fn user_of_job(&self, job: u32) -> u32 {
-        self.accounts.user_of_job(job)
-    }
-
-    /// A user's key as of the last refresh that included them (smaller: higher priority).
-    #[inline]
-    pub fn key(&self, user: u32) -> f64 {
-        self.keys[user as usize]
-    }
-
-    /// A user's fairshare factor as of the last refresh that included them.
-    pub fn factor(&self, user: u32) -> f64 {
-        fairshare_factor(self.keys[user as usize], self.total_usage)
-    }
-}
-
-fn check_decay(decay: Decay) -> Result<(), OrderError> {
-    match decay {
-        Decay::None => Ok(()),
-        Decay::Factor { factor, every } => {
-            if !(0.0..=1.0).contains(&factor) {
-                Err(OrderError::Decay(format!(
-                    "the factor {factor} must be between 0 and 1"
-                )))
-            } else if every <= 0 {
-                Err(OrderError::Decay(format!(
-                    "the interval {every} s must be positive"
-                )))
-            } else {
-                Ok(())
-            }
-        }
-        Decay::HalfLife { half_life } if half_life <= 0 => Err(OrderError::Decay(format!(
-            "the half-life {half_life} s must be positive"
-        ))),
-        Decay::HalfLife { .. } => Ok(()),
-    }
-}
 
 /// `order: fairshare`.
 pub struct FairshareOrder {
@@ -231,7 +28,7 @@ pub struct FairshareOrder {
 
 impl FairshareOrder {
     pub fn new(state: FairshareState, reorder: Reorder) -> Self {
-        let users = state.accounts.user_count();
+        let users = state.accounts().user_count();
         FairshareOrder {
             state,
             reorder,
@@ -309,7 +106,11 @@ impl QueueOrder for FairshareOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::fairshare::{Charging, PenaltySpec, SharesSpec};
+    use crate::sim::Machine;
+    use crate::sim::fairshare::{
+        Charging, Decay, FairshareSpec, PenaltyModel, PenaltySpec, SharesSpec,
+    };
+    use crate::sim::job::Workload;
     use crate::sim::resources::ResourceVec;
 
     fn workload(users: &[i32]) -> Workload {

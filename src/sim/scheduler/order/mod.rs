@@ -25,14 +25,14 @@ mod fcfs;
 mod priority;
 mod sjf;
 
-pub use fairshare::{FairshareOrder, FairshareState};
+pub use fairshare::FairshareOrder;
 pub use fcfs::Submission;
 pub use priority::{PriorityOrder, PriorityWeights};
 pub use sjf::ShortestFirst;
 
 use super::QueuedJob;
 use super::node::Completed;
-use crate::sim::fairshare::{FairshareSpec, PenaltyError, ShareError};
+use crate::sim::fairshare::{FairshareError, FairshareSpec, FairshareState};
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::machine::Machine;
 
@@ -316,12 +316,8 @@ impl OrderSpec {
 /// An order specification that cannot be built for a run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OrderError {
-    #[error("fairshare penalty: {0}")]
-    Penalty(#[from] PenaltyError),
-    #[error("fairshare shares: {0}")]
-    Shares(#[from] ShareError),
-    #[error("fairshare decay: {0}")]
-    Decay(String),
+    #[error("fairshare {0}")]
+    Fairshare(#[from] FairshareError),
     #[error("priority weights: {0}")]
     Weights(String),
     #[error("re-ordering period {0} s must be positive")]

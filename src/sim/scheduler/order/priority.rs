@@ -20,8 +20,8 @@
 
 use std::collections::BTreeMap;
 
-use super::fairshare::FairshareState;
 use super::{OrderError, QueueOrder, Reorder};
+use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
 use crate::sim::scheduler::QueuedJob;
 
