@@ -69,6 +69,7 @@ def main():
         if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
             sys.exit("wait != start - submit")
         check_experiment(exe, trace, pathlib.Path(tmp))
+        check_users(exe, trace, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
         subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
                        check=True, stdout=subprocess.DEVNULL)
@@ -119,11 +120,66 @@ grid:
             sys.exit(f"inconsistent reservation row: {outcome} {reason} {start}")
         if start is not None and start - requested != shift:
             sys.exit("shift != start - requested_start")
-    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet"]:
+    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet",
+                 "users.parquet", "user_timeseries.parquet"]:
         meta = pq.read_metadata(out / name).metadata
         for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment"]:
             if key not in meta:
                 sys.exit(f"{name}: metadata lacks {key.decode()}")
+
+
+def check_users(exe, trace, tmp):
+    """A fairshare experiment: users.parquet and user_timeseries.parquet against the jobs and the
+    documented definitions (FF = 2^-(U/ΣU)/S, Jain's index, core-hours from the jobs)."""
+    manifest = tmp / "fair.yaml"
+    manifest.write_text(f"""name: fair
+workloads:
+  kth: {{trace: {trace}, first_jobs: 3000}}
+schedulers:
+  fcfs-easy: {{backfill: easy}}
+  fair-easy:
+    backfill: easy
+    order: fairshare
+    fairshare: {{charging: continuous, decay: {{factor: 0.75, every: 172800}}, shares: {{users: {{1: 4}}}}}}
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "fair"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pylist()
+    users = check(out / "users.parquet", "users.parquet").to_pylist()
+    series = check(out / "user_timeseries.parquet", "user_timeseries.parquet").to_pylist()
+    jobs = pq.read_table(out / "jobs.parquet").to_pylist()
+    for row in summary:
+        cell = row["cell"]
+        mine = [u for u in users if u["cell"] == cell]
+        if [u["user"] for u in mine] != sorted({j["user"] for j in jobs if j["cell"] == cell}):
+            sys.exit(f"users.parquet {cell}: not one row per user, by id")
+        if sum(u["jobs"] for u in mine) != row["jobs"] or len(mine) != row["users"]:
+            sys.exit(f"users.parquet {cell}: jobs or users do not add up to the summary")
+        core_hours = sum(j["units"] * j["run"] for j in jobs if j["cell"] == cell) / 3600
+        if abs(sum(u["core_hours"] for u in mine) - core_hours) > 1e-6 * core_hours:
+            sys.exit(f"users.parquet {cell}: core-hours differ from jobs.parquet")
+        if abs(sum(u["share"] for u in mine) - 1) > 1e-9:
+            sys.exit(f"users.parquet {cell}: shares do not sum to 1")
+        total = sum(u["usage"] for u in mine)
+        for u in mine:
+            want = 2 ** (-(u["usage"] / total) / u["share"])
+            if abs(u["fairshare_factor"] - want) > 1e-9:
+                sys.exit(f"users.parquet {cell} user {u['user']}: factor {u['fairshare_factor']} != {want}")
+            if u["usage"] > u["penalised_usage"] * (1 + 1e-12):
+                sys.exit(f"users.parquet {cell}: decayed usage above what was charged")
+        xs = [u["bounded_slowdown_mean"] for u in mine if u["bounded_slowdown_mean"] is not None]
+        jain = sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+        if abs(row["jain_bounded_slowdown"] - jain) > 1e-9:
+            sys.exit(f"summary {cell}: jain_bounded_slowdown {row['jain_bounded_slowdown']} != {jain}")
+        mine_series = [s for s in series if s["cell"] == cell]
+        named = {s["user"] for s in mine_series if s["user"] is not None}
+        top = sorted(mine, key=lambda u: (-u["penalised_usage"], u["user"]))[:10]
+        if named != {u["user"] for u in top}:
+            sys.exit(f"user_timeseries.parquet {cell}: not the 10 users with the most usage")
+    orders = {r["cell"]: r["order"] for r in summary}
+    if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
+        sys.exit(f"summary orders {orders}")
 
 
 if __name__ == "__main__":

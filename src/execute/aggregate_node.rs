@@ -112,7 +112,12 @@ pub fn run(
                 "trace_malformed_lines",
                 Value::Int(s.trace_malformed_lines as i64),
             );
+        summary
+            .set("order", Value::Str(s.order.clone()))
+            .set("penalty", Value::Str(s.penalty.clone()))
+            .set("charging", Value::Str(s.charging.clone()));
         summary.set_fields(&s.summary);
+        summary.set_fields(&s.fairness);
         // Per size class: `<class>_<metric>` columns, in the manifest's class order.
         let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
         for c in &s.size_classes {
@@ -151,13 +156,14 @@ pub fn run(
         metadata,
     )?;
 
-    concat_with_cell(
-        manifest,
-        &dirs,
+    for name in [
         "reservations.parquet",
-        &entry.path("reservations.parquet"),
-        metadata,
-    )
+        "users.parquet",
+        "user_timeseries.parquet",
+    ] {
+        concat_with_cell(manifest, &dirs, name, &entry.path(name), metadata)?;
+    }
+    Ok(())
 }
 
 /// A value of the first user model of a synthetic workload (the one the `p_login` and `mu`

@@ -1,7 +1,7 @@
 //! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
 //! its metrics and time series, and write them into the node's cache entry:
-//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells) and
-//! `timeseries.parquet`. Its source is part of the model version (build.rs).
+//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells),
+//! `timeseries.parquet`, `reservations.parquet`, `users.parquet` and `user_timeseries.parquet`. Its source is part of the model version (build.rs).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,10 +12,13 @@ use serde::Serialize;
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, WorkloadSource, synthetic};
-use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
+use crate::sim::fairshare::{Sampling, replay};
+use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
 use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
-use crate::store::{JobsWriter, write_reservations, write_timeseries};
+use crate::store::{
+    JobsWriter, write_reservations, write_timeseries, write_user_timeseries, write_users,
+};
 use crate::swf::{self, Anomalies, Mode, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
@@ -63,7 +66,20 @@ pub struct CellSummary {
     pub summary: RunSummary,
     /// Aggregates per job-size class, in the order of the manifest's classes.
     pub size_classes: Vec<ClassSummary>,
+    /// The queue order and the fairshare settings users.parquet is computed under.
+    #[serde(default)]
+    pub order: String,
+    #[serde(default)]
+    pub penalty: String,
+    #[serde(default)]
+    pub charging: String,
+    /// Jain's indices across users (users.parquet).
+    #[serde(default)]
+    pub fairness: UserFairness,
 }
+
+/// Users whose usage and factor user_timeseries.parquet follows one by one (the rest are summed).
+pub const SERIES_USERS: usize = 10;
 
 /// The seed of a cell's generated reservation requests: derived from the replica seed, so
 /// replicas draw different requests and no other random stream shares it.
@@ -164,7 +180,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         }
     };
     let config = SimConfig {
-        order: Default::default(),
+        order: cell.scheduler.order.clone(),
         machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
@@ -198,6 +214,18 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         (window_start, window_end),
     );
 
+    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
+    // used, for fairshare and priority orders), with the users' waits and slowdowns.
+    let fairshare = &cell.scheduler.order.fairshare;
+    let sampling = Sampling {
+        origin: workload.jobs.first().map_or(0, |j| j.submit),
+        step: cell.metrics.timeseries_step,
+        top: SERIES_USERS,
+    };
+    let users_replay = replay(&workload, &outcome, &machine, fairshare, Some(sampling))
+        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    let user_rows = metrics::user_rows(&records, first, &users_replay);
+
     let cell_summary = CellSummary {
         policy: cell.scheduler.policy.to_string(),
         procs: machine.procs(),
@@ -211,6 +239,10 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         anomalies: facts.anomalies,
         summary,
         size_classes,
+        order: cell.scheduler.order.kind.to_string(),
+        penalty: fairshare.penalty.model.name().to_string(),
+        charging: fairshare.charging.name().to_string(),
+        fairness: metrics::fairness(&user_rows),
     };
     let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
     std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
@@ -224,6 +256,14 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         &entry.path("reservations.parquet"),
         &reservations.requests,
         &outcome.reservations,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+
+    write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
+    write_user_timeseries(
+        &entry.path("user_timeseries.parquet"),
+        &users_replay.samples,
         &[],
     )
     .map_err(|e| e.to_string())?;

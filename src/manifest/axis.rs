@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
 use crate::sim::Overrun;
+use crate::sim::fairshare::{Charging, PenaltyModel};
+use crate::sim::scheduler::order::OrderKind;
 
 /// Axes that pick a named entry of a section.
 pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
@@ -13,7 +15,9 @@ pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 11] = [
+pub const PARAM_AXES: [(&str, &str); 15] = [
+    ("backfill", "none, easy, conservative or aggressive"),
+    ("charging", "estimate or continuous"),
     ("first_jobs", "a positive integer"),
     (
         "interval",
@@ -25,8 +29,13 @@ pub const PARAM_AXES: [(&str, &str); 11] = [
         "a positive number (submissions per second while logged in)",
     ),
     ("node_size", "a positive integer or null (a processor pool)"),
+    ("order", "fcfs, fairshare, priority or sjf"),
     ("overrun", "kill or continue"),
     ("p_login", "a number between 0 and 1 (exclusive)"),
+    (
+        "penalty",
+        "cpu, standard_job, pe_global, pe_local or pe_min",
+    ),
     ("procs", "a positive integer"),
     (
         "reservation_rate",
@@ -68,6 +77,16 @@ fn positive(v: &Value) -> Option<i64> {
     v.as_i64().filter(|&n| n > 0)
 }
 
+fn penalty_model(s: &str) -> Option<PenaltyModel> {
+    PenaltyModel::ALL.into_iter().find(|m| m.name() == s)
+}
+
+fn charging(s: &str) -> Option<Charging> {
+    [Charging::Estimate, Charging::Continuous]
+        .into_iter()
+        .find(|c| c.name() == s)
+}
+
 /// Checks a parameter axis value; `Err` says what was expected.
 pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
     let ok = match axis {
@@ -75,6 +94,12 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        "backfill" => v
+            .as_str()
+            .is_some_and(|s| super::resolve::parse_backfill(s).is_ok()),
+        "order" => v.as_str().is_some_and(|s| s.parse::<OrderKind>().is_ok()),
+        "penalty" => v.as_str().and_then(penalty_model).is_some(),
+        "charging" => v.as_str().and_then(charging).is_some(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
         "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
         "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
@@ -104,6 +129,29 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
             }
         }
         "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        "backfill" => {
+            if let Some(k) = v
+                .as_str()
+                .and_then(|s| super::resolve::parse_backfill(s).ok())
+            {
+                cell.scheduler.policy = k;
+            }
+        }
+        "order" => {
+            if let Some(k) = v.as_str().and_then(|s| s.parse().ok()) {
+                cell.scheduler.order.kind = k;
+            }
+        }
+        "penalty" => {
+            if let Some(m) = v.as_str().and_then(penalty_model) {
+                cell.scheduler.order.fairshare.penalty.model = m;
+            }
+        }
+        "charging" => {
+            if let Some(c) = v.as_str().and_then(charging) {
+                cell.scheduler.order.fairshare.charging = c;
+            }
+        }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.
         "p_login" | "mu" => {
             if let (WorkloadSource::Synthetic(spec), Some(x)) =

@@ -9,6 +9,7 @@ mod axis;
 mod error;
 mod grid;
 pub mod model;
+mod order;
 pub mod raw;
 mod reservations;
 mod resolve;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::sim::metrics::{SizeClasses, Warmup};
+use crate::sim::scheduler::order::OrderSpec;
 use crate::sim::transform::{Transforms, UserFilter};
 use crate::sim::{Overrun, SchedulerKind, Time};
 
@@ -108,10 +109,13 @@ pub struct ClusterSpec {
     pub node_size: Option<u32>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SchedulerSpec {
     pub name: String,
+    /// The backfilling rule.
     pub policy: SchedulerKind,
+    /// The queue order the rule walks, with its fairshare and priority settings.
+    pub order: OrderSpec,
     pub interval: Option<Time>,
     pub overrun: Overrun,
 }

@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::order::{RawFairshare, RawPriority};
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{Overrun, SchedulerKind};
 
 /// A schedlab experiment manifest (`experiments/*.yaml`).
@@ -92,9 +94,24 @@ pub struct RawCluster {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
-    /// fcfs, easy or conservative.
-    #[schemars(with = "String")]
-    pub policy: SchedulerKind,
+    /// The backfilling rule: fcfs (no backfilling), easy, conservative or aggressive.
+    #[schemars(with = "Option<String>")]
+    pub policy: Option<SchedulerKind>,
+    /// Synonym of `policy` on the `backfill` axis's scale: none, easy, conservative or
+    /// aggressive (exclusive with `policy`).
+    #[schemars(with = "Option<String>")]
+    pub backfill: Option<Spanned<String>>,
+    /// Queue order: fcfs (default), fairshare, priority or sjf.
+    #[schemars(with = "Option<String>")]
+    pub order: Option<OrderKind>,
+    /// Seconds between priority recomputations; absent: at every scheduler call.
+    #[schemars(with = "Option<i64>")]
+    pub reorder: Option<Spanned<i64>>,
+    /// Fairshare settings of `order: fairshare` and of `priority`'s fairshare factor (also
+    /// what users.parquet reports for every order).
+    pub fairshare: Option<RawFairshare>,
+    /// Weights of `order: priority`.
+    pub priority: Option<RawPriority>,
     /// Seconds between scheduler calls; absent or null: at every event.
     #[schemars(with = "Option<i64>")]
     pub interval: Option<Spanned<i64>>,

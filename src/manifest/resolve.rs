@@ -13,6 +13,7 @@ use super::model::{
     WorkloadSpec,
 };
 use super::raw::{RawManifest, RawSizeClass};
+use crate::sim::SchedulerKind;
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
 
 /// Default bin width of timeseries.parquet, seconds.
@@ -81,6 +82,40 @@ fn positive(ctx: &Ctx<'_>, path: &str, v: &Spanned<i64>) -> Result<i64, Manifest
             &v.referenced,
         ))
     }
+}
+
+/// A scheduler's backfilling rule: `policy`, or `backfill` (`none` is `fcfs`), exactly one.
+fn backfill_rule(
+    ctx: &Ctx<'_>,
+    path: &str,
+    s: &super::raw::RawScheduler,
+) -> Result<SchedulerKind, ManifestError> {
+    match (s.policy, &s.backfill) {
+        (Some(p), None) => Ok(p),
+        (None, Some(b)) => parse_backfill(&b.value).map_err(|m| {
+            ctx.error(&format!("{path}.backfill"), m, &b.referenced)
+        }),
+        (Some(_), Some(b)) => Err(ctx
+            .error(
+                &format!("{path}.backfill"),
+                "`policy` and `backfill` both name the backfilling rule",
+                &b.referenced,
+            )
+            .hint("keep one of them")),
+        (None, None) => Err(ctx
+            .key_error(path, path.rsplit('.').next().unwrap_or(path), "a scheduler needs a backfilling rule")
+            .hint("add `policy: easy` (or fcfs, conservative, aggressive), or `backfill: none|easy|conservative|aggressive`")),
+    }
+}
+
+/// A value of `backfill` (key or axis): none, easy, conservative or aggressive.
+pub fn parse_backfill(s: &str) -> Result<SchedulerKind, String> {
+    if s == "fcfs" {
+        return Err(
+            "`fcfs` is an order; the backfilling rule without backfilling is `none`".into(),
+        );
+    }
+    SchedulerKind::from_backfill(s)
 }
 
 /// Checks `metrics.size_classes`: valid distinct names, bounds increasing, only the last open.
@@ -361,11 +396,24 @@ pub fn resolve(
             Some(n) => Some(positive(ctx, &format!("schedulers.{sname}.interval"), n)?),
             None => None,
         };
+        let path = format!("schedulers.{sname}");
+        let policy = backfill_rule(ctx, &path, s)?;
+        let order = super::order::resolve(
+            ctx,
+            &path,
+            super::order::RawOrderKeys {
+                order: s.order,
+                reorder: s.reorder.as_ref(),
+                fairshare: s.fairshare.as_ref(),
+                priority: s.priority.as_ref(),
+            },
+        )?;
         schedulers.insert(
             sname.clone(),
             SchedulerSpec {
                 name: sname.clone(),
-                policy: s.policy,
+                policy,
+                order,
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
             },

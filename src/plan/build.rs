@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::key::{KEY_SCHEMA, NodeKey};
 use crate::cache::Digest;
 use crate::manifest::{Cell, Manifest, WorkloadSource};
+use crate::sim::scheduler::order::OrderSpec;
 
 /// The version of the simulation model (see build.rs).
 pub const MODEL_VERSION: &str = env!("SCHEDLAB_MODEL_VERSION");
@@ -80,7 +81,7 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         .is_some_and(|r| r.generator.is_some());
     // The seed counts only where something is drawn at random.
     let seed = (synthetic.is_some() || generated_reservations).then_some(cell.seed);
-    json!({
+    let mut material = json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
@@ -99,7 +100,13 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         "metrics": cell.metrics,
         "reservations": reservations,
         "seed": seed,
-    })
+    });
+    // The queue order enters the key only when it is not the default (submission order, default
+    // fairshare settings), so the keys of cells that predate orders stay what they were.
+    if cell.scheduler.order != OrderSpec::default() {
+        material["scheduler"]["order"] = json!(cell.scheduler.order);
+    }
+    material
 }
 
 /// Builds the plan for `manifests`. Panics only if a digest is missing for a trace the

@@ -6,12 +6,14 @@ mod jobs;
 mod reservations;
 mod table;
 mod timeseries;
+mod users;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use jobs::JobsWriter;
 pub use reservations::write_reservations;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;
+pub use users::{write_user_timeseries, write_users};
 
 use std::path::PathBuf;
 

@@ -5,11 +5,13 @@ mod record;
 mod size_class;
 mod stats;
 mod summary;
+mod users;
 
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
 pub use summary::{RunSummary, measurement, summarize};
+pub use users::{UserFairness, UserRow, fairness, jain_index, user_rows};
 
 use serde::{Deserialize, Serialize};
 

@@ -56,7 +56,8 @@ impl Default for PriorityWeights {
 }
 
 impl PriorityWeights {
-    fn validate(&self) -> Result<(), OrderError> {
+    /// Checks the weights are usable (non-negative, positive max_age, queue priorities ≥ 0).
+    pub fn validate(&self) -> Result<(), OrderError> {
         for (what, w) in [
             ("age", self.age),
             ("fairshare", self.fairshare),
