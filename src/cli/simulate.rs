@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{CliError, Format, load_trace};
 use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{Machine, Overrun, SchedulerKind, SimConfig, Time, simulate};
 use crate::store::JobsWriter;
 
@@ -14,9 +15,13 @@ use crate::store::JobsWriter;
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
-    /// Scheduling policy: fcfs, easy or conservative.
+    /// Backfilling rule: fcfs (none), easy, conservative or aggressive.
     #[arg(long, short)]
     pub scheduler: SchedulerKind,
+    /// Queue order the scheduler walks: fcfs, fairshare or priority (default fairshare and
+    /// priority settings, docs/fairshare.md) or sjf.
+    #[arg(long, default_value = "fcfs")]
+    pub order: OrderKind,
     /// Processors of the machine [default: the trace's MaxProcs].
     #[arg(long)]
     pub procs: Option<u32>,
@@ -54,6 +59,7 @@ pub struct Args {
 pub struct Report {
     pub trace: String,
     pub scheduler: SchedulerKind,
+    pub order: OrderKind,
     pub procs: u64,
     pub node_size: Option<u32>,
     pub interval: Option<Time>,
@@ -89,7 +95,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (None, None) => Warmup::None,
     };
     let config = SimConfig {
-        order: Default::default(),
+        order: OrderSpec::of(args.order),
         machine: machine.clone(),
         scheduler: args.scheduler,
         interval: args.interval,
@@ -111,6 +117,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let report = Report {
         trace: trace.source.clone(),
         scheduler: args.scheduler,
+        order: args.order,
         procs: machine.procs(),
         node_size: args.node_size,
         interval: args.interval,
