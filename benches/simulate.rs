@@ -1,12 +1,17 @@
 //! `make bench`: simulation throughput of FCFS, EASY and conservative on the bundled traces,
-//! SWF parse throughput next to `zcat FILE | wc -l`, and a whole `schedlab simulate` of
-//! SDSC-BLUE. Each figure is the median of several runs; each run checks its own answer (every
-//! feasible job simulated, identical outcome on every repetition). Figures go to stdout, in the
-//! form recorded in BENCHMARKS.md.
+//! node-level simulation on the MetaCentrum system (`mc.swf.machines`: 20 clusters, 495
+//! heterogeneous nodes) with METACENTRUM-2009 and wagap-2013 jobs, SWF parse throughput next to
+//! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. Each figure is the median
+//! of several runs; each run checks its own answer (every feasible job simulated, identical
+//! outcome on every repetition; on nodes, no node over-allocated in any component). Figures go
+//! to stdout, in the form recorded in BENCHMARKS.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+#[path = "simulate/mc.rs"]
+mod mc;
 
 use schedlab::sim::{Machine, Overrun, SchedulerKind, SimConfig, simulate};
 use schedlab::swf::{Mode, read_path};
@@ -81,6 +86,8 @@ fn main() {
             );
         }
     }
+
+    mc::bench(filter.as_deref());
 
     println!("\n## SWF parsing (median of 5) vs `zcat FILE | wc -l`\n");
     println!(

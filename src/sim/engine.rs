@@ -731,7 +731,19 @@ impl<'w> Engine<'w> {
                     let nodes = std::mem::take(&mut u.held[job as usize]);
                     u.table.release(running.demand, &nodes);
                 }
-                MachineState::Topology(t) => t.release(job, expected_end, now),
+                MachineState::Topology(t) => {
+                    // Every job completes before the run ends: its nodes move to the outcome.
+                    if let Some(a) = t.release(job, expected_end, now) {
+                        if self.assignments.is_empty() {
+                            self.assignments = vec![None; self.workload.len()];
+                        }
+                        self.assignments[job as usize] = Some(Assignment {
+                            job,
+                            class: a.class,
+                            nodes: a.nodes,
+                        });
+                    }
+                }
             }
         }
     }
@@ -897,14 +909,6 @@ impl<'w> Engine<'w> {
                             problem,
                         },
                     })?;
-                if self.assignments.is_empty() {
-                    self.assignments = vec![None; self.workload.len()];
-                }
-                self.assignments[queued.job as usize] = Some(Assignment {
-                    job: queued.job,
-                    class,
-                    nodes: nodes.to_vec(),
-                });
                 let total = shape.total();
                 let info = t.layout.class(class);
                 (

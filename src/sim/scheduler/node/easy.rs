@@ -14,7 +14,7 @@
 //! A property test runs both on random topologies.
 
 use super::easy_timeline::EasyOnTimeline;
-use super::pass::Pass;
+use super::pass::{Failed, Pass};
 use super::shadow::{Shadow, Started};
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::scheduler::order::QueueOrder;
@@ -27,6 +27,7 @@ pub struct NodeEasy {
     started: Vec<Started>,
     started_nodes: Vec<u32>,
     nodes: Vec<u32>,
+    failed: Failed,
     on_timeline: EasyOnTimeline,
     /// Always use the timeline formulation (for the equivalence tests).
     always_timeline: bool,
@@ -43,6 +44,7 @@ impl NodeEasy {
             started: Vec::new(),
             started_nodes: Vec::new(),
             nodes: Vec::new(),
+            failed: Failed::default(),
             on_timeline: EasyOnTimeline::default(),
             always_timeline: false,
             last_shadow: None,
@@ -116,9 +118,14 @@ impl NodeScheduler for NodeEasy {
             return;
         };
         self.last_shadow = Some((head, shadow));
-        for &pos in &self.positions[k + 1..] {
+        self.failed.clear();
+        'queue: for &pos in &self.positions[k + 1..] {
             let q = &view.queue[pos];
             let ends_by_shadow = now + q.requested_time <= shadow;
+            let job = &view.jobs[q.job as usize];
+            if self.failed.contains(job, !ends_by_shadow) {
+                continue;
+            }
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
@@ -135,9 +142,10 @@ impl NodeScheduler for NodeEasy {
                 if ok {
                     self.pass.take(view, class, &shape, &self.nodes);
                     decisions.start(pos, class, &self.nodes);
-                    break;
+                    continue 'queue;
                 }
             }
+            self.failed.insert(job, !ends_by_shadow);
         }
     }
 }

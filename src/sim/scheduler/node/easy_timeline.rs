@@ -9,7 +9,7 @@
 //! Without reservations the free state only grows with time, so these minimums are the values
 //! at the shadow time and the two formulations decide alike.
 
-use super::pass::Pass;
+use super::pass::{Failed, Pass};
 use super::{Decisions, NodeView};
 use crate::sim::job::Time;
 use crate::sim::topology::NodeShape;
@@ -48,7 +48,7 @@ impl Head {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct EasyOnTimeline {
     tl: Timeline,
     nodes: Vec<u32>,
@@ -56,6 +56,21 @@ pub struct EasyOnTimeline {
     slot: Vec<u32>,
     fitting: u32,
     log: Vec<(u32, bool, bool, bool, bool)>,
+    failed: Failed,
+}
+
+impl Default for EasyOnTimeline {
+    fn default() -> Self {
+        EasyOnTimeline {
+            tl: Timeline::default(),
+            nodes: Vec::new(),
+            heads: Vec::new(),
+            slot: Vec::new(),
+            fitting: 0,
+            log: Vec::new(),
+            failed: Failed::by_duration(),
+        }
+    }
 }
 
 impl EasyOnTimeline {
@@ -170,9 +185,14 @@ impl EasyOnTimeline {
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
         }
-        for &pos in &positions[k + 1..] {
+        self.failed.clear();
+        'queue: for &pos in &positions[k + 1..] {
             let q = &view.queue[pos];
             let end = now + q.requested_time;
+            let job = &view.jobs[q.job as usize];
+            if self.failed.contains(job, end > shadow) {
+                continue;
+            }
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
@@ -192,9 +212,10 @@ impl EasyOnTimeline {
                         decisions,
                         (pos, class, &shape, q.requested_time),
                     );
-                    break;
+                    continue 'queue;
                 }
             }
+            self.failed.insert(job, end > shadow);
         }
         Some((head, shadow))
     }
