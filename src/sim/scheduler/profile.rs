@@ -2,28 +2,38 @@
 //! conservative backfilling to hold a reservation for every queued job (and by EASY, FCFS and
 //! reservation placement when advance reservations exist).
 //!
-//! Stored as breakpoints `(t_i, free_i)`: `free_i` is free from `t_i` until the next breakpoint,
-//! and the last value holds forever. Amounts are signed so that a transiently inconsistent
-//! profile (a job that overran its request, a reservation left in the past between periodic
-//! scheduler calls, an advance reservation granted over planned jobs) is representable; such
-//! capacity simply never fits a job.
+//! The function is a sequence of breakpoints `(t_i, free_i)`: `free_i` is free from `t_i` until
+//! the next breakpoint, and the last value holds forever. Amounts are signed so that a
+//! transiently inconsistent profile (a job that overran its request, a reservation left in the
+//! past between periodic scheduler calls, an advance reservation granted over planned jobs) is
+//! representable; such capacity simply never fits a job. Breakpoints whose value equals their
+//! predecessor's are merged away, so the structure holds exactly the steps of the function and
+//! its answers never depend on the order of the operations that built it.
 //!
-//! The breakpoints live in a treap keyed by time (the structure of
-//! [`crate::sim::reservation::SlidingWindowLoad`]) with lazy range additions and, per subtree,
-//! the minimum and maximum of every resource component. Holding or giving back capacity over an
-//! interval is O(log n) expected; the earliest fit descends to the first breakpoint that does not
-//! fit, then to the first that fits again, so it costs O(log n) per stretch of too little
-//! capacity it has to step over — where the vector it replaces (issue 10) shifted elements on
-//! every insertion and scanned every breakpoint. Breakpoints whose value equals their
-//! predecessor's are merged away, so the tree holds exactly the steps of the function and its
-//! answers never depend on the order of the operations that built it.
+//! # Layout (issue 10)
+//!
+//! The breakpoints are kept in order in *chunks* of at most [`CHUNK`] — a B-tree of height two:
+//! each chunk carries a pending addition for all its breakpoints and the minimum and maximum of
+//! every resource over them. Holding or giving back capacity over an interval updates the
+//! breakpoints of the (at most two) chunks its ends fall in one by one and the chunks between
+//! them through their pending addition: O(chunk + chunks spanned). Searches walk breakpoints in
+//! time order but step over a whole chunk when its summary settles it: all large enough while a
+//! candidate window is being checked, all too small while the next fitting step is sought.
+//!
+//! This replaced a single sorted vector (O(n) insertions and full scans) and, briefly, a treap
+//! with lazy additions (O(log n) per operation): on the traces' profiles (hundreds to tens of
+//! thousands of steps) the walk that searches do — from a too-small step to the next fitting
+//! one, again and again — is what dominates, and it is several times faster over contiguous
+//! arrays than from the root of a tree each time (BENCHMARKS.md, "Conservative backfilling").
 
 use crate::sim::job::Time;
 use crate::sim::resources::{KINDS, ResourceVec};
 
 type Amount = [i64; KINDS];
 
-const NIL: u32 = u32::MAX;
+/// Most breakpoints per chunk: a chunk that grows past twice this splits in two. The unit
+/// tests use tiny chunks so that every path across chunk boundaries is exercised.
+const CHUNK: usize = if cfg!(test) { 2 } else { 32 };
 
 fn signed(v: ResourceVec) -> Amount {
     v.0.map(|x| x as i64)
@@ -31,91 +41,98 @@ fn signed(v: ResourceVec) -> Amount {
 
 #[inline]
 fn fits(demand: &Amount, free: &Amount) -> bool {
-    demand.iter().zip(free).all(|(d, f)| d <= f)
+    demand[0] <= free[0] && demand[1] <= free[1] && demand[2] <= free[2]
 }
 
 #[inline]
 fn plus(a: &Amount, b: &Amount) -> Amount {
-    std::array::from_fn(|k| a[k] + b[k])
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
-#[derive(Clone, Debug)]
-struct Node {
-    time: Time,
-    priority: u64,
-    left: u32,
-    right: u32,
-    /// Free capacity from `time` to the next breakpoint; `min`/`max` over the subtree. All three
-    /// already include this node's pending `lazy`; its children still owe it.
-    free: Amount,
+#[derive(Clone, Debug, Default)]
+struct Chunk {
+    times: Vec<Time>,
+    /// Values without `pending`.
+    free: Vec<Amount>,
+    /// Added to every value of the chunk.
+    pending: Amount,
+    /// Minimum and maximum of `free` per resource (without `pending`).
     min: Amount,
     max: Amount,
-    lazy: Amount,
 }
 
-#[derive(Clone, Debug)]
-pub struct Profile {
-    nodes: Vec<Node>,
-    /// Slots of `nodes` free for reuse.
-    spare: Vec<u32>,
-    root: u32,
-    start: Time,
-    /// Counter behind the (deterministic) treap priorities.
-    created: u64,
-}
-
-impl Default for Profile {
-    /// An empty profile: free nothing, from time 0, until [`Profile::reset`].
-    fn default() -> Self {
-        Profile {
-            nodes: Vec::new(),
-            spare: Vec::new(),
-            root: NIL,
-            start: 0,
-            created: 0,
-        }
+impl Chunk {
+    fn value(&self, i: usize) -> Amount {
+        plus(&self.free[i], &self.pending)
     }
+
+    fn summarise(&mut self) {
+        let mut min = [i64::MAX; KINDS];
+        let mut max = [i64::MIN; KINDS];
+        for v in &self.free {
+            for k in 0..KINDS {
+                min[k] = min[k].min(v[k]);
+                max[k] = max[k].max(v[k]);
+            }
+        }
+        self.min = min;
+        self.max = max;
+    }
+
+    /// Every value large enough for `demand`.
+    fn all_fit(&self, demand: &Amount) -> bool {
+        fits(demand, &plus(&self.min, &self.pending))
+    }
+
+    /// Some resource too small for `demand` at every value.
+    fn none_fit(&self, demand: &Amount) -> bool {
+        !fits(demand, &plus(&self.max, &self.pending))
+    }
+
+    fn add(&mut self, range: std::ops::Range<usize>, delta: &Amount) {
+        for v in &mut self.free[range] {
+            *v = plus(v, delta);
+        }
+        self.summarise();
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// Non-empty chunks in time order.
+    chunks: Vec<Chunk>,
 }
 
 impl Profile {
     /// A profile that starts at `now` with `free` capacity.
     pub fn reset(&mut self, now: Time, free: ResourceVec) {
-        self.nodes.clear();
-        self.spare.clear();
-        self.start = now;
-        self.root = self.node(now, signed(free));
+        self.chunks.clear();
+        let mut chunk = Chunk {
+            times: vec![now],
+            free: vec![signed(free)],
+            ..Chunk::default()
+        };
+        chunk.summarise();
+        self.chunks.push(chunk);
     }
 
     pub fn start(&self) -> Time {
-        self.start
+        self.chunks.first().map_or(0, |c| c.times[0])
     }
 
     /// Number of breakpoints (steps of the function).
     pub fn len(&self) -> usize {
-        self.nodes.len() - self.spare.len()
+        self.chunks.iter().map(|c| c.times.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.chunks.is_empty()
     }
 
     /// Free capacity at time `t` (t ≥ start).
     pub fn free_at(&self, t: Time) -> [i64; KINDS] {
-        let mut n = self.root;
-        let mut acc = [0; KINDS];
-        let mut found = None;
-        while n != NIL {
-            let node = &self.nodes[n as usize];
-            if node.time <= t {
-                found = Some(plus(&node.free, &acc));
-                acc = plus(&acc, &node.lazy);
-                n = node.right;
-            } else {
-                acc = plus(&acc, &node.lazy);
-                n = node.left;
-            }
-        }
-        found.unwrap_or([0; KINDS])
+        let (c, i) = self.step_at(t);
+        self.chunks[c].value(i)
     }
 
     /// Capacity `demand` becomes free from `t` on (a running job's predicted end).
@@ -134,50 +151,42 @@ impl Profile {
     }
 
     /// Moves the start of the profile to `now` (≥ start), forgetting the past: the value in
-    /// effect at `now` becomes the first step. O(log n) plus the breakpoints dropped.
+    /// effect at `now` becomes the first step.
     pub fn advance(&mut self, now: Time) {
-        if now <= self.start {
+        if self.chunks.is_empty() || now <= self.start() {
             return;
         }
-        let (past, rest) = self.split(self.root, now);
-        let rest = if self.leftmost_time(rest) == Some(now) {
-            rest
-        } else {
-            let value = self.rightmost_value(past);
-            let n = self.node(now, value);
-            self.merge(n, rest)
-        };
-        self.release_subtree(past);
-        self.root = rest;
-        self.start = now;
+        let (c, i) = self.split_at(now);
+        self.chunks.drain(..c);
+        let chunk = &mut self.chunks[0];
+        if i > 0 {
+            chunk.times.drain(..i);
+            chunk.free.drain(..i);
+            chunk.summarise();
+        }
     }
 
     /// The smallest free amount of each resource from the start on: all non-negative when the
     /// committed work and reservations fit the machine everywhere.
     pub fn min_free(&self) -> [i64; KINDS] {
-        match self.root {
-            NIL => [0; KINDS],
-            root => self.nodes[root as usize].min,
+        let mut min = [i64::MAX; KINDS];
+        for c in &self.chunks {
+            let m = plus(&c.min, &c.pending);
+            for k in 0..KINDS {
+                min[k] = min[k].min(m[k]);
+            }
+        }
+        if self.chunks.is_empty() {
+            [0; KINDS]
+        } else {
+            min
         }
     }
 
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
-        let d = signed(demand);
-        let mut candidate = from.max(self.start);
-        loop {
-            // The step in effect at the candidate, then the first step from there on that is
-            // too small: the candidate holds if that step begins after the window.
-            let step = self.step_at(candidate);
-            let Some(blocked) = self.first_short(step, &d) else {
-                return Some(candidate);
-            };
-            if blocked > candidate && blocked >= candidate + duration {
-                return Some(candidate);
-            }
-            candidate = self.first_fitting_after(blocked, &d)?;
-        }
+        self.first_window(from, duration, Time::MAX, demand)
     }
 
     /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
@@ -191,320 +200,168 @@ impl Profile {
         duration: Time,
         demand: ResourceVec,
     ) -> bool {
+        self.first_window(from, duration, before, demand)
+            .is_some_and(|t| t < before)
+    }
+
+    /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
+    /// `None` (also as soon as the candidate reaches `clip`, past which nothing is asked).
+    fn first_window(
+        &self,
+        from: Time,
+        duration: Time,
+        clip: Time,
+        demand: ResourceVec,
+    ) -> Option<Time> {
+        if self.chunks.is_empty() {
+            return None;
+        }
         let d = signed(demand);
-        let mut candidate = from.max(self.start);
-        while candidate < before {
-            let step = self.step_at(candidate);
-            let blocked = match self.first_short(step, &d) {
-                None => return true,
-                Some(b) if b > candidate && b >= before.min(candidate + duration) => return true,
-                Some(b) => b,
-            };
-            match self.first_fitting_after(blocked, &d) {
-                Some(next) => candidate = next,
-                None => return false,
+        let mut candidate = from.max(self.start());
+        let (first_chunk, first_index) = self.step_at(candidate);
+        // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
+        let mut seeking = false;
+        for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
+            let from_index = if c == first_chunk { first_index } else { 0 };
+            if from_index == 0 {
+                // At a chunk boundary its summary may settle the whole chunk.
+                if seeking && chunk.none_fit(&d) {
+                    continue;
+                }
+                let t = chunk.times[0];
+                if !seeking && t > candidate && t >= clip.min(candidate + duration) {
+                    return Some(candidate);
+                }
+                if !seeking && chunk.all_fit(&d) {
+                    continue;
+                }
+            }
+            let pending = chunk.pending;
+            for (&t, free) in chunk.times[from_index..]
+                .iter()
+                .zip(&chunk.free[from_index..])
+            {
+                let ok = fits(&d, &plus(free, &pending));
+                if seeking {
+                    if ok {
+                        candidate = t;
+                        if candidate >= clip {
+                            return None;
+                        }
+                        seeking = false;
+                    }
+                } else if t > candidate && t >= clip.min(candidate + duration) {
+                    return Some(candidate);
+                } else if !ok {
+                    seeking = true;
+                }
             }
         }
-        false
+        (!seeking).then_some(candidate)
     }
 
     /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
     /// minimal.
     fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) {
-        let from = from.max(self.start);
-        if to.is_some_and(|to| to <= from) || delta == [0; KINDS] {
+        let from = from.max(self.start());
+        if to.is_some_and(|to| to <= from) || delta == [0; KINDS] || self.chunks.is_empty() {
             return;
         }
-        let (before, rest) = self.split(self.root, from);
-        let (mut middle, mut after) = match to {
-            Some(to) => self.split(rest, to),
-            None => (rest, NIL),
+        self.split_at(from);
+        if let Some(to) = to {
+            self.split_at(to);
+        }
+        let (fc, fi) = self.step_at(from);
+        let (tc, ti) = match to {
+            Some(to) => self.step_at(to),
+            None => (
+                self.chunks.len() - 1,
+                self.chunks[self.chunks.len() - 1].times.len(),
+            ),
         };
-        // Breakpoints at both ends, carrying the value in effect there.
-        let value_at_from = if self.leftmost_time(middle) == Some(from) {
-            None
+        if fc == tc {
+            self.chunks[fc].add(fi..ti, &delta);
         } else {
-            Some(self.rightmost_value(before))
+            let len = self.chunks[fc].times.len();
+            self.chunks[fc].add(fi..len, &delta);
+            for chunk in &mut self.chunks[fc + 1..tc] {
+                chunk.pending = plus(&chunk.pending, &delta);
+            }
+            self.chunks[tc].add(0..ti, &delta);
+        }
+        // A step equal to the one before it is no step (never the first).
+        if let Some(to) = to {
+            self.merge_if_equal(to);
+        }
+        self.merge_if_equal(from);
+    }
+
+    /// Removes the breakpoint at `t` if its value equals its predecessor's.
+    fn merge_if_equal(&mut self, t: Time) {
+        let (c, i) = self.step_at(t);
+        if self.chunks[c].times[i] != t || (c == 0 && i == 0) {
+            return;
+        }
+        let before = if i > 0 {
+            self.chunks[c].value(i - 1)
+        } else {
+            let p = &self.chunks[c - 1];
+            p.value(p.times.len() - 1)
         };
-        if let Some(to) = to
-            && self.leftmost_time(after) != Some(to)
-        {
-            let value = if middle == NIL {
-                value_at_from.expect("a breakpoint precedes every time")
+        if before == self.chunks[c].value(i) {
+            let chunk = &mut self.chunks[c];
+            chunk.times.remove(i);
+            chunk.free.remove(i);
+            if chunk.times.is_empty() {
+                self.chunks.remove(c);
             } else {
-                self.rightmost_value(middle)
+                chunk.summarise();
+            }
+        }
+    }
+
+    /// The chunk and index of the step in effect at `t` (t ≥ start).
+    fn step_at(&self, t: Time) -> (usize, usize) {
+        let c = self
+            .chunks
+            .partition_point(|chunk| chunk.times[0] <= t)
+            .saturating_sub(1);
+        let i = self.chunks[c]
+            .times
+            .partition_point(|&x| x <= t)
+            .saturating_sub(1);
+        (c, i)
+    }
+
+    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there; returns its
+    /// chunk and index.
+    fn split_at(&mut self, t: Time) -> (usize, usize) {
+        let (c, i) = self.step_at(t);
+        if self.chunks[c].times[i] == t {
+            return (c, i);
+        }
+        let chunk = &mut self.chunks[c];
+        let raw = chunk.free[i];
+        chunk.times.insert(i + 1, t);
+        chunk.free.insert(i + 1, raw);
+        if chunk.times.len() > 2 * CHUNK {
+            let mut upper = Chunk {
+                times: chunk.times.split_off(CHUNK),
+                free: chunk.free.split_off(CHUNK),
+                pending: chunk.pending,
+                ..Chunk::default()
             };
-            let n = self.node(to, value);
-            after = self.merge(n, after);
-        }
-        if let Some(value) = value_at_from {
-            let n = self.node(from, value);
-            middle = self.merge(n, middle);
-        }
-        self.add_lazy(middle, delta);
-        // A step equal to the one before it is no step: merge it away (never the first).
-        if to.is_some() && Some(self.rightmost_value(middle)) == self.leftmost_value(after) {
-            after = self.pop_leftmost(after);
-        }
-        if before != NIL && Some(self.rightmost_value(before)) == self.leftmost_value(middle) {
-            middle = self.pop_leftmost(middle);
-        }
-        let rest = self.merge(middle, after);
-        self.root = self.merge(before, rest);
-    }
-
-    /// The time of the step in effect at `t` (the last breakpoint ≤ t).
-    fn step_at(&self, t: Time) -> Time {
-        let mut n = self.root;
-        let mut found = self.start;
-        while n != NIL {
-            let node = &self.nodes[n as usize];
-            if node.time <= t {
-                found = node.time;
-                n = node.right;
+            chunk.summarise();
+            upper.summarise();
+            self.chunks.insert(c + 1, upper);
+            return if i + 1 >= CHUNK {
+                (c + 1, i + 1 - CHUNK)
             } else {
-                n = node.left;
-            }
+                (c, i + 1)
+            };
         }
-        found
+        (c, i + 1)
     }
-
-    /// The first breakpoint at or after `from` whose step is too small for `demand`.
-    fn first_short(&self, from: Time, demand: &Amount) -> Option<Time> {
-        self.first_short_in(self.root, [0; KINDS], from, demand)
-    }
-
-    fn first_short_in(&self, n: u32, acc: Amount, from: Time, demand: &Amount) -> Option<Time> {
-        if n == NIL {
-            return None;
-        }
-        let node = &self.nodes[n as usize];
-        if fits(demand, &plus(&node.min, &acc)) {
-            return None; // every step of the subtree is large enough
-        }
-        let below = plus(&acc, &node.lazy);
-        if node.time < from {
-            return self.first_short_in(node.right, below, from, demand);
-        }
-        if let Some(t) = self.first_short_in(node.left, below, from, demand) {
-            return Some(t);
-        }
-        if !fits(demand, &plus(&node.free, &acc)) {
-            return Some(node.time);
-        }
-        self.first_short_in(node.right, below, from, demand)
-    }
-
-    /// The first breakpoint after `after` whose step is large enough for `demand`.
-    fn first_fitting_after(&self, after: Time, demand: &Amount) -> Option<Time> {
-        self.first_fitting_in(self.root, [0; KINDS], after, demand)
-    }
-
-    fn first_fitting_in(&self, n: u32, acc: Amount, after: Time, demand: &Amount) -> Option<Time> {
-        if n == NIL {
-            return None;
-        }
-        let node = &self.nodes[n as usize];
-        let max = plus(&node.max, &acc);
-        if !fits(demand, &max) {
-            return None; // some resource is short everywhere in the subtree
-        }
-        let below = plus(&acc, &node.lazy);
-        if node.time <= after {
-            return self.first_fitting_in(node.right, below, after, demand);
-        }
-        if let Some(t) = self.first_fitting_in(node.left, below, after, demand) {
-            return Some(t);
-        }
-        if fits(demand, &plus(&node.free, &acc)) {
-            return Some(node.time);
-        }
-        self.first_fitting_in(node.right, below, after, demand)
-    }
-
-    fn node(&mut self, time: Time, free: Amount) -> u32 {
-        self.created += 1;
-        let node = Node {
-            time,
-            priority: mix(self.created),
-            left: NIL,
-            right: NIL,
-            free,
-            min: free,
-            max: free,
-            lazy: [0; KINDS],
-        };
-        match self.spare.pop() {
-            Some(id) => {
-                self.nodes[id as usize] = node;
-                id
-            }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
-        }
-    }
-
-    fn release_subtree(&mut self, t: u32) {
-        let mut stack = vec![t];
-        while let Some(t) = stack.pop() {
-            if t != NIL {
-                stack.push(self.nodes[t as usize].left);
-                stack.push(self.nodes[t as usize].right);
-                self.spare.push(t);
-            }
-        }
-    }
-
-    fn leftmost_time(&self, mut t: u32) -> Option<Time> {
-        if t == NIL {
-            return None;
-        }
-        while self.nodes[t as usize].left != NIL {
-            t = self.nodes[t as usize].left;
-        }
-        Some(self.nodes[t as usize].time)
-    }
-
-    /// Value of the first step of subtree `t` (`None` if empty).
-    fn leftmost_value(&self, mut t: u32) -> Option<Amount> {
-        if t == NIL {
-            return None;
-        }
-        let mut acc = [0; KINDS];
-        loop {
-            let node = &self.nodes[t as usize];
-            if node.left == NIL {
-                return Some(plus(&node.free, &acc));
-            }
-            acc = plus(&acc, &node.lazy);
-            t = node.left;
-        }
-    }
-
-    /// Value of the last step of subtree `t` (zero if empty).
-    fn rightmost_value(&self, mut t: u32) -> Amount {
-        let mut acc = [0; KINDS];
-        if t == NIL {
-            return acc;
-        }
-        loop {
-            let node = &self.nodes[t as usize];
-            if node.right == NIL {
-                return plus(&node.free, &acc);
-            }
-            acc = plus(&acc, &node.lazy);
-            t = node.right;
-        }
-    }
-
-    /// Removes the first breakpoint of subtree `t`; returns the new subtree.
-    fn pop_leftmost(&mut self, t: u32) -> u32 {
-        self.push_down(t);
-        let left = self.nodes[t as usize].left;
-        if left == NIL {
-            let right = self.nodes[t as usize].right;
-            self.spare.push(t);
-            return right;
-        }
-        let l = self.pop_leftmost(left);
-        self.nodes[t as usize].left = l;
-        self.update(t);
-        t
-    }
-
-    fn add_lazy(&mut self, t: u32, delta: Amount) {
-        if t == NIL {
-            return;
-        }
-        let n = &mut self.nodes[t as usize];
-        for k in 0..KINDS {
-            n.free[k] += delta[k];
-            n.min[k] += delta[k];
-            n.max[k] += delta[k];
-            n.lazy[k] += delta[k];
-        }
-    }
-
-    fn push_down(&mut self, t: u32) {
-        let n = &mut self.nodes[t as usize];
-        if n.lazy == [0; KINDS] {
-            return;
-        }
-        let lazy = std::mem::take(&mut n.lazy);
-        let (left, right) = (n.left, n.right);
-        self.add_lazy(left, lazy);
-        self.add_lazy(right, lazy);
-    }
-
-    fn update(&mut self, t: u32) {
-        let (left, right) = (self.nodes[t as usize].left, self.nodes[t as usize].right);
-        let mut min = self.nodes[t as usize].free;
-        let mut max = min;
-        for child in [left, right] {
-            if child != NIL {
-                let c = &self.nodes[child as usize];
-                for k in 0..KINDS {
-                    min[k] = min[k].min(c.min[k]);
-                    max[k] = max[k].max(c.max[k]);
-                }
-            }
-        }
-        let n = &mut self.nodes[t as usize];
-        n.min = min;
-        n.max = max;
-    }
-
-    /// Splits `t` into the breakpoints before `time` and the others.
-    fn split(&mut self, t: u32, time: Time) -> (u32, u32) {
-        if t == NIL {
-            return (NIL, NIL);
-        }
-        self.push_down(t);
-        if self.nodes[t as usize].time < time {
-            let (l, r) = self.split(self.nodes[t as usize].right, time);
-            self.nodes[t as usize].right = l;
-            self.update(t);
-            (t, r)
-        } else {
-            let (l, r) = self.split(self.nodes[t as usize].left, time);
-            self.nodes[t as usize].left = r;
-            self.update(t);
-            (l, t)
-        }
-    }
-
-    /// Joins two treaps whose breakpoints are ordered (every time of `a` < every time of `b`).
-    fn merge(&mut self, a: u32, b: u32) -> u32 {
-        if a == NIL {
-            return b;
-        }
-        if b == NIL {
-            return a;
-        }
-        if self.nodes[a as usize].priority > self.nodes[b as usize].priority {
-            self.push_down(a);
-            let r = self.merge(self.nodes[a as usize].right, b);
-            self.nodes[a as usize].right = r;
-            self.update(a);
-            a
-        } else {
-            self.push_down(b);
-            let l = self.merge(a, self.nodes[b as usize].left);
-            self.nodes[b as usize].left = l;
-            self.update(b);
-            b
-        }
-    }
-}
-
-/// SplitMix64 finaliser: deterministic, well-spread treap priorities.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 #[cfg(test)]
@@ -541,7 +398,7 @@ mod tests {
         assert_eq!(p.earliest_fit(0, 5, u(3)), Some(0));
         assert_eq!(p.earliest_fit(0, 6, u(3)), Some(15));
         assert_eq!(p.earliest_fit(1, 5, u(3)), Some(15));
-        assert!(p.fits_before(1, 15, 5, u(3)) == false);
+        assert!(!p.fits_before(1, 15, 5, u(3)));
         assert!(p.fits_before(0, 15, 5, u(3)));
         p.unreserve(5, 15, u(8));
         assert_eq!(p.earliest_fit(1, 5, u(3)), Some(1));
@@ -553,7 +410,7 @@ mod tests {
     }
 
     /// The profile as a plain sorted vector of breakpoints: the straightforward implementation
-    /// the treap replaced, kept as the reference the property test compares against.
+    /// the chunked one replaced, kept as the reference the property test compares against.
     #[derive(Clone, Debug, Default)]
     struct Reference {
         points: Vec<(Time, Amount)>,
