@@ -40,7 +40,7 @@
 //! slot or for its requested time ([`Profile::fits_before`]); otherwise its slot stays, which is
 //! what giving it back and fitting it again would give. A property test compares both
 //! formulations on random workloads, with and without reservations, scheduling intervals and
-//! overruns (`tests/engine_properties.rs`).
+//! overruns (`tests/conservative_incremental.rs`).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
