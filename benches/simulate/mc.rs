@@ -200,7 +200,8 @@ pub fn bench(filter: Option<&str>) {
         println!("\n(../shared/workloads not found: node-level MetaCentrum figures skipped)");
         return;
     }
-    let cases: [(&str, fn() -> Workload); 2] = [
+    type Loader = fn() -> Workload;
+    let cases: [(&str, Loader); 2] = [
         ("METACENTRUM-2009", metacentrum_2009),
         ("wagap-2013", wagap_2013),
     ];

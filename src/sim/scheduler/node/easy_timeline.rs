@@ -12,6 +12,7 @@
 use super::pass::{Failed, Pass};
 use super::{Decisions, NodeView};
 use crate::sim::job::Time;
+use crate::sim::scheduler::QueuedJob;
 use crate::sim::topology::NodeShape;
 use crate::sim::topology::steps::{Amount, Vector, vector};
 use crate::sim::topology::timeline::Timeline;
@@ -117,33 +118,31 @@ impl EasyOnTimeline {
         decisions.start(pos, class, &self.nodes);
     }
 
-    /// Decides one call; returns the blocked head and its shadow time, if any.
+    /// Decides one call over the waiting jobs `queue` (in queue order, with their positions);
+    /// returns the blocked head and its shadow time, if any.
     pub fn schedule(
         &mut self,
         view: &NodeView<'_>,
         pass: &mut Pass,
-        positions: &[usize],
+        mut queue: impl Iterator<Item = (usize, QueuedJob)>,
         decisions: &mut Decisions,
     ) -> Option<(u32, Time)> {
         let now = view.now;
         view.committed_timeline(&mut self.tl);
-        let mut k = 0;
-        'head: while k < positions.len() {
-            let q = &view.queue[positions[k]];
+        let head = 'head: loop {
+            let (pos, q) = queue.next()?;
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
                 };
                 if self.select_plain(view, pass, class, &shape, q.requested_time) {
-                    let start = (positions[k], class, &shape, q.requested_time);
+                    let start = (pos, class, &shape, q.requested_time);
                     self.commit(view, pass, decisions, start);
-                    k += 1;
                     continue 'head;
                 }
             }
-            break;
-        }
-        let head = view.queue[*positions.get(k)?].job;
+            break q.job;
+        };
         let head_time = view.jobs[head as usize].requested_time;
         let mut shadow: Option<Time> = None;
         for &class in view.classes_of(head) {
@@ -186,8 +185,7 @@ impl EasyOnTimeline {
             self.heads.push(h);
         }
         self.failed.clear();
-        'queue: for &pos in &positions[k + 1..] {
-            let q = &view.queue[pos];
+        'queue: for (pos, q) in queue {
             let end = now + q.requested_time;
             let job = &view.jobs[q.job as usize];
             if self.failed.contains(job, end > shadow) {
