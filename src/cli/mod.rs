@@ -3,6 +3,7 @@
 //! cause chain and a `hint:` where the fix is known.
 
 mod diff;
+mod eet;
 mod fit;
 mod gc;
 mod generate;

@@ -3,9 +3,11 @@
 //! are single self-contained files (inline CSS and SVG: no network, open offline); Markdown
 //! reports reference the charts as sibling SVG files.
 
+pub mod boxplot;
 mod burstiness;
 pub mod charts;
 pub mod data;
+pub mod heatmap;
 mod render;
 mod reservations;
 pub mod svg;
