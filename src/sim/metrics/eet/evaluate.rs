@@ -81,6 +81,18 @@ pub fn evaluate(jobs: &[EetJob], rule: &CapacityRule) -> Result<EetReport, EetEr
         })
         .collect();
     for (user, members) in &by_user {
+        // The user's jobs gathered once, in arrival order (the input interleaves users).
+        let mine: Vec<Arrival> = members
+            .iter()
+            .map(|&i| Arrival {
+                id: jobs[i].id,
+                submit: jobs[i].submit,
+                runtime: jobs[i].runtime,
+                request: jobs[i].request,
+            })
+            .collect();
+        let mut ends: Vec<PerResource<Option<Time>>> =
+            vec![PerResource::new(None, None, None); mine.len()];
         for resource in Resource::ALL {
             let Some(capacity) = capacities[user][resource] else {
                 continue;
@@ -89,9 +101,8 @@ pub fn evaluate(jobs: &[EetJob], rule: &CapacityRule) -> Result<EetReport, EetEr
                 owner: format!("user {user}"),
                 resource,
             })?;
-            for &i in members {
-                let job = &jobs[i];
-                let overflow = |_: PlaceError| EetError::Overflow {
+            for (job, end) in mine.iter().zip(ends.iter_mut()) {
+                let overflow = || EetError::Overflow {
                     job: job.id,
                     user: *user,
                     resource,
@@ -99,16 +110,16 @@ pub fn evaluate(jobs: &[EetJob], rule: &CapacityRule) -> Result<EetReport, EetEr
                 // A fractional capacity num/den: every amount of the share times den.
                 let request = u128::from(job.request[resource])
                     .checked_mul(capacity.den())
-                    .ok_or(EetError::Overflow {
-                        job: job.id,
-                        user: *user,
-                        resource,
-                    })?;
-                let end = share
-                    .place(job.submit, request, job.runtime)
-                    .map_err(overflow)?;
-                results[i].by_resource[resource] = Some(end);
+                    .ok_or_else(overflow)?;
+                end[resource] = Some(
+                    share
+                        .place(job.submit, request, job.runtime)
+                        .map_err(|_: PlaceError| overflow())?,
+                );
             }
+        }
+        for (&i, end) in members.iter().zip(ends) {
+            results[i].by_resource = end;
         }
     }
     for (job, r) in jobs.iter().zip(results.iter_mut()) {
@@ -145,6 +156,14 @@ pub fn evaluate(jobs: &[EetJob], rule: &CapacityRule) -> Result<EetReport, EetEr
         users,
         summary,
     })
+}
+
+/// What a share needs of a job, copied out of the input so that a user's jobs lie together.
+struct Arrival {
+    id: u64,
+    submit: Time,
+    runtime: Time,
+    request: PerResource<u64>,
 }
 
 fn summarize(users: &[UserEet]) -> EetSummary {
