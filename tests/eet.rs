@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+mod common;
+
 use proptest::prelude::*;
 use schedlab::sim::Time;
 use schedlab::sim::metrics::eet::{
@@ -416,4 +418,43 @@ fn a_job_asking_for_none_of_the_resources_keeps_its_own_length() {
     let r = evaluate(&jobs, &cpus(4)).unwrap();
     assert_eq!(r.jobs[0].by_resource[Resource::Cpu], Some(5));
     assert_eq!((r.jobs[0].eet, r.jobs[0].violated), (15, Some(false)));
+}
+
+#[test]
+fn a_simulated_schedule_is_judged_through_its_records() {
+    // Fig. 1 run by FCFS on 2 processors: blue submits four 1 s jobs, orange two 2 s jobs, all
+    // at 0 in that order. FCFS gives exactly Fig. 1(a) (waits 0, 0, 1, 1, 2, 2): orange's first
+    // job, EET 2, ends at 4.
+    use schedlab::sim::metrics::job_records;
+    use schedlab::sim::{Job, SchedulerKind, Workload, simulate};
+    let job = |id: u64, runtime: Time, user: i32| Job {
+        id,
+        submit: 0,
+        runtime,
+        requested_time: runtime,
+        procs: 1,
+        memory_kb: 0,
+        user,
+        group: 1,
+        queue: -1,
+        partition: -1,
+    };
+    let workload = Workload::new(vec![
+        job(1, 1, 1),
+        job(2, 1, 1),
+        job(3, 1, 1),
+        job(4, 1, 1),
+        job(5, 2, 2),
+        job(6, 2, 2),
+    ]);
+    let outcome = simulate(&workload, &common::pool(2, SchedulerKind::Fcfs)).unwrap();
+    let records = job_records(&workload, &outcome, 10);
+    let jobs: Vec<EetJob> = records
+        .iter()
+        .map(|r| EetJob::from_record(r, &workload.jobs[r.index as usize]))
+        .collect();
+    let report = evaluate(&jobs, &cpus(2)).unwrap();
+    assert_eq!(eets(&report), vec![1, 2, 3, 4, 2, 4]);
+    assert_eq!(report.summary.violated_jobs, 1);
+    assert_eq!(report.jobs[4].tardiness, Some(2));
 }

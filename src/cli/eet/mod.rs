@@ -132,6 +132,12 @@ pub fn run(args: EetArgs) -> Result<(), CliError> {
         )));
     }
     let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some())?;
+    if !jobs.is_empty() && jobs.iter().all(|j| j.start.is_none()) {
+        eprintln!(
+            "warning: {}: no job has a recorded wait (SWF field 3), so no schedule to judge",
+            trace.source
+        );
+    }
     let report =
         evaluate(&jobs, &rule).map_err(|e| CliError::input(format!("{}: {e}", trace.source)))?;
     let map = heatmap(&jobs, &report, args.bin)

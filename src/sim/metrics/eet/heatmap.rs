@@ -29,6 +29,8 @@ pub const BIN_LADDER: [Time; 13] = [
 pub const AUTO_BINS: i64 = 1500;
 /// The most bins any heatmap may have (bounded memory whatever the span and width).
 pub const MAX_BINS: i64 = 200_000;
+/// The most non-empty cells a heatmap may hold (about 0.5 GB), whatever the users and bins.
+pub const MAX_CELLS: usize = 20_000_000;
 
 /// The smallest width of [`BIN_LADDER`] that covers `span` seconds in at most [`AUTO_BINS`]
 /// bins; beyond the ladder, whole weeks. Five months give three-hour bins (1,200 of them).
@@ -61,6 +63,8 @@ pub enum AxisError {
     Width(Time),
     #[error("{bins} bins of {width} s over {span} s: at most {MAX_BINS} are allowed")]
     TooManyBins { bins: i64, width: Time, span: Time },
+    #[error("more than {MAX_CELLS} non-empty heatmap cells with bins of {width} s")]
+    TooManyCells { width: Time },
 }
 
 impl Axis {
@@ -85,7 +89,8 @@ impl Axis {
 
     /// The start of bin `b`.
     pub fn time(&self, b: usize) -> Time {
-        self.start + b as Time * self.width
+        self.start
+            .saturating_add((b as Time).saturating_mul(self.width))
     }
 }
 
@@ -151,28 +156,33 @@ pub fn heatmap(
             events.push((r.latest_start.saturating_add(t), -1));
         }
     }
-    let mut rows: Vec<Row> = report
-        .users
-        .iter()
-        .map(|u| Row {
+    let mut rows: Vec<Row> = Vec::with_capacity(report.users.len());
+    let mut cells_so_far = 0;
+    for u in &report.users {
+        let cells: Vec<Cell> = intervals
+            .get_mut(&u.user)
+            .map(|events| {
+                binned(events, &axis)
+                    .into_iter()
+                    .map(|(bin, integral, max)| Cell {
+                        bin,
+                        mean: integral / axis.width as f64,
+                        max: max as u64,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        cells_so_far += cells.len();
+        if cells_so_far > MAX_CELLS {
+            return Err(AxisError::TooManyCells { width: axis.width });
+        }
+        rows.push(Row {
             user: u.user,
             tardiness: u.tardiness,
             violated: u.violated,
-            cells: intervals
-                .get_mut(&u.user)
-                .map(|events| {
-                    binned(events, &axis)
-                        .into_iter()
-                        .map(|(bin, integral, max)| Cell {
-                            bin,
-                            mean: integral / axis.width as f64,
-                            max: max as u64,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect();
+            cells,
+        });
+    }
     rows.sort_by(|a, b| b.tardiness.cmp(&a.tardiness).then(a.user.cmp(&b.user)));
 
     let mut usage = vec![Usage::default(); axis.bins];
@@ -257,6 +267,8 @@ mod tests {
         assert_eq!(bin_width_for(30 * 365 * 86_400) % 604_800, 0);
         assert!(Axis::covering(0, 1 << 40, 60).is_err());
         assert!(Axis::covering(0, 10, 0).is_err());
+        let huge = Axis::covering(5, 10, i64::MAX).unwrap();
+        assert_eq!((huge.start, huge.bins, huge.time(1)), (0, 1, i64::MAX));
         let a = Axis::covering(130, 250, 60).unwrap();
         assert_eq!((a.start, a.bins), (120, 3));
     }

@@ -1,7 +1,8 @@
 //! A job as the EET metric sees it (what the integrator passes in) and its per-job result.
 
 use super::resource::PerResource;
-use crate::sim::job::Time;
+use crate::sim::job::{Job, Time};
+use crate::sim::metrics::JobRecord;
 
 /// One job of the schedule being judged.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +26,22 @@ pub struct EetJob {
 }
 
 impl EetJob {
+    /// The metric's view of a simulated job: its record (start, run, user, group, processors)
+    /// and the workload job it came from (`job = &workload.jobs[record.index]`), whose memory
+    /// is KB per processor (`Job::memory_kb`). A killed job counts with the time it ran.
+    pub fn from_record(record: &JobRecord, job: &Job) -> EetJob {
+        let cpus = u64::from(record.procs);
+        EetJob {
+            id: record.job_id,
+            user: record.user,
+            group: record.group,
+            submit: record.submit,
+            runtime: record.run,
+            start: Some(record.start),
+            request: PerResource::new(cpus, job.memory_kb.saturating_mul(cpus), 0),
+        }
+    }
+
     /// C_j = start + runtime, when the start is known.
     pub fn completion(&self) -> Option<Time> {
         self.start.map(|s| s.saturating_add(self.runtime))

@@ -88,12 +88,16 @@ impl Ratio {
         if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) {
             return Err(bad());
         }
-        if frac.len() > 18 || whole.len() > 30 {
-            return Err(format!("{text:?} has too many digits"));
+        let too_long = || format!("{text:?} has too many digits");
+        if frac.len() > 18 {
+            return Err(too_long());
         }
         let mut num: u128 = 0;
         for b in whole.bytes().chain(frac.bytes()) {
-            num = num * 10 + u128::from(b - b'0');
+            num = num
+                .checked_mul(10)
+                .and_then(|n| n.checked_add(u128::from(b - b'0')))
+                .ok_or_else(too_long)?;
         }
         Ratio::new(num, 10u128.pow(frac.len() as u32)).ok_or_else(bad)
     }
@@ -128,7 +132,8 @@ mod tests {
         assert_eq!(Ratio::parse_decimal("2.25"), Ok(r(9, 4)));
         assert_eq!(Ratio::parse_decimal("8"), Ok(r(8, 1)));
         assert_eq!(Ratio::parse_decimal(".5"), Ok(r(1, 2)));
-        for bad in ["", ".", "-1", "1e3", "1.2.3", "x"] {
+        let huge = format!("{}.5", "9".repeat(40));
+        for bad in ["", ".", "-1", "1e3", "1.2.3", "x", huge.as_str()] {
             assert!(Ratio::parse_decimal(bad).is_err(), "{bad}");
         }
         assert_eq!(r(2176, 75).to_string(), "29 1/75");
