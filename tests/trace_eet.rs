@@ -42,28 +42,29 @@ fn batch(path: &Path) -> arrow_array::RecordBatch {
     reader.next().unwrap().unwrap()
 }
 
-fn ints(b: &arrow_array::RecordBatch, name: &str) -> Vec<Option<i64>> {
+/// Column `name` of `b` as options (null → None), read with `get` from its array type `A`.
+fn column<A: Array + 'static, T>(
+    b: &arrow_array::RecordBatch,
+    name: &str,
+    get: fn(&A, usize) -> T,
+) -> Vec<Option<T>> {
     let col = b.column_by_name(name).unwrap();
-    let a = col.as_any().downcast_ref::<Int64Array>().unwrap();
+    let a = col.as_any().downcast_ref::<A>().unwrap();
     (0..a.len())
-        .map(|i| a.is_valid(i).then(|| a.value(i)))
+        .map(|i| a.is_valid(i).then(|| get(a, i)))
         .collect()
+}
+
+fn ints(b: &arrow_array::RecordBatch, name: &str) -> Vec<Option<i64>> {
+    column(b, name, Int64Array::value)
 }
 
 fn bools(b: &arrow_array::RecordBatch, name: &str) -> Vec<Option<bool>> {
-    let col = b.column_by_name(name).unwrap();
-    let a = col.as_any().downcast_ref::<BooleanArray>().unwrap();
-    (0..a.len())
-        .map(|i| a.is_valid(i).then(|| a.value(i)))
-        .collect()
+    column(b, name, BooleanArray::value)
 }
 
 fn floats(b: &arrow_array::RecordBatch, name: &str) -> Vec<Option<f64>> {
-    let col = b.column_by_name(name).unwrap();
-    let a = col.as_any().downcast_ref::<Float64Array>().unwrap();
-    (0..a.len())
-        .map(|i| a.is_valid(i).then(|| a.value(i)))
-        .collect()
+    column(b, name, Float64Array::value)
 }
 
 #[test]

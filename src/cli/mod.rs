@@ -2,6 +2,7 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod date;
 mod diff;
 mod eet;
 mod fit;

@@ -16,8 +16,8 @@ use super::{CliError, Format, load_trace};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
 use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
 use crate::sim::metrics::eet::{
-    CapacityRule, EetJob, EetReport, EetSummary, Heatmap, PerResource, Ratio, Resource, evaluate,
-    heatmap,
+    CapacityRule, EetJob, EetReport, EetSummary, Heatmap, PerResource, Ratio, Resource, UserEet,
+    evaluate, heatmap,
 };
 use crate::store::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 use memory::{MemoryUnit, alea_node_counts};
@@ -86,20 +86,13 @@ pub struct EetArgs {
     pub format: Format,
 }
 
-/// One user as `trace eet` reports it.
+/// One user as `trace eet` reports it: the metric's figures and the capacities as numbers.
 #[derive(Debug, Serialize)]
 pub struct UserLine {
-    pub user: i32,
-    pub group: i32,
+    #[serde(flatten)]
+    pub user: UserEet,
     pub capacity_cpu: Option<f64>,
     pub capacity_memory_kb: Option<f64>,
-    pub jobs: u64,
-    pub judged: u64,
-    pub violated: u64,
-    pub veet: Option<f64>,
-    pub tardiness: i64,
-    pub weighted_tardiness: i64,
-    pub max_tardiness: i64,
 }
 
 /// Everything `trace eet` reports (`--format json`; the table shows the same).
@@ -172,17 +165,9 @@ pub fn run(args: EetArgs) -> Result<(), CliError> {
                     .find(|u| u.user == row.user)
                     .expect("every row is a user");
                 UserLine {
-                    user: u.user,
-                    group: u.group,
+                    user: u.clone(),
                     capacity_cpu: u.capacity[Resource::Cpu].map(|c| c.to_f64()),
                     capacity_memory_kb: u.capacity[Resource::Memory].map(|c| c.to_f64()),
-                    jobs: u.jobs,
-                    judged: u.judged,
-                    violated: u.violated,
-                    veet: u.veet,
-                    tardiness: u.tardiness,
-                    weighted_tardiness: u.weighted_tardiness,
-                    max_tardiness: u.max_tardiness,
                 }
             })
             .collect(),
@@ -422,19 +407,10 @@ fn write_outputs(
     Ok(())
 }
 
-/// `YYYY-MM-DD HH:MM UTC` of a Unix time (proleptic Gregorian calendar).
+/// `YYYY-MM-DD HH:MM UTC` of a Unix time.
 fn date_time(unix: i64) -> String {
     let (days, secs) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = super::date::civil_from_days(days);
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
         secs / 3600,

@@ -76,7 +76,8 @@ pub fn table(r: &Report, top: usize) -> String {
         "max T_j (h)",
         "CPU share"
     ));
-    for u in r.users.iter().take(top) {
+    for line in r.users.iter().take(top) {
+        let u = &line.user;
         out.push_str(&format!(
             "{:>8} {:>6} {:>7} {:>8} {:>8} {:>11} {:>13} {:>11} {:>10}\n",
             u.user,
@@ -87,7 +88,7 @@ pub fn table(r: &Report, top: usize) -> String {
             hours(u.tardiness as f64),
             hours(u.weighted_tardiness as f64),
             hours(u.max_tardiness as f64),
-            opt(u.capacity_cpu, |c| format!("{c:.2}"))
+            opt(line.capacity_cpu, |c| format!("{c:.2}"))
         ));
     }
     out.push_str(&format!("\nheatmap bins   {} s\n", r.bin_seconds));
