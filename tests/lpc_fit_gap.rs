@@ -146,12 +146,19 @@ fn the_gap_to_the_papers_table_comes_from_what_the_fit_sees_not_from_units() {
     // two (per minute instead of per second would be a factor of 60).
     for r0 in &curves {
         let ratio = r0.rate() / paper_rate;
-        assert!((0.5..2.0).contains(&ratio), "rate {} against {paper_rate}", r0.rate());
+        assert!(
+            (0.5..2.0).contains(&ratio),
+            "rate {} against {paper_rate}",
+            r0.rate()
+        );
     }
     // The whole curve, as `schedlab fit` fits it: δ two orders of magnitude below the paper's,
     // λ more than one.
     let (d, l) = means(&whole);
-    assert!(paper_delta / d > 100.0 && paper_lambda / l > 10.0, "{d} {l}");
+    assert!(
+        paper_delta / d > 100.0 && paper_lambda / l > 10.0,
+        "{d} {l}"
+    );
     // The shorter the horizon, the larger δ and λ; at t ≤ 10 min both are within 5× of the
     // paper's: its fits describe the minutes-long bursts.
     let (d1, l1) = means(&day);

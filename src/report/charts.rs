@@ -260,6 +260,9 @@ fn axes(out: &mut String, x: &Scale, y: &Scale, x_ticks: Option<&[(f64, String)]
 
 fn draw_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
     let color = &s.look.color;
+    // Bands and error bars stop at the frame.
+    let (top, bottom) = (y.from.min(y.to), y.from.max(y.to));
+    let band_y = |v: f64| y.map(v).clamp(top, bottom);
     let mut pts: Vec<Point> = s
         .points
         .iter()
@@ -274,7 +277,7 @@ fn draw_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
         let (x0, x1) = (x.from.min(x.to) - 8.0, x.from.max(x.to) + 8.0);
         let py = y.map(p.y);
         if let Some((lo, hi)) = p.band {
-            let (a, b) = (y.map(hi), y.map(lo));
+            let (a, b) = (band_y(hi), band_y(lo));
             let _ = write!(
                 out,
                 r#"<rect x="{x0:.1}" y="{a:.1}" width="{:.1}" height="{:.1}" fill="{color}" fill-opacity="0.12"/>"#,
@@ -304,12 +307,12 @@ fn draw_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
                 "{}{:.1},{:.1}",
                 if i == 0 { "M" } else { " L" },
                 x.map(p.x),
-                y.map(hi)
+                band_y(hi)
             );
         }
         for p in banded.iter().rev() {
             let (lo, _) = p.band.unwrap_or((p.y, p.y));
-            let _ = write!(d, " L{:.1},{:.1}", x.map(p.x), y.map(lo));
+            let _ = write!(d, " L{:.1},{:.1}", x.map(p.x), band_y(lo));
         }
         let _ = write!(
             out,
@@ -319,7 +322,7 @@ fn draw_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
         for p in &banded {
             let (lo, hi) = p.band.unwrap_or((p.y, p.y));
             let px = x.map(p.x);
-            let (a, b) = (y.map(hi), y.map(lo));
+            let (a, b) = (band_y(hi), band_y(lo));
             let _ = write!(
                 out,
                 r#"<path d="M{:.1},{a:.1} L{:.1},{a:.1} M{px:.1},{a:.1} L{px:.1},{b:.1} M{:.1},{b:.1} L{:.1},{b:.1}" stroke="{color}" fill="none"/>"#,
@@ -386,20 +389,8 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
         .collect();
     let x_log = use_log(c.x_axis, all_x.iter().copied());
     let (x0, x1) = c.x_range.unwrap_or_else(|| x_bounds(&all_x, x_log));
-    let panel_ys = |p: &Panel| -> Vec<f64> {
-        p.series
-            .iter()
-            .flat_map(|s| {
-                s.points.iter().flat_map(|p| {
-                    let (lo, hi) = p.band.unwrap_or((p.y, p.y));
-                    [p.y, lo, hi]
-                })
-            })
-            .filter(|v| v.is_finite())
-            .collect()
-    };
-    let all_y: Vec<f64> = c.panels.iter().flat_map(panel_ys).collect();
-    // The scale follows the points; bands reaching below them are clipped at the frame.
+    // The scale follows the points; bands are clipped at the frame (on a log scale their lower
+    // ends do not stretch it: a wide interval would squash the points into the top).
     let point_ys = c
         .panels
         .iter()
@@ -407,13 +398,19 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
         .flat_map(|s| s.points.iter().map(|p| p.y))
         .filter(|v| v.is_finite());
     let y_log = c.y_range.is_none() && use_log(c.y_axis, point_ys);
-    let all_y: Vec<f64> = all_y.into_iter().filter(|v| !y_log || *v > 0.0).collect();
     let panel_ys = |p: &Panel| -> Vec<f64> {
-        panel_ys(p)
-            .into_iter()
-            .filter(|v| !y_log || *v > 0.0)
+        p.series
+            .iter()
+            .flat_map(|s| {
+                s.points.iter().flat_map(|p| {
+                    let (lo, hi) = p.band.unwrap_or((p.y, p.y));
+                    [p.y, if y_log { p.y } else { lo }, hi]
+                })
+            })
+            .filter(|v| v.is_finite() && (!y_log || *v > 0.0))
             .collect()
     };
+    let all_y: Vec<f64> = c.panels.iter().flat_map(panel_ys).collect();
     let maxima: Vec<f64> = c
         .panels
         .iter()
@@ -666,7 +663,10 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
             );
             let mut label_y = top_y - 3.0;
             if let Some((lo, hi)) = bar.band {
-                let (a, b) = (y.map(hi), y.map(lo.max(ylo)));
+                let (a, b) = (
+                    y.map(hi).clamp(top, bottom),
+                    y.map(lo.max(ylo)).clamp(top, bottom),
+                );
                 let _ = write!(
                     out,
                     r#"<path d="M{:.1},{a:.1} L{:.1},{a:.1} M{cx:.1},{a:.1} L{cx:.1},{b:.1} M{:.1},{b:.1} L{:.1},{b:.1}" stroke="black" fill="none"/>"#,

@@ -314,6 +314,9 @@ fn summary_phrase(m: &Metric, pairs: &[(Estimate, Estimate)]) -> Option<String> 
         .iter()
         .filter(|(a, b)| difference_interval(a, b).is_some())
         .count();
+    if lower == 0 && higher == 0 {
+        return Some(format!("{}: the same in all {}", m.name, pairs.len()));
+    }
     let mut s = format!(
         "{}: lower in {lower} and higher in {higher} of {}",
         m.name,
