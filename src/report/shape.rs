@@ -3,7 +3,7 @@
 //! with their replicas merged), the metric columns and the result files. Views are chosen from
 //! the shape alone (`views::select`), so the choice is testable without rendering.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::data::{ReportData, SummaryRow};
@@ -404,15 +404,22 @@ impl<'a> Grid<'a> {
                 fixed.push((name.to_string(), axis.value(l)));
             }
         }
+        // Rows merged by their levels, in order of first appearance (an index by the levels'
+        // text keeps this linear in the rows for large grids).
         let mut configs: Vec<Config<'a>> = Vec::new();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
         for (row, levels) in data.rows.iter().zip(&all) {
             let levels: Vec<Level> = kept.iter().map(|&i| levels[i].clone()).collect();
-            match configs.iter_mut().find(|c| c.levels == levels) {
-                Some(c) => c.rows.push(row),
-                None => configs.push(Config {
-                    levels,
-                    rows: vec![row],
-                }),
+            let key = format!("{levels:?}");
+            match index.get(&key) {
+                Some(&i) => configs[i].rows.push(row),
+                None => {
+                    index.insert(key, configs.len());
+                    configs.push(Config {
+                        levels,
+                        rows: vec![row],
+                    });
+                }
             }
         }
         let columns = data
