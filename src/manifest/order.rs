@@ -147,7 +147,7 @@ fn fairshare(
     let mut penalty = PenaltySpec::of(raw.penalty.unwrap_or_default());
     if let Some(s) = &raw.standard_job {
         let ok = |x: f64| x.is_finite() && x > 0.0;
-        if !ok(s.cores) || !ok(s.memory_kb) || !(s.gpus.is_finite() && s.gpus >= 0.0) {
+        if !(ok(s.cores) && ok(s.memory_kb) && s.gpus.is_finite() && s.gpus >= 0.0) {
             return Err(ctx.key_error(
                 &format!("{path}.standard_job"),
                 "standard_job",

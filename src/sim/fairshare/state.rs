@@ -9,7 +9,7 @@ use super::{
 };
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::machine::Machine;
-use crate::sim::scheduler::QueuedJob;
+use crate::sim::queue::Queue;
 
 /// A fairshare specification that cannot be used for a run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -159,7 +159,7 @@ impl FairshareState {
     }
 
     /// Recomputes ΣU and the keys of the users with jobs in `queue`.
-    pub fn refresh_waiting(&mut self, now: Time, queue: &[QueuedJob]) {
+    pub fn refresh_waiting(&mut self, now: Time, queue: &Queue) {
         self.collect_users(queue);
         let waiting = std::mem::take(&mut self.waiting);
         self.refresh(now, Some(&waiting));
@@ -167,7 +167,7 @@ impl FairshareState {
     }
 
     /// The distinct users of `queue`'s jobs, in order of first appearance.
-    pub fn collect_users(&mut self, queue: &[QueuedJob]) -> &[u32] {
+    pub fn collect_users(&mut self, queue: &Queue) -> &[u32] {
         self.call += 1;
         self.waiting.clear();
         for q in queue {

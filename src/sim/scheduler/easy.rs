@@ -76,29 +76,26 @@ impl Easy {
         let now = view.now;
         let profile = &mut self.profile;
         view.committed_profile(profile);
-        let queue = view.queue;
-        let walk = &self.walk;
+        let mut jobs = self.walk.iter_from(view.queue, 0);
         let fits_now = |p: &Profile, job: &QueuedJob| {
             p.earliest_fit(now, job.requested_time, job.demand) == Some(now)
         };
-        let mut k = 0;
-        while k < walk.len() && fits_now(profile, &queue[walk.pos(k)]) {
-            let job = &queue[walk.pos(k)];
+        let head = loop {
+            let Some((pos, job)) = jobs.next() else {
+                return;
+            };
+            if !fits_now(profile, &job) {
+                break job;
+            }
             profile.reserve(now, now + job.requested_time, job.demand);
-            starts.push(walk.pos(k));
-            k += 1;
-        }
-        if k >= walk.len() {
-            return;
-        }
-        let head = &queue[walk.pos(k)];
+            starts.push(pos);
+        };
         let Some(shadow) = profile.earliest_fit(now, head.requested_time, head.demand) else {
             return;
         };
         profile.reserve(shadow, shadow + head.requested_time, head.demand);
-        for pos in walk.from(k + 1) {
-            let job = &queue[pos];
-            if fits_now(profile, job) {
+        for (pos, job) in jobs {
+            if fits_now(profile, &job) {
                 profile.reserve(now, now + job.requested_time, job.demand);
                 starts.push(pos);
             }
@@ -175,31 +172,31 @@ impl Easy {
         }
         let mut free = view.free;
         self.started.clear();
-        let queue = view.queue;
-        let walk = &self.walk;
-        let mut k = 0;
-        while k < walk.len() && queue[walk.pos(k)].demand.fits_in(&free) {
-            let job = &queue[walk.pos(k)];
+        let mut jobs = self.walk.iter_from(view.queue, 0);
+        let head = loop {
+            let Some((pos, job)) = jobs.next() else {
+                return;
+            };
+            if !job.demand.fits_in(&free) {
+                break job;
+            }
             free -= job.demand;
             self.started
                 .push((view.now + job.requested_time, job.demand));
-            starts.push(walk.pos(k));
-            k += 1;
-        }
-        if k >= walk.len() || free.unit_count() == 0 {
+            starts.push(pos);
+        };
+        if free.unit_count() == 0 {
             return;
         }
         self.started.sort_unstable_by_key(|s| s.0);
-        let head = &queue[walk.pos(k)];
         let Some(Shadow {
             time: shadow,
             mut extra,
-        }) = Self::shadow(view, &self.started, free, head)
+        }) = Self::shadow(view, &self.started, free, &head)
         else {
             return;
         };
-        for pos in walk.from(k + 1) {
-            let job = &queue[pos];
+        for (pos, job) in jobs {
             if !job.demand.fits_in(&free) {
                 continue;
             }

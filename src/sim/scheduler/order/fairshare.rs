@@ -13,7 +13,7 @@
 use super::{QueueOrder, Reorder};
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
-use crate::sim::scheduler::QueuedJob;
+use crate::sim::queue::Queue;
 
 /// `order: fairshare`.
 pub struct FairshareOrder {
@@ -44,7 +44,7 @@ impl FairshareOrder {
 }
 
 impl QueueOrder for FairshareOrder {
-    fn order(&mut self, now: Time, queue: &[QueuedJob], _jobs: &[Job], out: &mut Vec<usize>) {
+    fn order(&mut self, now: Time, queue: &Queue, _jobs: &[Job], out: &mut Vec<usize>) {
         if self.reorder.due(now, self.last) {
             // Every call: only the waiting users' keys matter. Periodically: all users', frozen
             // until the next period.
@@ -112,6 +112,7 @@ mod tests {
     };
     use crate::sim::job::Workload;
     use crate::sim::resources::ResourceVec;
+    use crate::sim::scheduler::QueuedJob;
 
     fn workload(users: &[i32]) -> Workload {
         Workload::new(
@@ -128,7 +129,7 @@ mod tests {
         )
     }
 
-    fn queue(jobs: &[u32]) -> Vec<QueuedJob> {
+    fn queue(jobs: &[u32]) -> Queue {
         jobs.iter()
             .map(|&job| QueuedJob {
                 job,

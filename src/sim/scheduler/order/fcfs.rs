@@ -2,14 +2,14 @@
 
 use super::QueueOrder;
 use crate::sim::job::{Job, Time};
-use crate::sim::scheduler::QueuedJob;
+use crate::sim::queue::Queue;
 
 /// Submission order (`order: fcfs`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Submission;
 
 impl QueueOrder for Submission {
-    fn order(&mut self, _now: Time, queue: &[QueuedJob], _jobs: &[Job], out: &mut Vec<usize>) {
+    fn order(&mut self, _now: Time, queue: &Queue, _jobs: &[Job], out: &mut Vec<usize>) {
         out.clear();
         out.extend(0..queue.len());
     }

@@ -35,11 +35,12 @@ use super::node::Completed;
 use crate::sim::fairshare::{FairshareError, FairshareSpec, FairshareState};
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::machine::Machine;
+use crate::sim::queue::{self, Queue};
 
 /// Produces the positions of `queue` (waiting jobs in submission order) in the order a
 /// backfilling rule should consider them; every position exactly once.
 pub trait QueueOrder {
-    fn order(&mut self, now: Time, queue: &[QueuedJob], jobs: &[Job], out: &mut Vec<usize>);
+    fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>);
 
     /// True when [`QueueOrder::order`] always gives `0..queue.len()`: rules may then walk the
     /// queue directly (the fast path) and keep plans between calls.
@@ -62,6 +63,46 @@ pub fn report_ended(order: &mut dyn QueueOrder, completed: &[Completed]) {
     }
 }
 
+/// The waiting jobs with their queue positions, in the order of a [`QueueOrder`]: read lazily
+/// from the queue in submission order (a rule that stops early pays only for what it reads), or
+/// through the positions the order wrote.
+pub enum Ordered<'a> {
+    Submission(std::iter::Zip<std::ops::RangeFrom<usize>, queue::Iter<'a>>),
+    Positions(&'a Queue, std::slice::Iter<'a, usize>),
+}
+
+impl<'a> Ordered<'a> {
+    /// `queue` in the order `order` gives, using `scratch` for positions.
+    pub fn new(
+        order: &mut dyn QueueOrder,
+        now: Time,
+        queue: &'a Queue,
+        jobs: &[Job],
+        scratch: &'a mut Vec<usize>,
+    ) -> Self {
+        if order.is_submission() {
+            Ordered::Submission((0..).zip(queue.iter()))
+        } else {
+            scratch.clear();
+            order.order(now, queue, jobs, scratch);
+            debug_assert_eq!(scratch.len(), queue.len());
+            Ordered::Positions(queue, scratch.iter())
+        }
+    }
+}
+
+impl Iterator for Ordered<'_> {
+    type Item = (usize, QueuedJob);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, QueuedJob)> {
+        match self {
+            Ordered::Submission(it) => it.next().map(|(pos, q)| (pos, *q)),
+            Ordered::Positions(queue, it) => it.next().map(|&pos| (pos, queue[pos])),
+        }
+    }
+}
+
 /// The queue as a rule walks it: the k-th job in order is at queue position [`Walk::pos`]`(k)`.
 /// Submission order is walked directly, nothing materialised (the classic policies' fast path).
 #[derive(Clone, Debug, Default)]
@@ -73,13 +114,7 @@ pub struct Walk {
 
 impl Walk {
     /// Asks `order` for this call's order of `queue`.
-    pub fn prepare(
-        &mut self,
-        order: &mut dyn QueueOrder,
-        now: Time,
-        queue: &[QueuedJob],
-        jobs: &[Job],
-    ) {
+    pub fn prepare(&mut self, order: &mut dyn QueueOrder, now: Time, queue: &Queue, jobs: &[Job]) {
         self.len = queue.len();
         self.identity = order.is_submission();
         if !self.identity {
@@ -116,6 +151,16 @@ impl Walk {
     pub fn from(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
         (k..self.len).map(move |i| self.pos(i))
     }
+
+    /// The jobs of `queue` (the queue this walk was prepared on) with their positions, from the
+    /// k-th in order on; submission order is read straight from the queue.
+    pub fn iter_from<'q>(&'q self, queue: &'q Queue, k: usize) -> Ordered<'q> {
+        if self.identity {
+            Ordered::Submission((k..).zip(queue.iter_from(k)))
+        } else {
+            Ordered::Positions(queue, self.positions[k.min(self.len)..].iter())
+        }
+    }
 }
 
 /// Tells a planning rule (conservative) whether the order of the waiting jobs is still the one
@@ -131,7 +176,7 @@ pub struct OrderTracker {
 
 impl OrderTracker {
     /// Records this call's order (queue positions in order) and says whether it breaks the plan.
-    pub fn changed(&mut self, queue: &[QueuedJob], positions: &[usize]) -> bool {
+    pub fn changed(&mut self, queue: &Queue, positions: &[usize]) -> bool {
         let highest = queue.iter().map(|q| q.job as usize + 1).max().unwrap_or(0);
         if self.rank.len() < highest {
             self.rank.resize(highest, 0);

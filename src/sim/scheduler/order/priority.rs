@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use super::{OrderError, QueueOrder, Reorder};
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
+use crate::sim::queue::Queue;
 use crate::sim::scheduler::QueuedJob;
 
 /// The weights and parameters of `order: priority`.
@@ -142,7 +143,7 @@ impl PriorityOrder {
 }
 
 impl QueueOrder for PriorityOrder {
-    fn order(&mut self, now: Time, queue: &[QueuedJob], jobs: &[Job], out: &mut Vec<usize>) {
+    fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>) {
         if self.priority.len() < jobs.len() {
             self.priority.resize(jobs.len(), 0.0);
             self.computed.resize(jobs.len(), 0);
@@ -206,7 +207,7 @@ mod tests {
         (w, o)
     }
 
-    fn queue(w: &Workload) -> Vec<QueuedJob> {
+    fn queue(w: &Workload) -> Queue {
         w.jobs
             .iter()
             .enumerate()
@@ -282,7 +283,7 @@ mod tests {
         o.started(100, 1, 0);
         o.ended(1, 110);
         let mut out = Vec::new();
-        o.order(300, &queue(&w)[..], &w.jobs, &mut out);
+        o.order(300, &queue(&w), &w.jobs, &mut out);
         assert_eq!(out, [2, 0, 1]);
     }
 
