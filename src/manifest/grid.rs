@@ -15,7 +15,7 @@ use super::error::ManifestError;
 use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
-use super::resolve::Ctx;
+use super::ctx::Ctx;
 
 /// The named entries a grid can pick from.
 pub struct Sections<'a> {

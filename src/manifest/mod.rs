@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 mod axis;
+mod ctx;
 mod error;
 mod grid;
 pub mod model;
@@ -25,7 +26,7 @@ pub use reservations::{ReservationSpec, Width};
 use std::cell::RefCell;
 use std::path::Path;
 
-use resolve::Ctx;
+use ctx::Ctx;
 
 /// Reads, parses and resolves the manifest at `path`.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::error::ManifestError;
 use super::raw::{RawDistribution, RawReservations, RawThrottle};
-use super::resolve::Ctx;
+use super::ctx::Ctx;
 use crate::sim::reservation::{
     Distribution, OnConflict, Placement, ReservationGenerator, ReservationRequest, Reservations,
     Throttles, WindowCap,

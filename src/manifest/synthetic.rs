@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::error::ManifestError;
 use super::raw::{RawArrivals, RawSynthetic, RawUser};
-use super::resolve::Ctx;
+use super::ctx::Ctx;
 use crate::sim::synth::{
     self as sim_synth, DailyCycle, EstimateModel, HyperExponential, LogUniformStages, LoginModel,
     SizeModel,
