@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use super::axis::NO_RESERVATIONS;
 use super::axis::{self, NAME_AXES};
+use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
-use super::ctx::Ctx;
 
 /// The named entries a grid can pick from.
 pub struct Sections<'a> {
