@@ -16,7 +16,7 @@ use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
 use crate::sim::reservation::Reservations;
 use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
 use crate::store::{JobsWriter, write_reservations, write_timeseries};
-use crate::swf::{self, Anomalies, Mode, Trace};
+use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
 /// A trace parsed at most once per run (or the error reading it).
@@ -24,20 +24,25 @@ type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
 
 #[derive(Default)]
 pub struct TraceCache {
-    traces: Mutex<HashMap<(PathBuf, bool), TraceSlot>>,
+    traces: Mutex<HashMap<(PathBuf, bool, ReadOptions), TraceSlot>>,
 }
 
 impl TraceCache {
-    pub fn get(&self, path: &Path, lenient: bool) -> Result<Arc<Trace>, String> {
+    pub fn get(
+        &self,
+        path: &Path,
+        lenient: bool,
+        reading: &ReadOptions,
+    ) -> Result<Arc<Trace>, String> {
         let slot = self
             .traces
             .lock()
             .unwrap()
-            .entry((path.to_path_buf(), lenient))
+            .entry((path.to_path_buf(), lenient, *reading))
             .or_default()
             .clone();
         slot.get_or_init(|| {
-            swf::read_path(path, Mode::from_lenient(lenient))
+            swf::read_path_with(path, Mode::from_lenient(lenient), reading)
                 .map(Arc::new)
                 .map_err(|e| e.to_string())
         })
@@ -111,7 +116,7 @@ struct SourceFacts {
 fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
-            let trace = traces.get(path, cell.workload.lenient)?;
+            let trace = traces.get(path, cell.workload.lenient, &cell.workload.reading)?;
             let facts = SourceFacts {
                 jobs: trace.records,
                 skipped: trace.anomalies.skipped(),
@@ -135,13 +140,12 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
     }
 }
 
-pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces)?;
-    let workload = cell
-        .workload
-        .transforms
-        .to_transforms()
-        .apply(source.workload());
+/// The cell's machine: its topology, or a pool (in whole nodes) of its processors or the trace's
+/// MaxProcs.
+fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String> {
+    if let Some(topology) = &cell.cluster.topology {
+        return Ok(topology.machine());
+    }
     let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
@@ -154,21 +158,29 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
             ));
         }
     };
-    let machine = match cell.cluster.node_size {
-        None => Machine::pool(procs),
-        Some(k) if procs % k == 0 => Machine::exclusive_nodes(procs / k, k),
-        Some(k) => {
-            return Err(format!(
-                "{procs} processors (MaxProcs) do not divide into nodes of {k}"
-            ));
-        }
-    };
+    match cell.cluster.node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(k) if procs % k == 0 => Ok(Machine::exclusive_nodes(procs / k, k)),
+        Some(k) => Err(format!(
+            "{procs} processors (MaxProcs) do not divide into nodes of {k}"
+        )),
+    }
+}
+
+pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
+    let (source, facts) = source_workload(cell, traces)?;
+    let workload = cell
+        .workload
+        .transforms
+        .to_transforms()
+        .apply(source.workload());
+    let machine = cell_machine(cell, &facts)?;
     let config = SimConfig {
         machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun,
-        placement: Default::default(),
+        placement: cell.scheduler.placement,
     };
     let reservations = match &cell.reservations {
         Some(spec) => {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
-use crate::sim::Overrun;
+use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
 pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
@@ -13,8 +13,12 @@ pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 11] = [
+pub const PARAM_AXES: [(&str, &str); 14] = [
     ("first_jobs", "a positive integer"),
+    (
+        "ignore_memory",
+        "true or false (topologies: treat memory requests as 0)",
+    ),
     (
         "interval",
         "a positive integer (seconds) or null (every event)",
@@ -27,10 +31,15 @@ pub const PARAM_AXES: [(&str, &str); 11] = [
     ("node_size", "a positive integer or null (a processor pool)"),
     ("overrun", "kill or continue"),
     ("p_login", "a number between 0 and 1 (exclusive)"),
+    ("placement", "first_fit or best_fit"),
     ("procs", "a positive integer"),
     (
         "reservation_rate",
         "a non-negative number (generated reservations per week)",
+    ),
+    (
+        "scale_runtime",
+        "true or false (topologies: node speed scales runtimes)",
     ),
     ("tau", "a positive integer (seconds)"),
     (
@@ -75,6 +84,8 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
+        "ignore_memory" | "scale_runtime" => v.is_boolean(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
         "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
         "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
@@ -104,6 +115,21 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
             }
         }
         "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        "placement" => {
+            if let Some(p) = v.as_str().and_then(|s| s.parse().ok()) {
+                cell.scheduler.placement = p;
+            }
+        }
+        // Topology settings; a processor pool has neither memory nor speeds.
+        "ignore_memory" | "scale_runtime" => {
+            if let (Some(t), Some(b)) = (cell.cluster.topology.as_mut(), v.as_bool()) {
+                if axis == "ignore_memory" {
+                    t.ignore_memory = b;
+                } else {
+                    t.scale_runtime = b;
+                }
+            }
+        }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.
         "p_login" | "mu" => {
             if let (WorkloadSource::Synthetic(spec), Some(x)) =

@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 mod axis;
+mod clusters;
 mod ctx;
 mod error;
 mod grid;
@@ -14,14 +15,17 @@ pub mod raw;
 mod reservations;
 mod resolve;
 pub mod synthetic;
+mod topology;
+mod units;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
-    WorkloadSpec,
+    Cell, ClusterSpec, Manifest, MetricsSpec, NodeClassSpec, SchedulerSpec, TopologyClusterSpec,
+    TopologySpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
 pub use raw::RawManifest;
 pub use reservations::{ReservationSpec, Width};
+pub use units::parse_memory_kb;
 
 use std::cell::RefCell;
 use std::path::Path;

@@ -8,11 +8,11 @@ use super::ctx::{Ctx, check_name, positive, valid_name};
 use super::error::ManifestError;
 use super::grid::{self, Sections};
 use super::model::{
-    ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource,
-    WorkloadSpec,
+    Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
-use super::raw::{RawManifest, RawSizeClass};
+use super::raw::{RawManifest, RawSizeClass, RawWorkload};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
+use crate::swf::ReadOptions;
 
 /// Default bin width of timeseries.parquet, seconds.
 pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
@@ -68,6 +68,37 @@ fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, Man
     ))
 }
 
+/// A trace's reading options (docs/swf.md); synthetic workloads have no fields to read.
+fn reading(
+    ctx: &Ctx<'_>,
+    path: &str,
+    w: &RawWorkload,
+    source: &WorkloadSource,
+) -> Result<ReadOptions, ManifestError> {
+    if matches!(source, WorkloadSource::Synthetic(_)) {
+        for (key, set) in [
+            ("memory", w.memory.is_some()),
+            ("used_memory_fallback", w.used_memory_fallback.is_some()),
+            ("extended_fields", w.extended_fields.is_some()),
+        ] {
+            if set {
+                return Err(ctx
+                    .key_error(
+                        &format!("{path}.{key}"),
+                        key,
+                        format!("`{key}` says how to read a trace, but this workload is synthetic"),
+                    )
+                    .hint("synthetic users give `memory_kb` per processor"));
+            }
+        }
+    }
+    Ok(ReadOptions {
+        memory: w.memory.unwrap_or_default(),
+        used_memory_fallback: w.used_memory_fallback.unwrap_or(false),
+        extended: w.extended_fields.unwrap_or_default(),
+    })
+}
+
 pub fn resolve(
     raw: RawManifest,
     ctx: &Ctx<'_>,
@@ -95,6 +126,8 @@ pub fn resolve(
         ));
     }
 
+    let clusters = super::clusters::resolve(ctx, raw.clusters.as_ref())?;
+
     let mut workloads = BTreeMap::new();
     for (wname, w) in &raw.workloads {
         check_name(ctx, "workloads", wname)?;
@@ -115,10 +148,14 @@ pub fn resolve(
             }
             (None, Some(s)) => {
                 let procs = |name: &str| -> Result<u64, String> {
-                    match raw.clusters.as_ref().and_then(|c| c.get(name)) {
-                        Some(c) => c.procs.as_ref().map(|p| u64::from(p.value)).ok_or_else(|| {
-                            format!("cluster `{name}` takes its size from a trace; give it `procs` to target a load")
-                        }),
+                    match clusters.get(name) {
+                        Some(c) => match (&c.topology, c.procs) {
+                            (Some(t), _) => Ok(t.cores()),
+                            (None, Some(p)) => Ok(u64::from(p)),
+                            (None, None) => Err(format!(
+                                "cluster `{name}` takes its size from a trace; give it `procs` to target a load"
+                            )),
+                        },
                         None => {
                             let defined: Vec<&str> = raw
                                 .clusters
@@ -127,7 +164,11 @@ pub fn resolve(
                                 .collect();
                             Err(format!(
                                 "no cluster named `{name}` in `clusters` (defined: {})",
-                                if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+                                if defined.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    defined.join(", ")
+                                }
                             ))
                         }
                     }
@@ -185,6 +226,7 @@ pub fn resolve(
                 &f.referenced,
             ));
         }
+        let reading = reading(ctx, &path, w, &source)?;
         workloads.insert(
             wname.clone(),
             WorkloadSpec {
@@ -200,92 +242,9 @@ pub fn resolve(
                     load_scale: w.load_scale.as_ref().map(|f| f.value),
                 },
                 lenient: w.lenient.unwrap_or(false),
+                reading,
             },
         );
-    }
-
-    let mut clusters = BTreeMap::new();
-    match &raw.clusters {
-        None => {
-            clusters.insert(
-                "trace".to_string(),
-                ClusterSpec {
-                    name: "trace".into(),
-                    procs: None,
-                    node_size: None,
-                },
-            );
-        }
-        Some(defined) => {
-            if defined.is_empty() {
-                return Err(ctx.key_error("clusters", "clusters", "at least one cluster is needed (or leave `clusters` out to use each trace's MaxProcs)"));
-            }
-            for (cname, c) in defined {
-                check_name(ctx, "clusters", cname)?;
-                let path = format!("clusters.{cname}");
-                let from_trace = c.from_trace.unwrap_or(false);
-                let procs = match (&c.procs, from_trace) {
-                    (Some(p), true) => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "give `procs` or `from_trace: true`, not both",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) if p.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "expected a positive number of processors, found 0",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) => Some(p.value),
-                    (None, true) => None,
-                    (None, false) => {
-                        return Err(ctx
-                            .key_error(
-                                &path,
-                                cname,
-                                "a cluster needs `procs: N` or `from_trace: true`",
-                            )
-                            .hint(format!("e.g. `{cname}: {{procs: 128}}`")));
-                    }
-                };
-                let node_size = match &c.node_size {
-                    Some(k) if k.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.node_size"),
-                            "expected a positive node size, found 0",
-                            &k.referenced,
-                        ));
-                    }
-                    Some(k) => {
-                        if let Some(p) = procs.filter(|p| p % k.value != 0) {
-                            return Err(ctx
-                                .error(
-                                    &format!("{path}.node_size"),
-                                    format!(
-                                        "{p} processors do not divide into nodes of {}",
-                                        k.value
-                                    ),
-                                    &k.referenced,
-                                )
-                                .hint(format!("use procs: {}", p / k.value * k.value)));
-                        }
-                        Some(k.value)
-                    }
-                    None => None,
-                };
-                clusters.insert(
-                    cname.clone(),
-                    ClusterSpec {
-                        name: cname.clone(),
-                        procs,
-                        node_size,
-                    },
-                );
-            }
-        }
     }
 
     let mut schedulers = BTreeMap::new();
@@ -302,6 +261,7 @@ pub fn resolve(
                 policy: s.policy,
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
+                placement: s.placement.unwrap_or_default(),
             },
         );
     }
