@@ -8,7 +8,7 @@ mod table;
 mod timeseries;
 
 pub use atomic::{AtomicFile, readable_temp};
-pub use jobs::JobsWriter;
+pub use jobs::{JobLabels, JobsWriter};
 pub use reservations::write_reservations;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;

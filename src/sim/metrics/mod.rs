@@ -5,6 +5,7 @@ mod record;
 mod size_class;
 mod stats;
 mod summary;
+pub mod usage;
 
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};

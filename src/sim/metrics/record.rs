@@ -2,6 +2,7 @@
 
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::{Time, Workload};
+use crate::sim::resources::ResourceVec;
 
 /// One simulated job. Times in seconds; ratios dimensionless.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +28,12 @@ pub struct JobRecord {
     pub procs: u32,
     /// Allocation units held (processors on a pool, nodes with exclusive allocation).
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Nodes it held.
+    pub nodes: u32,
+    /// What it held in all: cores, memory KB, GPUs (whole nodes' worth on exclusive nodes).
+    pub held: ResourceVec,
     /// response / run.
     pub slowdown: f64,
     /// max(1, response / max(run, τ)).
@@ -62,6 +69,9 @@ pub fn job_records(workload: &Workload, outcome: &SimOutcome, tau: Time) -> Vec<
                 requested_time: job.requested_time,
                 procs: job.procs,
                 units: o.units,
+                cluster: o.cluster,
+                nodes: o.nodes,
+                held: o.held,
                 slowdown: response as f64 / run as f64,
                 bounded_slowdown: (response as f64 / run.max(tau) as f64).max(1.0),
                 expansion_factor: (job.requested_time + wait) as f64 / job.requested_time as f64,
