@@ -55,12 +55,13 @@ const COLUMNS: [(&str, DataType); 18] = [
 ];
 
 /// Columns of topologies and named queues, after the others; nullable.
-const NAMED_COLUMNS: [(&str, DataType); 6] = [
+const NAMED_COLUMNS: [(&str, DataType); 7] = [
     ("cluster", DataType::Utf8),
     ("nodes", DataType::Int64),
     ("cores", DataType::Int64),
     ("memory_kb", DataType::Int64),
     ("gpus", DataType::Int64),
+    ("requested_memory_kb", DataType::Int64),
     ("queue_name", DataType::Utf8),
 ];
 
@@ -168,6 +169,7 @@ impl JobsWriter {
             i64s(|r| r.held.0[0] as i64),
             i64s(|r| r.held.0[1] as i64),
             i64s(|r| r.held.0[2] as i64),
+            i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
             Arc::new(queue.finish()),
         ]);
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {

@@ -128,6 +128,7 @@ mod tests {
             cluster: 0,
             nodes: 1,
             held: crate::sim::ResourceVec([units, 0, 0]),
+            requested_memory_kb: 0,
             slowdown: 1.0,
             bounded_slowdown: 1.0,
             expansion_factor: (requested + wait) as f64 / requested as f64,

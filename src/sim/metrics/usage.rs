@@ -145,6 +145,7 @@ mod tests {
             cluster,
             nodes: 1,
             held: ResourceVec(held),
+            requested_memory_kb: 0,
             slowdown: 1.0,
             bounded_slowdown: 1.0,
             expansion_factor: 1.0,
