@@ -22,6 +22,7 @@ pub struct SummaryRow {
 }
 
 /// A report section built from the summary: a table, charts and sentences.
+#[derive(Clone, Debug)]
 pub struct SectionView {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
@@ -84,13 +85,15 @@ pub struct ReportData {
     pub gantt_jobs: Vec<(f64, f64, u64)>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
+    /// Utilization by cluster and resource, for experiments with topologies.
+    pub clusters: Option<SectionView>,
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("failed to read {}: {e}", path.display())
 }
 
-fn read(
+pub(super) fn read(
     path: &Path,
     columns: Option<&[&str]>,
 ) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
@@ -126,13 +129,13 @@ fn read(
     Ok((batches, metadata))
 }
 
-fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
+pub(super) fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
     b.column_by_name(name)?
         .as_any()
         .downcast_ref::<StringArray>()
 }
 
-fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
+pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
     let c = b.column_by_name(name)?;
     if c.is_null(row) {
         return None;
@@ -260,6 +263,7 @@ pub fn load(
             },
         });
     }
+    data.clusters = super::clusters::view(dir, &data)?;
     Ok(data)
 }
 

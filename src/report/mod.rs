@@ -5,6 +5,7 @@
 
 mod burstiness;
 pub mod charts;
+mod clusters;
 pub mod data;
 mod render;
 mod reservations;

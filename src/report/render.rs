@@ -260,6 +260,11 @@ pub fn render(
             add(id, caption.clone(), svg.clone());
         }
     }
+    if let Some(v) = &data.clusters {
+        for (id, caption, svg) in &v.charts {
+            add(id, caption.clone(), svg.clone());
+        }
+    }
     let window = data.gantt_window;
     if let Some(row) = data.rows.iter().find(|r| r.cell == gantt_cell) {
         let procs = row.numbers.get("procs").copied().flatten().unwrap_or(1.0);
@@ -327,6 +332,10 @@ pub fn render(
             headers => v.headers.clone(),
             rows => v.rows.clone(),
             findings => v.findings.iter().map(|(title, text)| context! { title => title.clone(), text => text.clone() }).collect::<Vec<_>>(),
+        }),
+        clusters => data.clusters.as_ref().map(|v| context! {
+            headers => v.headers.clone(),
+            rows => v.rows.clone(),
         }),
         reservations => reservation_view.as_ref().map(|v| context! {
             headers => v.headers.clone(),
