@@ -317,9 +317,14 @@ pub fn expand(
             if cell.cluster.topology.is_some()
                 && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
             {
-                return Err(ManifestError::new(
-                    ctx.file,
-                    "grid",
+                let axis = if cell.cluster.procs.is_some() {
+                    "procs"
+                } else {
+                    "node_size"
+                };
+                return Err(ctx.key_error(
+                    &format!("grid.axes.{axis}"),
+                    axis,
                     format!(
                         "cell {id}: the `procs` and `node_size` axes size processor pools, but cluster `{}` is a topology",
                         cell.cluster.name

@@ -69,9 +69,16 @@ pub fn resolve(
         let existing = clusters.iter_mut().find(|x| &x.name == cname);
         match (existing, &raw.nodes, imported) {
             (Some(target), None, true) => amend(ctx, &cpath, target, raw)?,
-            (Some(_), Some(_), true) => {
-                return Err(ctx
-                    .key_error(&format!("{cpath}.nodes"), "nodes", format!("cluster `{cname}` comes from the machine file; its nodes cannot be redefined"))
+            (Some(_), Some(nodes), true) => {
+                let message = format!(
+                    "cluster `{cname}` comes from the machine file; its nodes cannot be redefined"
+                );
+                let path = format!("{cpath}.nodes");
+                let err = match nodes.first() {
+                    Some(n) => ctx.error(&path, message, &n.referenced),
+                    None => ctx.key_error(&path, cname, message),
+                };
+                return Err(err
                     .hint("amend it with allocation, properties, speed, spec or cost, or define the system without `machines`"));
             }
             (None, _, true) => {
