@@ -1,12 +1,14 @@
 //! Metrics of a simulated run: per-job records and the run summary (docs/metrics.md gives every
 //! definition with its source).
 
+mod per_cluster;
 mod record;
 mod size_class;
 mod stats;
 mod summary;
 pub mod usage;
 
+pub use per_cluster::{ClusterJobs, per_cluster};
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
