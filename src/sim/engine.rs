@@ -15,6 +15,7 @@ use std::collections::BinaryHeap;
 use super::job::{Time, Workload};
 use super::machine::{Infeasible, Machine};
 use super::machine_state::{MachineState, Refusal, TopologyState};
+use super::queue::Queue;
 use super::reservation::{
     Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, ThrottleState,
     capacity_for, place, place_on_nodes,
@@ -276,8 +277,10 @@ struct Engine<'w> {
     arrivals: Vec<QueuedJob>,
     next_arrival: usize,
     completions: BinaryHeap<Reverse<(Time, u32)>>,
-    queue: Vec<QueuedJob>,
+    queue: Queue,
     running: RunningSet,
+    /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
+    ended: Vec<RunningJob>,
     /// Per job index: expected end while it runs.
     expected_end: Vec<Time>,
     state: MachineState,
@@ -424,8 +427,9 @@ impl<'w> Engine<'w> {
             arrivals,
             next_arrival: 0,
             completions: BinaryHeap::new(),
-            queue: Vec::new(),
+            queue: Queue::default(),
             running: RunningSet::default(),
+            ended: Vec::new(),
             expected_end: vec![0; workload.len()],
             state,
             free: config.machine.capacity(),
@@ -529,6 +533,7 @@ impl<'w> Engine<'w> {
                         free: self.free,
                         queue: &self.queue,
                         running: &self.running,
+                        ended: &self.ended,
                         reservations: &self.booking.granted,
                     };
                     throttle.check_request(request, capacity).and_then(|()| {
@@ -731,8 +736,21 @@ impl<'w> Engine<'w> {
                     let nodes = std::mem::take(&mut u.held[job as usize]);
                     u.table.release(running.demand, &nodes);
                 }
-                MachineState::Topology(t) => t.release(job, expected_end, now),
+                MachineState::Topology(t) => {
+                    // Every job completes before the run ends: its nodes move to the outcome.
+                    if let Some(a) = t.release(job, expected_end, now) {
+                        if self.assignments.is_empty() {
+                            self.assignments = vec![None; self.workload.len()];
+                        }
+                        self.assignments[job as usize] = Some(Assignment {
+                            job,
+                            class: a.class,
+                            nodes: a.nodes,
+                        });
+                    }
+                }
             }
+            self.ended.push(running);
         }
     }
 
@@ -743,19 +761,8 @@ impl<'w> Engine<'w> {
         });
         self.ask(now, starts)?;
         if !starts.is_empty() {
-            self.started_jobs.clear();
-            self.started_jobs
-                .extend(starts.iter().map(|&pos| self.queue[pos].job));
-            let mut started = starts.iter().peekable();
-            let mut pos = 0;
-            self.queue.retain(|_| {
-                let keep = started.peek() != Some(&&pos);
-                if !keep {
-                    started.next();
-                }
-                pos += 1;
-                keep
-            });
+            // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
+            self.queue.remove_positions(starts);
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {
@@ -791,6 +798,7 @@ impl<'w> Engine<'w> {
     /// positions started, in increasing order.
     fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
         starts.clear();
+        self.started_jobs.clear();
         match &mut self.policy {
             Policy::Units(scheduler) => {
                 let view = View {
@@ -799,6 +807,7 @@ impl<'w> Engine<'w> {
                     free: self.free,
                     queue: &self.queue,
                     running: &self.running,
+                    ended: &self.ended,
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
@@ -810,7 +819,9 @@ impl<'w> Engine<'w> {
                             position: pos,
                         });
                     }
-                    self.start(now, self.queue[pos], None)?;
+                    let queued = self.queue[pos];
+                    self.start(now, queued, None)?;
+                    self.started_jobs.push(queued.job);
                 }
             }
             Policy::Nodes(scheduler) => {
@@ -840,11 +851,14 @@ impl<'w> Engine<'w> {
                     }
                 }
                 for d in decisions.starts() {
-                    self.start(now, self.queue[d.pos], Some((d.class, decisions.nodes(d))))?;
+                    let queued = self.queue[d.pos];
+                    self.start(now, queued, Some((d.class, decisions.nodes(d))))?;
+                    self.started_jobs.push(queued.job);
                 }
                 self.decisions = decisions;
             }
         }
+        self.ended.clear();
         Ok(())
     }
 
@@ -897,14 +911,6 @@ impl<'w> Engine<'w> {
                             problem,
                         },
                     })?;
-                if self.assignments.is_empty() {
-                    self.assignments = vec![None; self.workload.len()];
-                }
-                self.assignments[queued.job as usize] = Some(Assignment {
-                    job: queued.job,
-                    class,
-                    nodes: nodes.to_vec(),
-                });
                 let total = shape.total();
                 let info = t.layout.class(class);
                 (
@@ -950,7 +956,7 @@ fn node_view<'a>(
     now: Time,
     placement: Placement,
     workload: &'a Workload,
-    queue: &'a [QueuedJob],
+    queue: &'a Queue,
     running: &'a RunningSet,
 ) -> NodeView<'a> {
     NodeView {
