@@ -10,7 +10,7 @@ mod summary;
 pub mod usage;
 
 pub use per_cluster::{ClusterJobs, per_cluster};
-pub use record::{JobRecord, job_records};
+pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
 pub use summary::{RunSummary, measurement, summarize};
