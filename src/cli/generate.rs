@@ -66,7 +66,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         )));
     };
     let seed = args.seed.unwrap_or(cell.seed);
-    let workload = synthetic::generate_workload(spec, seed).map_err(CliError::input)?;
+    let workload =
+        synthetic::generate_workload(spec, seed, m.limits.max_jobs).map_err(CliError::input)?;
     let notes = vec![
         "Computer: synthetic".to_string(),
         format!(

@@ -25,7 +25,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let nodes = &prepared.plan.nodes;
     if let Some(wanted) = &args.explain {
-        let Some(node) = nodes.iter().find(|n| {
+        let Some(index) = nodes.iter().position(|n| {
             &n.label == wanted || (wanted.len() >= 6 && n.key.0.starts_with(wanted.as_str()))
         }) else {
             let err = CliError::input(format!("no node `{wanted}` in the plan"));
@@ -37,10 +37,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 },
             );
         };
+        let node = &nodes[index];
+        let material = prepared.plan.material(&prepared.manifests, index);
         println!("node  {}\nkey   {}", node.label, node.key);
         println!(
             "{}",
-            serde_json::to_string_pretty(&node.material).expect("material serializes")
+            serde_json::to_string_pretty(&material).expect("material serializes")
         );
         return Ok(());
     }

@@ -35,8 +35,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let progress = Progress::for_stderr(args.quiet);
-    let report =
-        execute::run(&prepared, threads, !args.no_wait, &progress).map_err(CliError::failed)?;
+    let interrupt = execute::Interrupt::default();
+    let report = execute::run(&prepared, threads, !args.no_wait, &progress, &interrupt)
+        .map_err(CliError::failed)?;
     if let Some(path) = &args.events {
         let lines: Vec<String> = report
             .events

@@ -55,7 +55,11 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.output {
         table(&groups)
-            .write(path, &[("schedlab.trace".into(), trace.source.clone())])
+            .write(
+                path,
+                &[("schedlab.trace".into(), trace.source.clone())],
+                crate::store::OutputFile::Stats,
+            )
             .map_err(CliError::failed)?;
     }
     match args.format {

@@ -4,9 +4,11 @@
 mod aggregate_node;
 pub mod dag;
 mod git;
+pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};
+pub use interrupt::Interrupt;
 pub use pipeline::{Prepared, RunReport, prepare, run};

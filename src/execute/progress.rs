@@ -78,6 +78,13 @@ impl Observer for Progress {
         }
     }
 
+    fn warning(&self, message: &str) {
+        match self {
+            Progress::Bar(bar) => bar.suspend(|| eprintln!("warning: {message}")),
+            _ => eprintln!("warning: {message}"),
+        }
+    }
+
     fn finished(&self) {
         if let Progress::Bar(bar) = self {
             bar.finish_and_clear();

@@ -1,7 +1,9 @@
 //! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
-//! its metrics and time series, and write them into the node's cache entry:
-//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells) and
-//! `timeseries.parquet`. Its source is part of the model version (build.rs).
+//! its metrics and time series, and write them into the node's cache entry: `jobs.parquet`
+//! (no `cell` column: an entry may serve several cells), carrying the cell's summary as
+//! key-value metadata ([`CELL_SUMMARY_KEY`]), `timeseries.parquet`, and `reservations.parquet`
+//! only when the cell has reservations — with the marker, three files per entry. Its source is
+//! part of the model version (build.rs).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use serde::Serialize;
 
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
-use crate::manifest::{Cell, WorkloadSource, synthetic};
+use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
 use crate::sim::reservation::Reservations;
 use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
@@ -45,7 +47,11 @@ impl TraceCache {
     }
 }
 
-/// `summary.json` of a simulate entry.
+/// The key-value metadata key of `jobs.parquet` in a simulate entry that holds the cell's
+/// [`CellSummary`] as JSON.
+pub const CELL_SUMMARY_KEY: &str = "schedlab.cell_summary";
+
+/// The run summary of a simulate entry (in its `jobs.parquet` metadata).
 #[derive(Debug, Serialize, serde::Deserialize)]
 pub struct CellSummary {
     pub policy: String,
@@ -108,7 +114,11 @@ struct SourceFacts {
 
 /// The cell's workload before transforms: read (once per run) from its trace, or generated
 /// from its synthetic model with the replica seed.
-fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
+fn source_workload(
+    cell: &Cell,
+    traces: &TraceCache,
+    limits: &Limits,
+) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
             let trace = traces.get(path, cell.workload.lenient)?;
@@ -122,7 +132,7 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
             Ok((Source::Trace(trace), facts))
         }
         WorkloadSource::Synthetic(spec) => {
-            let workload = synthetic::generate_workload(spec, cell.seed)?;
+            let workload = synthetic::generate_workload(spec, cell.seed, limits.max_jobs)?;
             let facts = SourceFacts {
                 jobs: workload.len() as u64,
                 skipped: 0,
@@ -135,8 +145,13 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
     }
 }
 
-pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces)?;
+pub fn run(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let (source, facts) = source_workload(cell, traces, limits)?;
     let workload = cell
         .workload
         .transforms
@@ -210,23 +225,28 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         summary,
         size_classes,
     };
-    let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
-    std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
-
-    let mut jobs =
-        JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
+    let mut jobs = JobsWriter::create(
+        &entry.path("jobs.parquet"),
+        &[(CELL_SUMMARY_KEY.to_string(), text)],
+        false,
+    )
+    .map_err(|e| e.to_string())?;
     jobs.write("", &records).map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
 
-    write_reservations(
-        &entry.path("reservations.parquet"),
-        &reservations.requests,
-        &outcome.reservations,
-        &[],
-    )
-    .map_err(|e| e.to_string())?;
+    if cell.reservations.is_some() {
+        write_reservations(
+            &entry.path("reservations.parquet"),
+            &reservations.requests,
+            &outcome.reservations,
+            &[],
+        )
+        .map_err(|e| e.to_string())?;
+    }
 
     let step = cell.metrics.timeseries_step;
+    check_timeseries_bins(&outcome.steps, step, limits.max_timeseries_bins)?;
     let bins = timeseries::bin(&outcome.steps, capacity, step);
     let queues: Vec<(String, Vec<f64>)> = classes
         .0
@@ -236,4 +256,26 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         .collect();
     write_timeseries(&entry.path("timeseries.parquet"), &bins, &queues, &[])
         .map_err(|e| e.to_string())
+}
+
+/// Refuses a time series of more than `max` bins before allocating it: a long trace with a
+/// short `metrics.timeseries_step` (one second over a year is 31 million bins) would otherwise
+/// exhaust memory.
+fn check_timeseries_bins(
+    steps: &[crate::sim::Step],
+    step: crate::sim::Time,
+    max: u64,
+) -> Result<(), String> {
+    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+        return Ok(());
+    };
+    let origin = first.time.div_euclid(step) * step;
+    let bins = ((last.time - origin) / step) as u64 + 1;
+    if bins <= max {
+        return Ok(());
+    }
+    Err(format!(
+        "the time series would have {bins} bins ({} s of schedule in steps of {step} s), more than `limits.max_timeseries_bins` ({max}); raise `metrics.timeseries_step`, or raise the limit in the manifest's `limits` section",
+        last.time - first.time
+    ))
 }

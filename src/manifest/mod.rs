@@ -16,7 +16,7 @@ pub mod synthetic;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
+    Cell, ClusterSpec, Limits, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
     WorkloadSpec,
 };
 pub use raw::RawManifest;
