@@ -26,6 +26,11 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     /// Bad input: arguments, files, manifests.
     pub const INPUT: u8 = 2;
+    /// `run` stopped by SIGHUP (128 + 1), SIGINT (Ctrl-C, 128 + 2) or SIGTERM (128 + 15), as
+    /// shells report a command killed by that signal; running again resumes.
+    pub const HUNG_UP: u8 = 129;
+    pub const INTERRUPTED: u8 = 130;
+    pub const TERMINATED: u8 = 143;
 }
 
 /// Reproducible job-scheduling studies: SWF traces, FCFS / EASY / conservative backfilling,
@@ -71,14 +76,12 @@ pub enum Format {
 pub fn load_trace(path: &std::path::Path, lenient: bool) -> Result<crate::swf::Trace, CliError> {
     let mode = crate::swf::Mode::from_lenient(lenient);
     let trace = crate::swf::read_path(path, mode).map_err(|e| {
-        let bad_line = e.line > 0;
-        let err = CliError::input(e);
-        if bad_line && !lenient {
-            err.with_hint(
-                "fix the line, or pass --lenient to skip malformed lines (they are counted)",
-            )
-        } else {
-            err
+        // `--lenient` skips malformed lines; it cannot mend a damaged file.
+        let hint = e.hint().filter(|_| !(lenient && e.is_malformed_line()));
+        let err = CliError::input(&e);
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
         }
     })?;
     if trace.malformed.count > 0 {
@@ -116,6 +119,18 @@ pub fn render_table<T: serde::Serialize>(item: &T) -> String {
     out
 }
 
+/// Rust ignores SIGPIPE, so writing to a closed pipe (`schedlab trace info … | head`) fails
+/// with an error that `println!` turns into a panic. Restoring the default makes every command
+/// end at once and silently, as `cat` or `grep` do (the shell reports status 141); a `run`
+/// stopped this way resumes like any interrupted run.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread starts; SIG_DFL is always valid.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// An error as the CLI reports it: a message (with its causes) and an exit code.
 #[derive(Debug)]
 pub struct CliError {
@@ -148,6 +163,7 @@ impl CliError {
 }
 
 pub fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(args),

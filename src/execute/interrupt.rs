@@ -15,6 +15,7 @@ pub struct Interrupt {
     writes: RwLock<()>,
     done: AtomicUsize,
     total: AtomicUsize,
+    holds_lock: AtomicBool,
 }
 
 impl Interrupt {
@@ -39,6 +40,15 @@ impl Interrupt {
     pub fn quiesce(&self) -> RwLockWriteGuard<'_, ()> {
         self.request();
         self.writes.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records that the run holds the results lock (so its staging area is its own).
+    pub fn set_holds_lock(&self) {
+        self.holds_lock.store(true, Ordering::SeqCst);
+    }
+
+    pub fn holds_lock(&self) -> bool {
+        self.holds_lock.load(Ordering::SeqCst)
     }
 
     /// Progress as the run reports it: `done` of `total` nodes finished (ran or cached).

@@ -212,6 +212,7 @@ pub fn run(
 ) -> Result<RunReport, PipelineError> {
     let state_dir = cache::state_dir(&prepared.results);
     let _lock = ResultsLock::acquire(&state_dir, wait_for_lock)?;
+    interrupt.set_holds_lock();
     let entries = EntryStore::new(&state_dir);
     entries.sweep_staging()?;
     let plan = &prepared.plan;

@@ -503,9 +503,10 @@ fn check_size(
     }
     let shown = |n: Option<u64>| n.map_or("more than 2^64".to_string(), |n| n.to_string());
     let message = format!(
-        "the grid expands to {} cells ({} combinations of axis values × {seeds} seeds, before exclusions), more than `limits.max_cells` ({max})",
+        "the grid expands to {} cells ({} combinations of axis values × {seeds} {}, before exclusions), more than `limits.max_cells` ({max})",
         shown(cells),
-        shown(combinations)
+        shown(combinations),
+        if seeds == 1 { "seed" } else { "seeds" }
     );
     let err = if seeds > 1 && combinations.is_some_and(|c| c <= max) {
         let key = if ctx.text.lines().any(|l| l.starts_with("replicas")) {
