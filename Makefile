@@ -1,7 +1,9 @@
 # schedlab — the two commands of the README do all set-up on a fresh machine with the Rust
 # toolchain and Python 3:
 #   make all    build, run every experiment manifest on the bundled traces, render reports
-#   make test   the whole test suite, plus an independent reader (pyarrow) on our Parquet files
+#   make test   the whole test suite, plus an independent reader (pyarrow) on our Parquet files,
+#               plus the Slurm tests on a local single-machine cluster (skipped, with the
+#               reason, where none can be started; required in CI)
 CARGO  ?= cargo
 PYTHON ?= python3
 BIN    := target/release/schedlab
@@ -21,6 +23,7 @@ build:
 test: build
 	$(CARGO) test --release --locked
 	$(MAKE) --no-print-directory check-parquet
+	CARGO=$(CARGO) scripts/slurm-tests.sh
 
 $(VENV)/.ok:
 	$(PYTHON) -m venv $(VENV)

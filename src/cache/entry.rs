@@ -59,6 +59,17 @@ impl EntryStore {
         }
     }
 
+    /// A store that stages new entries in `staging` instead of `tmp/`: a Slurm worker's own
+    /// directory, which the sweep of `tmp/` by a later run never touches. `staging` must be on
+    /// the file system of `state_dir` (entries are renamed into place).
+    pub fn with_staging(state_dir: &Path, staging: &Path) -> Self {
+        EntryStore {
+            entries: state_dir.join("entries"),
+            tmp: staging.to_path_buf(),
+            quarantine: state_dir.join("quarantine"),
+        }
+    }
+
     /// Where the entry for `key` lives once complete.
     pub fn dir(&self, key: &str) -> PathBuf {
         self.entries.join(&key[..2.min(key.len())]).join(key)
@@ -254,17 +265,6 @@ impl EntryStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(CacheError::io(&self.tmp, e)),
         }
-    }
-}
-
-impl EntryStore {
-    /// Removes every quarantined entry; returns how many. Call only while holding the lock.
-    pub fn clear_quarantine(&self) -> Result<usize, CacheError> {
-        let found = self.quarantined();
-        for dir in &found {
-            fs::remove_dir_all(dir).map_err(|e| CacheError::io(dir, e))?;
-        }
-        Ok(found.len())
     }
 }
 

@@ -12,7 +12,9 @@ mod report;
 mod run;
 mod simulate;
 mod stats;
+mod status;
 mod trace;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -63,6 +65,11 @@ enum Command {
     Generate(generate::Args),
     /// Fit the Login/Logout arrival model to a trace's most active users; write a manifest.
     Fit(fit::Args),
+    /// Show the Slurm batches of a results directory and what is left to run.
+    Status(status::Args),
+    /// Compute the nodes of one Slurm array task (run by Slurm, not by users).
+    #[command(hide = true)]
+    Worker(worker::Args),
 }
 
 /// How to print a result on stdout.
@@ -175,6 +182,8 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match result {
         Ok(()) => ExitCode::from(exit::OK),

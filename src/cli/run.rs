@@ -1,14 +1,17 @@
-//! `schedlab run`: plan, then execute what is not cached, in parallel, and publish each
-//! experiment's results to `results/<experiment>/`. Ctrl-C, SIGTERM and SIGHUP stop it cleanly:
-//! running nodes are abandoned, no entry is left half-written, the staging area is emptied, and
-//! the next run resumes where this one stopped.
+//! `schedlab run`: plan, then execute what is not cached — on local threads or on Slurm — and
+//! publish each experiment's results to `results/<experiment>/`. On local threads, Ctrl-C,
+//! SIGTERM and SIGHUP stop it cleanly: running nodes are abandoned, no entry is left
+//! half-written, the staging area is emptied, and the next run resumes where this one stopped
+//! (the Slurm executor cancels what it submitted instead: docs/slurm.md).
 
 use std::path::{Path, PathBuf};
 
 use super::{CliError, exit, manifests};
 use crate::cache::{self, EntryStore};
+use crate::execute::executor::slurm::{self, SlurmConfig};
+use crate::execute::executor::{ExecutorKind, RunConfig};
 use crate::execute::progress::Progress;
-use crate::execute::{self, Interrupt, Observer, Outcome};
+use crate::execute::{self, Executor, Interrupt, Local, Observer, Outcome, PipelineError, Slurm};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
@@ -37,11 +40,83 @@ pub struct Args {
     /// Write the event log (one JSON object per node: label, key, outcome) to this file.
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
+    /// Where simulations run [default: `executor:` in the config file, else local].
+    #[arg(long, value_enum)]
+    pub executor: Option<ExecutorKind>,
+    /// Run configuration file (executor, Slurm settings) [default: schedlab.yaml, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub slurm: SlurmArgs,
+}
+
+/// Slurm settings on the command line; each overrides the config file's `slurm:` key.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Slurm (--executor slurm; docs/slurm.md)")]
+pub struct SlurmArgs {
+    /// Submit and return at once; a later `run` (or `status`) picks the work up.
+    #[arg(long)]
+    pub detach: bool,
+    /// Partition to submit to.
+    #[arg(long, value_name = "NAME")]
+    pub partition: Option<String>,
+    /// Account to charge.
+    #[arg(long, value_name = "NAME")]
+    pub account: Option<String>,
+    /// Quality of service.
+    #[arg(long, value_name = "NAME")]
+    pub qos: Option<String>,
+    /// Time limit per array task (Slurm notation, e.g. 30:00).
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// Memory per array task (e.g. 2G).
+    #[arg(long, value_name = "SIZE")]
+    pub mem: Option<String>,
+    /// At most this many array tasks at once.
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<u32>,
+}
+
+impl SlurmArgs {
+    fn apply(&self, config: &mut SlurmConfig) -> Result<(), CliError> {
+        let mut raw = slurm::config::RawSlurm {
+            partition: self.partition.clone().or(config.partition.take()),
+            account: self.account.clone().or(config.account.take()),
+            qos: self.qos.clone().or(config.qos.take()),
+            time: self.time.clone().or(config.time.take()),
+            mem: self.mem.clone().or(config.mem.take()),
+            max_parallel: self.max_parallel.or(config.max_parallel),
+            pack_seconds: Some(config.pack_seconds),
+            max_array_size: config.max_array_size,
+            max_tasks: Some(config.max_tasks),
+            poll_seconds: Some(config.poll_seconds),
+            sbatch_args: Vec::new(),
+        };
+        raw.sbatch_args = std::mem::take(&mut config.sbatch_args);
+        *config = SlurmConfig::resolve(raw).map_err(|(key, message)| {
+            CliError::input(format!(
+                "--{}: {message}",
+                key.trim_start_matches("slurm.").replace('_', "-")
+            ))
+        })?;
+        Ok(())
+    }
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    let mut config = RunConfig::load(args.config.as_deref()).map_err(CliError::input)?;
+    args.slurm.apply(&mut config.slurm)?;
+    let kind = args.executor.unwrap_or(config.executor);
+    if args.slurm.detach && kind != ExecutorKind::Slurm {
+        return Err(CliError::input("--detach needs the Slurm executor")
+            .with_hint("add --executor slurm (or `executor: slurm` in schedlab.yaml)"));
+    }
     let progress = Progress::for_stderr(args.quiet);
     let interrupt = Interrupt::default();
+    if kind == ExecutorKind::Slurm {
+        // The Slurm executor watches the signals itself, to cancel what it submitted.
+        return run_planned(&args, config, kind, &progress, &interrupt);
+    }
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -55,23 +130,56 @@ pub fn run(args: Args) -> Result<(), CliError> {
                     stop(&interrupt, &progress, &state_dir, signal);
                 }
             });
-            let result = run_with(&args, &progress, &interrupt);
+            let result = run_planned(&args, config, kind, &progress, &interrupt);
             handle.close();
             result
         })
     }
     #[cfg(not(unix))]
-    run_with(&args, &progress, &interrupt)
+    run_planned(&args, config, kind, &progress, &interrupt)
 }
 
-fn run_with(args: &Args, progress: &Progress, interrupt: &Interrupt) -> Result<(), CliError> {
+fn run_planned(
+    args: &Args,
+    config: RunConfig,
+    kind: ExecutorKind,
+    progress: &Progress,
+    interrupt: &Interrupt,
+) -> Result<(), CliError> {
     let manifests = manifests::load_all(&args.manifests)?;
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let report = execute::run(&prepared, threads, !args.no_wait, progress, interrupt)
-        .map_err(CliError::failed)?;
+    let state_dir = crate::cache::state_dir(&args.results);
+    let slurm_executor = match kind {
+        ExecutorKind::Slurm => Some(Slurm {
+            config: config.slurm,
+            exe: std::env::current_exe()
+                .map_err(|e| CliError::failed(format!("cannot locate the schedlab binary: {e}")))?,
+            local_threads: threads,
+        }),
+        ExecutorKind::Local => None,
+    };
+    let local = Local { threads };
+    let executor: &dyn Executor = match &slurm_executor {
+        Some(slurm_executor) if args.slurm.detach => {
+            return detach(
+                slurm_executor,
+                &prepared,
+                &state_dir,
+                !args.no_wait,
+                args.quiet,
+            );
+        }
+        Some(slurm_executor) => slurm_executor,
+        None => {
+            warn_about_batches(&state_dir);
+            &local
+        }
+    };
+    let report = execute::run_with(&prepared, executor, !args.no_wait, progress, interrupt)
+        .map_err(pipeline_error)?;
     // The event log first: whatever failed, it records what happened.
     let mut problems = report.problems.clone();
     if let Some(path) = &args.events
@@ -156,4 +264,74 @@ fn stop(interrupt: &Interrupt, progress: &Progress, state_dir: &Path, signal: i3
         _ => exit::INTERRUPTED,
     };
     std::process::exit(i32::from(code))
+}
+
+fn pipeline_error(e: PipelineError) -> CliError {
+    let interrupted = matches!(
+        &e,
+        PipelineError::Execute(execute::executor::ExecuteError::Slurm(
+            slurm::SlurmError::Interrupted { .. }
+        ))
+    );
+    let hint = match &e {
+        PipelineError::Execute(x) => x.hint(),
+        _ => None,
+    };
+    let mut err = CliError::failed(e);
+    if interrupted {
+        err.code = super::exit::INTERRUPTED;
+    }
+    match hint {
+        Some(h) => err.with_hint(h),
+        None => err,
+    }
+}
+
+/// `run --detach`: submit, say what and how to follow it, return.
+fn detach(
+    slurm: &Slurm,
+    prepared: &execute::Prepared,
+    state_dir: &std::path::Path,
+    wait_for_lock: bool,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let detached = slurm::detach(slurm, prepared, state_dir, wait_for_lock).map_err(|e| {
+        let hint = e.hint();
+        let err = CliError::failed(e);
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    })?;
+    if quiet {
+        return Ok(());
+    }
+    if let Some(batch) = &detached.batch {
+        eprintln!("{}", slurm::describe(batch, false));
+    }
+    eprintln!(
+        "{} nodes: {} cached, {} already queued or running, {} submitted; `schedlab status` \
+         follows them, `schedlab run` again collects the results",
+        detached.total,
+        detached.cached,
+        detached.in_flight,
+        detached.batch.as_ref().map_or(0, |b| b.node_count()),
+    );
+    Ok(())
+}
+
+/// A local run while Slurm batches may still be running computes their nodes here too: say so.
+fn warn_about_batches(state_dir: &std::path::Path) {
+    let pending: Vec<String> = slurm::batch::Batch::list(state_dir)
+        .into_iter()
+        .filter(|b| !b.finished && b.mode == slurm::batch::Mode::Array)
+        .flat_map(|b| b.job_ids())
+        .collect();
+    if !pending.is_empty() {
+        eprintln!(
+            "warning: Slurm job {} submitted earlier may still be running; nodes it has not \
+             finished are computed here too (use --executor slurm to wait for it instead)",
+            pending.join(", ")
+        );
+    }
 }

@@ -59,6 +59,8 @@ pub trait Observer: Sync {
     fn event(&self, _event: &Event) {}
     /// Something the user should know that is not a node's outcome (printed even when quiet).
     fn warning(&self, _message: &str) {}
+    /// A status line from an executor (e.g. the Slurm queue's state), for progress displays.
+    fn note(&self, _text: &str) {}
     fn finished(&self) {}
 }
 

@@ -1,14 +1,18 @@
 //! Execution: walking the planned DAG over the cache, in parallel, with progress and failures
-//! isolated. Executors are pluggable over the same cache; [`dag::execute`] is the local one.
+//! isolated. Executors are pluggable over the same cache and publish step (`executor/`): local
+//! threads ([`dag::execute`]) or Slurm.
 
 mod aggregate_node;
 pub mod dag;
+pub mod executor;
 mod git;
 pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
+pub mod signals;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};
+pub use executor::{Executor, Local, RunConfig, Slurm};
 pub use interrupt::Interrupt;
-pub use pipeline::{Prepared, RunReport, prepare, run};
+pub use pipeline::{PipelineError, Prepared, RunReport, prepare, run, run_with};

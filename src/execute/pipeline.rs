@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::dag::{DagNode, Event, Observer, Outcome, execute};
+use super::dag::{DagNode, Event, Observer, Outcome};
+use super::executor::{Context, ExecuteError, Executor, Local};
 use super::interrupt::Interrupt;
 use super::simulate_node::TraceCache;
 use super::{aggregate_node, git, simulate_node};
@@ -40,6 +41,8 @@ pub enum PipelineError {
         first: PathBuf,
         second: PathBuf,
     },
+    #[error(transparent)]
+    Execute(#[from] ExecuteError),
 }
 
 /// Everything known before running: the plan and each node's state.
@@ -201,11 +204,29 @@ const ABORT_AFTER_ENV: &str = "SCHEDLAB_FAILPOINT_ABORT_AFTER";
 /// The message of a node stopped by an interrupt.
 const INTERRUPTED: &str = "interrupted";
 
-/// Executes `prepared` with `threads` threads, holding the results lock. `interrupt` stops it
-/// cleanly between writes.
+/// Executes `prepared` with `threads` local threads, holding the results lock. `interrupt`
+/// stops it cleanly between writes.
 pub fn run(
     prepared: &Prepared,
     threads: usize,
+    wait_for_lock: bool,
+    observer: &dyn Observer,
+    interrupt: &Interrupt,
+) -> Result<RunReport, PipelineError> {
+    run_with(
+        prepared,
+        &Local { threads },
+        wait_for_lock,
+        observer,
+        interrupt,
+    )
+}
+
+/// Executes `prepared` with `executor`, holding the results lock. `interrupt` stops it cleanly
+/// between writes.
+pub fn run_with(
+    prepared: &Prepared,
+    executor: &dyn Executor,
     wait_for_lock: bool,
     observer: &dyn Observer,
     interrupt: &Interrupt,
@@ -220,18 +241,7 @@ pub fn run(
     // Re-check the cache under the lock: another run may have finished nodes meanwhile.
     let mut cached = entries.contains_each(plan.nodes.iter().map(|n| n.key.as_str()));
     verify_what_will_be_read(prepared, &entries, &mut cached, observer)?;
-    let nodes: Vec<DagNode> = plan
-        .nodes
-        .iter()
-        .zip(&cached)
-        .map(|(n, &cached)| DagNode {
-            label: n.label.clone(),
-            key: n.key.clone(),
-            deps: n.deps.clone(),
-            cached,
-            cost: cost_estimate(plan, manifests, n),
-        })
-        .collect();
+    let nodes = dag_nodes_with(prepared, &cached);
     interrupt.set_total(nodes.len());
     let traces = TraceCache::default();
     let committed = AtomicU64::new(0);
@@ -274,11 +284,16 @@ pub fn run(
         }
         Ok(())
     };
+    let context = Context {
+        prepared,
+        nodes: &nodes,
+        state_dir: &state_dir,
+    };
     let counting = Counting {
         observer,
         interrupt,
     };
-    let events = execute(&nodes, threads, &work, &counting);
+    let events = executor.execute(&context, &work, &counting)?;
 
     let mut problems = Vec::new();
     for (e, manifest) in manifests.iter().enumerate() {
@@ -344,6 +359,29 @@ pub fn run(
     Ok(RunReport { events, problems })
 }
 
+/// The executor's view of the plan: each node with its cache state and cost estimate.
+pub fn dag_nodes(prepared: &Prepared, entries: &EntryStore) -> Vec<DagNode> {
+    let plan = &prepared.plan;
+    let cached = entries.contains_each(plan.nodes.iter().map(|n| n.key.as_str()));
+    dag_nodes_with(prepared, &cached)
+}
+
+/// [`dag_nodes`] with the cache state given.
+fn dag_nodes_with(prepared: &Prepared, cached: &[bool]) -> Vec<DagNode> {
+    let plan = &prepared.plan;
+    plan.nodes
+        .iter()
+        .zip(cached)
+        .map(|(n, &cached)| DagNode {
+            label: n.label.clone(),
+            key: n.key.clone(),
+            deps: n.deps.clone(),
+            cached,
+            cost: cost_estimate(plan, &prepared.manifests, n),
+        })
+        .collect()
+}
+
 /// Counts finished nodes for [`Interrupt::progress`] and passes events on.
 struct Counting<'a> {
     observer: &'a dyn Observer,
@@ -368,6 +406,9 @@ impl Observer for Counting<'_> {
     }
     fn warning(&self, message: &str) {
         self.observer.warning(message);
+    }
+    fn note(&self, text: &str) {
+        self.observer.note(text);
     }
     fn finished(&self) {
         self.observer.finished();

@@ -141,6 +141,14 @@ impl Observer for Progress {
         }
     }
 
+    fn note(&self, text: &str) {
+        match self {
+            Progress::Quiet => {}
+            Progress::Lines { .. } => eprintln!("{text}"),
+            Progress::Bar { bar, .. } => bar.set_message(text.to_string()),
+        }
+    }
+
     fn finished(&self) {
         if let Progress::Bar { bar, .. } = self {
             bar.finish_and_clear();

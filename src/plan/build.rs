@@ -250,6 +250,18 @@ impl Plan {
         }
     }
 
+    /// The digest of the trace simulate node `i` reads (`None` for synthetic workloads and
+    /// aggregate nodes).
+    pub fn trace_digest(&self, manifests: &[Manifest], i: usize) -> Option<&Digest> {
+        match self.nodes[i].kind {
+            NodeKind::Simulate { cell: (e, c) } => manifests[e].cells[c]
+                .workload
+                .trace()
+                .and_then(|t| self.digests.get(t)),
+            NodeKind::Aggregate { .. } => None,
+        }
+    }
+
     /// The size of a trace the plan read (0 if unknown).
     pub fn trace_bytes(&self, path: &Path) -> u64 {
         self.digests.get(path).map_or(0, |d| d.bytes)

@@ -1,0 +1,402 @@
+//! The Slurm executor on a real Slurm: the single-machine cluster of scripts/local-slurm.sh
+//! (munge, slurmctld, slurmd). These tests are `#[ignore]`d in a plain `cargo test`;
+//! `scripts/slurm-tests.sh` (run by `make test` and `.ci/run`) starts the cluster, runs them with
+//! `SLURM_CONF` set, and stops it. They check that results through Slurm are byte-identical to
+//! a local run, that a cancelled run resumes without resubmitting finished work, that a failing
+//! node is reported with its cause, that `--detach` then `run` completes, and that inside an
+//! allocation the tasks are `srun` steps.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+const RESULT_FILES: [&str; 4] = [
+    "summary.parquet",
+    "jobs.parquet",
+    "timeseries.parquet",
+    "reservations.parquet",
+];
+
+/// Fails (rather than passing vacuously) when no cluster is up.
+fn require_cluster() {
+    let ok = std::env::var_os("SLURM_CONF").is_some()
+        && Command::new("sinfo")
+            .arg("--noheader")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "no Slurm cluster answers: run these tests through scripts/slurm-tests.sh"
+    );
+}
+
+fn schedlab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("SLURM_JOB_ID")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every result file of `experiment` under `results`.
+fn results(results: &Path, experiment: &str) -> BTreeMap<String, Vec<u8>> {
+    RESULT_FILES
+        .iter()
+        .map(|f| {
+            let path = results.join(experiment).join(f);
+            (
+                f.to_string(),
+                fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+            )
+        })
+        .collect()
+}
+
+/// A project with the bundled KTH trace, a fast-polling config and the given manifest.
+fn project(name: &str, manifest: &str) -> tempfile::TempDir {
+    let dir = common::project_with_kth();
+    fs::write(
+        dir.path().join("experiments").join(format!("{name}.yaml")),
+        manifest,
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("schedlab.yaml"),
+        "slurm:\n  poll_seconds: 2\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// 300 cells of tiny synthetic workloads: 50 replicas × 2 schedulers × 3 intervals.
+const GRID: &str = "name: grid
+workloads:
+  tiny:
+    synthetic:
+      length: {jobs: 300}
+      users:
+        - name: u
+          count: 4
+          arrivals: {lambda: 6.944e-5, delta: 2.778e-4, mu: 2.778e-3}
+          runtime: [[1, 0.0], [600, 0.5], [7200, 1.0]]
+          procs: {log_uniform: [1, 32]}
+clusters:
+  pool: {procs: 64}
+schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
+replicas: 50
+grid:
+  axes:
+    scheduler: [fcfs, easy]
+    interval: [null, 600, 3600]
+";
+
+fn entries(results: &Path) -> usize {
+    let Ok(shards) = fs::read_dir(results.join(".schedlab/entries")) else {
+        return 0;
+    };
+    shards
+        .flatten()
+        .map(|s| fs::read_dir(s.path()).map_or(0, |d| d.count()))
+        .sum()
+}
+
+fn active_jobs(name_prefix: &str) -> usize {
+    let out = Command::new("squeue")
+        .args(["--noheader", "--format=%j|%T"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with(name_prefix))
+        .count()
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
+fn shipped_experiments_through_slurm_equal_a_local_run() {
+    require_cluster();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("schedlab.yaml");
+    fs::write(&config, "slurm:\n  poll_seconds: 2\n").unwrap();
+    let slurm_results = tmp.path().join("slurm");
+    let local_results = tmp.path().join("local");
+    let out = schedlab(
+        &repo,
+        &[
+            "run",
+            "--executor",
+            "slurm",
+            "--config",
+            config.to_str().unwrap(),
+            "--results",
+            slurm_results.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("slurm: submitted"),
+        "{}",
+        stderr(&out)
+    );
+    let out = schedlab(
+        &repo,
+        &[
+            "run",
+            "-q",
+            "-j",
+            "2",
+            "--results",
+            local_results.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut experiments = 0;
+    for manifest in fs::read_dir(repo.join("experiments")).unwrap().flatten() {
+        let path = manifest.path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        assert_eq!(
+            results(&slurm_results, &name),
+            results(&local_results, &name),
+            "{name}: Slurm and local results differ"
+        );
+        experiments += 1;
+    }
+    assert!(experiments >= 3);
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
+fn a_cancelled_grid_resumes_without_resubmitting_finished_work_and_equals_a_local_run() {
+    require_cluster();
+    let p = project("grid", GRID);
+    // One task at a time, so that Ctrl-C finds work finished, running and queued.
+    fs::write(
+        p.path().join("schedlab.yaml"),
+        "slurm:\n  poll_seconds: 1\n  max_parallel: 1\n  max_tasks: 30\n",
+    )
+    .unwrap();
+    let results_dir = p.path().join("results");
+    let child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(p.path())
+        .args(["run", "--executor", "slurm"])
+        .env_remove("SLURM_JOB_ID")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while entries(&results_dir) < 10 && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(entries(&results_dir) >= 10, "no progress through Slurm");
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted:"), "{err}");
+    assert!(err.contains("cancelled Slurm job"), "{err}");
+    // Cancelled tasks may show as COMPLETING for a moment; none may stay queued or running.
+    let start = Instant::now();
+    while active_jobs("schedlab-") > 0 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert_eq!(active_jobs("schedlab-"), 0, "scancel left tasks queued");
+
+    // Entries are whole or absent: a cancelled task leaves no half entry.
+    let done = entries(&results_dir);
+    assert!(done < 300, "the cancel came too late to test resumption");
+    fs::write(
+        p.path().join("schedlab.yaml"),
+        "slurm:\n  poll_seconds: 1\n",
+    )
+    .unwrap();
+    let log = p.path().join("events.jsonl");
+    let out = schedlab(
+        p.path(),
+        &[
+            "run",
+            "--executor",
+            "slurm",
+            "--events",
+            log.to_str().unwrap(),
+        ],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let hits = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"outcome\":\"hit\""))
+        .count();
+    assert_eq!(hits, done, "finished nodes are cache hits");
+    assert!(
+        err.contains(&format!("submitted {} nodes", 300 - done)),
+        "only the missing nodes are submitted: {err}"
+    );
+    let out = schedlab(p.path(), &["run", "-q", "--results", "local"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        results(&results_dir, "grid"),
+        results(&p.path().join("local"), "grid")
+    );
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
+fn a_failing_node_is_reported_with_its_cause_and_only_it_is_resubmitted() {
+    require_cluster();
+    let p = project(
+        "mixed",
+        "workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}
+  nomax: {trace: ../workloads/nomax.swf}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    fs::write(
+        p.path().join("workloads/nomax.swf"),
+        "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let out = schedlab(p.path(), &["run", "--executor", "slurm"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("failed: mixed/nomax"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("nomax.swf has no MaxProcs header"), "{line}");
+    assert!(line.contains("array task"), "{line}");
+    assert!(line.contains(".log"), "names the task log: {line}");
+    assert!(err.contains("not run: mixed (needs mixed/nomax"), "{err}");
+    // `status` shows the failure from the task log.
+    let status = schedlab(p.path(), &["status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("failed mixed/nomax"), "{text}");
+    // The good node is cached; only the failing one is submitted again.
+    let out = schedlab(p.path(), &["run", "--executor", "slurm"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("submitted 1 nodes"), "{err}");
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
+fn detach_then_run_completes_without_submitting_twice() {
+    require_cluster();
+    let p = project("grid", GRID);
+    fs::write(
+        p.path().join("schedlab.yaml"),
+        "executor: slurm\nslurm:\n  poll_seconds: 1\n  max_parallel: 1\n  max_tasks: 20\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    let out = schedlab(p.path(), &["run", "--detach"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("300 submitted"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "--detach returns after submitting"
+    );
+    // While the tasks are queued, a second detached run submits nothing.
+    let out = schedlab(p.path(), &["run", "--detach"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("0 submitted"), "{err}");
+    let status = schedlab(p.path(), &["status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("queued or running on Slurm"), "{text}");
+    assert!(
+        text.lines().filter(|l| l.starts_with("batch ")).count() == 1,
+        "{text}"
+    );
+    let out = schedlab(p.path(), &["run"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("waiting for batch"), "{err}");
+    assert!(
+        !err.contains("slurm: submitted"),
+        "nothing submitted twice: {err}"
+    );
+    let out = schedlab(
+        p.path(),
+        &["run", "-q", "--executor", "local", "--results", "local"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        results(&p.path().join("results"), "grid"),
+        results(&p.path().join("local"), "grid")
+    );
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
+fn inside_an_allocation_tasks_are_srun_steps() {
+    require_cluster();
+    let p = project(
+        "small",
+        "workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 1000}
+clusters:
+  pool: {procs: 100}
+schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
+grid:
+  axes:
+    scheduler: [fcfs, easy]
+    interval: [null, 600]
+",
+    );
+    let out = Command::new("salloc")
+        .current_dir(p.path())
+        .args(["--ntasks=2", "--time=5"])
+        .arg(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", "--executor", "slurm"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("srun steps on allocation"), "{err}");
+    let detach = Command::new("salloc")
+        .current_dir(p.path())
+        .args(["--ntasks=1", "--time=5"])
+        .arg(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", "--executor", "slurm", "--detach"])
+        .output()
+        .unwrap();
+    assert_eq!(detach.status.code(), Some(1));
+    assert!(
+        stderr(&detach).contains("inside an allocation"),
+        "{}",
+        stderr(&detach)
+    );
+    let out = schedlab(p.path(), &["run", "-q", "--results", "local"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        results(&p.path().join("results"), "small"),
+        results(&p.path().join("local"), "small")
+    );
+}
