@@ -2,7 +2,9 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod completions;
 mod diff;
+mod export;
 mod fit;
 mod gc;
 mod generate;
@@ -38,7 +40,23 @@ pub mod exit {
 /// Reproducible job-scheduling studies: SWF traces, FCFS / EASY / conservative backfilling,
 /// cached experiment grids.
 #[derive(Debug, Parser)]
-#[command(name = "schedlab", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "schedlab",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_help = "\
+Examples:
+  schedlab run                          run every experiments/*.yaml (cached cells are reused)
+  schedlab trace info trace.swf.gz      what a trace holds
+  schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab
+
+Exit codes: 0 success; 1 the work ran but failed; 2 bad input (the message names the file,
+line and field); 129/130/143 `run` stopped by SIGHUP/Ctrl-C/SIGTERM (run again to resume);
+a closed output pipe ends any command silently (status 141). `schedlab COMMAND --help` for
+each command; docs/cli.md for all."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -65,6 +83,10 @@ enum Command {
     Generate(generate::Args),
     /// Fit the Login/Logout arrival model to a trace's most active users; write a manifest.
     Fit(fit::Args),
+    /// Write a simulated schedule (a cell of a jobs.parquet) as SWF, waits filled in.
+    Export(export::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
     /// Show the Slurm batches of a results directory and what is left to run.
     Status(status::Args),
     /// Compute the nodes of one Slurm array task (run by Slurm, not by users).
@@ -182,6 +204,8 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Completions(args) => completions::run(args),
         Command::Status(args) => status::run(args),
         Command::Worker(args) => worker::run(args),
     };

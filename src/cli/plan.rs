@@ -8,6 +8,11 @@ use crate::execute;
 use crate::plan::NodeState;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab plan                                  every experiments/*.yaml: cached or run, and why
+  schedlab plan --explain easy-vs-fcfs/sdsc-sp2.easy.interval-event
+
+Exit codes: 0 planned; 2 bad input (manifests, traces, an unknown --explain node).")]
 pub struct Args {
     /// Manifests to plan [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,

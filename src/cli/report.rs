@@ -8,6 +8,12 @@ use crate::cache::write_atomic;
 use crate::report::{self, data};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab report                                every experiment, into reports/
+  schedlab report experiments/easy-vs-fcfs.yaml --date 2026-01-01
+
+Exit codes: 0 written; 1 a report could not be written; 2 bad input (manifests, missing
+results: run the experiment first, a template outside the project).")]
 pub struct Args {
     /// Manifests whose experiments to report [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,

@@ -11,6 +11,11 @@ use crate::sim::{Machine, Overrun, SchedulerKind, SimConfig, Time, simulate};
 use crate::store::JobsWriter;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab simulate workloads/SDSC-SP2-1998-4.2-cln.swf.gz --scheduler easy
+  schedlab simulate trace.swf.gz -s conservative --procs 1152 --node-size 8 --jobs-out jobs.parquet
+
+Exit codes: 0 simulated; 1 the simulation or writing failed; 2 bad input (trace, arguments).")]
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,

@@ -17,6 +17,11 @@ pub enum By {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace stats workloads/KTH-SP2-1996-2.1-cln.swf.gz --by user --top 5
+  schedlab trace stats trace.swf.gz --format json -o stats.parquet
+
+Exit codes: 0 done; 1 the Parquet file could not be written; 2 bad input (trace, arguments).")]
 pub struct StatsArgs {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,

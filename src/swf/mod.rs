@@ -1,4 +1,4 @@
-//! The Standard Workload Format (SWF) reader and writer. Reading is streaming, gzip or plain
+//! The Standard Workload Format (SWF) reader and writers (workloads, simulated schedules). Reading is streaming, gzip or plain
 //! (sniffed from the magic bytes), strict or lenient, with every anomaly counted (docs/swf.md).
 //!
 //! The reader turns text into [`crate::sim::Workload`]s; it knows nothing of machines or
@@ -11,6 +11,7 @@ mod fields;
 mod header;
 mod info;
 mod reader;
+mod schedule;
 mod writer;
 
 pub use error::{ErrorKind, SwfError};
@@ -18,4 +19,7 @@ pub use fields::{FIELD_COUNT, field_name};
 pub use header::Header;
 pub use info::{TraceInfo, render_info};
 pub use reader::{Anomalies, Malformed, Mode, Trace, read, read_bytes, read_path};
-pub use writer::to_swf;
+pub use schedule::{
+    ScheduleHeader, ScheduledJob, write_schedule, write_schedule_header, write_scheduled_job,
+};
+pub use writer::{to_swf, write_swf};
