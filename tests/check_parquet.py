@@ -161,6 +161,21 @@ grid:
             sys.exit(f"{name}: schedlab.traces {traces} does not describe {trace}")
         if not meta[b"schedlab.command"].decode().startswith("schedlab run ") or b"small.yaml" not in meta[b"schedlab.command"]:
             sys.exit(f"{name}: schedlab.command {meta[b'schedlab.command']!r}")
+    # The schedule of one cell exported as SWF: read independently, it matches the rows.
+    swf = tmp / "easy-some.swf"
+    subprocess.run([exe, "export", out / "jobs.parquet", "--cell", "easy.some", "-o", swf],
+                   check=True, stderr=subprocess.DEVNULL)
+    rows = [line.split() for line in swf.read_text().splitlines() if line and not line.startswith(";")]
+    jobs = pq.read_table(out / "jobs.parquet").to_pydict()
+    mine = [i for i, c in enumerate(jobs["cell"]) if c == "easy.some"]
+    if len(rows) != len(mine) or any(len(r) != 18 for r in rows):
+        sys.exit(f"{swf}: {len(rows)} job lines of 18 fields expected {len(mine)}")
+    for r, i in zip(rows, mine):
+        want = [jobs["job_id"][i], jobs["submit"][i], jobs["wait"][i], jobs["run"][i]]
+        status = 0 if jobs["killed"][i] else 1
+        if [int(x) for x in r[:4]] != want or int(r[10]) != status or int(r[7]) != jobs["procs"][i]:
+            sys.exit(f"{swf}: line {r} does not match row {i} of jobs.parquet")
+    print(f"ok  {swf.name}: {len(rows)} jobs with their simulated waits")
     # One query over every experiment's jobs: the experiment column tells them apart.
     import pyarrow.dataset as ds
     jobs = ds.dataset(sorted(str(p) for p in results.glob("*/jobs.parquet")), format="parquet").to_table()
