@@ -9,7 +9,6 @@ mod git;
 pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
-pub mod signals;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};
