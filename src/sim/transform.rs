@@ -59,7 +59,10 @@ impl Transforms {
             }
         }
         // Scaling is monotone, so the submission order is unchanged.
-        Workload { jobs }
+        Workload {
+            jobs,
+            constraints: workload.constraints.clone(),
+        }
     }
 }
 
@@ -84,6 +87,7 @@ mod tests {
                     group: -1,
                     queue: -1,
                     partition: -1,
+                    request: Default::default(),
                 })
                 .collect(),
         )
