@@ -594,11 +594,12 @@ schedulers:
     assert_eq!(status, 0);
     let written = fs::metadata(p.path().join("syn.swf")).unwrap().len();
     assert!(written > 64 << 20, "a large file: {written} bytes");
-    // The jobs themselves are held (they are sorted by submit time), about as many bytes as
-    // their SWF lines; the whole text in memory as well would double that.
+    // The jobs themselves are held (they are sorted by submit time): measured 148 MB for this
+    // 91 MB file (1.6 bytes of memory per byte of SWF since jobs gained topology fields); the
+    // whole text in memory as well would add the file's size again (2.6).
     let peak = peak_kib as u64 * 1024;
     assert!(
-        peak < written * 3 / 2,
+        peak < written * 2,
         "peak {peak} bytes for a {written}-byte file"
     );
 }
@@ -1328,11 +1329,15 @@ schedulers:
         .expect("script (util-linux) runs commands on a pseudo-terminal");
     let screen = stdout(&out);
     assert!(out.status.success(), "{screen}");
-    let redraws = screen.matches(" nodes, about ").count();
-    // Two nodes finish; a bar drawn only when they do would show about three frames.
-    assert!(redraws >= 6, "{redraws} redraws:\n{screen}");
+    // Frames drawn before the first node finished: a bar redrawn only when something changes
+    // shows two or three (start, length); the timer adds one every 200 ms of the simulation.
+    let waiting = screen.matches(" 0/2 nodes, about ").count();
     assert!(
-        screen.contains("1/2 nodes") || screen.contains("2/2 nodes"),
+        waiting >= 5,
+        "{waiting} frames while the node ran:\n{screen}"
+    );
+    assert!(
+        screen.contains(" 1/2 nodes, about ") || screen.contains(" 2/2 nodes, about "),
         "{screen}"
     );
 }
