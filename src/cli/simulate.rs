@@ -9,13 +9,18 @@ use super::machine::{ReadArgs, TopologyArgs};
 use super::{CliError, Format, load_trace_with};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
     Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, Time, simulate,
 };
-use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::store::{JobLabels, JobsWriter};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab simulate workloads/SDSC-SP2-1998-4.2-cln.swf.gz --scheduler easy
+  schedlab simulate trace.swf.gz -s conservative --procs 1152 --node-size 8 --jobs-out jobs.parquet
+
+Exit codes: 0 simulated; 1 the simulation or writing failed; 2 bad input (trace, arguments).")]
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,

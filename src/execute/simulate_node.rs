@@ -1,7 +1,10 @@
 //! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
-//! its metrics and time series, and write them into the node's cache entry:
-//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells),
-//! `timeseries.parquet`, `reservations.parquet`, `users.parquet` and `user_timeseries.parquet`. Its source is part of the model version (build.rs).
+//! its metrics and time series, and write them into the node's cache entry: `jobs.parquet`
+//! (no `cell` column: an entry may serve several cells), carrying the cell's summary as
+//! key-value metadata ([`CELL_SUMMARY_KEY`]), `timeseries.parquet`, `users.parquet`,
+//! `user_timeseries.parquet`, `clusters.parquet`, `cluster_timeseries.parquet`, and
+//! `reservations.parquet` only when the cell has reservations. Its source is part of the model
+//! version (build.rs).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,14 +14,14 @@ use serde::Serialize;
 
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
-use crate::manifest::{Cell, WorkloadSource, synthetic};
+use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
 use crate::sim::fairshare::{Sampling, replay};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
 use crate::sim::{Infeasible, Machine, SimConfig, Workload, simulate_reserving, timeseries};
 use crate::store::{
-    JobLabels, JobsWriter, Table, Value, write_reservations, write_timeseries,
+    JobLabels, JobsWriter, OutputFile, Table, Value, write_reservations, write_timeseries,
     write_user_timeseries, write_users,
 };
 use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
@@ -55,7 +58,11 @@ impl TraceCache {
     }
 }
 
-/// `summary.json` of a simulate entry.
+/// The key-value metadata key of `jobs.parquet` in a simulate entry that holds the cell's
+/// [`CellSummary`] as JSON.
+pub const CELL_SUMMARY_KEY: &str = "schedlab.cell_summary";
+
+/// The run summary of a simulate entry (in its `jobs.parquet` metadata).
 #[derive(Debug, Serialize, serde::Deserialize)]
 pub struct CellSummary {
     pub policy: String,
@@ -158,7 +165,11 @@ struct SourceFacts {
 
 /// The cell's workload before transforms: read (once per run) from its trace, or generated
 /// from its synthetic model with the replica seed.
-fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
+fn source_workload(
+    cell: &Cell,
+    traces: &TraceCache,
+    limits: &Limits,
+) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
             let trace = traces.get(path, cell.workload.lenient, &cell.workload.reading)?;
@@ -172,7 +183,7 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
             Ok((Source::Trace(trace), facts))
         }
         WorkloadSource::Synthetic(spec) => {
-            let workload = synthetic::generate_workload(spec, cell.seed)?;
+            let workload = synthetic::generate_workload(spec, cell.seed, limits.max_jobs)?;
             let facts = SourceFacts {
                 jobs: workload.len() as u64,
                 skipped: 0,
@@ -212,8 +223,13 @@ fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String> {
     }
 }
 
-pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces)?;
+pub fn run(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let (source, facts) = source_workload(cell, traces, limits)?;
     let workload = cell
         .workload
         .transforms
@@ -239,6 +255,12 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     };
     let outcome =
         simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
+    // Every time series (machine, users, clusters) bins the schedule at the same step.
+    check_timeseries_bins(
+        &outcome.steps,
+        cell.metrics.timeseries_step,
+        limits.max_timeseries_bins,
+    )?;
     let metrics_config = MetricsConfig {
         tau: cell.metrics.tau,
         warmup: cell.metrics.warmup,
@@ -322,11 +344,13 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         utilization_by_resource: by_resource,
         skipped_by_reason,
     };
-    let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
-    std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
-
-    let mut jobs =
-        JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
+    let mut jobs = JobsWriter::create(
+        &entry.path("jobs.parquet"),
+        &[(CELL_SUMMARY_KEY.to_string(), text)],
+        false,
+    )
+    .map_err(|e| e.to_string())?;
     let job_labels = JobLabels {
         clusters: &labels,
         queue_names: &workload.queue_names,
@@ -335,13 +359,15 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         .map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
 
-    write_reservations(
-        &entry.path("reservations.parquet"),
-        &reservations.requests,
-        &outcome.reservations,
-        &[],
-    )
-    .map_err(|e| e.to_string())?;
+    if cell.reservations.is_some() {
+        write_reservations(
+            &entry.path("reservations.parquet"),
+            &reservations.requests,
+            &outcome.reservations,
+            &[],
+        )
+        .map_err(|e| e.to_string())?;
+    }
 
     write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
     write_user_timeseries(
@@ -412,7 +438,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
             .set("backfilled_fraction", float(m.backfilled_fraction));
     }
     clusters
-        .write(&entry.path("clusters.parquet"), &[])
+        .write(&entry.path("clusters.parquet"), &[], OutputFile::Clusters)
         .map_err(|e| e.to_string())?;
     let mut series = Table::default();
     for (c, name) in cluster_names.iter().enumerate() {
@@ -430,7 +456,11 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         }
     }
     series
-        .write(&entry.path("cluster_timeseries.parquet"), &[])
+        .write(
+            &entry.path("cluster_timeseries.parquet"),
+            &[],
+            OutputFile::ClusterTimeseries,
+        )
         .map_err(|e| e.to_string())
 }
 
@@ -443,4 +473,26 @@ fn cluster_nodes(machine: &Machine, c: usize) -> u64 {
         Machine::Topology(t) => t.topology.clusters[c].nodes(),
         Machine::Uniform(u) => u64::from(u.nodes),
     }
+}
+
+/// Refuses a time series of more than `max` bins before allocating it: a long trace with a
+/// short `metrics.timeseries_step` (one second over a year is 31 million bins) would otherwise
+/// exhaust memory.
+fn check_timeseries_bins(
+    steps: &[crate::sim::Step],
+    step: crate::sim::Time,
+    max: u64,
+) -> Result<(), String> {
+    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+        return Ok(());
+    };
+    let origin = first.time.div_euclid(step) * step;
+    let bins = ((last.time - origin) / step) as u64 + 1;
+    if bins <= max {
+        return Ok(());
+    }
+    Err(format!(
+        "the time series would have {bins} bins ({} s of schedule in steps of {step} s), more than `limits.max_timeseries_bins` ({max}); raise `metrics.timeseries_step`, or raise the limit in the manifest's `limits` section",
+        last.time - first.time
+    ))
 }

@@ -127,50 +127,62 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
 }
 
 /// Applies a checked parameter value to a cell.
+/// Settings are shared between cells (`Arc`); only a setting an axis changes is copied.
 pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
+    use std::sync::Arc;
     match axis {
-        "first_jobs" => cell.workload.transforms.first_jobs = v.as_u64(),
-        "load_scale" => cell.workload.transforms.load_scale = v.as_f64(),
-        "procs" => cell.cluster.procs = v.as_u64().map(|n| n as u32),
-        "node_size" => cell.cluster.node_size = v.as_u64().map(|n| n as u32),
-        "interval" => cell.scheduler.interval = v.as_i64(),
+        "first_jobs" => Arc::make_mut(&mut cell.workload).transforms.first_jobs = v.as_u64(),
+        "load_scale" => Arc::make_mut(&mut cell.workload).transforms.load_scale = v.as_f64(),
+        "procs" => Arc::make_mut(&mut cell.cluster).procs = v.as_u64().map(|n| n as u32),
+        "node_size" => Arc::make_mut(&mut cell.cluster).node_size = v.as_u64().map(|n| n as u32),
+        "interval" => Arc::make_mut(&mut cell.scheduler).interval = v.as_i64(),
         "overrun" => {
             if let Some(o) = v.as_str().and_then(|s| s.parse().ok()) {
-                cell.scheduler.overrun = o;
+                Arc::make_mut(&mut cell.scheduler).overrun = o;
             }
         }
-        "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        "tau" => {
+            if let Some(tau) = v.as_i64() {
+                Arc::make_mut(&mut cell.metrics).tau = tau;
+            }
+        }
         "backfill" => {
             if let Some(k) = v
                 .as_str()
                 .and_then(|s| super::order::parse_backfill(s).ok())
             {
-                cell.scheduler.policy = k;
+                Arc::make_mut(&mut cell.scheduler).policy = k;
             }
         }
         "order" => {
             if let Some(k) = v.as_str().and_then(|s| s.parse().ok()) {
-                cell.scheduler.order.kind = k;
+                Arc::make_mut(&mut cell.scheduler).order.kind = k;
             }
         }
         "penalty" => {
             if let Some(m) = v.as_str().and_then(penalty_model) {
-                cell.scheduler.order.fairshare.penalty.model = m;
+                Arc::make_mut(&mut cell.scheduler)
+                    .order
+                    .fairshare
+                    .penalty
+                    .model = m;
             }
         }
         "charging" => {
             if let Some(c) = v.as_str().and_then(charging) {
-                cell.scheduler.order.fairshare.charging = c;
+                Arc::make_mut(&mut cell.scheduler).order.fairshare.charging = c;
             }
         }
         "placement" => {
             if let Some(p) = v.as_str().and_then(|s| s.parse().ok()) {
-                cell.scheduler.placement = p;
+                Arc::make_mut(&mut cell.scheduler).placement = p;
             }
         }
         // Topology settings; a processor pool has neither memory nor speeds.
         "ignore_memory" | "scale_runtime" => {
-            if let (Some(t), Some(b)) = (cell.cluster.topology.as_mut(), v.as_bool()) {
+            if let (true, Some(b)) = (cell.cluster.topology.is_some(), v.as_bool())
+                && let Some(t) = Arc::make_mut(&mut cell.cluster).topology.as_mut()
+            {
                 if axis == "ignore_memory" {
                     t.ignore_memory = b;
                 } else {
@@ -180,8 +192,9 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.
         "p_login" | "mu" => {
-            if let (WorkloadSource::Synthetic(spec), Some(x)) =
-                (&mut cell.workload.source, v.as_f64())
+            if let (WorkloadSource::Synthetic(_), Some(x)) = (&cell.workload.source, v.as_f64())
+                && let WorkloadSource::Synthetic(spec) =
+                    &mut Arc::make_mut(&mut cell.workload).source
             {
                 for user in &mut spec.users {
                     if axis == "mu" {
@@ -194,16 +207,16 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         }
         // Reservation parameters change the cell's scenario; the `none` scenario has none.
         "reservation_rate" => {
-            if let Some(g) = cell
-                .reservations
-                .as_mut()
-                .and_then(|r| r.generator.as_mut())
+            if let Some(r) = cell.reservations.as_mut()
+                && r.generator.is_some()
+                && let Some(g) = Arc::make_mut(r).generator.as_mut()
             {
                 g.per_week = v.as_f64().unwrap_or(g.per_week);
             }
         }
         "throttle_node_hours" => {
             if let Some(r) = cell.reservations.as_mut() {
+                let r = Arc::make_mut(r);
                 r.throttle.max_node_seconds = v.as_f64().map(|h| (h * 3600.0).round() as u64);
                 if r.throttle.max_node_seconds.is_some() {
                     r.throttle.max_proc_seconds = None;

@@ -41,6 +41,20 @@ pub struct RawManifest {
     pub seeds: Option<Vec<u64>>,
     /// Report settings (used by `schedlab report`).
     pub reports: Option<RawReports>,
+    /// Bounds on the grid and workload sizes (defaults in docs/manifest.md, "Limits").
+    pub limits: Option<RawLimits>,
+}
+
+/// Raise a bound when an experiment really needs more; they protect against typos.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    /// Most cells the grid may hold, replicas included (default 1,000,000).
+    pub max_cells: Option<u64>,
+    /// Most jobs one synthetic workload may generate (default 10,000,000).
+    pub max_jobs: Option<u64>,
+    /// Most bins of one cell's time series (default 1,000,000).
+    pub max_timeseries_bins: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

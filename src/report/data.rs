@@ -253,7 +253,10 @@ pub fn load(
         cell_params: manifest
             .cells
             .iter()
-            .map(|c| (c.id.clone(), c.params.clone()))
+            .map(|c| {
+                let params = c.params.iter().map(|(a, v)| (a.to_string(), v.to_string()));
+                (c.id.clone(), params.collect())
+            })
             .collect(),
         gantt_cell: gantt_cell.to_string(),
         ..ReportData::default()

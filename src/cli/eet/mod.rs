@@ -23,6 +23,12 @@ use crate::store::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet
 use memory::MemoryUnit;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace eet workloads/KTH-SP2-1996-2.1-cln.swf.gz
+  schedlab trace eet wagap-2013.swf.gz --cpus 2176 --memory 15102255104 \\
+      --memory-unit bytes-per-node --unix-start 0 --users-out users.parquet --svg heatmap.svg
+
+Exit codes: 0 done; 1 an output file could not be written; 2 bad input (trace, arguments).")]
 pub struct EetArgs {
     /// SWF trace, plain or gzip-compressed; its recorded waits (field 3) give the schedule.
     pub trace: PathBuf,
