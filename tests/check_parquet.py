@@ -333,7 +333,7 @@ grid:
     subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
     out = results / "topo"
     summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
-    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")]).to_pydict()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pydict()
     check(out / "timeseries.parquet", "timeseries.parquet")
     clusters = check(out / "clusters.parquet", "clusters.parquet").to_pylist()
     check(out / "cluster_timeseries.parquet", "cluster_timeseries.parquet")
