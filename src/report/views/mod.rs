@@ -7,6 +7,7 @@
 //! view").
 
 mod burstiness;
+mod fairshare;
 mod findings;
 mod reservations;
 mod schedule;
@@ -20,6 +21,7 @@ use super::data::ReportData;
 use super::palette::Palette;
 use super::shape::{Grid, ResultShape};
 
+pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
 pub use table::configurations as configurations_table;
 
@@ -214,10 +216,11 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 7] = [
+pub static FAMILIES: [&dyn Family; 8] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
+    &fairshare::Fairshare,
     &sweep::Sweep,
     &timeline::Timeline,
     &schedule::Schedule,
