@@ -68,8 +68,11 @@ def main():
             sys.exit("a job starts before it is submitted")
         if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
             sys.exit("wait != start - submit")
+        if any(c is not None for c in cols["cluster"]):
+            sys.exit("jobs.parquet: a processor pool has no named clusters")
         check_experiment(exe, trace, pathlib.Path(tmp))
         check_users(exe, trace, pathlib.Path(tmp))
+        check_topology(exe, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
         subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
                        check=True, stdout=subprocess.DEVNULL)
@@ -243,6 +246,81 @@ schedulers:
     orders = {r["cell"]: r["order"] for r in summary}
     if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
         sys.exit(f"summary orders {orders}")
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def check_topology(exe, tmp):
+    """Runs the bundled wagap-2013 trace on its two clusters and recomputes the per-cluster and
+    per-resource columns from the per-job rows (docs/metrics.md, "Utilization by resource")."""
+    manifest = tmp / "topo.yaml"
+    manifest.write_text(f"""name: topo
+workloads:
+  wagap: {{trace: {ROOT / "workloads" / "wagap-2013.swf.gz"}, memory: bytes_per_node, first_jobs: 3000}}
+clusters:
+  wagap:
+    machines: {ROOT / "workloads" / "wagap-2013.swf.machines"}
+    properties: [x86_64, brno, nfs4]
+    topology:
+      zewura: {{properties: [nodecpus80]}}
+      zegox: {{properties: [nodecpus12, debian, linux, infiniband]}}
+schedulers:
+  easy: {{policy: easy}}
+grid:
+  axes:
+    ignore_memory: [false, true]
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "topo"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")]).to_pydict()
+    check(out / "timeseries.parquet", "timeseries.parquet")
+    clusters = check(out / "clusters.parquet", "clusters.parquet").to_pylist()
+    check(out / "cluster_timeseries.parquet", "cluster_timeseries.parquet")
+    for i, cell in enumerate(summary["cell"]):
+        if summary["memory_reading"][i] != "bytes_per_node" or summary["placement"][i] != "first_fit":
+            sys.exit(f"{cell}: reading options or placement not recorded")
+        reasons = sum(v[i] for k, v in summary.items() if k.startswith("skipped_") and k != "skipped_too_large")
+        if reasons != summary["skipped_too_large"][i]:
+            sys.exit(f"{cell}: skipped_* by reason add up to {reasons}, not skipped_too_large")
+        if summary["jobs"][i] + summary["skipped_too_large"][i] != 3000:
+            sys.exit(f"{cell}: simulated + infeasible jobs != the 3000 jobs read")
+        rows = [j for j in range(len(jobs["cell"])) if jobs["cell"][j] == cell]
+        a, b = summary["window_start"][i], summary["window_end"][i]
+        mine = [c for c in clusters if c["cell"] == cell]
+        if [c["cluster"] for c in mine] != ["zewura", "zegox"]:
+            sys.exit(f"{cell}: clusters {[c['cluster'] for c in mine]}")
+        for kind, column in [("cores", "cores"), ("memory", "memory_kb")]:
+            total = 0.0
+            for c in mine:
+                held = sum(jobs[column][j] * max(0, min(jobs["end"][j], b) - max(jobs["start"][j], a))
+                           for j in rows if jobs["cluster"][j] == c["cluster"])
+                total += held
+                if not close(c[f"utilization_{kind}"], held / (c[column] * (b - a))):
+                    sys.exit(f"{cell} {c['cluster']}: utilization_{kind} does not match the jobs")
+            if not close(summary[f"utilization_{kind}"][i], total / (summary[column][i] * (b - a))):
+                sys.exit(f"{cell}: utilization_{kind} does not match the jobs")
+        for c in mine:
+            waits = [jobs["wait"][j] for j in rows if jobs["cluster"][j] == c["cluster"]]
+            if c["measured_jobs"] != len(waits) or not close(c["wait_mean"], sum(waits) / len(waits)):
+                sys.exit(f"{cell} {c['cluster']}: per-cluster waits do not match the jobs")
+        ignore = summary["ignore_memory"][i]
+        for j in rows:
+            if jobs["cluster"][j] not in ("zewura", "zegox") or jobs["nodes"][j] < 1:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} has no cluster or nodes")
+            if not ignore and jobs["memory_kb"][j] < jobs["requested_memory_kb"][j]:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} holds less memory than it asked for")
+    # The reading does not depend on the machine: a job asks for the same memory in both cells.
+    asked = {}
+    for j in range(len(jobs["cell"])):
+        if asked.setdefault(jobs["job_id"][j], jobs["requested_memory_kb"][j]) != jobs["requested_memory_kb"][j]:
+            sys.exit("requested_memory_kb differs between memory taken into account and ignored")
+    queue_names = set(jobs["queue_name"])
+    if None in queue_names or not queue_names:
+        sys.exit("wagap-2013 names every job's queue (Alea's extended SWF)")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,40 @@ pub fn run(
             .set("interval", s.interval.map_or(Value::NullInt, Value::Int))
             .set("overrun", Value::Str(s.overrun.clone()))
             .set(
+                "placement",
+                s.topology
+                    .as_ref()
+                    .map_or(Value::NullStr, |t| Value::Str(t.placement.clone())),
+            )
+            .set(
+                "ignore_memory",
+                s.topology
+                    .as_ref()
+                    .map_or(Value::NullBool, |t| Value::Bool(t.ignore_memory)),
+            )
+            .set(
+                "scale_runtime",
+                s.topology
+                    .as_ref()
+                    .map_or(Value::NullBool, |t| Value::Bool(t.scale_runtime)),
+            )
+            .set(
+                "memory_reading",
+                Value::Str(s.reading.memory.name().to_string()),
+            )
+            .set(
+                "used_memory_fallback",
+                Value::Bool(s.reading.used_memory_fallback),
+            )
+            .set(
+                "extended_fields",
+                Value::Str(s.reading.extended.name().to_string()),
+            )
+            .set("nodes", Value::Int(s.capacity.nodes as i64))
+            .set("cores", Value::Int(s.capacity.cores as i64))
+            .set("memory_kb", Value::Int(s.capacity.memory_kb as i64))
+            .set("gpus", Value::Int(s.capacity.gpus as i64))
+            .set(
                 "first_jobs",
                 cell.workload
                     .transforms
@@ -118,8 +152,17 @@ pub fn run(
             .set("charging", Value::Str(s.charging.clone()));
         summary.set_fields(&s.summary);
         summary.set_fields(&s.fairness);
-        // Per size class: `<class>_<metric>` columns, in the manifest's class order.
         let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+        for (k, resource) in super::simulate_node::RESOURCES.iter().enumerate() {
+            summary.set(
+                &format!("utilization_{resource}"),
+                opt(s.utilization_by_resource[k]),
+            );
+        }
+        for (reason, n) in &s.skipped_by_reason {
+            summary.set(&format!("skipped_{reason}"), Value::Int(*n as i64));
+        }
+        // Per size class: `<class>_<metric>` columns, in the manifest's class order.
         for c in &s.size_classes {
             let name = &c.name;
             summary
@@ -160,6 +203,8 @@ pub fn run(
         "reservations.parquet",
         "users.parquet",
         "user_timeseries.parquet",
+        "clusters.parquet",
+        "cluster_timeseries.parquet",
     ] {
         concat_with_cell(manifest, &dirs, name, &entry.path(name), metadata)?;
     }

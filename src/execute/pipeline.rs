@@ -17,13 +17,15 @@ use crate::manifest::Manifest;
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 6] = [
+pub const RESULT_FILES: [&str; 8] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
     "reservations.parquet",
     "users.parquet",
     "user_timeseries.parquet",
+    "clusters.parquet",
+    "cluster_timeseries.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells),
 //! `timeseries.parquet`, `reservations.parquet`, `users.parquet` and `user_timeseries.parquet`. Its source is part of the model version (build.rs).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -13,13 +13,15 @@ use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, WorkloadSource, synthetic};
 use crate::sim::fairshare::{Sampling, replay};
+use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
-use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
+use crate::sim::{Infeasible, Machine, SimConfig, Workload, simulate_reserving, timeseries};
 use crate::store::{
-    JobsWriter, write_reservations, write_timeseries, write_user_timeseries, write_users,
+    JobLabels, JobsWriter, Table, Value, write_reservations, write_timeseries,
+    write_user_timeseries, write_users,
 };
-use crate::swf::{self, Anomalies, Mode, Trace};
+use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
 /// A trace parsed at most once per run (or the error reading it).
@@ -27,20 +29,25 @@ type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
 
 #[derive(Default)]
 pub struct TraceCache {
-    traces: Mutex<HashMap<(PathBuf, bool), TraceSlot>>,
+    traces: Mutex<HashMap<(PathBuf, bool, ReadOptions), TraceSlot>>,
 }
 
 impl TraceCache {
-    pub fn get(&self, path: &Path, lenient: bool) -> Result<Arc<Trace>, String> {
+    pub fn get(
+        &self,
+        path: &Path,
+        lenient: bool,
+        reading: &ReadOptions,
+    ) -> Result<Arc<Trace>, String> {
         let slot = self
             .traces
             .lock()
             .unwrap()
-            .entry((path.to_path_buf(), lenient))
+            .entry((path.to_path_buf(), lenient, *reading))
             .or_default()
             .clone();
         slot.get_or_init(|| {
-            swf::read_path(path, Mode::from_lenient(lenient))
+            swf::read_path_with(path, Mode::from_lenient(lenient), reading)
                 .map(Arc::new)
                 .map_err(|e| e.to_string())
         })
@@ -76,6 +83,33 @@ pub struct CellSummary {
     /// Jain's indices across users (users.parquet).
     #[serde(default)]
     pub fairness: UserFairness,
+    /// How the trace was read (docs/swf.md).
+    pub reading: ReadOptions,
+    /// Topology settings; `None` on a processor pool.
+    pub topology: Option<TopologySettings>,
+    /// The machine's nodes, cores, memory (KB) and GPUs.
+    pub capacity: Capacity,
+    /// Utilization by resource kind over the measurement window (`None`: the machine has none
+    /// of that resource).
+    pub utilization_by_resource: Fractions,
+    /// Jobs that can never run on the machine, by reason (every reason, 0 included).
+    pub skipped_by_reason: BTreeMap<String, u64>,
+}
+
+/// The settings of a topology cell, as recorded in the summary.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct TopologySettings {
+    pub placement: String,
+    pub ignore_memory: bool,
+    pub scale_runtime: bool,
+}
+
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
+pub struct Capacity {
+    pub nodes: u64,
+    pub cores: u64,
+    pub memory_kb: u64,
+    pub gpus: u64,
 }
 
 /// Users whose usage and factor user_timeseries.parquet follows one by one (the rest are summed).
@@ -127,7 +161,7 @@ struct SourceFacts {
 fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
-            let trace = traces.get(path, cell.workload.lenient)?;
+            let trace = traces.get(path, cell.workload.lenient, &cell.workload.reading)?;
             let facts = SourceFacts {
                 jobs: trace.records,
                 skipped: trace.anomalies.skipped(),
@@ -151,13 +185,12 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
     }
 }
 
-pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces)?;
-    let workload = cell
-        .workload
-        .transforms
-        .to_transforms()
-        .apply(source.workload());
+/// The cell's machine: its topology, or a pool (in whole nodes) of its processors or the trace's
+/// MaxProcs.
+fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String> {
+    if let Some(topology) = &cell.cluster.topology {
+        return Ok(topology.machine());
+    }
     let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
@@ -170,22 +203,30 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
             ));
         }
     };
-    let machine = match cell.cluster.node_size {
-        None => Machine::pool(procs),
-        Some(k) if procs % k == 0 => Machine::exclusive_nodes(procs / k, k),
-        Some(k) => {
-            return Err(format!(
-                "{procs} processors (MaxProcs) do not divide into nodes of {k}"
-            ));
-        }
-    };
+    match cell.cluster.node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(k) if procs % k == 0 => Ok(Machine::exclusive_nodes(procs / k, k)),
+        Some(k) => Err(format!(
+            "{procs} processors (MaxProcs) do not divide into nodes of {k}"
+        )),
+    }
+}
+
+pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
+    let (source, facts) = source_workload(cell, traces)?;
+    let workload = cell
+        .workload
+        .transforms
+        .to_transforms()
+        .apply(source.workload());
+    let machine = cell_machine(cell, &facts)?;
     let config = SimConfig {
         order: cell.scheduler.order.clone(),
         machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun,
-        placement: Default::default(),
+        placement: cell.scheduler.placement,
     };
     let reservations = match &cell.reservations {
         Some(spec) => {
@@ -225,6 +266,29 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     let users_replay = replay(&workload, &outcome, &machine, fairshare, Some(sampling))
         .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
     let user_rows = metrics::user_rows(&records, first, &users_replay);
+    // Clusters: a topology's, or the uniform machine as one cluster named after the cell's.
+    let (labels, cluster_names): (Vec<String>, Vec<String>) = match &machine {
+        Machine::Topology(t) => {
+            let names: Vec<String> = t.topology.clusters.iter().map(|c| c.name.clone()).collect();
+            (names.clone(), names)
+        }
+        Machine::Uniform(_) => (Vec::new(), vec![cell.cluster.name.clone()]),
+    };
+    let capacities = usage::cluster_capacities(&machine);
+    let (per_cluster, by_resource) =
+        usage::utilization(&records[..], &capacities, (window_start, window_end));
+    let total = capacities
+        .iter()
+        .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
+    let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL
+        .iter()
+        .map(|r| (r.name().to_string(), 0))
+        .collect();
+    for (_, reason) in &outcome.skipped {
+        *skipped_by_reason
+            .entry(reason.name().to_string())
+            .or_default() += 1;
+    }
 
     let cell_summary = CellSummary {
         policy: cell.scheduler.policy.to_string(),
@@ -243,13 +307,32 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         penalty: fairshare.penalty.model.name().to_string(),
         charging: fairshare.charging.name().to_string(),
         fairness: metrics::fairness(&user_rows),
+        reading: cell.workload.reading,
+        topology: cell.cluster.topology.as_ref().map(|t| TopologySettings {
+            placement: cell.scheduler.placement.name().to_string(),
+            ignore_memory: t.ignore_memory,
+            scale_runtime: t.scale_runtime,
+        }),
+        capacity: Capacity {
+            nodes: machine.node_count(),
+            cores: total.0[0],
+            memory_kb: total.0[1],
+            gpus: total.0[2],
+        },
+        utilization_by_resource: by_resource,
+        skipped_by_reason,
     };
     let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
     std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
 
     let mut jobs =
         JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
-    jobs.write("", &records).map_err(|e| e.to_string())?;
+    let job_labels = JobLabels {
+        clusters: &labels,
+        queue_names: &workload.queue_names,
+    };
+    jobs.write("", &records, &job_labels)
+        .map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
 
     write_reservations(
@@ -276,6 +359,88 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         .map(|c| c.name.clone())
         .zip(timeseries::queue_by_class(&records, classes, &bins, step))
         .collect();
-    write_timeseries(&entry.path("timeseries.parquet"), &bins, &queues, &[])
+    let origin = bins.first().map_or(0, |b| b.start);
+    let (cluster_bins, total_bins) =
+        usage::utilization_bins(&records, &capacities, origin, step, bins.len());
+    let resources: Vec<(String, Vec<Option<f64>>)> = RESOURCES
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            (
+                format!("utilization_{name}"),
+                total_bins.iter().map(|f| f[k]).collect(),
+            )
+        })
+        .collect();
+    write_timeseries(
+        &entry.path("timeseries.parquet"),
+        &bins,
+        &queues,
+        &resources,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+
+    // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
+    // utilization over time.
+    let mut clusters = Table::default();
+    let jobs_in = |c: usize| records.iter().filter(|r| r.cluster as usize == c).count();
+    let measured = metrics::per_cluster(&records[first..], cluster_names.len());
+    for (c, name) in cluster_names.iter().enumerate() {
+        clusters
+            .row()
+            .set("cluster", Value::Str(name.clone()))
+            .set("nodes", Value::Int(cluster_nodes(&machine, c) as i64))
+            .set("cores", Value::Int(capacities[c].0[0] as i64))
+            .set("memory_kb", Value::Int(capacities[c].0[1] as i64))
+            .set("gpus", Value::Int(capacities[c].0[2] as i64))
+            .set("jobs", Value::Int(jobs_in(c) as i64));
+        for (k, resource) in RESOURCES.iter().enumerate() {
+            clusters.set(
+                &format!("utilization_{resource}"),
+                per_cluster[c][k].map_or(Value::Null, Value::Float),
+            );
+        }
+        let m = &measured[c];
+        let float = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+        clusters
+            .set("measured_jobs", Value::Int(m.jobs as i64))
+            .set("wait_mean", float(m.wait.mean))
+            .set("wait_median", float(m.wait.median))
+            .set("wait_p95", float(m.wait.p95))
+            .set("bounded_slowdown_mean", float(m.bounded_slowdown_mean))
+            .set("backfilled_fraction", float(m.backfilled_fraction));
+    }
+    clusters
+        .write(&entry.path("clusters.parquet"), &[])
+        .map_err(|e| e.to_string())?;
+    let mut series = Table::default();
+    for (c, name) in cluster_names.iter().enumerate() {
+        for (bin, fractions) in bins.iter().zip(&cluster_bins[c]) {
+            series
+                .row()
+                .set("cluster", Value::Str(name.clone()))
+                .set("time", Value::Int(bin.start));
+            for (k, resource) in RESOURCES.iter().enumerate() {
+                series.set(
+                    &format!("utilization_{resource}"),
+                    fractions[k].map_or(Value::Null, Value::Float),
+                );
+            }
+        }
+    }
+    series
+        .write(&entry.path("cluster_timeseries.parquet"), &[])
         .map_err(|e| e.to_string())
+}
+
+/// Resource kinds, in the order of [`crate::sim::ResourceVec`], as they appear in column names.
+pub const RESOURCES: [&str; 3] = ["cores", "memory", "gpus"];
+
+/// Nodes of cluster `c` of the machine (a uniform machine is one cluster).
+fn cluster_nodes(machine: &Machine, c: usize) -> u64 {
+    match machine {
+        Machine::Topology(t) => t.topology.clusters[c].nodes(),
+        Machine::Uniform(u) => u64::from(u.nodes),
+    }
 }

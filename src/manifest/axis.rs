@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
-use crate::sim::Overrun;
 use crate::sim::fairshare::{Charging, PenaltyModel};
 use crate::sim::scheduler::order::OrderKind;
+use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
 pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
@@ -15,10 +15,14 @@ pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 15] = [
+pub const PARAM_AXES: [(&str, &str); 18] = [
     ("backfill", "none, easy, conservative or aggressive"),
     ("charging", "estimate or continuous"),
     ("first_jobs", "a positive integer"),
+    (
+        "ignore_memory",
+        "true or false (topologies: treat memory requests as 0)",
+    ),
     (
         "interval",
         "a positive integer (seconds) or null (every event)",
@@ -36,10 +40,15 @@ pub const PARAM_AXES: [(&str, &str); 15] = [
         "penalty",
         "cpu, standard_job, pe_global, pe_local or pe_min",
     ),
+    ("placement", "first_fit or best_fit"),
     ("procs", "a positive integer"),
     (
         "reservation_rate",
         "a non-negative number (generated reservations per week)",
+    ),
+    (
+        "scale_runtime",
+        "true or false (topologies: node speed scales runtimes)",
     ),
     ("tau", "a positive integer (seconds)"),
     (
@@ -96,10 +105,12 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
         "backfill" => v
             .as_str()
-            .is_some_and(|s| super::resolve::parse_backfill(s).is_ok()),
+            .is_some_and(|s| super::order::parse_backfill(s).is_ok()),
         "order" => v.as_str().is_some_and(|s| s.parse::<OrderKind>().is_ok()),
         "penalty" => v.as_str().and_then(penalty_model).is_some(),
         "charging" => v.as_str().and_then(charging).is_some(),
+        "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
+        "ignore_memory" | "scale_runtime" => v.is_boolean(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
         "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
         "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
@@ -132,7 +143,7 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         "backfill" => {
             if let Some(k) = v
                 .as_str()
-                .and_then(|s| super::resolve::parse_backfill(s).ok())
+                .and_then(|s| super::order::parse_backfill(s).ok())
             {
                 cell.scheduler.policy = k;
             }
@@ -150,6 +161,21 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         "charging" => {
             if let Some(c) = v.as_str().and_then(charging) {
                 cell.scheduler.order.fairshare.charging = c;
+            }
+        }
+        "placement" => {
+            if let Some(p) = v.as_str().and_then(|s| s.parse().ok()) {
+                cell.scheduler.placement = p;
+            }
+        }
+        // Topology settings; a processor pool has neither memory nor speeds.
+        "ignore_memory" | "scale_runtime" => {
+            if let (Some(t), Some(b)) = (cell.cluster.topology.as_mut(), v.as_bool()) {
+                if axis == "ignore_memory" {
+                    t.ignore_memory = b;
+                } else {
+                    t.scale_runtime = b;
+                }
             }
         }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.

@@ -11,11 +11,11 @@ use serde_json::Value;
 
 use super::axis::NO_RESERVATIONS;
 use super::axis::{self, NAME_AXES};
+use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
-use super::resolve::Ctx;
 
 /// The named entries a grid can pick from.
 pub struct Sections<'a> {
@@ -314,10 +314,29 @@ pub fn expand(
                     format!("cell {id}: {p} processors do not divide into nodes of {k}"),
                 ));
             }
+            if cell.cluster.topology.is_some()
+                && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
+            {
+                let axis = if cell.cluster.procs.is_some() {
+                    "procs"
+                } else {
+                    "node_size"
+                };
+                return Err(ctx.key_error(
+                    &format!("grid.axes.{axis}"),
+                    axis,
+                    format!(
+                        "cell {id}: the `procs` and `node_size` axes size processor pools, but cluster `{}` is a topology",
+                        cell.cluster.name
+                    ),
+                )
+                .hint("exclude these combinations, or size the topology by its nodes"));
+            }
             if matches!(
                 cell.workload.source,
                 super::model::WorkloadSource::Synthetic(_)
             ) && cell.cluster.procs.is_none()
+                && cell.cluster.topology.is_none()
             {
                 return Err(ctx
                     .key_error(
@@ -329,6 +348,20 @@ pub fn expand(
                         ),
                     )
                     .hint("give the cluster `procs: N`"));
+            }
+            if let Some(r) = &cell.reservations
+                && cell.cluster.topology.is_some()
+            {
+                return Err(ctx
+                    .key_error(
+                        &format!("reservations.{}", r.name),
+                        &r.name,
+                        format!(
+                            "cell {id}: advance reservations are not supported on topologies yet (cluster `{}`)",
+                            cell.cluster.name
+                        ),
+                    )
+                    .hint("use the `none` scenario with topology clusters"));
             }
             if let Some(r) = &cell.reservations
                 && r.uses_nodes()

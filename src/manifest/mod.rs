@@ -6,6 +6,8 @@
 #![allow(clippy::result_large_err)]
 
 mod axis;
+mod clusters;
+mod ctx;
 mod error;
 mod grid;
 pub mod model;
@@ -14,19 +16,22 @@ pub mod raw;
 mod reservations;
 mod resolve;
 pub mod synthetic;
+mod topology;
+mod units;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
-    WorkloadSpec,
+    Cell, ClusterSpec, Manifest, MetricsSpec, NodeClassSpec, SchedulerSpec, TopologyClusterSpec,
+    TopologySpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
 pub use raw::RawManifest;
 pub use reservations::{ReservationSpec, Width};
+pub use units::parse_memory_kb;
 
 use std::cell::RefCell;
 use std::path::Path;
 
-use resolve::Ctx;
+use ctx::Ctx;
 
 /// Reads, parses and resolves the manifest at `path`.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {

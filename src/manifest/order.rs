@@ -1,7 +1,7 @@
 //! A scheduler's queue order in manifests (docs/manifest.md, "Queue order and fairshare"): the
 //! raw `order`, `reorder`, `fairshare` and `priority` keys of a scheduler, resolved into the
 //! simulator's [`OrderSpec`]. The backfilling rule stays the scheduler's `policy` (or its
-//! synonym `backfill`, where `none` is `fcfs`).
+//! synonym `backfill`, where `none` is `fcfs`), checked here too.
 
 use std::collections::BTreeMap;
 
@@ -10,11 +10,12 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::error::ManifestError;
-use super::resolve::Ctx;
+use super::ctx::Ctx;
 use crate::sim::fairshare::{
     Charging, Decay, FairshareSpec, Hierarchy, Normalization, PenaltyModel, PenaltySpec,
     SharesSpec, StandardJob,
 };
+use crate::sim::SchedulerKind;
 use crate::sim::scheduler::order::{OrderKind, OrderSpec, PriorityWeights, Reorder};
 
 /// `schedulers.<name>.fairshare`: how usage is priced, charged, decayed and shared.
@@ -268,4 +269,38 @@ fn priority(
     w.validate()
         .map_err(|e| ctx.key_error(path, "priority", e.to_string()))?;
     Ok(w)
+}
+
+/// A scheduler's backfilling rule: `policy`, or `backfill` (`none` is `fcfs`), exactly one.
+pub fn backfill_rule(
+    ctx: &Ctx<'_>,
+    path: &str,
+    s: &super::raw::RawScheduler,
+) -> Result<SchedulerKind, ManifestError> {
+    match (s.policy, &s.backfill) {
+        (Some(p), None) => Ok(p),
+        (None, Some(b)) => parse_backfill(&b.value).map_err(|m| {
+            ctx.error(&format!("{path}.backfill"), m, &b.referenced)
+        }),
+        (Some(_), Some(b)) => Err(ctx
+            .error(
+                &format!("{path}.backfill"),
+                "`policy` and `backfill` both name the backfilling rule",
+                &b.referenced,
+            )
+            .hint("keep one of them")),
+        (None, None) => Err(ctx
+            .key_error(path, path.rsplit('.').next().unwrap_or(path), "a scheduler needs a backfilling rule")
+            .hint("add `policy: easy` (or fcfs, conservative, aggressive), or `backfill: none|easy|conservative|aggressive`")),
+    }
+}
+
+/// A value of `backfill` (key or axis): none, easy, conservative or aggressive.
+pub fn parse_backfill(s: &str) -> Result<SchedulerKind, String> {
+    if s == "fcfs" {
+        return Err(
+            "`fcfs` is an order; the backfilling rule without backfilling is `none`".into(),
+        );
+    }
+    SchedulerKind::from_backfill(s)
 }

@@ -69,6 +69,15 @@ pub struct RawWorkload {
     pub load_scale: Option<Spanned<f64>>,
     /// Skip malformed trace lines (counted) instead of failing.
     pub lenient: Option<bool>,
+    /// Unit and scope of the memory fields: kb_per_proc (the SWF standard, default),
+    /// kb_per_node (Alea, AleaNG), bytes_per_node (wagap-2013) or ignore.
+    #[schemars(with = "Option<String>")]
+    pub memory: Option<crate::swf::MemoryReading>,
+    /// When field 10 (requested memory) is unknown, read field 7 (used memory) instead.
+    pub used_memory_fallback: Option<bool>,
+    /// Dialect of the fields after the 18th: auto (default), alea, aleang or ignore.
+    #[schemars(with = "Option<String>")]
+    pub extended_fields: Option<crate::swf::Extended>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -89,6 +98,138 @@ pub struct RawCluster {
     pub node_size: Option<Spanned<u32>>,
     /// Take the size from each trace's MaxProcs header.
     pub from_trace: Option<bool>,
+    /// An Alea or AleaNG machine file to import (relative to the manifest's folder).
+    #[schemars(with = "Option<String>")]
+    pub machines: Option<Spanned<String>>,
+    /// The clusters of the system, in order: name → node classes (or, with `machines`,
+    /// settings amending the imported cluster of that name).
+    #[schemars(with = "Option<BTreeMap<String, RawTopologyCluster>>")]
+    pub topology: Option<Spanned<Ordered<RawTopologyCluster>>>,
+    /// shared (default: jobs share nodes) or exclusive (jobs take whole nodes), for every
+    /// cluster that does not say.
+    #[schemars(with = "Option<String>")]
+    pub allocation: Option<RawAllocation>,
+    /// Properties added to every node of the system.
+    pub properties: Option<Vec<String>>,
+    /// Treat every memory request as 0 (grid axis `ignore_memory`).
+    pub ignore_memory: Option<bool>,
+    /// A job runs `fastest speed / speed of its nodes` times its trace runtime (grid axis
+    /// `scale_runtime`; default false).
+    pub scale_runtime: Option<bool>,
+}
+
+/// How jobs share a cluster's nodes.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RawAllocation {
+    /// Jobs share a node's cores, memory and GPUs.
+    Shared,
+    /// Every job takes whole nodes.
+    Exclusive,
+}
+
+/// One cluster of a topology: its node classes and settings.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopologyCluster {
+    /// Node classes (not with `machines`, whose file defines them).
+    #[schemars(with = "Option<Vec<RawNodeClass>>")]
+    pub nodes: Option<Vec<Spanned<RawNodeClass>>>,
+    /// shared or exclusive (default: the system's `allocation`, else shared).
+    #[schemars(with = "Option<String>")]
+    pub allocation: Option<RawAllocation>,
+    /// Properties added to every node of the cluster.
+    pub properties: Option<Vec<String>>,
+    /// Relative speed of every class of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub speed: Option<Spanned<f64>>,
+    /// SPEC rating per core of every class of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub spec: Option<Spanned<f64>>,
+    /// Cost of every node of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub cost: Option<Spanned<f64>>,
+}
+
+/// `count` identical nodes.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeClass {
+    /// Default: the cluster's name (one class), else `<cluster>-<n>`.
+    pub name: Option<String>,
+    pub count: u32,
+    /// Cores per node.
+    pub cores: u32,
+    /// Memory per node with a unit: `16 GiB`, `512 GB` (GB = GiB = 2^30 bytes). Default 0:
+    /// only jobs asking for no memory fit.
+    pub memory: Option<RawSize>,
+    /// GPUs per node (default 0).
+    pub gpus: Option<u32>,
+    /// Relative speed (default: `spec` when given, else 1).
+    pub speed: Option<f64>,
+    /// SPEC rating per core (Klusáček & Rudová §3.2).
+    pub spec: Option<f64>,
+    /// Labels jobs may require (`x86_64`, `infiniband`); the cluster's name is one implicitly.
+    pub properties: Option<Vec<String>>,
+    /// Relative cost of a node (default 1).
+    pub cost: Option<f64>,
+}
+
+/// A size with a unit as written (`16 GiB`); a bare number is kept to be rejected with a hint.
+#[derive(Clone, Debug, JsonSchema)]
+#[schemars(with = "String")]
+pub struct RawSize(pub String);
+
+impl<'de> Deserialize<'de> for RawSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = RawSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a size with a unit, such as `16 GiB`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A mapping kept in the order it is written (a topology's clusters are tried in that order).
+#[derive(Debug)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping of names")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, T>()? {
+                    entries.push((k, v));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -118,6 +259,10 @@ pub struct RawScheduler {
     /// kill (default) or continue.
     #[schemars(with = "Option<String>")]
     pub overrun: Option<Overrun>,
+    /// Which nodes a job takes on a topology: first_fit (default) or best_fit (grid axis
+    /// `placement`; no effect on processor pools).
+    #[schemars(with = "Option<String>")]
+    pub placement: Option<crate::sim::Placement>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

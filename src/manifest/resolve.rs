@@ -4,119 +4,18 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_saphyr::{Location, Spanned};
-
+use super::ctx::{Ctx, check_name, positive, valid_name};
 use super::error::ManifestError;
 use super::grid::{self, Sections};
 use super::model::{
-    ClusterSpec, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource,
-    WorkloadSpec,
+    Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
-use super::raw::{RawManifest, RawSizeClass};
-use crate::sim::SchedulerKind;
+use super::raw::{RawManifest, RawSizeClass, RawWorkload};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
+use crate::swf::ReadOptions;
 
 /// Default bin width of timeseries.parquet, seconds.
 pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
-
-/// What resolving needs to know about the file, for paths and messages.
-pub struct Ctx<'a> {
-    /// The manifest path as given (used in messages).
-    pub file: &'a str,
-    pub text: &'a str,
-    pub base_dir: &'a Path,
-}
-
-impl Ctx<'_> {
-    pub fn error(&self, path: &str, message: impl Into<String>, loc: &Location) -> ManifestError {
-        self.locate(ManifestError::new(self.file, path, message), loc)
-    }
-
-    pub fn locate(&self, err: ManifestError, loc: &Location) -> ManifestError {
-        err.at(loc.line(), loc.column()).with_source(self.text)
-    }
-
-    /// An error about a mapping key (keys carry no location; find the line that defines it).
-    pub fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
-        let err = ManifestError::new(self.file, path, message);
-        for (i, line) in self.text.lines().enumerate() {
-            let t = line.trim_start();
-            if t.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
-            {
-                let col = line.len() - t.len() + 1;
-                return err.at(i as u64 + 1, col as u64).with_source(self.text);
-            }
-        }
-        err
-    }
-}
-
-fn valid_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-fn check_name(ctx: &Ctx<'_>, section: &str, name: &str) -> Result<(), ManifestError> {
-    if valid_name(name) {
-        Ok(())
-    } else {
-        Err(ctx
-            .key_error(
-                &format!("{section}.{name}"),
-                name,
-                format!("`{name}` is not a valid name"),
-            )
-            .hint("names may use letters, digits, `-` and `_` (they appear in cell ids and paths)"))
-    }
-}
-
-fn positive(ctx: &Ctx<'_>, path: &str, v: &Spanned<i64>) -> Result<i64, ManifestError> {
-    if v.value > 0 {
-        Ok(v.value)
-    } else {
-        Err(ctx.error(
-            path,
-            format!("expected a positive number of seconds, found {}", v.value),
-            &v.referenced,
-        ))
-    }
-}
-
-/// A scheduler's backfilling rule: `policy`, or `backfill` (`none` is `fcfs`), exactly one.
-fn backfill_rule(
-    ctx: &Ctx<'_>,
-    path: &str,
-    s: &super::raw::RawScheduler,
-) -> Result<SchedulerKind, ManifestError> {
-    match (s.policy, &s.backfill) {
-        (Some(p), None) => Ok(p),
-        (None, Some(b)) => parse_backfill(&b.value).map_err(|m| {
-            ctx.error(&format!("{path}.backfill"), m, &b.referenced)
-        }),
-        (Some(_), Some(b)) => Err(ctx
-            .error(
-                &format!("{path}.backfill"),
-                "`policy` and `backfill` both name the backfilling rule",
-                &b.referenced,
-            )
-            .hint("keep one of them")),
-        (None, None) => Err(ctx
-            .key_error(path, path.rsplit('.').next().unwrap_or(path), "a scheduler needs a backfilling rule")
-            .hint("add `policy: easy` (or fcfs, conservative, aggressive), or `backfill: none|easy|conservative|aggressive`")),
-    }
-}
-
-/// A value of `backfill` (key or axis): none, easy, conservative or aggressive.
-pub fn parse_backfill(s: &str) -> Result<SchedulerKind, String> {
-    if s == "fcfs" {
-        return Err(
-            "`fcfs` is an order; the backfilling rule without backfilling is `none`".into(),
-        );
-    }
-    SchedulerKind::from_backfill(s)
-}
 
 /// Checks `metrics.size_classes`: valid distinct names, bounds increasing, only the last open.
 fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, ManifestError> {
@@ -169,6 +68,37 @@ fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, Man
     ))
 }
 
+/// A trace's reading options (docs/swf.md); synthetic workloads have no fields to read.
+fn reading(
+    ctx: &Ctx<'_>,
+    path: &str,
+    w: &RawWorkload,
+    source: &WorkloadSource,
+) -> Result<ReadOptions, ManifestError> {
+    if matches!(source, WorkloadSource::Synthetic(_)) {
+        for (key, set) in [
+            ("memory", w.memory.is_some()),
+            ("used_memory_fallback", w.used_memory_fallback.is_some()),
+            ("extended_fields", w.extended_fields.is_some()),
+        ] {
+            if set {
+                return Err(ctx
+                    .key_error(
+                        &format!("{path}.{key}"),
+                        key,
+                        format!("`{key}` says how to read a trace, but this workload is synthetic"),
+                    )
+                    .hint("synthetic users give `memory_kb` per processor"));
+            }
+        }
+    }
+    Ok(ReadOptions {
+        memory: w.memory.unwrap_or_default(),
+        used_memory_fallback: w.used_memory_fallback.unwrap_or(false),
+        extended: w.extended_fields.unwrap_or_default(),
+    })
+}
+
 pub fn resolve(
     raw: RawManifest,
     ctx: &Ctx<'_>,
@@ -196,6 +126,8 @@ pub fn resolve(
         ));
     }
 
+    let clusters = super::clusters::resolve(ctx, raw.clusters.as_ref())?;
+
     let mut workloads = BTreeMap::new();
     for (wname, w) in &raw.workloads {
         check_name(ctx, "workloads", wname)?;
@@ -216,10 +148,14 @@ pub fn resolve(
             }
             (None, Some(s)) => {
                 let procs = |name: &str| -> Result<u64, String> {
-                    match raw.clusters.as_ref().and_then(|c| c.get(name)) {
-                        Some(c) => c.procs.as_ref().map(|p| u64::from(p.value)).ok_or_else(|| {
-                            format!("cluster `{name}` takes its size from a trace; give it `procs` to target a load")
-                        }),
+                    match clusters.get(name) {
+                        Some(c) => match (&c.topology, c.procs) {
+                            (Some(t), _) => Ok(t.cores()),
+                            (None, Some(p)) => Ok(u64::from(p)),
+                            (None, None) => Err(format!(
+                                "cluster `{name}` takes its size from a trace; give it `procs` to target a load"
+                            )),
+                        },
                         None => {
                             let defined: Vec<&str> = raw
                                 .clusters
@@ -228,7 +164,11 @@ pub fn resolve(
                                 .collect();
                             Err(format!(
                                 "no cluster named `{name}` in `clusters` (defined: {})",
-                                if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+                                if defined.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    defined.join(", ")
+                                }
                             ))
                         }
                     }
@@ -286,6 +226,7 @@ pub fn resolve(
                 &f.referenced,
             ));
         }
+        let reading = reading(ctx, &path, w, &source)?;
         workloads.insert(
             wname.clone(),
             WorkloadSpec {
@@ -301,92 +242,9 @@ pub fn resolve(
                     load_scale: w.load_scale.as_ref().map(|f| f.value),
                 },
                 lenient: w.lenient.unwrap_or(false),
+                reading,
             },
         );
-    }
-
-    let mut clusters = BTreeMap::new();
-    match &raw.clusters {
-        None => {
-            clusters.insert(
-                "trace".to_string(),
-                ClusterSpec {
-                    name: "trace".into(),
-                    procs: None,
-                    node_size: None,
-                },
-            );
-        }
-        Some(defined) => {
-            if defined.is_empty() {
-                return Err(ctx.key_error("clusters", "clusters", "at least one cluster is needed (or leave `clusters` out to use each trace's MaxProcs)"));
-            }
-            for (cname, c) in defined {
-                check_name(ctx, "clusters", cname)?;
-                let path = format!("clusters.{cname}");
-                let from_trace = c.from_trace.unwrap_or(false);
-                let procs = match (&c.procs, from_trace) {
-                    (Some(p), true) => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "give `procs` or `from_trace: true`, not both",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) if p.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "expected a positive number of processors, found 0",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) => Some(p.value),
-                    (None, true) => None,
-                    (None, false) => {
-                        return Err(ctx
-                            .key_error(
-                                &path,
-                                cname,
-                                "a cluster needs `procs: N` or `from_trace: true`",
-                            )
-                            .hint(format!("e.g. `{cname}: {{procs: 128}}`")));
-                    }
-                };
-                let node_size = match &c.node_size {
-                    Some(k) if k.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.node_size"),
-                            "expected a positive node size, found 0",
-                            &k.referenced,
-                        ));
-                    }
-                    Some(k) => {
-                        if let Some(p) = procs.filter(|p| p % k.value != 0) {
-                            return Err(ctx
-                                .error(
-                                    &format!("{path}.node_size"),
-                                    format!(
-                                        "{p} processors do not divide into nodes of {}",
-                                        k.value
-                                    ),
-                                    &k.referenced,
-                                )
-                                .hint(format!("use procs: {}", p / k.value * k.value)));
-                        }
-                        Some(k.value)
-                    }
-                    None => None,
-                };
-                clusters.insert(
-                    cname.clone(),
-                    ClusterSpec {
-                        name: cname.clone(),
-                        procs,
-                        node_size,
-                    },
-                );
-            }
-        }
     }
 
     let mut schedulers = BTreeMap::new();
@@ -397,7 +255,7 @@ pub fn resolve(
             None => None,
         };
         let path = format!("schedulers.{sname}");
-        let policy = backfill_rule(ctx, &path, s)?;
+        let policy = super::order::backfill_rule(ctx, &path, s)?;
         let order = super::order::resolve(
             ctx,
             &path,
@@ -416,6 +274,7 @@ pub fn resolve(
                 order,
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
+                placement: s.placement.unwrap_or_default(),
             },
         );
     }

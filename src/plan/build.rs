@@ -81,22 +81,35 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         .is_some_and(|r| r.generator.is_some());
     // The seed counts only where something is drawn at random.
     let seed = (synthetic.is_some() || generated_reservations).then_some(cell.seed);
+    // Topology settings enter only where they exist, so uniform machines keep their material.
+    let mut cluster = json!({ "procs": cell.cluster.procs, "node_size": cell.cluster.node_size });
+    if let Some(t) = &cell.cluster.topology {
+        cluster["topology"] = serde_json::to_value(t).expect("topologies serialize");
+    }
+    let mut scheduler = json!({
+        "policy": cell.scheduler.policy,
+        "interval": cell.scheduler.interval,
+        "overrun": cell.scheduler.overrun,
+    });
+    if cell.cluster.topology.is_some() {
+        scheduler["placement"] = json!(cell.scheduler.placement);
+    }
+    let mut workload = json!({
+        "trace": trace,
+        "synthetic": synthetic,
+        "transforms": cell.workload.transforms,
+        "lenient": cell.workload.lenient,
+    });
+    if !cell.workload.reads_standard() {
+        workload["reading"] = json!(cell.workload.reading);
+    }
     let mut material = json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
-        "workload": {
-            "trace": trace,
-            "synthetic": synthetic,
-            "transforms": cell.workload.transforms,
-            "lenient": cell.workload.lenient,
-        },
-        "cluster": { "procs": cell.cluster.procs, "node_size": cell.cluster.node_size },
-        "scheduler": {
-            "policy": cell.scheduler.policy,
-            "interval": cell.scheduler.interval,
-            "overrun": cell.scheduler.overrun,
-        },
+        "workload": workload,
+        "cluster": cluster,
+        "scheduler": scheduler,
         "metrics": cell.metrics,
         "reservations": reservations,
         "seed": seed,

@@ -1,5 +1,7 @@
 //! A job as the simulator sees it, and a workload: jobs in submission order.
 
+use std::collections::BTreeMap;
+
 use super::topology::{ConstraintTable, JobRequest};
 
 /// Simulated time, in integer seconds since the start of the trace.
@@ -63,6 +65,9 @@ pub struct Workload {
     pub jobs: Vec<Job>,
     /// The distinct property/cluster constraints the jobs' requests refer to.
     pub constraints: ConstraintTable,
+    /// Queue names by queue id (`Job::queue`), for traces that name their queues (Alea's
+    /// extended SWF); empty otherwise.
+    pub queue_names: BTreeMap<i32, String>,
 }
 
 impl Workload {
@@ -74,7 +79,16 @@ impl Workload {
     /// [`Workload::new`] for jobs whose requests refer to `constraints`.
     pub fn with_constraints(mut jobs: Vec<Job>, constraints: ConstraintTable) -> Self {
         jobs.sort_by_key(|job| job.submit);
-        Workload { jobs, constraints }
+        Workload {
+            jobs,
+            constraints,
+            queue_names: BTreeMap::new(),
+        }
+    }
+
+    /// The name of queue `id`, when the trace names its queues.
+    pub fn queue_name(&self, id: i32) -> Option<&str> {
+        self.queue_names.get(&id).map(String::as_str)
     }
 
     pub fn len(&self) -> usize {

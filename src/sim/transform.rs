@@ -62,6 +62,7 @@ impl Transforms {
         Workload {
             jobs,
             constraints: workload.constraints.clone(),
+            queue_names: workload.queue_names.clone(),
         }
     }
 }

@@ -16,6 +16,15 @@ use parquet::arrow::ArrowWriter;
 use super::{AtomicFile, StoreError, writer_properties};
 use crate::sim::metrics::JobRecord;
 
+/// Names the jobs' cluster indices and queue ids resolve to.
+#[derive(Clone, Copy, Debug)]
+pub struct JobLabels<'a> {
+    /// Cluster names by index (empty on a uniform machine: the `cluster` column is null).
+    pub clusters: &'a [String],
+    /// Queue names by id (empty when the trace names no queues).
+    pub queue_names: &'a std::collections::BTreeMap<i32, String>,
+}
+
 pub struct JobsWriter {
     file: AtomicFile,
     writer: ArrowWriter<File>,
@@ -45,6 +54,17 @@ const COLUMNS: [(&str, DataType); 18] = [
     ("killed", DataType::Boolean),
 ];
 
+/// Columns of topologies and named queues, after the others; nullable.
+const NAMED_COLUMNS: [(&str, DataType); 7] = [
+    ("cluster", DataType::Utf8),
+    ("nodes", DataType::Int64),
+    ("cores", DataType::Int64),
+    ("memory_kb", DataType::Int64),
+    ("gpus", DataType::Int64),
+    ("requested_memory_kb", DataType::Int64),
+    ("queue_name", DataType::Utf8),
+];
+
 impl JobsWriter {
     pub fn create(
         path: &Path,
@@ -59,6 +79,11 @@ impl JobsWriter {
             COLUMNS
                 .iter()
                 .map(|(name, ty)| Field::new(*name, ty.clone(), false)),
+        );
+        fields.extend(
+            NAMED_COLUMNS
+                .iter()
+                .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
         );
         let schema = Arc::new(Schema::new(fields));
         let file = AtomicFile::create(path)?;
@@ -77,7 +102,12 @@ impl JobsWriter {
     }
 
     /// Appends the records of one cell (`cell` is ignored without a cell column).
-    pub fn write(&mut self, cell: &str, records: &[JobRecord]) -> Result<(), StoreError> {
+    pub fn write(
+        &mut self,
+        cell: &str,
+        records: &[JobRecord],
+        labels: &JobLabels<'_>,
+    ) -> Result<(), StoreError> {
         let n = records.len();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(COLUMNS.len() + 1);
         if self.with_cell {
@@ -124,6 +154,23 @@ impl JobsWriter {
             f64s(|r| r.expansion_factor),
             bools(|r| r.backfilled),
             bools(|r| r.killed),
+        ]);
+        let mut cluster = StringBuilder::with_capacity(n, 8 * n);
+        for r in records {
+            cluster.append_option(labels.clusters.get(r.cluster as usize));
+        }
+        let mut queue = StringBuilder::with_capacity(n, 4 * n);
+        for r in records {
+            queue.append_option(labels.queue_names.get(&r.queue));
+        }
+        columns.extend([
+            Arc::new(cluster.finish()) as ArrayRef,
+            i64s(|r| i64::from(r.nodes)),
+            i64s(|r| r.held.0[0] as i64),
+            i64s(|r| r.held.0[1] as i64),
+            i64s(|r| r.held.0[2] as i64),
+            i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
+            Arc::new(queue.finish()),
         ]);
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
             StoreError::Parquet {

@@ -11,7 +11,7 @@ mod users;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
-pub use jobs::JobsWriter;
+pub use jobs::{JobLabels, JobsWriter};
 pub use reservations::write_reservations;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;

@@ -19,6 +19,7 @@ pub enum Value {
     Null,
     NullInt,
     NullStr,
+    NullBool,
     Int(i64),
     Float(f64),
     Str(String),
@@ -123,7 +124,7 @@ fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
         let mut b = StringBuilder::new();
         for v in cells {
             match v {
-                Value::Null | Value::NullInt | Value::NullStr => b.append_null(),
+                Value::Null | Value::NullInt | Value::NullStr | Value::NullBool => b.append_null(),
                 Value::Str(s) => b.append_value(s),
                 Value::Int(i) => b.append_value(i.to_string()),
                 Value::Float(f) => b.append_value(f.to_string()),
@@ -131,7 +132,7 @@ fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Utf8, Arc::new(b.finish()))
-    } else if any(|v| matches!(v, Value::Bool(_))) {
+    } else if any(|v| matches!(v, Value::Bool(_) | Value::NullBool)) {
         let mut b = BooleanBuilder::new();
         for v in cells {
             match v {

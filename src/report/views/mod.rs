@@ -8,6 +8,7 @@
 
 mod burstiness;
 mod fairshare;
+mod clusters;
 mod findings;
 mod reservations;
 mod schedule;
@@ -216,13 +217,14 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 8] = [
+pub static FAMILIES: [&dyn Family; 9] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
     &sweep::Sweep,
     &timeline::Timeline,
+    &clusters::Clusters,
     &schedule::Schedule,
     &table::Configurations,
 ];

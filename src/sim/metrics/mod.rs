@@ -2,13 +2,16 @@
 //! definition with its source).
 
 pub mod eet;
+mod per_cluster;
 mod record;
 mod size_class;
 mod stats;
 mod summary;
 mod users;
+pub mod usage;
 
-pub use record::{JobRecord, job_records};
+pub use per_cluster::{ClusterJobs, per_cluster};
+pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
 pub use summary::{RunSummary, measurement, summarize};

@@ -2,6 +2,7 @@
 
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::{Time, Workload};
+use crate::sim::resources::ResourceVec;
 
 /// One simulated job. Times in seconds; ratios dimensionless.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +28,14 @@ pub struct JobRecord {
     pub procs: u32,
     /// Allocation units held (processors on a pool, nodes with exclusive allocation).
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Nodes it held.
+    pub nodes: u32,
+    /// What it held in all: cores, memory KB, GPUs (whole nodes' worth on exclusive nodes).
+    pub held: ResourceVec,
+    /// The memory it asked for in all, KB, as read (even when the machine ignores memory).
+    pub requested_memory_kb: u64,
     /// response / run.
     pub slowdown: f64,
     /// max(1, response / max(run, τ)).
@@ -35,6 +44,17 @@ pub struct JobRecord {
     pub expansion_factor: f64,
     pub backfilled: bool,
     pub killed: bool,
+}
+
+/// The memory a job asks for in all: per node × nodes for a node request, per processor ×
+/// processors for a flexible one.
+pub fn requested_memory_kb(job: &crate::sim::Job) -> u64 {
+    match job.request.shape {
+        crate::sim::topology::Shape::Nodes { count, per_node } => {
+            u64::from(count).saturating_mul(per_node.memory_kb)
+        }
+        crate::sim::topology::Shape::Flexible => u64::from(job.procs).saturating_mul(job.memory_kb),
+    }
 }
 
 /// Records of every simulated job, in submission order, with bounded slowdown at threshold `tau`.
@@ -62,6 +82,10 @@ pub fn job_records(workload: &Workload, outcome: &SimOutcome, tau: Time) -> Vec<
                 requested_time: job.requested_time,
                 procs: job.procs,
                 units: o.units,
+                cluster: o.cluster,
+                nodes: o.nodes,
+                held: o.held,
+                requested_memory_kb: requested_memory_kb(job),
                 slowdown: response as f64 / run as f64,
                 bounded_slowdown: (response as f64 / run.max(tau) as f64).max(1.0),
                 expansion_factor: (job.requested_time + wait) as f64 / job.requested_time as f64,
