@@ -9,10 +9,10 @@ use super::machine::{ReadArgs, TopologyArgs};
 use super::{CliError, Format, load_trace_with};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
     Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, Time, simulate,
 };
-use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::store::{JobLabels, JobsWriter};
 
 #[derive(Debug, clap::Args)]
