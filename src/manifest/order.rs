@@ -9,13 +9,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::error::ManifestError;
 use super::ctx::Ctx;
+use super::error::ManifestError;
+use crate::sim::SchedulerKind;
 use crate::sim::fairshare::{
     Charging, Decay, FairshareSpec, Hierarchy, Normalization, PenaltyModel, PenaltySpec,
     SharesSpec, StandardJob,
 };
-use crate::sim::SchedulerKind;
 use crate::sim::scheduler::order::{OrderKind, OrderSpec, PriorityWeights, Reorder};
 
 /// `schedulers.<name>.fairshare`: how usage is priced, charged, decayed and shared.

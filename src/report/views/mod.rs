@@ -7,8 +7,8 @@
 //! view").
 
 mod burstiness;
-mod fairshare;
 mod clusters;
+mod fairshare;
 mod findings;
 mod reservations;
 mod schedule;

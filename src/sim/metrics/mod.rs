@@ -7,8 +7,8 @@ mod record;
 mod size_class;
 mod stats;
 mod summary;
-mod users;
 pub mod usage;
+mod users;
 
 pub use per_cluster::{ClusterJobs, per_cluster};
 pub use record::{JobRecord, job_records, requested_memory_kb};
