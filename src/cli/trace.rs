@@ -14,6 +14,9 @@ pub enum Command {
     Stats(super::stats::StatsArgs),
     /// Expected end times on the recorded schedule: violated EETs, VEET_u, WT_u, heatmap.
     Eet(Box<super::eet::EetArgs>),
+    /// Every job's penalty under each fairshare model on a system, and who pays more under
+    /// pe_min than under cpu (Klusáček & Rudová §4).
+    Penalties(Box<super::penalties::PenaltiesArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -46,6 +49,7 @@ pub fn run(command: Command) -> Result<(), CliError> {
     match command {
         Command::Stats(args) => super::stats::run(args),
         Command::Eet(args) => super::eet::run(*args),
+        Command::Penalties(args) => super::penalties::run(*args),
         Command::Info(args) => {
             if args.topology.machines.is_some() && args.procs.is_some() {
                 return Err(CliError::input("give --machines or --procs, not both"));

@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::dates::TraceClock;
 use super::gantt::{GanttJob, GanttReservation};
+use super::users::{UserBin, UserData, UserRow};
 use crate::manifest::synthetic::{SyntheticLength, SyntheticSpec};
 use crate::manifest::{Manifest, WorkloadSource};
 
@@ -102,6 +103,8 @@ pub struct ReportData {
     pub gantt_reservations: Vec<GanttReservation>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
+    /// users.parquet and user_timeseries.parquet, when the result set has them.
+    pub users: UserData,
     /// clusters.parquet's rows of topology cells (those whose summary names a placement).
     pub clusters: Vec<ClusterRow>,
     /// Topology cell → its clusters' utilization over time, in topology order.
@@ -406,6 +409,7 @@ pub fn load(
             }
         }
     }
+    load_users(dir, &mut data)?;
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())
@@ -518,4 +522,73 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         zone,
     });
     (lines, clock)
+}
+
+/// users.parquet and user_timeseries.parquet, when both are present.
+fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !(data.files.contains("users.parquet") && data.files.contains("user_timeseries.parquet")) {
+        return Ok(());
+    }
+    let (batches, _) = read(
+        &dir.join("users.parquet"),
+        Some(&[
+            "cell",
+            "user",
+            "jobs",
+            "measured_jobs",
+            "core_hours",
+            "penalised_usage",
+            "share",
+            "fairshare_factor",
+            "wait_mean",
+            "bounded_slowdown_mean",
+        ]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.users
+                .users
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(UserRow {
+                    user: v("user").unwrap_or(-1.0) as i64,
+                    jobs: v("jobs").unwrap_or(0.0),
+                    measured_jobs: v("measured_jobs").unwrap_or(0.0),
+                    core_hours: v("core_hours").unwrap_or(0.0),
+                    penalised_usage: v("penalised_usage").unwrap_or(0.0),
+                    share: v("share").unwrap_or(0.0),
+                    fairshare_factor: v("fairshare_factor").unwrap_or(1.0),
+                    wait_mean: v("wait_mean"),
+                    bounded_slowdown_mean: v("bounded_slowdown_mean"),
+                });
+        }
+    }
+    let (batches, _) = read(
+        &dir.join("user_timeseries.parquet"),
+        Some(&["cell", "time", "user", "usage", "fairshare_factor", "cores"]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.users
+                .bins
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(UserBin {
+                    time: v("time").unwrap_or(0.0),
+                    user: v("user").map(|u| u as i64),
+                    usage: v("usage").unwrap_or(0.0),
+                    fairshare_factor: v("fairshare_factor"),
+                    cores: v("cores").unwrap_or(0.0),
+                });
+        }
+    }
+    Ok(())
 }

@@ -262,6 +262,8 @@ pub struct ResultShape {
     pub text_columns: BTreeSet<String>,
     /// Result files present (`jobs.parquet`, `timeseries.parquet`, …).
     pub files: BTreeSet<String>,
+    /// Queue orders of the summary's `order` column (`fcfs`, `fairshare`, …).
+    pub orders: BTreeSet<String>,
 }
 
 impl ResultShape {
@@ -483,6 +485,13 @@ impl<'a> Grid<'a> {
             columns,
             text_columns,
             files: data.files.clone(),
+            orders: data
+                .rows
+                .iter()
+                .filter_map(|r| r.text.get("order"))
+                .filter(|o| !o.is_empty())
+                .cloned()
+                .collect(),
         };
         Grid { shape, configs }
     }

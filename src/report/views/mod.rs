@@ -8,6 +8,7 @@
 
 mod burstiness;
 mod clusters;
+mod fairshare;
 mod findings;
 mod reservations;
 mod schedule;
@@ -21,6 +22,7 @@ use super::data::ReportData;
 use super::palette::Palette;
 use super::shape::{Grid, ResultShape};
 
+pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
 pub use table::configurations as configurations_table;
 
@@ -215,10 +217,11 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 8] = [
+pub static FAMILIES: [&dyn Family; 9] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
+    &fairshare::Fairshare,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
