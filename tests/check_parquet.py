@@ -109,6 +109,14 @@ def main():
             if sum(table[f"hour_{h:02}"][row] for h in range(24)) != table["jobs"][row]:
                 sys.exit("stats.parquet: the daily histogram does not add up to the jobs")
         check_eet(exe, trace, pathlib.Path(tmp))
+        penalties = pathlib.Path(tmp) / "penalties.parquet"
+        subprocess.run([exe, "trace", "penalties", ROOT / "workloads" / "wagap-2013.swf.gz",
+                        "--machines", ROOT / "workloads" / "wagap-2013.swf.machines",
+                        "--memory", "bytes_per_node", "-o", penalties],
+                       check=True, stdout=subprocess.DEVNULL)
+        rows = check(penalties, "penalties.parquet (`schedlab trace penalties -o`)").to_pydict()
+        if rows["job_id"] != sorted(rows["job_id"]):
+            sys.exit("penalties.parquet: not in trace order")
     print("parquet outputs match docs/outputs.md")
 
 

@@ -52,7 +52,11 @@ pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
     let summary = summarize_penalties(&jobs);
     if let Some(path) = &args.output {
         table(&jobs)
-            .write(path, &[("schedlab.trace".into(), trace.source.clone())])
+            .write(
+                path,
+                &[("schedlab.trace".into(), trace.source.clone())],
+                crate::store::OutputFile::Penalties,
+            )
             .map_err(CliError::failed)?;
     }
     match args.format {
