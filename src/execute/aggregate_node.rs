@@ -35,6 +35,7 @@ pub fn run(
         .collect::<Result<_, _>>()?;
 
     let mut summary = Table::default();
+    let has_queues = manifest.cells.iter().any(|c| c.queues.is_some());
     for (cell, dir) in manifest.cells.iter().zip(&dirs) {
         let text = std::fs::read_to_string(dir.join("summary.json")).map_err(|e| e.to_string())?;
         let s: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -52,7 +53,13 @@ pub fn run(
                         .map_or("none".to_string(), |r| r.name.clone()),
                 ),
             )
-            .set("seed", Value::Int(cell.seed as i64))
+            .set("seed", Value::Int(cell.seed as i64));
+        if has_queues {
+            // Only experiments with queue setups gain the column.
+            let setup = cell.queues.as_ref().map_or("none", |q| q.name.as_str());
+            summary.set("queues", Value::Str(setup.to_string()));
+        }
+        summary
             .set("policy", Value::Str(s.policy.clone()))
             .set("procs", Value::Int(s.procs as i64))
             .set(
@@ -202,7 +209,11 @@ pub fn run(
         metadata,
     )?;
 
-    for name in ["clusters.parquet", "cluster_timeseries.parquet"] {
+    for name in [
+        "clusters.parquet",
+        "cluster_timeseries.parquet",
+        "queues.parquet",
+    ] {
         concat_with_cell(manifest, &dirs, name, &entry.path(name), metadata)?;
     }
     Ok(())

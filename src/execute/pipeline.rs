@@ -17,13 +17,14 @@ use crate::manifest::Manifest;
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 6] = [
+pub const RESULT_FILES: [&str; 7] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
     "reservations.parquet",
     "clusters.parquet",
     "cluster_timeseries.parquet",
+    "queues.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,9 @@ use crate::manifest::{Cell, WorkloadSource, synthetic};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
 use crate::sim::reservation::Reservations;
-use crate::sim::{Infeasible, Machine, SimConfig, Workload, simulate_reserving, timeseries};
+use crate::sim::{
+    Infeasible, Machine, SimConfig, Workload, simulate_limited, simulate_reserving, timeseries,
+};
 use crate::store::{JobLabels, JobsWriter, Table, Value, write_reservations, write_timeseries};
 use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
@@ -219,8 +221,14 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         }
         None => Reservations::default(),
     };
-    let outcome =
-        simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
+    let outcome = match &cell.queues {
+        Some(setup) => {
+            let policy = crate::sim::Policy::build(config.scheduler, &config.machine);
+            simulate_limited(&workload, &config, policy, &reservations, &setup.limits)
+        }
+        None => simulate_reserving(&workload, &config, &reservations),
+    }
+    .map_err(|e| e.to_string())?;
     let metrics_config = MetricsConfig {
         tau: cell.metrics.tau,
         warmup: cell.metrics.warmup,
@@ -260,6 +268,10 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
             .entry(reason.name().to_string())
             .or_default() += 1;
     }
+    // Jobs refused by the queue setup (only cells with one count these reasons).
+    for (_, why) in outcome.limits.iter().flat_map(|l| &l.rejected) {
+        *skipped_by_reason.entry(why.name().to_string()).or_default() += 1;
+    }
 
     let cell_summary = CellSummary {
         policy: cell.scheduler.policy.to_string(),
@@ -295,12 +307,18 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     let mut jobs =
         JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
     let job_labels = JobLabels {
+        limits: outcome.limits.as_ref(),
         clusters: &labels,
         queue_names: &workload.queue_names,
     };
     jobs.write("", &records, &job_labels)
         .map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
+
+    write_queue_summaries(
+        &entry.path("queues.parquet"),
+        &metrics::summarize_queues(&records, first, outcome.limits.as_ref()),
+    )?;
 
     write_reservations(
         &entry.path("reservations.parquet"),
@@ -380,6 +398,30 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     series
         .write(&entry.path("cluster_timeseries.parquet"), &[])
         .map_err(|e| e.to_string())
+}
+
+/// `queues.parquet`: one row per queue (docs/outputs.md).
+fn write_queue_summaries(
+    path: &std::path::Path,
+    rows: &[metrics::QueueSummary],
+) -> Result<(), String> {
+    let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    let mut table = Table::default();
+    for q in rows {
+        table
+            .row()
+            .set("queue", Value::Str(q.queue.clone()))
+            .set("jobs", Value::Int(q.jobs as i64))
+            .set("rejected", Value::Int(q.rejected as i64))
+            .set("held_jobs", Value::Int(q.held_jobs as i64))
+            .set("killed_by_limit", Value::Int(q.killed_by_limit as i64))
+            .set("wait_mean", opt(q.wait_mean))
+            .set("held_seconds_mean", opt(q.held_seconds_mean))
+            .set("bounded_slowdown_mean", opt(q.bounded_slowdown_mean))
+            .set("proc_seconds", Value::Float(q.proc_seconds))
+            .set("utilization_share", opt(q.utilization_share));
+    }
+    table.write(path, &[]).map_err(|e| e.to_string())
 }
 
 /// Resource kinds, in the order of [`crate::sim::ResourceVec`], as they appear in column names.

@@ -14,6 +14,7 @@ use super::axis::{self, NAME_AXES};
 use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
+use super::queues::{NO_QUEUES, QueueSetup};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
 
@@ -23,6 +24,7 @@ pub struct Sections<'a> {
     pub clusters: &'a BTreeMap<String, ClusterSpec>,
     pub schedulers: &'a BTreeMap<String, SchedulerSpec>,
     pub reservations: &'a BTreeMap<String, ReservationSpec>,
+    pub queues: &'a BTreeMap<String, QueueSetup>,
     pub metrics: &'a MetricsSpec,
     pub seeds: &'a [u64],
 }
@@ -34,6 +36,9 @@ impl Sections<'_> {
             "cluster" => self.clusters.keys().cloned().collect(),
             "reservations" => std::iter::once(NO_RESERVATIONS.to_string())
                 .chain(self.reservations.keys().cloned())
+                .collect(),
+            "queues" => std::iter::once(NO_QUEUES.to_string())
+                .chain(self.queues.keys().cloned())
                 .collect(),
             _ => self.schedulers.keys().cloned().collect(),
         }
@@ -48,13 +53,16 @@ impl Sections<'_> {
         if axis == "reservations" {
             return vec![NO_RESERVATIONS.to_string()];
         }
+        if axis == "queues" {
+            return self.queues.keys().cloned().collect();
+        }
         self.names(axis)
     }
 }
 
 /// The section a name axis picks from, for messages.
 fn section(axis: &str) -> String {
-    if axis == "reservations" {
+    if axis == "reservations" || axis == "queues" {
         axis.to_string()
     } else {
         format!("{axis}s")
@@ -114,6 +122,11 @@ pub fn expand(
         }
     }
     for name in NAME_AXES {
+        // Without queue setups the `queues` axis does not exist (cells and ids stay as they
+        // were before queues).
+        if name == "queues" && sections.queues.is_empty() {
+            continue;
+        }
         values.entry(name.to_string()).or_insert_with(|| {
             sections
                 .defaults(name)
@@ -298,6 +311,11 @@ pub fn expand(
                 scheduler: sections.schedulers[&name("scheduler")].clone(),
                 metrics: sections.metrics.clone(),
                 reservations: sections.reservations.get(&name("reservations")).cloned(),
+                queues: combo
+                    .get("queues")
+                    .and_then(Value::as_str)
+                    .and_then(|q| sections.queues.get(q))
+                    .cloned(),
                 seed,
             };
             for (a, v) in combo {

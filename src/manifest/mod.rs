@@ -11,6 +11,7 @@ mod ctx;
 mod error;
 mod grid;
 pub mod model;
+pub mod queues;
 pub mod raw;
 mod reservations;
 mod resolve;

@@ -40,6 +40,8 @@ pub struct Cell {
     pub metrics: MetricsSpec,
     /// Advance reservations injected into the run (`None`: the `none` scenario).
     pub reservations: Option<super::reservations::ReservationSpec>,
+    /// Queues, limits and quotas (`None`: the `none` setup, one queue without limits).
+    pub queues: Option<super::queues::QueueSetup>,
     pub seed: u64,
 }
 

@@ -102,7 +102,7 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
     if !cell.workload.reads_standard() {
         workload["reading"] = json!(cell.workload.reading);
     }
-    json!({
+    let mut material = json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
@@ -112,7 +112,12 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         "metrics": cell.metrics,
         "reservations": reservations,
         "seed": seed,
-    })
+    });
+    // Queues count by content, and only where a cell has them (other keys are unchanged).
+    if let Some(q) = &cell.queues {
+        material["queues"] = serde_json::to_value(&q.limits).expect("limits serialize");
+    }
+    material
 }
 
 /// Builds the plan for `manifests`. Panics only if a digest is missing for a trace the

@@ -1,12 +1,14 @@
 //! Metrics of a simulated run: per-job records and the run summary (docs/metrics.md gives every
 //! definition with its source).
 
+mod queues;
 mod record;
 mod size_class;
 mod stats;
 mod summary;
 pub mod usage;
 
+pub use queues::{QueueSummary, summarize_queues};
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
