@@ -39,6 +39,7 @@ bench: build
 	$(CARGO) bench --locked --bench pipeline
 	$(CARGO) bench --locked --bench throttle
 	$(CARGO) bench --locked --bench generate
+	$(CARGO) bench --locked --bench eet
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -68,7 +68,10 @@ def main():
             sys.exit("a job starts before it is submitted")
         if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
             sys.exit("wait != start - submit")
+        if any(c is not None for c in cols["cluster"]):
+            sys.exit("jobs.parquet: a processor pool has no named clusters")
         check_experiment(exe, trace, pathlib.Path(tmp))
+        check_topology(exe, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
         subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
                        check=True, stdout=subprocess.DEVNULL)
@@ -78,7 +81,70 @@ def main():
         for row in range(20):
             if sum(table[f"hour_{h:02}"][row] for h in range(24)) != table["jobs"][row]:
                 sys.exit("stats.parquet: the daily histogram does not add up to the jobs")
+        check_eet(exe, trace, pathlib.Path(tmp))
     print("parquet outputs match docs/outputs.md")
+
+
+def check_eet(exe, trace, tmp):
+    """`trace eet` on the bundled trace: the four files, and their definitions recomputed."""
+    out = {name: tmp / f"eet_{name}.parquet" for name in ["jobs", "users", "heatmap", "usage"]}
+    subprocess.run([exe, "trace", "eet", trace, "--memory", "100GiB", "--bin", "3600",
+                    "--jobs-out", out["jobs"], "--users-out", out["users"],
+                    "--heatmap-out", out["heatmap"], "--usage-out", out["usage"]],
+                   check=True, stdout=subprocess.DEVNULL)
+    jobs = check(out["jobs"], "eet_jobs.parquet (`schedlab trace eet --jobs-out`)").to_pydict()
+    users = check(out["users"], "eet_users.parquet (`schedlab trace eet --users-out`)").to_pydict()
+    heat = check(out["heatmap"], "eet_heatmap.parquet (`schedlab trace eet --heatmap-out`)").to_pydict()
+    usage = check(out["usage"], "eet_usage.parquet (`schedlab trace eet --usage-out`)").to_pydict()
+    for name, path in out.items():
+        meta = pq.read_metadata(path).metadata
+        for key in [b"schedlab.version", b"schedlab.trace", b"schedlab.eet.capacity", b"schedlab.eet.bin_seconds"]:
+            if key not in meta:
+                sys.exit(f"{path.name}: metadata lacks {key.decode()}")
+    bin_seconds = int(pq.read_metadata(out["heatmap"]).metadata[b"schedlab.eet.bin_seconds"])
+    if bin_seconds != 3600:
+        sys.exit(f"eet bin width {bin_seconds}, asked for 3600")
+    per_user = {}
+    for i in range(len(jobs["job_id"])):
+        eet, submit, runtime, end = jobs["eet"][i], jobs["submit"][i], jobs["runtime"][i], jobs["end"][i]
+        if eet < submit + runtime or eet != max(jobs["eet_cpu"][i], jobs["eet_memory"][i], submit + runtime):
+            sys.exit(f"eet_jobs row {i}: EET {eet} is not the latest over resources")
+        if end is None:
+            continue
+        if jobs["violated"][i] != (end > eet) or jobs["tardiness"][i] != max(0, end - eet):
+            sys.exit(f"eet_jobs row {i}: violated/tardiness disagree with end and EET")
+        if jobs["latest_start"][i] != eet - runtime:
+            sys.exit(f"eet_jobs row {i}: latest_start != eet - runtime")
+        u = per_user.setdefault(jobs["user"][i], [0, 0, 0, 0])
+        u[0] += 1
+        u[1] += jobs["violated"][i]
+        u[2] += jobs["tardiness"][i]
+        u[3] += jobs["cpus"][i] * jobs["tardiness"][i]
+    for i, user in enumerate(users["user"]):
+        judged, violated, tardiness, weighted = per_user.get(user, [0, 0, 0, 0])
+        if (users["judged"][i], users["violated"][i], users["tardiness"][i], users["weighted_tardiness"][i]) \
+                != (judged, violated, tardiness, weighted):
+            sys.exit(f"eet_users: user {user} disagrees with its jobs")
+        if judged and abs(users["veet"][i] - 100.0 * violated / judged) > 1e-9:
+            sys.exit(f"eet_users: user {user}: VEET_u is not Formula 1")
+    # The heatmap's cells add up to each user's total tardiness (Σ cells × width = Σ T_j).
+    plotted = {}
+    for user, mean in zip(heat["user"], heat["violated_mean"]):
+        plotted[user] = plotted.get(user, 0.0) + mean * bin_seconds
+    for user, (_, _, tardiness, _) in per_user.items():
+        if abs(plotted.get(user, 0.0) - tardiness) > 1e-6 * max(1, tardiness):
+            sys.exit(f"eet_heatmap: user {user} plots {plotted.get(user)} s of {tardiness} s tardiness")
+    if sum(heat["violated_max"]) == 0 or len(usage["time"]) == 0:
+        sys.exit("eet: no violation plotted or no usage bins")
+    cpus = int(pq.read_metadata(out["usage"]).metadata[b"schedlab.eet.cpus"])
+    if any(t % bin_seconds for t in usage["time"]) or any(
+            f < 0 or abs(f - c / cpus) > 1e-12 for f, c in zip(usage["cpu_fraction"], usage["cpu"])):
+        sys.exit("eet_usage: bins not aligned or cpu_fraction != cpu / the system's CPUs")
+    # Busy CPU-seconds in the bins = Σ cpus × runtime over the jobs with a start.
+    busy = sum(c * bin_seconds for c in usage["cpu"])
+    work = sum(c * r for c, r, e in zip(jobs["cpus"], jobs["runtime"], jobs["end"]) if e is not None)
+    if abs(busy - work) > 1e-6 * work:
+        sys.exit(f"eet_usage: {busy} busy CPU-seconds, the jobs ran {work}")
 
 
 def check_experiment(exe, trace, tmp):
@@ -124,6 +190,81 @@ grid:
         for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment"]:
             if key not in meta:
                 sys.exit(f"{name}: metadata lacks {key.decode()}")
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def check_topology(exe, tmp):
+    """Runs the bundled wagap-2013 trace on its two clusters and recomputes the per-cluster and
+    per-resource columns from the per-job rows (docs/metrics.md, "Utilization by resource")."""
+    manifest = tmp / "topo.yaml"
+    manifest.write_text(f"""name: topo
+workloads:
+  wagap: {{trace: {ROOT / "workloads" / "wagap-2013.swf.gz"}, memory: bytes_per_node, first_jobs: 3000}}
+clusters:
+  wagap:
+    machines: {ROOT / "workloads" / "wagap-2013.swf.machines"}
+    properties: [x86_64, brno, nfs4]
+    topology:
+      zewura: {{properties: [nodecpus80]}}
+      zegox: {{properties: [nodecpus12, debian, linux, infiniband]}}
+schedulers:
+  easy: {{policy: easy}}
+grid:
+  axes:
+    ignore_memory: [false, true]
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "topo"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")]).to_pydict()
+    check(out / "timeseries.parquet", "timeseries.parquet")
+    clusters = check(out / "clusters.parquet", "clusters.parquet").to_pylist()
+    check(out / "cluster_timeseries.parquet", "cluster_timeseries.parquet")
+    for i, cell in enumerate(summary["cell"]):
+        if summary["memory_reading"][i] != "bytes_per_node" or summary["placement"][i] != "first_fit":
+            sys.exit(f"{cell}: reading options or placement not recorded")
+        reasons = sum(v[i] for k, v in summary.items() if k.startswith("skipped_") and k != "skipped_too_large")
+        if reasons != summary["skipped_too_large"][i]:
+            sys.exit(f"{cell}: skipped_* by reason add up to {reasons}, not skipped_too_large")
+        if summary["jobs"][i] + summary["skipped_too_large"][i] != 3000:
+            sys.exit(f"{cell}: simulated + infeasible jobs != the 3000 jobs read")
+        rows = [j for j in range(len(jobs["cell"])) if jobs["cell"][j] == cell]
+        a, b = summary["window_start"][i], summary["window_end"][i]
+        mine = [c for c in clusters if c["cell"] == cell]
+        if [c["cluster"] for c in mine] != ["zewura", "zegox"]:
+            sys.exit(f"{cell}: clusters {[c['cluster'] for c in mine]}")
+        for kind, column in [("cores", "cores"), ("memory", "memory_kb")]:
+            total = 0.0
+            for c in mine:
+                held = sum(jobs[column][j] * max(0, min(jobs["end"][j], b) - max(jobs["start"][j], a))
+                           for j in rows if jobs["cluster"][j] == c["cluster"])
+                total += held
+                if not close(c[f"utilization_{kind}"], held / (c[column] * (b - a))):
+                    sys.exit(f"{cell} {c['cluster']}: utilization_{kind} does not match the jobs")
+            if not close(summary[f"utilization_{kind}"][i], total / (summary[column][i] * (b - a))):
+                sys.exit(f"{cell}: utilization_{kind} does not match the jobs")
+        for c in mine:
+            waits = [jobs["wait"][j] for j in rows if jobs["cluster"][j] == c["cluster"]]
+            if c["measured_jobs"] != len(waits) or not close(c["wait_mean"], sum(waits) / len(waits)):
+                sys.exit(f"{cell} {c['cluster']}: per-cluster waits do not match the jobs")
+        ignore = summary["ignore_memory"][i]
+        for j in rows:
+            if jobs["cluster"][j] not in ("zewura", "zegox") or jobs["nodes"][j] < 1:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} has no cluster or nodes")
+            if not ignore and jobs["memory_kb"][j] < jobs["requested_memory_kb"][j]:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} holds less memory than it asked for")
+    # The reading does not depend on the machine: a job asks for the same memory in both cells.
+    asked = {}
+    for j in range(len(jobs["cell"])):
+        if asked.setdefault(jobs["job_id"][j], jobs["requested_memory_kb"][j]) != jobs["requested_memory_kb"][j]:
+            sys.exit("requested_memory_kb differs between memory taken into account and ignored")
+    queue_names = set(jobs["queue_name"])
+    if None in queue_names or not queue_names:
+        sys.exit("wagap-2013 names every job's queue (Alea's extended SWF)")
 
 
 if __name__ == "__main__":

@@ -193,45 +193,15 @@ fn a_job_reaching_the_cpu_time_limit_is_killed_then() {
 }
 
 #[test]
-fn higher_priority_queues_are_served_first() {
+fn queues_of_different_priorities_are_refused_until_a_priority_order_composes() {
     let mut short = queue("short");
     short.priority = 10;
-    let long = queue("long");
-    let limits = by_number(vec![short, long]);
-    let jobs = vec![
-        in_queue(1, job(1, 0, 1, 10)),
-        in_queue(1, job(2, 1, 1, 10)),
-        in_queue(0, job(3, 2, 1, 10)),
-    ];
-    for kind in [SchedulerKind::Fcfs, SchedulerKind::Easy] {
-        let (out, _) = run(jobs.clone(), &common::pool(1, kind), &limits);
-        assert_eq!(
-            start_of(&out, 2),
-            10,
-            "{kind}: the short queue's job goes first"
-        );
-        assert_eq!(start_of(&out, 1), 20, "{kind}");
-    }
-    // Conservative keeps the reservation the long job got at t=1; priority orders the
-    // compression of later reservations, it does not take a promise back.
-    let (out, _) = run(
-        jobs.clone(),
-        &common::pool(1, SchedulerKind::Conservative),
-        &limits,
-    );
-    assert_eq!((start_of(&out, 1), start_of(&out, 2)), (10, 20));
-    let mut both = jobs.clone();
-    both[1].submit = 2;
-    // Submitted at the same instant, both are planned in priority order.
-    let (out, _) = run(both, &common::pool(1, SchedulerKind::Conservative), &limits);
-    assert_eq!((start_of(&out, 2), start_of(&out, 1)), (10, 20));
-    // Without limits: submission order.
-    let (out, _) = run(
-        jobs,
-        &common::pool(1, SchedulerKind::Fcfs),
-        &Limits::single("one"),
-    );
-    assert_eq!(start_of(&out, 1), 10);
+    let limits = by_number(vec![short, queue("long")]);
+    let config = common::pool(1, SchedulerKind::Easy);
+    let policy = Policy::build(config.scheduler, &config.machine);
+    let w = Workload::new(vec![in_queue(0, job(1, 0, 1, 10))]);
+    let err = simulate_limited(&w, &config, policy, &Reservations::default(), &limits).unwrap_err();
+    assert!(err.to_string().contains("priority"), "{err}");
 }
 
 #[test]
@@ -389,7 +359,7 @@ fn topology_machine(nodes: u32, cores: u32) -> Machine {
 }
 
 #[test]
-fn limits_apply_on_topologies_and_priorities_there_are_refused() {
+fn limits_apply_on_topologies() {
     let mut a = queue("a");
     a.caps.max_running = Some(1);
     let limits = by_number(vec![a]);
@@ -403,13 +373,6 @@ fn limits_apply_on_topologies_and_priorities_there_are_refused() {
         assert_eq!(start_of(&out, 1), 100, "{kind}");
         assert_eq!(l.held_by[1], Some(LimitKind::QueueMaxRunning));
     }
-    let mut high = queue("high");
-    high.priority = 1;
-    let tiers = by_number(vec![high, queue("low")]);
-    let config = SimConfig::new(topology_machine(2, 4), SchedulerKind::Easy);
-    let policy = Policy::build(config.scheduler, &config.machine);
-    let w = Workload::new(jobs);
-    assert!(simulate_limited(&w, &config, policy, &Reservations::default(), &tiers).is_err());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,7 +426,7 @@ fn arb_limits() -> impl Strategy<Value = Limits> {
         prop::collection::vec(
             (
                 arb_caps(),
-                0i64..3,
+                Just(0i64),
                 prop::option::of(20i64..100),
                 prop::option::of(10i64..60),
             ),
@@ -631,10 +594,7 @@ proptest! {
     }
 
     #[test]
-    fn no_limit_is_exceeded_on_a_topology(jobs in arb_jobs(), mut limits in arb_limits(), kind in 0usize..3) {
-        for q in &mut limits.queues {
-            q.priority = 0;
-        }
+    fn no_limit_is_exceeded_on_a_topology(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..3) {
         let kind = SchedulerKind::ALL[kind];
         let config = SimConfig::new(topology_machine(2, 4), kind);
         let (out, l) = run(jobs.clone(), &config, &limits);

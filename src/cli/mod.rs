@@ -2,7 +2,9 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod date;
 mod diff;
+mod eet;
 mod fit;
 mod gc;
 mod generate;

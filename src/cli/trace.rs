@@ -12,6 +12,8 @@ pub enum Command {
     Info(InfoArgs),
     /// Per-group runtime, wait and interarrival statistics, ŴT, daily cycle and R0(t).
     Stats(super::stats::StatsArgs),
+    /// Expected end times on the recorded schedule: violated EETs, VEET_u, WT_u, heatmap.
+    Eet(Box<super::eet::EetArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -38,6 +40,7 @@ pub struct InfoArgs {
 pub fn run(command: Command) -> Result<(), CliError> {
     match command {
         Command::Stats(args) => super::stats::run(args),
+        Command::Eet(args) => super::eet::run(*args),
         Command::Info(args) => {
             if args.topology.machines.is_some() && args.procs.is_some() {
                 return Err(CliError::input("give --machines or --procs, not both"));

@@ -358,9 +358,11 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     )
     .map_err(|e| e.to_string())?;
 
-    // Per cluster: capacity and utilization over the window, and over time.
+    // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
+    // utilization over time.
     let mut clusters = Table::default();
     let jobs_in = |c: usize| records.iter().filter(|r| r.cluster as usize == c).count();
+    let measured = metrics::per_cluster(&records[first..], cluster_names.len());
     for (c, name) in cluster_names.iter().enumerate() {
         clusters
             .row()
@@ -376,6 +378,15 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
                 per_cluster[c][k].map_or(Value::Null, Value::Float),
             );
         }
+        let m = &measured[c];
+        let float = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+        clusters
+            .set("measured_jobs", Value::Int(m.jobs as i64))
+            .set("wait_mean", float(m.wait.mean))
+            .set("wait_median", float(m.wait.median))
+            .set("wait_p95", float(m.wait.p95))
+            .set("bounded_slowdown_mean", float(m.bounded_slowdown_mean))
+            .set("backfilled_fraction", float(m.backfilled_fraction));
     }
     clusters
         .write(&entry.path("clusters.parquet"), &[])

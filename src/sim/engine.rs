@@ -16,6 +16,7 @@ use super::job::{Time, Workload};
 use super::limits::{Admission, LimitState, Limits, LimitsError, LimitsOutcome};
 use super::machine::{Infeasible, Machine};
 use super::machine_state::{MachineState, Refusal, TopologyState};
+use super::queue::Queue;
 use super::reservation::{
     Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, ThrottleState,
     capacity_for, place, place_on_nodes,
@@ -245,8 +246,8 @@ pub fn simulate_limited(
     limits: &Limits,
 ) -> Result<SimOutcome, SimError> {
     limits.validate()?;
-    if limits.has_tiers() && matches!(config.machine, Machine::Topology(_)) {
-        return Err(LimitsError::PrioritiesOnTopology.into());
+    if limits.has_tiers() {
+        return Err(LimitsError::Priorities.into());
     }
     // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
     // plan with the cut request. The workload is copied only when some request is cut.
@@ -328,8 +329,10 @@ struct Engine<'w> {
     arrivals: Vec<QueuedJob>,
     next_arrival: usize,
     completions: BinaryHeap<Reverse<(Time, u32)>>,
-    queue: Vec<QueuedJob>,
+    queue: Queue,
     running: RunningSet,
+    /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
+    ended: Vec<RunningJob>,
     /// Per job index: expected end while it runs.
     expected_end: Vec<Time>,
     state: MachineState,
@@ -488,8 +491,9 @@ impl<'w> Engine<'w> {
             arrivals,
             next_arrival: 0,
             completions: BinaryHeap::new(),
-            queue: Vec::new(),
+            queue: Queue::default(),
             running: RunningSet::default(),
+            ended: Vec::new(),
             expected_end: vec![0; workload.len()],
             state,
             free: config.machine.capacity(),
@@ -608,6 +612,7 @@ impl<'w> Engine<'w> {
                         free: self.free,
                         queue: &self.queue,
                         running: &self.running,
+                        ended: &self.ended,
                         reservations: &self.booking.granted,
                     };
                     throttle.check_request(request, capacity).and_then(|()| {
@@ -813,8 +818,21 @@ impl<'w> Engine<'w> {
                     let nodes = std::mem::take(&mut u.held[job as usize]);
                     u.table.release(running.demand, &nodes);
                 }
-                MachineState::Topology(t) => t.release(job, expected_end, now),
+                MachineState::Topology(t) => {
+                    // Every job completes before the run ends: its nodes move to the outcome.
+                    if let Some(a) = t.release(job, expected_end, now) {
+                        if self.assignments.is_empty() {
+                            self.assignments = vec![None; self.workload.len()];
+                        }
+                        self.assignments[job as usize] = Some(Assignment {
+                            job,
+                            class: a.class,
+                            nodes: a.nodes,
+                        });
+                    }
+                }
             }
+            self.ended.push(running);
         }
     }
 
@@ -825,34 +843,16 @@ impl<'w> Engine<'w> {
         });
         self.ask(now, starts)?;
         if !starts.is_empty() {
-            self.started_jobs.clear();
-            self.started_jobs
-                .extend(starts.iter().map(|&pos| self.queue[pos].job));
             if let Some(l) = &mut self.limits {
                 for &job in &self.started_jobs {
                     l.started(job);
                 }
             }
-            let mut started = starts.iter().peekable();
-            let mut pos = 0;
-            self.queue.retain(|_| {
-                let keep = started.peek() != Some(&&pos);
-                if !keep {
-                    started.next();
-                }
-                pos += 1;
-                keep
-            });
+            // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
+            self.queue.remove_positions(starts);
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
-            // precedes it in submission order (the earliest eligible job when the queue is in
-            // priority tiers).
-            let tiers = self.limits.as_ref().is_some_and(LimitState::has_tiers);
-            let head = if tiers {
-                self.queue.iter().map(|q| q.job).min()
-            } else {
-                self.queue.first().map(|q| q.job)
-            };
-            if let Some(head) = head {
+            // precedes it in submission order.
+            if let Some(head) = self.queue.first().map(|q| q.job) {
                 for &job in &self.started_jobs {
                     if job > head
                         && let Some(outcome) = &mut self.outcomes[job as usize]
@@ -886,6 +886,7 @@ impl<'w> Engine<'w> {
     /// positions started, in increasing order.
     fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
         starts.clear();
+        self.started_jobs.clear();
         match &mut self.policy {
             Policy::Units(scheduler) => {
                 let view = View {
@@ -894,6 +895,7 @@ impl<'w> Engine<'w> {
                     free: self.free,
                     queue: &self.queue,
                     running: &self.running,
+                    ended: &self.ended,
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
@@ -905,7 +907,9 @@ impl<'w> Engine<'w> {
                             position: pos,
                         });
                     }
-                    self.start(now, self.queue[pos], None)?;
+                    let queued = self.queue[pos];
+                    self.start(now, queued, None)?;
+                    self.started_jobs.push(queued.job);
                 }
             }
             Policy::Nodes(scheduler) => {
@@ -935,11 +939,14 @@ impl<'w> Engine<'w> {
                     }
                 }
                 for d in decisions.starts() {
-                    self.start(now, self.queue[d.pos], Some((d.class, decisions.nodes(d))))?;
+                    let queued = self.queue[d.pos];
+                    self.start(now, queued, Some((d.class, decisions.nodes(d))))?;
+                    self.started_jobs.push(queued.job);
                 }
                 self.decisions = decisions;
             }
         }
+        self.ended.clear();
         Ok(())
     }
 
@@ -992,14 +999,6 @@ impl<'w> Engine<'w> {
                             problem,
                         },
                     })?;
-                if self.assignments.is_empty() {
-                    self.assignments = vec![None; self.workload.len()];
-                }
-                self.assignments[queued.job as usize] = Some(Assignment {
-                    job: queued.job,
-                    class,
-                    nodes: nodes.to_vec(),
-                });
                 let total = shape.total();
                 let info = t.layout.class(class);
                 (
@@ -1051,16 +1050,9 @@ impl<'w> Engine<'w> {
 }
 
 impl Engine<'_> {
-    /// Puts an eligible job into the policy's queue at its place: priority tier, then
-    /// submission order.
+    /// Puts an eligible job into the policy's queue at its place in submission order.
     fn enqueue(&mut self, job: QueuedJob) {
-        let Some(l) = &self.limits else {
-            self.queue.push(job);
-            return;
-        };
-        let key = l.order_key(job.job);
-        let at = self.queue.partition_point(|q| l.order_key(q.job) < key);
-        self.queue.insert(at, job);
+        self.queue.insert(job);
     }
 
     /// Moves the held jobs that freed caps admit into the policy's queue; whether any moved.
@@ -1095,7 +1087,7 @@ fn node_view<'a>(
     now: Time,
     placement: Placement,
     workload: &'a Workload,
-    queue: &'a [QueuedJob],
+    queue: &'a Queue,
     running: &'a RunningSet,
 ) -> NodeView<'a> {
     NodeView {

@@ -32,6 +32,8 @@ pub(crate) struct TopologyState {
     pub free: FreeNodes,
     /// Per constraint id of the workload: eligible classes in placement order (empty: none).
     pub eligible: Vec<Vec<u32>>,
+    /// Per constraint id: why no class is eligible, if none is.
+    ineligible: Vec<Option<Infeasible>>,
     /// Per job index: its nodes while it runs.
     pub allocs: Vec<Option<Alloc>>,
     /// Jobs completed since the previous scheduler call.
@@ -68,16 +70,20 @@ impl MachineState {
             }),
             Machine::Topology(t) => {
                 let layout = Layout::new(t)?;
-                let eligible = layout
+                let (eligible, ineligible) = layout
                     .eligibility(&workload.constraints, placement)
                     .into_iter()
-                    .map(Result::unwrap_or_default)
-                    .collect();
+                    .map(|e| match e {
+                        Ok(classes) => (classes, None),
+                        Err(why) => (Vec::new(), Some(why)),
+                    })
+                    .unzip();
                 MachineState::Topology(Box::new(TopologyState {
                     free: FreeNodes::new(&layout),
                     mark: vec![0; layout.node_count() as usize],
                     layout,
                     eligible,
+                    ineligible,
                     allocs: vec![None; workload.len()],
                     completed: Vec::new(),
                     reservations: Vec::new(),
@@ -95,11 +101,12 @@ impl MachineState {
         match self {
             MachineState::Uniform(u) => u.machine.demand(job),
             MachineState::Topology(t) => {
-                let constraint = job.request.constraint;
-                let classes = t
-                    .layout
-                    .eligible(workload.constraints.get(constraint), Placement::FirstFit)?;
-                t.layout.admit(job, &classes)?;
+                let c = job.request.constraint.0 as usize;
+                debug_assert!(c < workload.constraints.len());
+                if let Some(why) = t.ineligible[c] {
+                    return Err(why);
+                }
+                t.layout.admit(job, &t.eligible[c])?;
                 Ok(ResourceVec::units(u64::from(job.procs)))
             }
         }
@@ -164,17 +171,17 @@ impl TopologyState {
         Ok(shape)
     }
 
-    /// Gives back what job `index` held.
-    pub fn release(&mut self, index: u32, expected_end: Time, end: Time) {
-        if let Some(a) = self.allocs[index as usize].take() {
-            for (i, &node) in a.nodes.iter().enumerate() {
-                self.free.give(node, a.shape.amount(i as u32));
-            }
+    /// Gives back what job `index` held; returns its allocation.
+    pub fn release(&mut self, index: u32, expected_end: Time, end: Time) -> Option<Alloc> {
+        let a = self.allocs[index as usize].take()?;
+        for (i, &node) in a.nodes.iter().enumerate() {
+            self.free.give(node, a.shape.amount(i as u32));
         }
         self.completed.push(Completed {
             job: index,
             expected_end,
             end,
         });
+        Some(a)
     }
 }

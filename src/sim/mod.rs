@@ -10,6 +10,7 @@ pub mod machine;
 pub(crate) mod machine_state;
 pub mod metrics;
 pub mod nodes;
+pub mod queue;
 pub mod random;
 pub mod reservation;
 pub mod resources;

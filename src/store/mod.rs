@@ -2,12 +2,14 @@
 //! atomically and deterministically. The schema is a documented contract (docs/outputs.md).
 
 mod atomic;
+mod eet;
 mod jobs;
 mod reservations;
 mod table;
 mod timeseries;
 
 pub use atomic::{AtomicFile, readable_temp};
+pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 pub use jobs::{JobLabels, JobsWriter};
 pub use reservations::write_reservations;
 pub use table::{Table, Value};

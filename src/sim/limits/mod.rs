@@ -236,9 +236,9 @@ pub enum LimitsError {
     #[error("{what}: {problem}")]
     BadCaps { what: String, problem: String },
     #[error(
-        "queue priorities on a topology need the order composition of issue 12: give every queue the same priority there"
+        "queues of different priorities need a priority queue order (issue 12's `order: priority`, which weighs queue priority); the policies here walk the eligible jobs in submission order"
     )]
-    PrioritiesOnTopology,
+    Priorities,
 }
 
 impl Limits {

@@ -1,6 +1,8 @@
 //! Metrics of a simulated run: per-job records and the run summary (docs/metrics.md gives every
 //! definition with its source).
 
+pub mod eet;
+mod per_cluster;
 mod queues;
 mod record;
 mod size_class;
@@ -8,6 +10,7 @@ mod stats;
 mod summary;
 pub mod usage;
 
+pub use per_cluster::{ClusterJobs, per_cluster};
 pub use queues::{QueueSummary, summarize_queues};
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};

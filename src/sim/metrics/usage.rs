@@ -49,8 +49,8 @@ pub fn utilization(
     for r in records {
         let overlap = (r.end.min(end) - r.start.max(start)).max(0) as f64;
         if let Some(h) = held.get_mut(r.cluster as usize) {
-            for k in 0..KINDS {
-                h[k] += r.held.0[k] as f64 * overlap;
+            for (sum, amount) in h.iter_mut().zip(r.held.0) {
+                *sum += amount as f64 * overlap;
             }
         }
     }
@@ -94,8 +94,8 @@ pub fn utilization_bins(
             let k = ((t - origin) / step) as usize;
             let bin_end = origin + (k as Time + 1) * step;
             let piece = (to.min(bin_end) - t) as f64;
-            for kind in 0..KINDS {
-                series[k][kind] += r.held.0[kind] as f64 * piece;
+            for (sum, amount) in series[k].iter_mut().zip(r.held.0) {
+                *sum += amount as f64 * piece;
             }
             t = to.min(bin_end);
         }

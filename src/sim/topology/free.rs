@@ -62,6 +62,11 @@ pub struct FreeNodes {
     class_free: Vec<ResourceVec>,
     idle: Vec<Bits>,
     partial: Vec<Bits>,
+    /// Per class: how many nodes have each number of free cores (0..=cores), at
+    /// `hist_at[class]..`; and the largest free core count of any of its nodes.
+    hist: Vec<u32>,
+    hist_at: Vec<usize>,
+    max_cores: Vec<u64>,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -83,7 +88,18 @@ impl FreeNodes {
             ));
             class_of.extend(std::iter::repeat_n(c as u32, class.capacity.nodes as usize));
         }
+        let mut hist_at = Vec::with_capacity(classes.len());
+        let mut hist = Vec::new();
+        for class in classes {
+            hist_at.push(hist.len());
+            let cores = class.capacity.per_node.0[0] as usize;
+            hist.resize(hist.len() + cores + 1, 0);
+            *hist.last_mut().expect("cores + 1 > 0") = class.capacity.nodes;
+        }
         FreeNodes {
+            hist,
+            hist_at,
+            max_cores: classes.iter().map(|c| c.capacity.per_node.0[0]).collect(),
             free,
             first: classes.iter().map(|c| c.nodes.start).collect(),
             capacity: classes.iter().map(|c| c.capacity.per_node).collect(),
@@ -138,28 +154,49 @@ impl FreeNodes {
         self.free[node as usize] == self.capacity[c as usize]
     }
 
+    /// The largest number of free cores any node of `class` has.
+    #[inline]
+    pub fn max_free_cores(&self, class: u32) -> u64 {
+        self.max_cores[class as usize]
+    }
+
     /// Takes `amount` from `node`, or refuses without changing anything.
     pub fn take(&mut self, node: u32, amount: ResourceVec) -> Result<(), NotFree> {
-        let slot = &mut self.free[node as usize];
-        *slot = slot.checked_sub(&amount).ok_or(NotFree { node })?;
+        let old = self.free[node as usize];
+        self.free[node as usize] = old.checked_sub(&amount).ok_or(NotFree { node })?;
         let c = self.class_of[node as usize] as usize;
         self.class_free[c] -= amount;
-        self.reindex(node);
+        self.reindex(node, old.0[0]);
         Ok(())
     }
 
     /// Gives back what [`FreeNodes::take`] took.
     pub fn give(&mut self, node: u32, amount: ResourceVec) {
         let c = self.class_of[node as usize] as usize;
+        let old = self.free[node as usize];
         self.free[node as usize] += amount;
         debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
         self.class_free[c] += amount;
-        self.reindex(node);
+        self.reindex(node, old.0[0]);
     }
 
-    fn reindex(&mut self, node: u32) {
+    fn reindex(&mut self, node: u32, old_cores: u64) {
         let c = self.class_of[node as usize] as usize;
         let free = self.free[node as usize];
+        let new_cores = free.0[0];
+        if new_cores != old_cores {
+            let h = &mut self.hist[self.hist_at[c]..];
+            h[old_cores as usize] -= 1;
+            h[new_cores as usize] += 1;
+            let max = &mut self.max_cores[c];
+            if new_cores > *max {
+                *max = new_cores;
+            } else {
+                while *max > 0 && h[*max as usize] == 0 {
+                    *max -= 1;
+                }
+            }
+        }
         let i = node - self.first[c];
         let idle = free == self.capacity[c];
         self.idle[c].set(i, idle);
@@ -170,44 +207,89 @@ impl FreeNodes {
     /// index: idle and partial nodes when `cores > 0` (a node with no free core cannot), every
     /// node otherwise; only idle nodes when `idle_only`. The caller checks each node's free
     /// vector.
-    pub fn candidates(
-        &self,
-        class: u32,
-        cores: u64,
-        idle_only: bool,
-    ) -> impl Iterator<Item = u32> + '_ {
+    #[inline]
+    pub fn candidates(&self, class: u32, cores: u64, idle_only: bool) -> Candidates<'_> {
         let c = class as usize;
         let first = self.first[c];
-        let idle = &self.idle[c];
-        let partial = &self.partial[c];
-        let all = cores == 0 && !idle_only;
-        let n = idle.words.len();
-        let nodes = if c + 1 < self.first.len() {
-            self.first[c + 1] - first
+        let end = self
+            .first
+            .get(c + 1)
+            .copied()
+            .unwrap_or(self.free.len() as u32);
+        let which = if idle_only {
+            Which::Idle
+        } else if cores > 0 {
+            Which::Usable
         } else {
-            self.free.len() as u32 - first
+            Which::All
         };
-        (0..n).flat_map(move |w| {
-            let mut bits = if all {
-                if (w + 1) * 64 <= nodes as usize {
+        let mut it = Candidates {
+            idle: &self.idle[c],
+            partial: &self.partial[c],
+            which,
+            first,
+            nodes: end - first,
+            word: 0,
+            bits: 0,
+        };
+        it.bits = it.load(0);
+        it
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Idle,
+    Usable,
+    All,
+}
+
+/// Iterator of [`FreeNodes::candidates`].
+pub struct Candidates<'a> {
+    idle: &'a Bits,
+    partial: &'a Bits,
+    which: Which,
+    first: u32,
+    nodes: u32,
+    word: usize,
+    bits: u64,
+}
+
+impl Candidates<'_> {
+    #[inline]
+    fn load(&self, w: usize) -> u64 {
+        if w >= self.idle.words.len() {
+            return 0;
+        }
+        match self.which {
+            Which::Idle => self.idle.word(w),
+            Which::Usable => self.idle.word(w) | self.partial.word(w),
+            Which::All => {
+                if (w + 1) * 64 <= self.nodes as usize {
                     u64::MAX
                 } else {
-                    (1u64 << (nodes % 64)) - 1
+                    (1u64 << (self.nodes % 64)) - 1
                 }
-            } else if idle_only {
-                idle.word(w)
-            } else {
-                idle.word(w) | partial.word(w)
-            };
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros();
-                bits &= bits - 1;
-                Some(first + w as u32 * 64 + b)
-            })
-        })
+            }
+        }
+    }
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.bits == 0 {
+            self.word += 1;
+            if self.word >= self.idle.words.len() {
+                return None;
+            }
+            self.bits = self.load(self.word);
+        }
+        let b = self.bits.trailing_zeros();
+        self.bits &= self.bits - 1;
+        Some(self.first + self.word as u32 * 64 + b)
     }
 }
 
@@ -239,6 +321,19 @@ mod tests {
         f.take(65, ResourceVec([8, 1, 0])).unwrap(); // no core left
         assert_eq!(f.idle_count(0), 68);
         assert_eq!(f.class_free(0), ResourceVec([550, 1115, 0]));
+        assert_eq!(f.max_free_cores(0), 8);
+        for n in 0..70 {
+            if n != 65 {
+                f.take(n, ResourceVec([if n == 3 { 4 } else { 6 }, 0, 0]))
+                    .unwrap();
+            }
+        }
+        assert_eq!(f.max_free_cores(0), 2);
+        for n in 0..70 {
+            if n != 65 {
+                f.give(n, ResourceVec([if n == 3 { 4 } else { 6 }, 0, 0]));
+            }
+        }
         let with_core: Vec<u32> = f.candidates(0, 1, false).collect();
         assert_eq!(with_core.len(), 69);
         assert!(with_core.contains(&3) && !with_core.contains(&65));
@@ -253,6 +348,7 @@ mod tests {
         f.give(65, ResourceVec([8, 1, 0]));
         assert_eq!(f.idle_count(0), 70);
         assert!(f.is_idle(65));
+        assert_eq!(f.max_free_cores(0), 8);
         assert_eq!(f.candidates(0, 1, false).count(), 70);
     }
 }

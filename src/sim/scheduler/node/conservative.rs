@@ -21,7 +21,8 @@ use std::collections::{BTreeSet, HashMap};
 use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
-use crate::sim::scheduler::order::QueueOrder;
+use crate::sim::scheduler::QueuedJob;
+use crate::sim::scheduler::order::{Ordered, QueueOrder};
 use crate::sim::topology::{NodeShape, Timeline};
 
 /// A queued job's reservation.
@@ -42,8 +43,9 @@ pub struct NodeConservative {
     nodes: Vec<u32>,
     plans: HashMap<u32, Plan>,
     by_start: BTreeSet<(Time, u32)>,
-    /// The highest job index ever planned: later queue entries are new arrivals.
-    seen: Option<u32>,
+    /// The queue prefix planned so far: later entries arrived since the last call.
+    planned: usize,
+    ordered: Vec<(usize, QueuedJob)>,
     epoch: Option<u64>,
     /// The last compression moved a job: a job compressed before it may now fit earlier, so
     /// the next call compresses again.
@@ -60,7 +62,8 @@ impl NodeConservative {
             nodes: Vec::new(),
             plans: HashMap::new(),
             by_start: BTreeSet::new(),
-            seen: None,
+            planned: 0,
+            ordered: Vec::new(),
             epoch: None,
             unsettled: false,
         }
@@ -153,12 +156,18 @@ impl NodeConservative {
     fn replan(&mut self, view: &NodeView<'_>) {
         let now = view.now;
         view.committed_timeline(&mut self.tl);
-        self.order
-            .order(now, view.queue, view.jobs, &mut self.positions);
+        let mut ordered = std::mem::take(&mut self.ordered);
+        ordered.clear();
+        ordered.extend(Ordered::new(
+            &mut *self.order,
+            now,
+            view.queue,
+            view.jobs,
+            &mut self.positions,
+        ));
         let mut old = std::mem::take(&mut self.plans);
         old.retain(|_, p| p.start >= now);
-        for &pos in &self.positions {
-            let q = &view.queue[pos];
+        for (_, q) in &ordered {
             if let Some(p) = old.get(&q.job) {
                 let end = p.start + q.requested_time;
                 self.tl.hold(p.class, &p.shape, &p.nodes, p.start, end);
@@ -166,8 +175,7 @@ impl NodeConservative {
         }
         self.by_start.clear();
         self.unsettled = false;
-        for i in 0..self.positions.len() {
-            let q = view.queue[self.positions[i]];
+        for &(_, q) in &ordered {
             let previous = old.remove(&q.job);
             let previous_start = previous.as_ref().map(|p| p.start);
             if let Some(p) = &previous {
@@ -196,7 +204,7 @@ impl NodeConservative {
                 self.plans.insert(q.job, plan);
             }
         }
-        self.seen = view.queue.last().map(|q| q.job).max(self.seen);
+        self.ordered = ordered;
     }
 }
 
@@ -221,26 +229,22 @@ impl NodeScheduler for NodeConservative {
             self.replan(view);
         } else {
             self.tl.advance(view.layout, now);
-            let first_new = match self.seen {
-                Some(s) => view.queue.partition_point(|q| q.job <= s),
-                None => 0,
-            };
-            for q in &view.queue[first_new..] {
+            for q in view.queue.iter_from(self.planned) {
                 let best = self.earliest(view, q.job);
                 if let Some(plan) = self.place(view, q.job, best) {
                     self.by_start.insert((plan.start, q.job));
                     self.plans.insert(q.job, plan);
                 }
             }
-            self.seen = view.queue.last().map(|q| q.job).max(self.seen);
         }
+        let before = decisions.starts().len();
         while let Some(&(start, job)) = self.by_start.first() {
             if start != now {
                 break;
             }
             self.by_start.pop_first();
             let plan = self.plans.remove(&job).expect("a planned job has a plan");
-            let Ok(pos) = view.queue.binary_search_by_key(&job, |q| q.job) else {
+            let Some(pos) = view.queue.position_of(job) else {
                 continue;
             };
             if self.tl.is_whole(plan.class) {
@@ -258,5 +262,7 @@ impl NodeScheduler for NodeConservative {
             self.pass.take(view, plan.class, &plan.shape, &self.nodes);
             decisions.start(pos, plan.class, &self.nodes);
         }
+        // What stays queued after these starts has been planned; later entries are arrivals.
+        self.planned = view.queue.len() - (decisions.starts().len() - before);
     }
 }

@@ -14,10 +14,10 @@
 //! A property test runs both on random topologies.
 
 use super::easy_timeline::EasyOnTimeline;
-use super::pass::Pass;
+use super::pass::{Failed, Pass};
 use super::shadow::{Shadow, Started};
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::QueueOrder;
+use crate::sim::scheduler::order::{Ordered, QueueOrder};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
@@ -27,6 +27,7 @@ pub struct NodeEasy {
     started: Vec<Started>,
     started_nodes: Vec<u32>,
     nodes: Vec<u32>,
+    failed: Failed,
     on_timeline: EasyOnTimeline,
     /// Always use the timeline formulation (for the equivalence tests).
     always_timeline: bool,
@@ -43,6 +44,7 @@ impl NodeEasy {
             started: Vec::new(),
             started_nodes: Vec::new(),
             nodes: Vec::new(),
+            failed: Failed::default(),
             on_timeline: EasyOnTimeline::default(),
             always_timeline: false,
             last_shadow: None,
@@ -65,22 +67,26 @@ impl NodeEasy {
 
 impl NodeScheduler for NodeEasy {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
-        self.order
-            .order(view.now, view.queue, view.jobs, &mut self.positions);
+        let now = view.now;
         self.pass.begin(view);
         self.last_shadow = None;
+        let mut queue = Ordered::new(
+            &mut *self.order,
+            now,
+            view.queue,
+            view.jobs,
+            &mut self.positions,
+        );
         if self.always_timeline || !view.reservations.is_empty() {
-            self.last_shadow =
-                self.on_timeline
-                    .schedule(view, &mut self.pass, &self.positions, decisions);
+            self.last_shadow = self
+                .on_timeline
+                .schedule(view, &mut self.pass, queue, decisions);
             return;
         }
         self.started.clear();
         self.started_nodes.clear();
-        let now = view.now;
-        let mut k = 0;
-        while k < self.positions.len() {
-            let q = &view.queue[self.positions[k]];
+        let head = loop {
+            let Some((pos, q)) = queue.next() else { return };
             let mut placed = None;
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
@@ -91,9 +97,11 @@ impl NodeScheduler for NodeEasy {
                     break;
                 }
             }
-            let Some((class, shape)) = placed else { break };
+            let Some((class, shape)) = placed else {
+                break q.job;
+            };
             self.pass.take(view, class, &shape, &self.nodes);
-            decisions.start(self.positions[k], class, &self.nodes);
+            decisions.start(pos, class, &self.nodes);
             let from = self.started_nodes.len() as u32;
             self.started_nodes.extend_from_slice(&self.nodes);
             self.started.push(Started {
@@ -102,13 +110,8 @@ impl NodeScheduler for NodeEasy {
                 shape,
                 nodes: (from, self.started_nodes.len() as u32),
             });
-            k += 1;
-        }
-        if k >= self.positions.len() {
-            return;
-        }
+        };
         self.started.sort_by_key(|s| s.end);
-        let head = view.queue[self.positions[k]].job;
         let Some(shadow) =
             self.shadow
                 .compute(view, &self.pass, head, &self.started, &self.started_nodes)
@@ -116,9 +119,13 @@ impl NodeScheduler for NodeEasy {
             return;
         };
         self.last_shadow = Some((head, shadow));
-        for &pos in &self.positions[k + 1..] {
-            let q = &view.queue[pos];
+        self.failed.clear();
+        'queue: for (pos, q) in queue {
             let ends_by_shadow = now + q.requested_time <= shadow;
+            let job = &view.jobs[q.job as usize];
+            if self.failed.contains(job, !ends_by_shadow) {
+                continue;
+            }
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
@@ -135,9 +142,10 @@ impl NodeScheduler for NodeEasy {
                 if ok {
                     self.pass.take(view, class, &shape, &self.nodes);
                     decisions.start(pos, class, &self.nodes);
-                    break;
+                    continue 'queue;
                 }
             }
+            self.failed.insert(job, !ends_by_shadow);
         }
     }
 }

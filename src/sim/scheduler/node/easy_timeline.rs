@@ -9,9 +9,10 @@
 //! Without reservations the free state only grows with time, so these minimums are the values
 //! at the shadow time and the two formulations decide alike.
 
-use super::pass::Pass;
+use super::pass::{Failed, Pass};
 use super::{Decisions, NodeView};
 use crate::sim::job::Time;
+use crate::sim::scheduler::QueuedJob;
 use crate::sim::topology::NodeShape;
 use crate::sim::topology::steps::{Amount, Vector, vector};
 use crate::sim::topology::timeline::Timeline;
@@ -48,7 +49,7 @@ impl Head {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct EasyOnTimeline {
     tl: Timeline,
     nodes: Vec<u32>,
@@ -56,6 +57,21 @@ pub struct EasyOnTimeline {
     slot: Vec<u32>,
     fitting: u32,
     log: Vec<(u32, bool, bool, bool, bool)>,
+    failed: Failed,
+}
+
+impl Default for EasyOnTimeline {
+    fn default() -> Self {
+        EasyOnTimeline {
+            tl: Timeline::default(),
+            nodes: Vec::new(),
+            heads: Vec::new(),
+            slot: Vec::new(),
+            fitting: 0,
+            log: Vec::new(),
+            failed: Failed::by_duration(),
+        }
+    }
 }
 
 impl EasyOnTimeline {
@@ -102,33 +118,31 @@ impl EasyOnTimeline {
         decisions.start(pos, class, &self.nodes);
     }
 
-    /// Decides one call; returns the blocked head and its shadow time, if any.
+    /// Decides one call over the waiting jobs `queue` (in queue order, with their positions);
+    /// returns the blocked head and its shadow time, if any.
     pub fn schedule(
         &mut self,
         view: &NodeView<'_>,
         pass: &mut Pass,
-        positions: &[usize],
+        mut queue: impl Iterator<Item = (usize, QueuedJob)>,
         decisions: &mut Decisions,
     ) -> Option<(u32, Time)> {
         let now = view.now;
         view.committed_timeline(&mut self.tl);
-        let mut k = 0;
-        'head: while k < positions.len() {
-            let q = &view.queue[positions[k]];
+        let head = 'head: loop {
+            let (pos, q) = queue.next()?;
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
                 };
                 if self.select_plain(view, pass, class, &shape, q.requested_time) {
-                    let start = (positions[k], class, &shape, q.requested_time);
+                    let start = (pos, class, &shape, q.requested_time);
                     self.commit(view, pass, decisions, start);
-                    k += 1;
                     continue 'head;
                 }
             }
-            break;
-        }
-        let head = view.queue[*positions.get(k)?].job;
+            break q.job;
+        };
         let head_time = view.jobs[head as usize].requested_time;
         let mut shadow: Option<Time> = None;
         for &class in view.classes_of(head) {
@@ -170,9 +184,13 @@ impl EasyOnTimeline {
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
         }
-        for &pos in &positions[k + 1..] {
-            let q = &view.queue[pos];
+        self.failed.clear();
+        'queue: for (pos, q) in queue {
             let end = now + q.requested_time;
+            let job = &view.jobs[q.job as usize];
+            if self.failed.contains(job, end > shadow) {
+                continue;
+            }
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;
@@ -192,9 +210,10 @@ impl EasyOnTimeline {
                         decisions,
                         (pos, class, &shape, q.requested_time),
                     );
-                    break;
+                    continue 'queue;
                 }
             }
+            self.failed.insert(job, end > shadow);
         }
         Some((head, shadow))
     }

@@ -5,7 +5,7 @@
 
 use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::QueueOrder;
+use crate::sim::scheduler::order::{Ordered, QueueOrder};
 use crate::sim::topology::Timeline;
 
 pub struct NodeFcfs {
@@ -30,16 +30,20 @@ impl NodeFcfs {
 
 impl NodeScheduler for NodeFcfs {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
-        self.order
-            .order(view.now, view.queue, view.jobs, &mut self.positions);
         self.pass.begin(view);
         let planned = !view.reservations.is_empty();
         if planned {
             view.committed_timeline(&mut self.tl);
         }
         let now = view.now;
-        'queue: for &pos in &self.positions {
-            let q = &view.queue[pos];
+        let queue = Ordered::new(
+            &mut *self.order,
+            now,
+            view.queue,
+            view.jobs,
+            &mut self.positions,
+        );
+        'queue: for (pos, q) in queue {
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {
                     continue;

@@ -23,9 +23,10 @@ pub use pass::Pass;
 
 use std::ops::Range;
 
+use super::SchedulerKind;
 use super::order::{QueueOrder, Submission};
-use super::{QueuedJob, SchedulerKind};
 use crate::sim::job::{Job, Time};
+use crate::sim::queue::Queue;
 use crate::sim::running::RunningSet;
 use crate::sim::topology::{FreeNodes, Layout, NodeShape, Placement, Timeline};
 
@@ -82,8 +83,8 @@ pub struct NodeView<'a> {
     pub jobs: &'a [Job],
     /// Per constraint id: the eligible classes in placement order (empty: nowhere).
     pub eligible: &'a [Vec<u32>],
-    /// Waiting jobs in submission order.
-    pub queue: &'a [QueuedJob],
+    /// Waiting jobs in submission order, read like a slice (`len`, `queue[pos]`, `iter`).
+    pub queue: &'a Queue,
     /// Running jobs in order of expected termination.
     pub running: &'a RunningSet,
     /// Per job index: its nodes while it runs.

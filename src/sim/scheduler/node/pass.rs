@@ -6,10 +6,106 @@
 //! (a class's free total, its idle-node count for whole nodes); only then are nodes visited,
 //! through the class's idle/partial index, in placement order.
 
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use super::NodeView;
+use crate::sim::job::{Job, Time};
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::timeline::Picker;
-use crate::sim::topology::{NodeShape, Placement};
+use crate::sim::topology::{JobRequest, NodeShape, Placement};
+
+/// Requests that found no nodes earlier in a call. Within a call resources only shrink, so the
+/// same request (same shape and constraint, same side of the shadow time) fails again: a queue
+/// of many identical jobs costs one search, not one per job. On a timeline (advance
+/// reservations) whether a job fits also depends on how long it runs, which is then part of
+/// the key.
+#[derive(Clone, Debug, Default)]
+pub struct Failed {
+    seen: HashSet<(JobRequest, u32, u64, bool, Time), BuildHasherDefault<MixHasher>>,
+    /// Whether the requested time is part of the key.
+    by_duration: bool,
+}
+
+impl Failed {
+    /// Keys on the requested time too.
+    pub fn by_duration() -> Self {
+        Failed {
+            by_duration: true,
+            ..Failed::default()
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    fn key(&self, job: &Job, long: bool) -> (JobRequest, u32, u64, bool, Time) {
+        let d = if self.by_duration {
+            job.requested_time
+        } else {
+            0
+        };
+        (job.request, job.procs, job.memory_kb, long, d)
+    }
+
+    /// Whether `job`'s request already failed on this side of the shadow time.
+    #[inline]
+    pub fn contains(&self, job: &Job, long: bool) -> bool {
+        !self.seen.is_empty() && self.seen.contains(&self.key(job, long))
+    }
+
+    pub fn insert(&mut self, job: &Job, long: bool) {
+        self.seen.insert(self.key(job, long));
+    }
+}
+
+/// A fast non-cryptographic hasher (multiply-rotate per word, as FxHash does) for the small
+/// integer keys of [`Failed`]: the keys come from the workload, not from an adversary, and
+/// iteration order never reaches an output.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Pass {
@@ -74,11 +170,15 @@ impl Pass {
     }
 
     /// The cheap test: false when `shape` cannot fit `class` now whatever the nodes (not
-    /// enough idle nodes for whole nodes, or not enough free in the class's total).
+    /// enough idle nodes for whole nodes, no node with enough free cores, or not enough free in
+    /// the class's total).
     #[inline]
     pub fn may_fit(&self, view: &NodeView<'_>, class: u32, shape: &NodeShape) -> bool {
         if shape.whole {
             return self.idle(view, class) >= shape.count;
+        }
+        if view.free.max_free_cores(class) < shape.per_node.0[0] {
+            return false;
         }
         let free = view.free.class_free(class) - self.class_taken[class as usize];
         shape.total().fits_in(&free)
