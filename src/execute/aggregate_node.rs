@@ -35,7 +35,6 @@ pub fn run(
         .collect::<Result<_, _>>()?;
 
     let mut summary = Table::default();
-    let has_queues = manifest.cells.iter().any(|c| c.queues.is_some());
     for (cell, dir) in manifest.cells.iter().zip(&dirs) {
         let text = std::fs::read_to_string(dir.join("summary.json")).map_err(|e| e.to_string())?;
         let s: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -53,13 +52,16 @@ pub fn run(
                         .map_or("none".to_string(), |r| r.name.clone()),
                 ),
             )
-            .set("seed", Value::Int(cell.seed as i64));
-        if has_queues {
-            // Only experiments with queue setups gain the column.
-            let setup = cell.queues.as_ref().map_or("none", |q| q.name.as_str());
-            summary.set("queues", Value::Str(setup.to_string()));
-        }
-        summary
+            .set(
+                "queues",
+                Value::Str(
+                    cell.queues
+                        .as_ref()
+                        .map_or("none", |q| q.name.as_str())
+                        .to_string(),
+                ),
+            )
+            .set("seed", Value::Int(cell.seed as i64))
             .set("policy", Value::Str(s.policy.clone()))
             .set("procs", Value::Int(s.procs as i64))
             .set(
