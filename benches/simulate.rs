@@ -147,7 +147,10 @@ fn main() {
 
     mc::bench(filter.as_deref());
 
-    if filter.as_ref().is_none_or(|f| "LPC-EGEE limits".contains(f.as_str())) {
+    if filter
+        .as_ref()
+        .is_none_or(|f| "LPC-EGEE limits".contains(f.as_str()))
+    {
         limits_bench();
     }
 
@@ -307,8 +310,11 @@ fn limits_bench() {
     use schedlab::sim::limits::{AccountTable, Caps, Limits, Queue, Routing};
     use schedlab::sim::reservation::Reservations;
     use schedlab::sim::{Policy, simulate_limited};
-    let trace = read_path(&workloads().join("LPC-EGEE-2004-1.2-cln.swf.gz"), Mode::Lenient)
-        .expect("bundled LPC-EGEE reads");
+    let trace = read_path(
+        &workloads().join("LPC-EGEE-2004-1.2-cln.swf.gz"),
+        Mode::Lenient,
+    )
+    .expect("bundled LPC-EGEE reads");
     let config = SimConfig::new(Machine::pool(140), SchedulerKind::Easy);
     let queue = |name: &str, wall: i64| Queue {
         name: name.into(),
@@ -328,7 +334,9 @@ fn limits_bench() {
             queue("infinite", 259_200),
         ],
         routing: Routing::SwfQueue {
-            map: [(1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4)].into_iter().collect(),
+            map: [(1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4)]
+                .into_iter()
+                .collect(),
             default: None,
         },
         users: AccountTable {
@@ -344,12 +352,23 @@ fn limits_bench() {
     println!("| run | jobs | reps | median s | jobs/s |");
     println!("|---|---:|---:|---:|---:|");
     let jobs = trace.workload.len();
-    let (plain, _) = time(11, || simulate(&trace.workload, &config).expect("simulates"));
-    println!("| EASY | {jobs} | 11 | {plain:.4} | {:.0} |", jobs as f64 / plain);
+    let (plain, _) = time(11, || {
+        simulate(&trace.workload, &config).expect("simulates")
+    });
+    println!(
+        "| EASY | {jobs} | 11 | {plain:.4} | {:.0} |",
+        jobs as f64 / plain
+    );
     let run = || {
         let policy = Policy::build(config.scheduler, &config.machine);
-        simulate_limited(&trace.workload, &config, policy, &Reservations::default(), &limits)
-            .expect("simulates")
+        simulate_limited(
+            &trace.workload,
+            &config,
+            policy,
+            &Reservations::default(),
+            &limits,
+        )
+        .expect("simulates")
     };
     let reference = run();
     let held = reference
