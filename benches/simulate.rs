@@ -117,6 +117,7 @@ fn main() {
             .expect("bundled traces have MaxProcs");
         for kind in SchedulerKind::ALL {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(procs),
                 scheduler: kind,
                 interval: None,
@@ -166,6 +167,7 @@ fn main() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for kind in SchedulerKind::ALL {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(procs),
                 scheduler: kind,
                 interval: None,
@@ -202,6 +204,7 @@ fn main() {
         println!("| scheduler | jobs | max queue | reps | median s |\n|---|---:|---:|---:|---:|");
         for kind in [SchedulerKind::Easy, SchedulerKind::Conservative] {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(1024),
                 scheduler: kind,
                 interval: None,

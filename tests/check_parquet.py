@@ -7,6 +7,7 @@ Runs the binary on a bundled trace, opens every file it writes with pyarrow, and
 columns and types against the tables in docs/outputs.md (so the documentation is the contract).
 Exits non-zero with a message on the first mismatch.
 """
+import json
 import pathlib
 import re
 import subprocess
@@ -19,8 +20,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TYPES = {"int64": "int64", "int32": "int32", "double": "double", "bool": "bool", "string": "string"}
 
 
-def documented(section):
-    """(column, type) rows of the table under '## section' in docs/outputs.md."""
+def documented(section, full=False):
+    """(column, type) rows of the table under '## section' in docs/outputs.md; with full=True,
+    (column, type, unit, definition)."""
     text = (ROOT / "docs" / "outputs.md").read_text()
     match = None
     for level in ["###", "##"]:
@@ -33,10 +35,18 @@ def documented(section):
     for line in match.group(1).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 2 and cells[1] in TYPES:
-            rows.append((cells[0], TYPES[cells[1]]))
+            if full:
+                rows.append((cells[0], TYPES[cells[1]], cells[2], "|".join(cells[3:])))
+            else:
+                rows.append((cells[0], TYPES[cells[1]]))
     if not rows:
         sys.exit(f"no columns documented under '## {section}'")
     return rows
+
+
+def plain(markdown):
+    """Markdown link syntax to its text, as schedlab writes descriptions."""
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown).strip()
 
 
 def check(path, section, extra_leading=()):
@@ -47,7 +57,23 @@ def check(path, section, extra_leading=()):
         sys.exit(f"{path}: columns differ from docs/outputs.md '{section}':\n got  {got}\n want {want}")
     if table.num_rows == 0:
         sys.exit(f"{path}: no rows")
-    print(f"ok  {path.name}: {table.num_rows} rows, {len(got)} documented columns")
+    # Every documented column carries its unit and definition as field metadata.
+    docs = {name: (unit, definition) for name, _, unit, definition in documented(section, full=True)}
+    docs.update({name: (unit, definition)
+                 for name, _, unit, definition in documented("Experiment result sets: `results/<experiment>/`", full=True)
+                 if name not in docs})
+    for field in table.schema:
+        unit, definition = docs[field.name]
+        meta = field.metadata or {}
+        if not definition:  # "as above": the first size class's text
+            continue
+        if meta.get(b"description", b"").decode() != plain(definition):
+            sys.exit(f"{path}: column {field.name}: description {meta.get(b'description')!r}, docs say {definition!r}")
+        want_unit = None if unit in ("–", "-", "") else plain(unit)
+        got_unit = meta.get(b"unit")
+        if (got_unit.decode() if got_unit else None) != want_unit:
+            sys.exit(f"{path}: column {field.name}: unit {got_unit!r}, docs say {unit!r}")
+    print(f"ok  {path.name}: {table.num_rows} rows, {len(got)} documented columns with units and descriptions")
     return table
 
 
@@ -71,6 +97,7 @@ def main():
         if any(c is not None for c in cols["cluster"]):
             sys.exit("jobs.parquet: a processor pool has no named clusters")
         check_experiment(exe, trace, pathlib.Path(tmp))
+        check_users(exe, trace, pathlib.Path(tmp))
         check_topology(exe, pathlib.Path(tmp))
         check_queues(exe, trace, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
@@ -170,7 +197,7 @@ grid:
     subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
     out = results / "small"
     summary = check(out / "summary.parquet", "summary.parquet")
-    check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")])
+    check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")])
     check(out / "timeseries.parquet", "timeseries.parquet")
     reservations = check(out / "reservations.parquet", "reservations.parquet").to_pydict()
     cells = summary.column("cell").to_pylist()
@@ -186,11 +213,97 @@ grid:
             sys.exit(f"inconsistent reservation row: {outcome} {reason} {start}")
         if start is not None and start - requested != shift:
             sys.exit("shift != start - requested_start")
-    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet"]:
+    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet",
+                 "users.parquet", "user_timeseries.parquet"]:
         meta = pq.read_metadata(out / name).metadata
-        for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment"]:
+        for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment",
+                    b"schedlab.manifest", b"schedlab.traces", b"schedlab.command", b"schedlab.model_version"]:
             if key not in meta:
                 sys.exit(f"{name}: metadata lacks {key.decode()}")
+        if meta[b"schedlab.manifest"].decode() != manifest.read_text():
+            sys.exit(f"{name}: schedlab.manifest is not the manifest's text")
+        if meta[b"schedlab.experiment"] != b"small":
+            sys.exit(f"{name}: schedlab.experiment is {meta[b'schedlab.experiment']!r}")
+        traces = json.loads(meta[b"schedlab.traces"])
+        (name_, digest), = traces.items()
+        if digest["bytes"] != trace.stat().st_size or len(digest["blake3"]) != 64:
+            sys.exit(f"{name}: schedlab.traces {traces} does not describe {trace}")
+        if not meta[b"schedlab.command"].decode().startswith("schedlab run ") or b"small.yaml" not in meta[b"schedlab.command"]:
+            sys.exit(f"{name}: schedlab.command {meta[b'schedlab.command']!r}")
+    # The schedule of one cell exported as SWF: read independently, it matches the rows.
+    swf = tmp / "easy-some.swf"
+    subprocess.run([exe, "export", out / "jobs.parquet", "--cell", "easy.some", "-o", swf],
+                   check=True, stderr=subprocess.DEVNULL)
+    rows = [line.split() for line in swf.read_text().splitlines() if line and not line.startswith(";")]
+    jobs = pq.read_table(out / "jobs.parquet").to_pydict()
+    mine = [i for i, c in enumerate(jobs["cell"]) if c == "easy.some"]
+    if len(rows) != len(mine) or any(len(r) != 18 for r in rows):
+        sys.exit(f"{swf}: {len(rows)} job lines of 18 fields expected {len(mine)}")
+    for r, i in zip(rows, mine):
+        want = [jobs["job_id"][i], jobs["submit"][i], jobs["wait"][i], jobs["run"][i]]
+        status = 0 if jobs["killed"][i] else 1
+        if [int(x) for x in r[:4]] != want or int(r[10]) != status or int(r[7]) != jobs["procs"][i]:
+            sys.exit(f"{swf}: line {r} does not match row {i} of jobs.parquet")
+    print(f"ok  {swf.name}: {len(rows)} jobs with their simulated waits")
+    # One query over every experiment's jobs: the experiment column tells them apart.
+    import pyarrow.dataset as ds
+    jobs = ds.dataset(sorted(str(p) for p in results.glob("*/jobs.parquet")), format="parquet").to_table()
+    if set(jobs.column("experiment").to_pylist()) != {"small"}:
+        sys.exit("results/*/jobs.parquet: experiment column")
+
+
+def check_users(exe, trace, tmp):
+    """A fairshare experiment: users.parquet and user_timeseries.parquet against the jobs and the
+    documented definitions (FF = 2^-(U/ΣU)/S, Jain's index, core-hours from the jobs)."""
+    manifest = tmp / "fair.yaml"
+    manifest.write_text(f"""name: fair
+workloads:
+  kth: {{trace: {trace}, first_jobs: 3000}}
+schedulers:
+  fcfs-easy: {{backfill: easy}}
+  fair-easy:
+    backfill: easy
+    order: fairshare
+    fairshare: {{charging: continuous, decay: {{factor: 0.75, every: 172800}}, shares: {{users: {{1: 4}}}}}}
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "fair"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pylist()
+    users = check(out / "users.parquet", "users.parquet").to_pylist()
+    series = check(out / "user_timeseries.parquet", "user_timeseries.parquet").to_pylist()
+    jobs = pq.read_table(out / "jobs.parquet").to_pylist()
+    for row in summary:
+        cell = row["cell"]
+        mine = [u for u in users if u["cell"] == cell]
+        if [u["user"] for u in mine] != sorted({j["user"] for j in jobs if j["cell"] == cell}):
+            sys.exit(f"users.parquet {cell}: not one row per user, by id")
+        if sum(u["jobs"] for u in mine) != row["jobs"] or len(mine) != row["users"]:
+            sys.exit(f"users.parquet {cell}: jobs or users do not add up to the summary")
+        core_hours = sum(j["units"] * j["run"] for j in jobs if j["cell"] == cell) / 3600
+        if abs(sum(u["core_hours"] for u in mine) - core_hours) > 1e-6 * core_hours:
+            sys.exit(f"users.parquet {cell}: core-hours differ from jobs.parquet")
+        if abs(sum(u["share"] for u in mine) - 1) > 1e-9:
+            sys.exit(f"users.parquet {cell}: shares do not sum to 1")
+        total = sum(u["usage"] for u in mine)
+        for u in mine:
+            want = 2 ** (-(u["usage"] / total) / u["share"])
+            if abs(u["fairshare_factor"] - want) > 1e-9:
+                sys.exit(f"users.parquet {cell} user {u['user']}: factor {u['fairshare_factor']} != {want}")
+            if u["usage"] > u["penalised_usage"] * (1 + 1e-12):
+                sys.exit(f"users.parquet {cell}: decayed usage above what was charged")
+        xs = [u["bounded_slowdown_mean"] for u in mine if u["bounded_slowdown_mean"] is not None]
+        jain = sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+        if abs(row["jain_bounded_slowdown"] - jain) > 1e-9:
+            sys.exit(f"summary {cell}: jain_bounded_slowdown {row['jain_bounded_slowdown']} != {jain}")
+        mine_series = [s for s in series if s["cell"] == cell]
+        named = {s["user"] for s in mine_series if s["user"] is not None}
+        top = sorted(mine, key=lambda u: (-u["penalised_usage"], u["user"]))[:10]
+        if named != {u["user"] for u in top}:
+            sys.exit(f"user_timeseries.parquet {cell}: not the 10 users with the most usage")
+    orders = {r["cell"]: r["order"] for r in summary}
+    if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
+        sys.exit(f"summary orders {orders}")
 
 
 def check_queues(exe, trace, tmp):
@@ -219,7 +332,7 @@ grid:
     summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
     if summary["queues"] != ["none", "capped"]:
         sys.exit(f"summary queues {summary['queues']}")
-    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")]).to_pylist()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pylist()
     queues = check(out / "queues.parquet", "queues.parquet").to_pylist()
     capped = [j for j in jobs if j["cell"] == "capped"]
     if not any(j["held_seconds"] > 0 for j in capped):
@@ -291,7 +404,7 @@ grid:
     subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
     out = results / "topo"
     summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
-    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("cell", "string")]).to_pydict()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pydict()
     check(out / "timeseries.parquet", "timeseries.parquet")
     clusters = check(out / "clusters.parquet", "clusters.parquet").to_pylist()
     check(out / "cluster_timeseries.parquet", "cluster_timeseries.parquet")

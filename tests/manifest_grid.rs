@@ -128,7 +128,7 @@ fn parameter_axes_override_settings() {
     assert_eq!(c.cluster.procs, Some(32));
     assert_eq!(c.workload.transforms.load_scale, Some(1.5));
     assert_eq!(c.metrics.tau, 60);
-    assert_eq!(c.params["load_scale"], "1p5");
+    assert_eq!(&c.params["load_scale"], "1p5");
 }
 
 #[test]

@@ -196,7 +196,8 @@ schedulers:
     let schedlab::manifest::WorkloadSource::Synthetic(spec) = &m.cells[0].workload.source else {
         panic!("synthetic")
     };
-    let direct = schedlab::manifest::synthetic::generate_workload(spec, m.cells[0].seed).unwrap();
+    let direct =
+        schedlab::manifest::synthetic::generate_workload(spec, m.cells[0].seed, u64::MAX).unwrap();
     assert_eq!(trace.workload, direct);
     assert!(
         trace
@@ -252,13 +253,18 @@ replicas: 3
         &schedlab::plan::Inputs {
             digests: &digests,
             commit: None,
+            commands: &[],
         },
     );
-    let simulate: Vec<_> = plan
-        .nodes
-        .iter()
-        .filter(|n| matches!(n.kind, schedlab::plan::NodeKind::Simulate { .. }))
+    let simulate: Vec<usize> = (0..plan.nodes.len())
+        .filter(|&i| {
+            matches!(
+                plan.nodes[i].kind,
+                schedlab::plan::NodeKind::Simulate { .. }
+            )
+        })
         .collect();
     assert_eq!(simulate.len(), 3);
-    assert_eq!(simulate[1].material["seed"], 1);
+    let material = plan.material(std::slice::from_ref(&m), simulate[1]);
+    assert_eq!(material["seed"], 1);
 }

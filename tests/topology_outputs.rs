@@ -359,3 +359,43 @@ fn aleang_example1_runs_as_published() {
         assert!(j["cores"].int() <= j["nodes"].int() * cpus);
     }
 }
+
+#[test]
+fn the_report_shows_what_each_cluster_did() {
+    let (dir, manifest) = two_clusters();
+    let manifest = manifest.to_str().unwrap();
+    assert!(
+        schedlab_in(dir.path(), &["run", "--quiet", manifest])
+            .status
+            .success()
+    );
+    let out = schedlab_in(dir.path(), &["report", manifest]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(dir.path().join("reports/hand.md")).unwrap();
+    // The schedule worked out above, as the report's table and sentences give it.
+    assert!(md.contains("## Clusters"), "{md}");
+    assert!(
+        md.contains("| memory counted | big | 1 | 16 | 64.0 | 0 | 2 | 1.000 | 1.000 | – | 0.01 | 0.03 | 1.50 | 0.000 |"),
+        "{md}"
+    );
+    assert!(md.contains("| memory ignored | small | 2 | 8 | 16.0 | 0 | 3 | 0.875 | 0.000 | – | 0.00 | 0.00 | 1.00 | 0.000 |"));
+    assert!(md.contains(
+        "| configuration | never run | too many cores per node | too much memory per node |"
+    ));
+    assert!(md.contains("| memory counted | 2 | 1 | 1 |"));
+    assert!(md.contains("| memory ignored | 1 | 1 | 0 |"));
+    assert!(md.contains("**memory counted.** small ran 1 job (33 %) with cores 25.0 %, memory 12.5 % used, mean wait 0.00 h; big ran 2 jobs (67 %)"));
+    // A chart per configuration, as files beside the Markdown and inline in the HTML page.
+    for i in 0..2 {
+        let svg =
+            std::fs::read_to_string(dir.path().join(format!("reports/hand-clusters-{i}.svg")))
+                .unwrap();
+        assert!(svg.contains(">small<") && svg.contains(">big<"));
+    }
+    let html = std::fs::read_to_string(dir.path().join("reports/hand.html")).unwrap();
+    assert!(html.contains("<section id=\"clusters\">"));
+}

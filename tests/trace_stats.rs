@@ -179,7 +179,7 @@ schedulers:
         panic!("synthetic")
     };
     assert_eq!(spec.users.len(), 2);
-    let w = schedlab::manifest::synthetic::generate_workload(spec, 0).unwrap();
+    let w = schedlab::manifest::synthetic::generate_workload(spec, 0, u64::MAX).unwrap();
     assert!(w.len() > 10_000);
     assert!(w.jobs.iter().all(|j| j.procs == 1 || j.procs == 4));
 }

@@ -3,7 +3,11 @@
 //!
 //! An entry is staged in `tmp/` and renamed into place in one step, so a reader never sees a
 //! half-written entry; a crash leaves only staging debris, swept by the next writer. Reading
-//! verifies every listed file against the marker; a corrupt entry counts as absent.
+//! verifies every listed file against the marker. An entry found damaged — a file changed or
+//! missing, an unreadable marker, a directory without its marker — is moved to `quarantine/`
+//! (with a `reason.txt`), so the next writer recomputes it and `gc` removes it. Every executor
+//! uses this one format: stage with [`EntryStore::begin`], commit, read with
+//! [`EntryStore::open_or_quarantine`].
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -21,16 +25,29 @@ struct Marker {
     files: BTreeMap<String, FileDigest>,
 }
 
+/// A file's size and content hash, as an entry's marker records it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-struct FileDigest {
-    bytes: u64,
-    blake3: String,
+pub struct FileDigest {
+    pub bytes: u64,
+    pub blake3: String,
 }
 
 #[derive(Clone, Debug)]
 pub struct EntryStore {
     entries: PathBuf,
     tmp: PathBuf,
+    quarantine: PathBuf,
+}
+
+/// What [`EntryStore::open_or_quarantine`] found.
+#[derive(Debug)]
+pub enum Opened {
+    /// A complete entry whose files match their recorded hashes.
+    Valid(PathBuf),
+    /// No entry (or only a directory without marker, now quarantined: see `damage`).
+    Absent,
+    /// The entry was damaged and has been moved to `to`; it must be recomputed.
+    Quarantined { why: String, to: PathBuf },
 }
 
 impl EntryStore {
@@ -38,6 +55,7 @@ impl EntryStore {
         EntryStore {
             entries: state_dir.join("entries"),
             tmp: state_dir.join("tmp"),
+            quarantine: state_dir.join("quarantine"),
         }
     }
 
@@ -48,6 +66,7 @@ impl EntryStore {
         EntryStore {
             entries: state_dir.join("entries"),
             tmp: staging.to_path_buf(),
+            quarantine: state_dir.join("quarantine"),
         }
     }
 
@@ -59,6 +78,25 @@ impl EntryStore {
     /// True when a complete entry exists (its marker is there). Cheap: one `stat`.
     pub fn contains(&self, key: &str) -> bool {
         self.dir(key).join(MARKER).is_file()
+    }
+
+    /// Which of `keys` have a complete entry. For many keys, one listing of the entries
+    /// directory replaces a `stat` per key (a grid of a million cells plans in seconds).
+    pub fn contains_each<'k>(&self, keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<bool> {
+        if !self.entries.is_dir() {
+            return vec![false; keys.len()];
+        }
+        if keys.len() < 1024 {
+            return keys.map(|k| self.contains(k)).collect();
+        }
+        let mut present = std::collections::HashSet::new();
+        for shard in fs::read_dir(&self.entries).into_iter().flatten().flatten() {
+            for entry in fs::read_dir(shard.path()).into_iter().flatten().flatten() {
+                present.insert(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        keys.map(|k| present.contains(k) && self.contains(k))
+            .collect()
     }
 
     /// Every complete entry's key.
@@ -95,12 +133,104 @@ impl EntryStore {
             return Err(corrupt(format!("marker names key {}", marker.key)));
         }
         for (name, want) in &marker.files {
-            let got = digest_file(&dir.join(name))?;
+            let got = match digest_file(&dir.join(name)) {
+                Ok(got) => got,
+                Err(CacheError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    return Err(corrupt(format!("{name} is missing")));
+                }
+                Err(e) => return Err(e),
+            };
             if &got != want {
                 return Err(corrupt(format!("{name} does not match its recorded hash")));
             }
         }
         Ok(dir)
+    }
+
+    /// The files of the entry for `key` with their recorded sizes and hashes (not verified).
+    pub fn recorded_files(&self, key: &str) -> Result<BTreeMap<String, FileDigest>, CacheError> {
+        let dir = self.dir(key);
+        let marker_path = dir.join(MARKER);
+        let text = fs::read_to_string(&marker_path).map_err(|e| CacheError::io(&marker_path, e))?;
+        let marker: Marker = serde_json::from_str(&text).map_err(|e| CacheError::Corrupt {
+            path: dir.clone(),
+            why: e.to_string(),
+        })?;
+        Ok(marker.files)
+    }
+
+    /// True when a directory for `key` exists without its marker: a half-present entry (the
+    /// marker was deleted, or the directory was made by hand).
+    pub fn is_partial(&self, key: &str) -> bool {
+        let dir = self.dir(key);
+        dir.exists() && !dir.join(MARKER).is_file()
+    }
+
+    /// Verifies the entry for `key`; a damaged or half-present one is moved to quarantine and
+    /// reported, so that the caller recomputes it. Errors only when the file system fails.
+    pub fn open_or_quarantine(&self, key: &str) -> Result<Opened, CacheError> {
+        if self.is_partial(key) {
+            let why = format!("{MARKER} is missing");
+            let to = self.quarantine(key, &why)?;
+            return Ok(Opened::Quarantined { why, to });
+        }
+        if !self.contains(key) {
+            return Ok(Opened::Absent);
+        }
+        match self.open(key) {
+            Ok(dir) => Ok(Opened::Valid(dir)),
+            Err(CacheError::Corrupt { why, .. }) => {
+                let to = self.quarantine(key, &why)?;
+                Ok(Opened::Quarantined { why, to })
+            }
+            // A marker that vanished between the checks: absent.
+            Err(CacheError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                Ok(Opened::Absent)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Moves the entry directory of `key` to `quarantine/<key>.<n>/`, with a `reason.txt`
+    /// saying why; returns where it went.
+    pub fn quarantine(&self, key: &str, why: &str) -> Result<PathBuf, CacheError> {
+        fs::create_dir_all(&self.quarantine).map_err(|e| CacheError::io(&self.quarantine, e))?;
+        let holder = tempfile::Builder::new()
+            .prefix(&format!("{key}."))
+            .tempdir_in(&self.quarantine)
+            .map_err(|e| CacheError::io(&self.quarantine, e))?
+            .keep();
+        let to = holder.join("entry");
+        let from = self.dir(key);
+        fs::rename(&from, &to).map_err(|e| CacheError::io(&from, e))?;
+        let reason = holder.join("reason.txt");
+        fs::write(&reason, format!("{why}\n")).map_err(|e| CacheError::io(&reason, e))?;
+        Ok(holder)
+    }
+
+    /// The quarantined entries (each a directory holding `entry/` and `reason.txt`).
+    pub fn quarantined(&self) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = fs::read_dir(&self.quarantine)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    }
+
+    /// Entry directories without a marker (half-present): their keys.
+    pub fn partial_keys(&self) -> Vec<String> {
+        let mut keys = Vec::new();
+        for shard in fs::read_dir(&self.entries).into_iter().flatten().flatten() {
+            for entry in fs::read_dir(shard.path()).into_iter().flatten().flatten() {
+                if !entry.path().join(MARKER).is_file() {
+                    keys.push(entry.file_name().to_string_lossy().into_owned());
+                }
+            }
+        }
+        keys.sort();
+        keys
     }
 
     /// Removes the entry for `key`, if any.
@@ -124,6 +254,7 @@ impl EntryStore {
             key: key.to_string(),
             staging,
             target: self.dir(key),
+            store: self.clone(),
         })
     }
 
@@ -142,6 +273,7 @@ pub struct EntryWriter {
     key: String,
     staging: tempfile::TempDir,
     target: PathBuf,
+    store: EntryStore,
 }
 
 impl EntryWriter {
@@ -168,6 +300,11 @@ impl EntryWriter {
         fs::write(&marker_path, text).map_err(|e| CacheError::io(&marker_path, e))?;
         let parent = self.target.parent().expect("entry has a shard directory");
         fs::create_dir_all(parent).map_err(|e| CacheError::io(parent, e))?;
+        // A half-present entry in the way (no marker) would make the rename fail forever.
+        if self.store.is_partial(&self.key) {
+            self.store
+                .quarantine(&self.key, &format!("{MARKER} is missing"))?;
+        }
         let staged = self.staging.keep();
         match fs::rename(&staged, &self.target) {
             Ok(()) => Ok(self.target),

@@ -6,17 +6,22 @@
 //! results/.schedlab/lock                     advisory lock (see lock.rs)
 //! results/.schedlab/entries/ab/<key>/        one finished node: its files + entry.json last
 //! results/.schedlab/tmp/                     staging of entries being written
+//! results/.schedlab/quarantine/<key>.<n>/    damaged entries set aside (+ reason.txt)
 //! results/.schedlab/digests.json             path → (size, mtime, blake3) of input files
-//! results/.schedlab/keys/<experiment>.json   node label → key material of its last run
+//! results/.schedlab/keys/<experiment>.jsonl.gz  node label → key material of its last run
 //! ```
+//!
+//! Published result files (`publish.rs`) are copies of entry files, checked against their
+//! entry on every run.
 
 mod digests;
 mod entry;
 mod lock;
 mod materials;
+pub mod publish;
 
 pub use digests::{Digest, DigestCache, write_atomic};
-pub use entry::{EntryStore, EntryWriter};
+pub use entry::{EntryStore, EntryWriter, FileDigest, Opened};
 pub use lock::ResultsLock;
 pub use materials::Materials;
 

@@ -6,6 +6,12 @@ use super::CliError;
 use crate::diff;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab diff HEAD~1 HEAD                      two commits' runs (recorded in results/)
+  schedlab diff results-old/ results/ --fail-on 'wait_mean>5%' --format markdown
+
+Exit codes: 0 compared (no threshold crossed); 1 a --fail-on threshold was crossed;
+2 bad input (neither a result directory nor a git revision with recorded runs).")]
 pub struct Args {
     /// Result set A: a results directory, an experiment's directory, or a git revision.
     pub a: String,

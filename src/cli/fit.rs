@@ -11,6 +11,11 @@ use crate::cache::write_atomic;
 use crate::sim::Job;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab fit workloads/KTH-SP2-1996-2.1-cln.swf.gz --top-users 3
+  schedlab fit trace.swf.gz --top-users 5 --format json -o fitted.yaml
+
+Exit codes: 0 fitted; 1 the manifest could not be written; 2 bad input (trace, arguments).")]
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,

@@ -8,6 +8,11 @@ use crate::cache::{self, EntryStore, ResultsLock};
 use crate::execute;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab gc --dry-run                          what would go
+  schedlab gc experiments/*.yaml --results results
+
+Exit codes: 0 done; 1 an entry could not be removed; 2 bad input (manifests).")]
 pub struct Args {
     /// The manifests whose nodes to keep [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,
@@ -37,6 +42,29 @@ pub fn run(args: Args) -> Result<(), CliError> {
         } else {
             entries.remove(&key).map_err(CliError::failed)?;
             println!("removed {key}");
+        }
+    }
+    // Half-present entries (a directory without its marker) and quarantined ones are never
+    // used again: always removed.
+    for key in entries.partial_keys() {
+        removed += 1;
+        if args.dry_run {
+            println!("would remove {key} (incomplete)");
+        } else {
+            entries.remove(&key).map_err(CliError::failed)?;
+            println!("removed {key} (incomplete)");
+        }
+    }
+    for dir in entries.quarantined() {
+        removed += 1;
+        let what = dir.file_name().unwrap_or_default().to_string_lossy();
+        if args.dry_run {
+            println!("would remove {what} (quarantined)");
+        } else {
+            std::fs::remove_dir_all(&dir).map_err(|e| {
+                CliError::failed(format!("failed to remove {}: {e}", dir.display()))
+            })?;
+            println!("removed {what} (quarantined)");
         }
     }
     if !args.dry_run {

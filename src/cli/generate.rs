@@ -4,10 +4,16 @@
 use std::path::PathBuf;
 
 use super::CliError;
-use crate::cache::write_atomic;
 use crate::manifest::{self, WorkloadSource, did_you_mean, synthetic};
+use crate::store::AtomicFile;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab generate experiments/markov-arrivals.yaml --workload users8 -o users8.swf
+  schedlab generate experiments/markov-arrivals.yaml --workload users8 --seed 7 -o s7.swf
+
+Exit codes: 0 written; 1 the file could not be written; 2 bad input (manifest, workload, cell,
+or a workload beyond `limits.max_jobs`).")]
 pub struct Args {
     /// The manifest that defines the workload.
     pub manifest: PathBuf,
@@ -66,7 +72,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         )));
     };
     let seed = args.seed.unwrap_or(cell.seed);
-    let workload = synthetic::generate_workload(spec, seed).map_err(CliError::input)?;
+    let workload =
+        synthetic::generate_workload(spec, seed, m.limits.max_jobs).map_err(CliError::input)?;
     let notes = vec![
         "Computer: synthetic".to_string(),
         format!(
@@ -78,8 +85,22 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ),
         "Note: Login/Logout Markov arrivals (Medernach 2005); see docs/synthetic.md".to_string(),
     ];
-    let text = crate::swf::to_swf(&workload, cell.cluster.procs.map(u64::from), &notes);
-    write_atomic(&args.output, text.as_bytes()).map_err(CliError::failed)?;
+    // Streamed to the file (through a temporary name): the text never exists whole in memory.
+    let file = AtomicFile::create(&args.output).map_err(CliError::failed)?;
+    let io_err = |e: std::io::Error| {
+        CliError::failed(format!("failed to write {}: {e}", args.output.display()))
+    };
+    let mut out = std::io::BufWriter::new(file.file().map_err(CliError::failed)?);
+    crate::swf::write_swf(
+        &mut out,
+        &workload,
+        cell.cluster.procs.map(u64::from),
+        &notes,
+    )
+    .map_err(io_err)?;
+    std::io::Write::flush(&mut out).map_err(io_err)?;
+    drop(out);
+    file.commit().map_err(CliError::failed)?;
     eprintln!("wrote {} jobs to {}", workload.len(), args.output.display());
     Ok(())
 }

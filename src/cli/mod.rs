@@ -2,9 +2,11 @@
 //! library. Data goes to stdout, messages to stderr; errors print once, as `error: …` with their
 //! cause chain and a `hint:` where the fix is known.
 
+mod completions;
 mod date;
 mod diff;
 mod eet;
+mod export;
 mod fit;
 mod gc;
 mod generate;
@@ -31,14 +33,33 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     /// Bad input: arguments, files, manifests.
     pub const INPUT: u8 = 2;
-    /// Interrupted (Ctrl-C, SIGTERM) while waiting; what was submitted is cancelled.
+    /// `run` stopped by SIGHUP (128 + 1), SIGINT (Ctrl-C, 128 + 2) or SIGTERM (128 + 15), as
+    /// shells report a command killed by that signal; running again resumes.
+    pub const HUNG_UP: u8 = 129;
     pub const INTERRUPTED: u8 = 130;
+    pub const TERMINATED: u8 = 143;
 }
 
 /// Reproducible job-scheduling studies: SWF traces, FCFS / EASY / conservative backfilling,
 /// cached experiment grids.
 #[derive(Debug, Parser)]
-#[command(name = "schedlab", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "schedlab",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_help = "\
+Examples:
+  schedlab run                          run every experiments/*.yaml (cached cells are reused)
+  schedlab trace info trace.swf.gz      what a trace holds
+  schedlab completions bash > ~/.local/share/bash-completion/completions/schedlab
+
+Exit codes: 0 success; 1 the work ran but failed; 2 bad input (the message names the file,
+line and field); 129/130/143 `run` stopped by SIGHUP/Ctrl-C/SIGTERM (run again to resume);
+a closed output pipe ends any command silently (status 141). `schedlab COMMAND --help` for
+each command; docs/cli.md for all."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -65,6 +86,10 @@ enum Command {
     Generate(generate::Args),
     /// Fit the Login/Logout arrival model to a trace's most active users; write a manifest.
     Fit(fit::Args),
+    /// Write a simulated schedule (a cell of a jobs.parquet) as SWF, waits filled in.
+    Export(export::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
     /// Show the Slurm batches of a results directory and what is left to run.
     Status(status::Args),
     /// Compute the nodes of one Slurm array task (run by Slurm, not by users).
@@ -92,14 +117,12 @@ pub fn load_trace_with(
 ) -> Result<crate::swf::Trace, CliError> {
     let mode = crate::swf::Mode::from_lenient(lenient);
     let trace = crate::swf::read_path_with(path, mode, options).map_err(|e| {
-        let bad_line = e.line > 0;
-        let err = CliError::input(e);
-        if bad_line && !lenient {
-            err.with_hint(
-                "fix the line, or pass --lenient to skip malformed lines (they are counted)",
-            )
-        } else {
-            err
+        // `--lenient` skips malformed lines; it cannot mend a damaged file.
+        let hint = e.hint().filter(|_| !(lenient && e.is_malformed_line()));
+        let err = CliError::input(&e);
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
         }
     })?;
     if trace.malformed.count > 0 {
@@ -137,6 +160,18 @@ pub fn render_table<T: serde::Serialize>(item: &T) -> String {
     out
 }
 
+/// Rust ignores SIGPIPE, so writing to a closed pipe (`schedlab trace info … | head`) fails
+/// with an error that `println!` turns into a panic. Restoring the default makes every command
+/// end at once and silently, as `cat` or `grep` do (the shell reports status 141); a `run`
+/// stopped this way resumes like any interrupted run.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread starts; SIG_DFL is always valid.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// An error as the CLI reports it: a message (with its causes) and an exit code.
 #[derive(Debug)]
 pub struct CliError {
@@ -169,6 +204,7 @@ impl CliError {
 }
 
 pub fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => simulate::run(args),
@@ -180,6 +216,8 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Fit(args) => fit::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Completions(args) => completions::run(args),
         Command::Status(args) => status::run(args),
         Command::Worker(args) => worker::run(args),
     };

@@ -8,6 +8,11 @@ use crate::execute;
 use crate::plan::NodeState;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab plan                                  every experiments/*.yaml: cached or run, and why
+  schedlab plan --explain easy-vs-fcfs/sdsc-sp2.easy.interval-event
+
+Exit codes: 0 planned; 2 bad input (manifests, traces, an unknown --explain node).")]
 pub struct Args {
     /// Manifests to plan [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,
@@ -25,7 +30,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let nodes = &prepared.plan.nodes;
     if let Some(wanted) = &args.explain {
-        let Some(node) = nodes.iter().find(|n| {
+        let Some(index) = nodes.iter().position(|n| {
             &n.label == wanted || (wanted.len() >= 6 && n.key.0.starts_with(wanted.as_str()))
         }) else {
             let err = CliError::input(format!("no node `{wanted}` in the plan"));
@@ -37,10 +42,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 },
             );
         };
+        let node = &nodes[index];
+        let material = prepared.plan.material(&prepared.manifests, index);
         println!("node  {}\nkey   {}", node.label, node.key);
         println!(
             "{}",
-            serde_json::to_string_pretty(&node.material).expect("material serializes")
+            serde_json::to_string_pretty(&material).expect("material serializes")
         );
         return Ok(());
     }

@@ -8,6 +8,12 @@ use crate::cache::write_atomic;
 use crate::report::{self, data};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab report                                every experiment, into reports/
+  schedlab report experiments/easy-vs-fcfs.yaml --date 2026-01-01
+
+Exit codes: 0 written; 1 a report could not be written; 2 bad input (manifests, missing
+results: run the experiment first, a template outside the project).")]
 pub struct Args {
     /// Manifests whose experiments to report [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,
@@ -20,6 +26,10 @@ pub struct Args {
     /// Write this date into the reports instead of today's (for reproducible reports).
     #[arg(long, value_name = "TEXT")]
     pub date: Option<String>,
+    /// Let a manifest's `reports.template` name a file outside its project (docs/manifest.md,
+    /// "Trust"). Only for manifests you trust.
+    #[arg(long)]
+    pub allow_template_outside_project: bool,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -46,7 +56,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| {
             CliError::input(e).with_hint(format!("run `schedlab run {}` first", m.path.display()))
         })?;
-        let html_template = match &m.report.template {
+        let template = crate::manifest::trust::template(m, args.allow_template_outside_project)
+            .map_err(CliError::input)?;
+        let html_template = match &template {
             Some(path) => std::fs::read_to_string(path).map_err(|e| {
                 CliError::input(format!(
                     "failed to read report template {}: {e}",

@@ -1,15 +1,27 @@
 //! `schedlab run`: plan, then execute what is not cached — on local threads or on Slurm — and
-//! publish each experiment's results to `results/<experiment>/`.
+//! publish each experiment's results to `results/<experiment>/`. On local threads, Ctrl-C,
+//! SIGTERM and SIGHUP stop it cleanly: running nodes are abandoned, no entry is left
+//! half-written, the staging area is emptied, and the next run resumes where this one stopped
+//! (the Slurm executor cancels what it submitted instead: docs/slurm.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::{CliError, manifests};
+use super::{CliError, exit, manifests};
+use crate::cache::{self, EntryStore};
 use crate::execute::executor::slurm::{self, SlurmConfig};
 use crate::execute::executor::{ExecutorKind, RunConfig};
 use crate::execute::progress::Progress;
-use crate::execute::{self, Executor, Local, Outcome, PipelineError, Slurm};
+use crate::execute::{self, Executor, Interrupt, Local, Observer, Outcome, PipelineError, Slurm};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  schedlab run                                 every experiments/*.yaml
+  schedlab run experiments/easy-vs-fcfs.yaml -j 4 --events events.jsonl
+
+Exit codes: 0 success; 1 a node failed (its error is printed; finished nodes are cached);
+2 bad input (manifest, trace, arguments); 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM), 129 hung up (SIGHUP): run again to resume.")]
 pub struct Args {
     /// Manifests to run [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,
@@ -19,7 +31,7 @@ pub struct Args {
     /// Results directory.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
-    /// No progress output.
+    /// No progress output (warnings and errors are still printed).
     #[arg(long, short)]
     pub quiet: bool,
     /// Fail at once if another run holds the results lock, instead of waiting for it.
@@ -99,6 +111,48 @@ pub fn run(args: Args) -> Result<(), CliError> {
         return Err(CliError::input("--detach needs the Slurm executor")
             .with_hint("add --executor slurm (or `executor: slurm` in schedlab.yaml)"));
     }
+    let progress = Progress::for_stderr(args.quiet);
+    let interrupt = Interrupt::default();
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            .map_err(|e| CliError::failed(format!("failed to handle signals: {e}")))?;
+        let handle = signals.handle();
+        let state_dir = cache::state_dir(&args.results);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut received = signals.forever();
+                let Some(signal) = received.next() else {
+                    return;
+                };
+                if kind == ExecutorKind::Local {
+                    stop(&interrupt, &progress, &state_dir, signal);
+                }
+                // The Slurm executor sees the request in its waiting loop, cancels what it
+                // submitted and returns; a second signal ends the process at once.
+                interrupt.request_for_signal(signal);
+                if let Some(again) = received.next() {
+                    progress.finished();
+                    std::process::exit(i32::from(exit_code(again)));
+                }
+            });
+            let result = run_planned(&args, config, kind, &progress, &interrupt);
+            handle.close();
+            result
+        })
+    }
+    #[cfg(not(unix))]
+    run_planned(&args, config, kind, &progress, &interrupt)
+}
+
+fn run_planned(
+    args: &Args,
+    config: RunConfig,
+    kind: ExecutorKind,
+    progress: &Progress,
+    interrupt: &Interrupt,
+) -> Result<(), CliError> {
     let manifests = manifests::load_all(&args.manifests)?;
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let threads = args
@@ -131,17 +185,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
             &local
         }
     };
-    let progress = Progress::for_stderr(args.quiet);
-    let report =
-        execute::run_with(&prepared, executor, !args.no_wait, &progress).map_err(pipeline_error)?;
-    if let Some(path) = &args.events {
-        let lines: Vec<String> = report
-            .events
-            .iter()
-            .map(|e| serde_json::to_string(e).expect("event serializes"))
-            .collect();
-        std::fs::write(path, lines.join("\n") + "\n")
-            .map_err(|e| CliError::failed(format!("failed to write {}: {e}", path.display())))?;
+    let report = execute::run_with(&prepared, executor, !args.no_wait, progress, interrupt)
+        .map_err(|e| pipeline_error(e, interrupt))?;
+    #[cfg(unix)]
+    if let Some(signal) = interrupt.signal() {
+        // Stopped (Slurm executor) after its remote work: the local steps did not start.
+        let (done, total) = interrupt.progress();
+        let mut err = CliError::failed(format!(
+            "interrupted: {done} of {total} nodes done; run again to resume"
+        ));
+        err.code = exit_code(signal);
+        return Err(err);
+    }
+    // The event log first: whatever failed, it records what happened.
+    let mut problems = report.problems.clone();
+    if let Some(path) = &args.events
+        && let Err(e) = write_events(path, &report.events)
+    {
+        problems.push(format!("failed to write {}: {e}", path.display()));
     }
     let count = |f: fn(&Outcome) -> bool| report.events.iter().filter(|e| f(&e.outcome)).count();
     let ran = count(|o| *o == Outcome::Ran);
@@ -155,9 +216,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
             args.results.display()
         );
     }
-    if failed.is_empty() {
-        return Ok(());
-    }
     for e in &failed {
         match &e.outcome {
             Outcome::Failed { error } => eprintln!("failed: {}: {error}", e.label),
@@ -167,15 +225,70 @@ pub fn run(args: Args) -> Result<(), CliError> {
             _ => {}
         }
     }
-    Err(CliError::failed(format!(
-        "{} of {} nodes did not complete",
-        failed.len(),
-        report.events.len()
-    ))
-    .with_hint("fix the cause and run again: finished nodes are cached, only these will run"))
+    for p in &problems {
+        eprintln!("failed: {p}");
+    }
+    if failed.is_empty() && problems.is_empty() {
+        return Ok(());
+    }
+    let what = if failed.is_empty() {
+        format!("{} steps after the nodes failed", problems.len())
+    } else {
+        format!(
+            "{} of {} nodes did not complete",
+            failed.len(),
+            report.events.len()
+        )
+    };
+    Err(CliError::failed(what)
+        .with_hint("fix the cause and run again: finished nodes are cached, only these will run"))
 }
 
-fn pipeline_error(e: PipelineError) -> CliError {
+/// Writes one JSON line per event, atomically.
+fn write_events(path: &Path, events: &[execute::Event]) -> Result<(), cache::CacheError> {
+    let mut text = String::new();
+    for e in events {
+        text.push_str(&serde_json::to_string(e).expect("event serializes"));
+        text.push('\n');
+    }
+    cache::write_atomic(path, text.as_bytes())
+}
+
+/// Stops the run for `signal`: waits until no cache or result write is in flight (none starts
+/// after this), empties the staging area of this run's unfinished nodes, says how far the run
+/// got and exits with 128 + the signal's number.
+#[cfg(unix)]
+fn stop(interrupt: &Interrupt, progress: &Progress, state_dir: &Path, signal: i32) -> ! {
+    let _quiet = interrupt.quiesce();
+    progress.finished();
+    if interrupt.holds_lock() {
+        let _ = EntryStore::new(state_dir).sweep_staging();
+    }
+    let (done, total) = interrupt.progress();
+    let name = match signal {
+        signal_hook::consts::SIGTERM => "terminated",
+        signal_hook::consts::SIGHUP => "hung up",
+        _ => "interrupted",
+    };
+    if total == 0 {
+        eprintln!("{name}: stopped before any node ran; run again to start");
+    } else {
+        eprintln!("{name}: {done} of {total} nodes done; run again to resume");
+    }
+    std::process::exit(i32::from(exit_code(signal)))
+}
+
+/// The documented exit code of a run stopped by `signal` (128 + its number).
+#[cfg(unix)]
+fn exit_code(signal: i32) -> u8 {
+    match signal {
+        signal_hook::consts::SIGTERM => exit::TERMINATED,
+        signal_hook::consts::SIGHUP => exit::HUNG_UP,
+        _ => exit::INTERRUPTED,
+    }
+}
+
+fn pipeline_error(e: PipelineError, interrupt: &Interrupt) -> CliError {
     let interrupted = matches!(
         &e,
         PipelineError::Execute(execute::executor::ExecuteError::Slurm(
@@ -188,7 +301,15 @@ fn pipeline_error(e: PipelineError) -> CliError {
     };
     let mut err = CliError::failed(e);
     if interrupted {
-        err.code = super::exit::INTERRUPTED;
+        #[cfg(unix)]
+        {
+            err.code = interrupt.signal().map_or(exit::INTERRUPTED, exit_code);
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = interrupt;
+            err.code = exit::INTERRUPTED;
+        }
     }
     match hint {
         Some(h) => err.with_hint(h),

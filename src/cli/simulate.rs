@@ -9,18 +9,28 @@ use super::machine::{ReadArgs, TopologyArgs};
 use super::{CliError, Format, load_trace_with};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
     Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, Time, simulate,
 };
 use crate::store::{JobLabels, JobsWriter};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab simulate workloads/SDSC-SP2-1998-4.2-cln.swf.gz --scheduler easy
+  schedlab simulate trace.swf.gz -s conservative --procs 1152 --node-size 8 --jobs-out jobs.parquet
+
+Exit codes: 0 simulated; 1 the simulation or writing failed; 2 bad input (trace, arguments).")]
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
-    /// Scheduling policy: fcfs, easy or conservative.
+    /// Backfilling rule: fcfs (none), easy, conservative or aggressive.
     #[arg(long, short)]
     pub scheduler: SchedulerKind,
+    /// Queue order the scheduler walks: fcfs, fairshare or priority (default fairshare and
+    /// priority settings, docs/fairshare.md) or sjf.
+    #[arg(long, default_value = "fcfs")]
+    pub order: OrderKind,
     /// Processors of the machine [default: the trace's MaxProcs].
     #[arg(long)]
     pub procs: Option<u32>,
@@ -65,6 +75,7 @@ pub struct Args {
 pub struct Report {
     pub trace: String,
     pub scheduler: SchedulerKind,
+    pub order: OrderKind,
     pub procs: u64,
     pub node_size: Option<u32>,
     pub interval: Option<Time>,
@@ -120,6 +131,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (None, None) => Warmup::None,
     };
     let config = SimConfig {
+        order: OrderSpec::of(args.order),
         machine: machine.clone(),
         scheduler: args.scheduler,
         interval: args.interval,
@@ -153,6 +165,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let report = Report {
         trace: trace.source.clone(),
         scheduler: args.scheduler,
+        order: args.order,
         procs: machine.procs(),
         node_size: args.node_size,
         interval: args.interval,

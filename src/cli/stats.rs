@@ -17,6 +17,11 @@ pub enum By {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace stats workloads/KTH-SP2-1996-2.1-cln.swf.gz --by user --top 5
+  schedlab trace stats trace.swf.gz --format json -o stats.parquet
+
+Exit codes: 0 done; 1 the Parquet file could not be written; 2 bad input (trace, arguments).")]
 pub struct StatsArgs {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
@@ -55,7 +60,11 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.output {
         table(&groups)
-            .write(path, &[("schedlab.trace".into(), trace.source.clone())])
+            .write(
+                path,
+                &[("schedlab.trace".into(), trace.source.clone())],
+                crate::store::OutputFile::Stats,
+            )
             .map_err(CliError::failed)?;
     }
     match args.format {

@@ -11,6 +11,11 @@ use crate::execute::executor::slurm;
 use crate::plan::NodeState;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab status                                Slurm batches of results/ and what is left
+  schedlab status experiments/easy-vs-fcfs.yaml --results results
+
+Exit codes: 0 shown; 1 Slurm could not be queried; 2 bad input (manifests).")]
 pub struct Args {
     /// Manifests whose nodes to count [default: experiments/*.yaml].
     pub manifests: Vec<PathBuf>,

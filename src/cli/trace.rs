@@ -17,6 +17,11 @@ pub enum Command {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace info workloads/SDSC-SP2-1998-4.2-cln.swf.gz
+  schedlab trace info trace.swf --lenient --format json
+
+Exit codes: 0 read; 2 bad input (a malformed line: the message names it; a damaged file).")]
 pub struct InfoArgs {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,

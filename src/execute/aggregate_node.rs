@@ -1,7 +1,11 @@
 //! An aggregate node: the experiment's result files, built only from its cells' cache entries —
 //! `summary.parquet` (one row per cell: id, grid parameters, settings, run metrics),
-//! `jobs.parquet` (per-job records with their `cell`) and `timeseries.parquet` — written into
-//! the node's own entry with the manifest hash, schedlab version and git commit as metadata.
+//! `jobs.parquet` (per-job records with their `experiment` and `cell`), `timeseries.parquet` and
+//! `reservations.parquet` — written into the node's own entry with the provenance (manifest
+//! text and hash, traces, command, schedlab version, git commit) as key-value metadata.
+//!
+//! Cells stream through: a window of cells is read in parallel, appended to the four files, and
+//! dropped, so memory does not grow with the number of cells.
 
 use std::fs::File;
 use std::path::Path;
@@ -9,216 +13,442 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::arrow_writer::compute_leaves;
 use rayon::prelude::*;
 
-use super::simulate_node::CellSummary;
+use super::simulate_node::{CELL_SUMMARY_KEY, CellSummary};
 use crate::cache::{EntryStore, EntryWriter};
-use crate::manifest::Manifest;
+use crate::manifest::{Cell, Manifest};
 use crate::plan::NodeKey;
-use crate::store::{AtomicFile, Table, Value, writer_properties};
+use crate::store::columns::{described, described_field};
+use crate::store::{OutputFile, ParquetSink, Table, Value, reservations_schema};
 
-/// Writes the three result files of `manifest` into `entry`, reading cell `i`'s results from
+/// Where the results come from, recorded in every result file's metadata.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// The git commit of the manifests (`-dirty` with uncommitted changes), if any.
+    pub commit: Option<String>,
+    /// The command that reproduces the results.
+    pub command: String,
+    /// JSON: each trace (as the manifest names it) → its blake3 and size.
+    pub traces: String,
+}
+
+/// Key-value metadata of an experiment's result files (docs/outputs.md).
+pub fn metadata(manifest: &Manifest, provenance: &Provenance) -> Vec<(String, String)> {
+    vec![
+        ("schedlab.experiment".into(), manifest.name.clone()),
+        ("schedlab.manifest_hash".into(), manifest.hash.clone()),
+        ("schedlab.manifest".into(), manifest.text.clone()),
+        ("schedlab.traces".into(), provenance.traces.clone()),
+        ("schedlab.command".into(), provenance.command.clone()),
+        ("schedlab.version".into(), env!("CARGO_PKG_VERSION").into()),
+        (
+            "schedlab.commit".into(),
+            provenance.commit.clone().unwrap_or_else(|| "none".into()),
+        ),
+        (
+            "schedlab.model_version".into(),
+            crate::plan::build::MODEL_VERSION.into(),
+        ),
+    ]
+}
+
+/// Summary rows gathered before they are written (a row group's worth).
+const SUMMARY_ROWS: usize = 8192;
+
+/// One cell's entry, read.
+struct CellParts {
+    summary: CellSummary,
+    jobs: Vec<RecordBatch>,
+    timeseries: Vec<RecordBatch>,
+    reservations: Vec<RecordBatch>,
+    schemas: [SchemaRef; 2],
+    /// The [`EXTRA_FILES`] of the cell, in that order.
+    extra: Vec<(SchemaRef, Vec<RecordBatch>)>,
+}
+
+/// Writes the four result files of `manifest` into `entry`, reading cell `i`'s results from
 /// the entry of `cell_keys[i]`.
 pub fn run(
     manifest: &Manifest,
     cell_keys: &[NodeKey],
-    metadata: &[(String, String)],
+    provenance: &Provenance,
     entries: &EntryStore,
     entry: &EntryWriter,
 ) -> Result<(), String> {
-    let dirs: Vec<_> = cell_keys
-        .iter()
-        .map(|k| entries.open(k.as_str()).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-
-    let mut summary = Table::default();
-    for (cell, dir) in manifest.cells.iter().zip(&dirs) {
-        let text = std::fs::read_to_string(dir.join("summary.json")).map_err(|e| e.to_string())?;
-        let s: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        summary.row().set("cell", Value::Str(cell.id.clone()));
-        // Name axes as their names; parameter axes appear as the typed setting columns below.
-        summary
-            .set("workload", Value::Str(cell.workload.name.clone()))
-            .set("cluster", Value::Str(cell.cluster.name.clone()))
-            .set("scheduler", Value::Str(cell.scheduler.name.clone()))
-            .set(
-                "reservations",
-                Value::Str(
-                    cell.reservations
-                        .as_ref()
-                        .map_or("none".to_string(), |r| r.name.clone()),
-                ),
-            )
-            .set(
-                "queues",
-                Value::Str(
-                    cell.queues
-                        .as_ref()
-                        .map_or("none", |q| q.name.as_str())
-                        .to_string(),
-                ),
-            )
-            .set("seed", Value::Int(cell.seed as i64))
-            .set("policy", Value::Str(s.policy.clone()))
-            .set("procs", Value::Int(s.procs as i64))
-            .set(
-                "node_size",
-                s.node_size
-                    .map_or(Value::NullInt, |k| Value::Int(i64::from(k))),
-            )
-            .set("interval", s.interval.map_or(Value::NullInt, Value::Int))
-            .set("overrun", Value::Str(s.overrun.clone()))
-            .set(
-                "placement",
-                s.topology
-                    .as_ref()
-                    .map_or(Value::NullStr, |t| Value::Str(t.placement.clone())),
-            )
-            .set(
-                "ignore_memory",
-                s.topology
-                    .as_ref()
-                    .map_or(Value::NullBool, |t| Value::Bool(t.ignore_memory)),
-            )
-            .set(
-                "scale_runtime",
-                s.topology
-                    .as_ref()
-                    .map_or(Value::NullBool, |t| Value::Bool(t.scale_runtime)),
-            )
-            .set(
-                "memory_reading",
-                Value::Str(s.reading.memory.name().to_string()),
-            )
-            .set(
-                "used_memory_fallback",
-                Value::Bool(s.reading.used_memory_fallback),
-            )
-            .set(
-                "extended_fields",
-                Value::Str(s.reading.extended.name().to_string()),
-            )
-            .set("nodes", Value::Int(s.capacity.nodes as i64))
-            .set("cores", Value::Int(s.capacity.cores as i64))
-            .set("memory_kb", Value::Int(s.capacity.memory_kb as i64))
-            .set("gpus", Value::Int(s.capacity.gpus as i64))
-            .set(
-                "first_jobs",
-                cell.workload
-                    .transforms
-                    .first_jobs
-                    .map_or(Value::NullInt, |n| Value::Int(n as i64)),
-            )
-            .set(
-                "load_scale",
-                cell.workload
-                    .transforms
-                    .load_scale
-                    .map_or(Value::Null, Value::Float),
-            )
-            .set(
-                "reservation_rate",
-                cell.reservations
-                    .as_ref()
-                    .and_then(|r| r.generator.as_ref())
-                    .map_or(Value::Null, |g| Value::Float(g.per_week)),
-            )
-            .set(
-                "throttle_node_hours",
-                cell.reservations
-                    .as_ref()
-                    .and_then(|r| r.throttle.max_node_seconds)
-                    .map_or(Value::Null, |s| Value::Float(s as f64 / 3600.0)),
-            )
-            .set(
-                "p_login",
-                synthetic_first_user(cell, |u| u.login_model().p_login()),
-            )
-            .set("mu", synthetic_first_user(cell, |u| u.mu))
-            .set(
-                "model_interarrival_cv",
-                synthetic_first_user(cell, |u| u.login_model().interarrival_cv2().sqrt()),
-            )
-            .set(
-                "interarrival_cv",
-                s.interarrival_cv.map_or(Value::Null, Value::Float),
-            )
-            .set("trace_jobs", Value::Int(s.trace_jobs as i64))
-            .set(
-                "trace_jobs_skipped",
-                Value::Int(s.trace_jobs_skipped as i64),
-            )
-            .set(
-                "trace_malformed_lines",
-                Value::Int(s.trace_malformed_lines as i64),
-            );
-        summary.set_fields(&s.summary);
-        let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
-        for (k, resource) in super::simulate_node::RESOURCES.iter().enumerate() {
-            summary.set(
-                &format!("utilization_{resource}"),
-                opt(s.utilization_by_resource[k]),
-            );
-        }
-        for (reason, n) in &s.skipped_by_reason {
-            summary.set(&format!("skipped_{reason}"), Value::Int(*n as i64));
-        }
-        // Per size class: `<class>_<metric>` columns, in the manifest's class order.
-        for c in &s.size_classes {
-            let name = &c.name;
-            summary
-                .set(&format!("{name}_jobs"), Value::Int(c.jobs as i64))
-                .set(&format!("{name}_wait_mean"), opt(c.wait_mean))
-                .set(
-                    &format!("{name}_expansion_factor_weighted"),
-                    opt(c.expansion_factor_weighted),
-                )
-                .set(
-                    &format!("{name}_bounded_slowdown_mean"),
-                    opt(c.bounded_slowdown_mean),
-                )
-                .set(&format!("{name}_queue_mean"), opt(c.queue_mean));
+    let metadata = metadata(manifest, provenance);
+    let mut out = Outputs {
+        manifest,
+        entry,
+        metadata: &metadata,
+        summary: None,
+        pending: Table::default(),
+        jobs: None,
+        timeseries: None,
+        reservations: ParquetSink::create(
+            &entry.path("reservations.parquet"),
+            with_leading_columns(OutputFile::Reservations, &reservations_schema()),
+            &metadata,
+        )
+        .map_err(|e| e.to_string())?,
+        extra: Default::default(),
+    };
+    let window = (rayon::current_num_threads() * 2).max(4);
+    let cells: Vec<(&Cell, &NodeKey)> = manifest.cells.iter().zip(cell_keys).collect();
+    for chunk in cells.chunks(window) {
+        let parts: Vec<CellParts> = chunk
+            .par_iter()
+            .map(|(_, key)| read_cell(entries, key))
+            .collect::<Result<_, _>>()?;
+        for ((cell, _), part) in chunk.iter().zip(parts) {
+            out.append(cell, part)?;
         }
     }
-    summary
-        .write(&entry.path("summary.parquet"), metadata)
-        .map_err(|e| e.to_string())?;
+    out.finish()
+}
 
-    concat_with_cell(
-        manifest,
-        &dirs,
-        "jobs.parquet",
-        &entry.path("jobs.parquet"),
-        metadata,
-    )?;
+/// Reads the entry of one cell: its summary and its three tables.
+fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
+    let dir = entries.open(key.as_str()).map_err(|e| e.to_string())?;
+    let (jobs_schema, jobs, kv) = read_batches(&dir.join("jobs.parquet"))?;
+    let text = kv
+        .into_iter()
+        .find(|(k, _)| k == CELL_SUMMARY_KEY)
+        .map(|(_, v)| v)
+        .ok_or_else(|| format!("{}: no cell summary in jobs.parquet", dir.display()))?;
+    let summary: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let (ts_schema, timeseries, _) = read_batches(&dir.join("timeseries.parquet"))?;
+    let extra = EXTRA_FILES
+        .iter()
+        .map(|(name, _)| {
+            read_batches(&dir.join(name)).map(|(schema, batches, _)| (schema, batches))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let reservations_file = dir.join("reservations.parquet");
+    let reservations = if reservations_file.is_file() {
+        read_batches(&reservations_file)?.1
+    } else {
+        Vec::new()
+    };
+    Ok(CellParts {
+        summary,
+        jobs,
+        timeseries,
+        reservations,
+        schemas: [jobs_schema, ts_schema],
+        extra,
+    })
+}
 
-    concat_with_cell(
-        manifest,
-        &dirs,
-        "timeseries.parquet",
-        &entry.path("timeseries.parquet"),
-        metadata,
-    )?;
+/// Result files every cell entry holds besides jobs, timeseries and reservations (written by
+/// simulate_node), each concatenated with its cells' rows like the others.
+const EXTRA_FILES: [(&str, OutputFile); 5] = [
+    ("users.parquet", OutputFile::Users),
+    ("user_timeseries.parquet", OutputFile::UserTimeseries),
+    ("clusters.parquet", OutputFile::Clusters),
+    ("cluster_timeseries.parquet", OutputFile::ClusterTimeseries),
+    ("queues.parquet", OutputFile::Queues),
+];
 
-    concat_with_cell(
-        manifest,
-        &dirs,
-        "reservations.parquet",
-        &entry.path("reservations.parquet"),
-        metadata,
-    )?;
+/// The result files being written.
+struct Outputs<'a> {
+    manifest: &'a Manifest,
+    entry: &'a EntryWriter,
+    metadata: &'a [(String, String)],
+    /// Created with the first rows (the schema follows from them).
+    summary: Option<ParquetSink>,
+    pending: Table,
+    jobs: Option<ParquetSink>,
+    timeseries: Option<ParquetSink>,
+    reservations: ParquetSink,
+    /// The [`EXTRA_FILES`], created with the first cell (its schemas).
+    extra: [Option<ParquetSink>; EXTRA_FILES.len()],
+}
 
-    for name in [
-        "clusters.parquet",
-        "cluster_timeseries.parquet",
-        "queues.parquet",
-    ] {
-        concat_with_cell(manifest, &dirs, name, &entry.path(name), metadata)?;
+impl Outputs<'_> {
+    fn append(&mut self, cell: &Cell, part: CellParts) -> Result<(), String> {
+        summary_row(&mut self.pending, self.manifest, cell, &part.summary);
+        if self.pending.len() >= SUMMARY_ROWS {
+            self.flush_summary()?;
+        }
+        let name = &self.manifest.name;
+        let [jobs_schema, ts_schema] = &part.schemas;
+        let jobs = sink_for(&mut self.jobs, || {
+            ParquetSink::create(
+                &self.entry.path("jobs.parquet"),
+                with_leading_columns(OutputFile::Jobs, jobs_schema),
+                self.metadata,
+            )
+        })?;
+        push_with_cell(jobs, name, &cell.id, part.jobs)?;
+        let timeseries = sink_for(&mut self.timeseries, || {
+            ParquetSink::create(
+                &self.entry.path("timeseries.parquet"),
+                with_leading_columns(OutputFile::Timeseries, ts_schema),
+                self.metadata,
+            )
+        })?;
+        push_with_cell(timeseries, name, &cell.id, part.timeseries)?;
+        push_with_cell(&mut self.reservations, name, &cell.id, part.reservations)?;
+        for ((slot, (file, kind)), (schema, batches)) in
+            self.extra.iter_mut().zip(EXTRA_FILES).zip(part.extra)
+        {
+            let sink = sink_for(slot, || {
+                ParquetSink::create(
+                    &self.entry.path(file),
+                    with_leading_columns(kind, &schema),
+                    self.metadata,
+                )
+            })?;
+            push_with_cell(sink, name, &cell.id, batches)?;
+        }
+        Ok(())
+    }
+
+    fn flush_summary(&mut self) -> Result<(), String> {
+        let table = std::mem::take(&mut self.pending);
+        if table.is_empty() {
+            return Ok(());
+        }
+        let path = self.entry.path("summary.parquet");
+        match &mut self.summary {
+            None => {
+                let (schema, arrays) = table.to_arrays(OutputFile::Summary);
+                let mut sink =
+                    ParquetSink::create(&path, schema, self.metadata).map_err(|e| e.to_string())?;
+                sink.push_columns(arrays).map_err(|e| e.to_string())?;
+                self.summary = Some(sink);
+            }
+            Some(sink) => {
+                let arrays = table
+                    .arrays_as(sink.schema())
+                    .ok_or_else(|| format!("{}: cells with different columns", path.display()))?;
+                sink.push_columns(arrays).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.flush_summary()?;
+        for sink in [
+            self.summary,
+            self.jobs,
+            self.timeseries,
+            Some(self.reservations),
+        ]
+        .into_iter()
+        .chain(self.extra)
+        .flatten()
+        {
+            sink.finish().map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
+fn sink_for(
+    slot: &mut Option<ParquetSink>,
+    create: impl FnOnce() -> Result<ParquetSink, crate::store::StoreError>,
+) -> Result<&mut ParquetSink, String> {
+    if slot.is_none() {
+        *slot = Some(create().map_err(|e| e.to_string())?);
+    }
+    Ok(slot.as_mut().expect("just created"))
+}
+
+/// `schema` led by the `experiment` and `cell` columns, every field described.
+fn with_leading_columns(file: OutputFile, schema: &Schema) -> SchemaRef {
+    let mut fields = vec![
+        described_field(file, &Field::new("experiment", DataType::Utf8, false)),
+        described_field(file, &Field::new("cell", DataType::Utf8, false)),
+    ];
+    fields.extend(schema.fields().iter().map(|f| described_field(file, f)));
+    described(file, &Schema::new(fields))
+}
+
+/// Appends `batches` of a cell to `sink`, led by its experiment and cell columns.
+fn push_with_cell(
+    sink: &mut ParquetSink,
+    experiment: &str,
+    cell: &str,
+    batches: Vec<RecordBatch>,
+) -> Result<(), String> {
+    let width = sink.schema().fields().len();
+    for batch in batches {
+        let rows = batch.num_rows();
+        if batch.num_columns() + 2 != width {
+            return Err(format!(
+                "cell {cell}: {} columns where {} were expected",
+                batch.num_columns(),
+                width - 2
+            ));
+        }
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(vec![experiment; rows])),
+            Arc::new(StringArray::from(vec![cell; rows])),
+        ];
+        columns.extend(batch.columns().iter().cloned());
+        sink.push_columns(columns).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Adds the summary row of `cell` to `summary`.
+fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSummary) {
+    summary
+        .row()
+        .set("experiment", Value::Str(manifest.name.clone()))
+        .set("cell", Value::Str(cell.id.clone()));
+    // Name axes as their names; parameter axes appear as the typed setting columns below.
+    summary
+        .set("workload", Value::Str(cell.workload.name.clone()))
+        .set("cluster", Value::Str(cell.cluster.name.clone()))
+        .set("scheduler", Value::Str(cell.scheduler.name.clone()))
+        .set(
+            "reservations",
+            Value::Str(
+                cell.reservations
+                    .as_ref()
+                    .map_or("none".to_string(), |r| r.name.clone()),
+            ),
+        )
+        .set(
+            "queues",
+            Value::Str(
+                cell.queues
+                    .as_ref()
+                    .map_or("none", |q| q.name.as_str())
+                    .to_string(),
+            ),
+        )
+        .set("seed", Value::Int(cell.seed as i64))
+        .set("policy", Value::Str(s.policy.clone()))
+        .set("procs", Value::Int(s.procs as i64))
+        .set(
+            "node_size",
+            s.node_size
+                .map_or(Value::NullInt, |k| Value::Int(i64::from(k))),
+        )
+        .set("interval", s.interval.map_or(Value::NullInt, Value::Int))
+        .set("overrun", Value::Str(s.overrun.clone()))
+        .set(
+            "placement",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullStr, |t| Value::Str(t.placement.clone())),
+        )
+        .set(
+            "ignore_memory",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullBool, |t| Value::Bool(t.ignore_memory)),
+        )
+        .set(
+            "scale_runtime",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullBool, |t| Value::Bool(t.scale_runtime)),
+        )
+        .set(
+            "memory_reading",
+            Value::Str(s.reading.memory.name().to_string()),
+        )
+        .set(
+            "used_memory_fallback",
+            Value::Bool(s.reading.used_memory_fallback),
+        )
+        .set(
+            "extended_fields",
+            Value::Str(s.reading.extended.name().to_string()),
+        )
+        .set("nodes", Value::Int(s.capacity.nodes as i64))
+        .set("cores", Value::Int(s.capacity.cores as i64))
+        .set("memory_kb", Value::Int(s.capacity.memory_kb as i64))
+        .set("gpus", Value::Int(s.capacity.gpus as i64))
+        .set(
+            "first_jobs",
+            cell.workload
+                .transforms
+                .first_jobs
+                .map_or(Value::NullInt, |n| Value::Int(n as i64)),
+        )
+        .set(
+            "load_scale",
+            cell.workload
+                .transforms
+                .load_scale
+                .map_or(Value::Null, Value::Float),
+        )
+        .set(
+            "reservation_rate",
+            cell.reservations
+                .as_ref()
+                .and_then(|r| r.generator.as_ref())
+                .map_or(Value::Null, |g| Value::Float(g.per_week)),
+        )
+        .set(
+            "throttle_node_hours",
+            cell.reservations
+                .as_ref()
+                .and_then(|r| r.throttle.max_node_seconds)
+                .map_or(Value::Null, |s| Value::Float(s as f64 / 3600.0)),
+        )
+        .set(
+            "p_login",
+            synthetic_first_user(cell, |u| u.login_model().p_login()),
+        )
+        .set("mu", synthetic_first_user(cell, |u| u.mu))
+        .set(
+            "model_interarrival_cv",
+            synthetic_first_user(cell, |u| u.login_model().interarrival_cv2().sqrt()),
+        )
+        .set(
+            "interarrival_cv",
+            s.interarrival_cv.map_or(Value::Null, Value::Float),
+        )
+        .set("trace_jobs", Value::Int(s.trace_jobs as i64))
+        .set(
+            "trace_jobs_skipped",
+            Value::Int(s.trace_jobs_skipped as i64),
+        )
+        .set(
+            "trace_malformed_lines",
+            Value::Int(s.trace_malformed_lines as i64),
+        );
+    summary
+        .set("order", Value::Str(s.order.clone()))
+        .set("penalty", Value::Str(s.penalty.clone()))
+        .set("charging", Value::Str(s.charging.clone()));
+    summary.set_fields(&s.summary);
+    summary.set_fields(&s.fairness);
+    let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    for (k, resource) in super::simulate_node::RESOURCES.iter().enumerate() {
+        summary.set(
+            &format!("utilization_{resource}"),
+            opt(s.utilization_by_resource[k]),
+        );
+    }
+    for (reason, n) in &s.skipped_by_reason {
+        summary.set(&format!("skipped_{reason}"), Value::Int(*n as i64));
+    }
+    // Per size class: `<class>_<metric>` columns, in the manifest's class order.
+    for c in &s.size_classes {
+        let name = &c.name;
+        summary
+            .set(&format!("{name}_jobs"), Value::Int(c.jobs as i64))
+            .set(&format!("{name}_wait_mean"), opt(c.wait_mean))
+            .set(
+                &format!("{name}_expansion_factor_weighted"),
+                opt(c.expansion_factor_weighted),
+            )
+            .set(
+                &format!("{name}_bounded_slowdown_mean"),
+                opt(c.bounded_slowdown_mean),
+            )
+            .set(&format!("{name}_queue_mean"), opt(c.queue_mean));
+    }
 }
 
 /// A value of the first user model of a synthetic workload (the one the `p_login` and `mu`
@@ -236,82 +466,26 @@ fn synthetic_first_user(
     }
 }
 
-/// The schema and record batches of a Parquet file.
-fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+/// The schema, record batches and key-value metadata of a Parquet file.
+#[allow(clippy::type_complexity)]
+fn read_batches(
+    path: &Path,
+) -> Result<(SchemaRef, Vec<RecordBatch>, Vec<(String, String)>), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let file = File::open(path).map_err(|e| err(&e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
     let schema = builder.schema().clone();
+    let kv = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .map(|k| (k.key.clone(), k.value.clone().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
     let reader = builder.build().map_err(|e| err(&e))?;
     let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
-    Ok((schema, batches))
-}
-
-/// Concatenates each cell's `name` file, led by a `cell` column, into `out`: one row group per
-/// cell, its columns encoded in parallel (this file is the bulk of an experiment's results, and
-/// writing it is the only serial step after the simulations).
-fn concat_with_cell(
-    manifest: &Manifest,
-    dirs: &[std::path::PathBuf],
-    name: &str,
-    out: &Path,
-    metadata: &[(String, String)],
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", out.display());
-    // Decode every cell's file in parallel, then write them in cell order.
-    let cells: Vec<(SchemaRef, Vec<RecordBatch>)> = dirs
-        .par_iter()
-        .map(|dir| read_batches(&dir.join(name)))
-        .collect::<Result<_, _>>()?;
-    let Some((cell_schema, _)) = cells.first() else {
-        return Err(format!("{}: an experiment without cells", out.display()));
-    };
-    let width = cell_schema.fields().len();
-    let mut fields = vec![Arc::new(Field::new("cell", DataType::Utf8, false))];
-    fields.extend(cell_schema.fields().iter().cloned());
-    let schema = Arc::new(Schema::new(fields));
-    let file = AtomicFile::create(out).map_err(|e| e.to_string())?;
-    let writer = ArrowWriter::try_new(
-        file.file().map_err(|e| e.to_string())?,
-        schema.clone(),
-        Some(writer_properties(metadata)),
-    )
-    .map_err(|e| err(&e))?;
-    let (mut writer, factory) = writer.into_serialized_writer().map_err(|e| err(&e))?;
-    let mut row_groups = 0;
-    for (cell, (_, batches)) in manifest.cells.iter().zip(&cells) {
-        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        if rows == 0 {
-            continue;
-        }
-        let ids: ArrayRef = Arc::new(StringArray::from(vec![cell.id.as_str(); rows]));
-        let mut columns = vec![ids];
-        for c in 0..width {
-            let parts: Vec<&dyn arrow_array::Array> =
-                batches.iter().map(|b| b.column(c).as_ref()).collect();
-            columns.push(arrow_select::concat::concat(&parts).map_err(|e| err(&e))?);
-        }
-        let writers = factory
-            .create_column_writers(row_groups)
-            .map_err(|e| err(&e))?;
-        row_groups += 1;
-        let chunks: Vec<_> = writers
-            .into_par_iter()
-            .zip(columns.par_iter().zip(schema.fields().par_iter()))
-            .map(|(mut w, (column, field))| {
-                for leaf in compute_leaves(field, column)? {
-                    w.write(&leaf)?;
-                }
-                w.close()
-            })
-            .collect::<Result<_, _>>()
-            .map_err(|e| err(&e))?;
-        let mut group = writer.next_row_group().map_err(|e| err(&e))?;
-        for chunk in chunks {
-            chunk.append_to_row_group(&mut group).map_err(|e| err(&e))?;
-        }
-        group.close().map_err(|e| err(&e))?;
-    }
-    writer.close().map_err(|e| err(&e))?;
-    file.commit().map_err(|e| e.to_string())
+    Ok((schema, batches, kv))
 }

@@ -46,12 +46,19 @@ pub struct Event {
     /// Wall-clock seconds the node took (0 for hits); not part of any result.
     #[serde(skip)]
     pub seconds: f64,
+    /// The node's cost estimate ([`DagNode::cost`]), for progress estimates.
+    #[serde(skip)]
+    pub cost: u64,
 }
 
 /// Receives events as they happen (progress bars, logs).
 pub trait Observer: Sync {
     fn started(&self, _to_run: usize, _total: usize) {}
+    /// The summed cost estimate of the nodes to run (called after `started`).
+    fn costs(&self, _to_run: u64) {}
     fn event(&self, _event: &Event) {}
+    /// Something the user should know that is not a node's outcome (printed even when quiet).
+    fn warning(&self, _message: &str) {}
     /// A status line from an executor (e.g. the Slurm queue's state), for progress displays.
     fn note(&self, _text: &str) {}
     fn finished(&self) {}
@@ -69,6 +76,7 @@ pub fn execute(
     let events: Vec<Mutex<Option<Event>>> = nodes.iter().map(|_| Mutex::new(None)).collect();
     let to_run = nodes.iter().filter(|n| !n.cached).count();
     observer.started(to_run, nodes.len());
+    observer.costs(nodes.iter().filter(|n| !n.cached).map(|n| n.cost).sum());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
@@ -113,6 +121,7 @@ pub fn execute(
                     } else {
                         started.elapsed().as_secs_f64()
                     },
+                    cost: node.cost,
                 };
                 observer.event(&event);
                 *events[i].lock().unwrap() = Some(event);

@@ -1,6 +1,7 @@
 //! The git commit results are produced from, for their metadata: `git rev-parse HEAD` in the
 //! manifest's folder, with `-dirty` when tracked files have uncommitted changes. `None` outside
-//! a repository or without git.
+//! a repository or without git. Also the repository's top folder, which recorded paths are
+//! relative to.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,4 +34,22 @@ pub fn commit_of(dir: &Path) -> Option<String> {
     } else {
         commit
     })
+}
+
+/// The top folder of the git work tree holding `dir`, if any.
+pub fn toplevel_of(dir: &Path) -> Option<std::path::PathBuf> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().into())
 }

@@ -6,11 +6,12 @@ mod aggregate_node;
 pub mod dag;
 pub mod executor;
 mod git;
+pub mod interrupt;
 pub mod pipeline;
 pub mod progress;
-pub mod signals;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};
 pub use executor::{Executor, Local, RunConfig, Slurm};
+pub use interrupt::Interrupt;
 pub use pipeline::{PipelineError, Prepared, RunReport, prepare, run, run_with};

@@ -1,8 +1,9 @@
 //! A whole run: digests of the inputs, the plan, each node's state against the cache, then —
-//! holding the results lock — the DAG executed, key materials recorded, and every finished
-//! experiment's files published to `results/<experiment>/`.
+//! holding the results lock — the entries this run will read verified (damaged ones quarantined
+//! and recomputed), the DAG executed, key materials recorded, and every finished experiment's
+//! files published to `results/<experiment>/`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -10,18 +11,22 @@ use serde::{Deserialize, Serialize};
 
 use super::dag::{DagNode, Event, Observer, Outcome};
 use super::executor::{Context, ExecuteError, Executor, Local};
+use super::interrupt::Interrupt;
 use super::simulate_node::TraceCache;
 use super::{aggregate_node, git, simulate_node};
-use crate::cache::{self, CacheError, DigestCache, EntryStore, Materials, ResultsLock};
-use crate::manifest::Manifest;
-use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, reason};
+use crate::cache::publish::{self, is_current};
+use crate::cache::{self, CacheError, DigestCache, EntryStore, Materials, Opened, ResultsLock};
+use crate::manifest::{Manifest, WorkloadSource};
+use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, Reason, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 7] = [
+pub const RESULT_FILES: [&str; 9] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
     "reservations.parquet",
+    "users.parquet",
+    "user_timeseries.parquet",
     "clusters.parquet",
     "cluster_timeseries.parquet",
     "queues.parquet",
@@ -31,8 +36,16 @@ pub const RESULT_FILES: [&str; 7] = [
 pub enum PipelineError {
     #[error(transparent)]
     Cache(#[from] CacheError),
-    #[error("two manifests define the experiment `{0}`")]
-    DuplicateExperiment(String),
+    #[error(
+        "two manifests define the experiment `{name}`: {} and {}",
+        first.display(),
+        second.display()
+    )]
+    DuplicateExperiment {
+        name: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
     #[error(transparent)]
     Execute(#[from] ExecuteError),
 }
@@ -48,52 +61,50 @@ pub struct Prepared {
 
 /// Hashes inputs (through the stat cache), plans, and compares with the cache. Reads only.
 pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, PipelineError> {
-    let mut names = std::collections::BTreeSet::new();
+    let mut names: BTreeMap<&str, &Path> = BTreeMap::new();
     for m in &manifests {
-        if !names.insert(m.name.clone()) {
-            return Err(PipelineError::DuplicateExperiment(m.name.clone()));
+        if let Some(first) = names.insert(&m.name, &m.path) {
+            return Err(PipelineError::DuplicateExperiment {
+                name: m.name.clone(),
+                first: first.to_path_buf(),
+                second: m.path.clone(),
+            });
         }
     }
     let state_dir = cache::state_dir(results);
     let mut digest_cache = DigestCache::load(&state_dir);
     let mut digests = BTreeMap::new();
-    for cell in manifests.iter().flat_map(|m| &m.cells) {
-        if let Some(trace) = cell.workload.trace()
-            && !digests.contains_key(trace)
-        {
-            let d = digest_cache.digest(trace)?;
-            digests.insert(trace.clone(), d);
+    for m in &manifests {
+        let mut last: Option<&PathBuf> = None;
+        for cell in &m.cells {
+            if let Some(trace) = cell.workload.trace()
+                && last != Some(trace)
+            {
+                last = Some(trace);
+                if !digests.contains_key(trace) {
+                    let d = digest_cache.digest(trace)?;
+                    digests.insert(trace.clone(), d);
+                }
+            }
         }
     }
     // Saving the stat cache is an optimisation: a read-only results dir must not stop a plan.
     let _ = digest_cache.save();
-    let commit = manifests
+    let first_dir = manifests
         .first()
-        .and_then(|m| git::commit_of(m.path.parent().unwrap_or(Path::new("."))));
+        .map(|m| m.path.parent().unwrap_or(Path::new(".")).to_path_buf());
+    let commit = first_dir.as_deref().and_then(git::commit_of);
+    let commands = commands(&manifests, first_dir.as_deref().and_then(git::toplevel_of));
     let plan = plan::build(
         &manifests,
         &Inputs {
             digests: &digests,
             commit: commit.as_deref(),
+            commands: &commands,
         },
     );
     let entries = EntryStore::new(&state_dir);
-    let materials = Materials::new(&state_dir);
-    let mut previous: BTreeMap<String, BTreeMap<String, serde_json::Value>> = BTreeMap::new();
-    let states = plan
-        .nodes
-        .iter()
-        .map(|node| {
-            if entries.contains(node.key.as_str()) {
-                return NodeState::Cached;
-            }
-            let experiment = node.label.split('/').next().unwrap_or_default().to_string();
-            let record = previous
-                .entry(experiment.clone())
-                .or_insert_with(|| materials.load(&experiment));
-            NodeState::ToRun(reason(record.get(&node.label), &node.material))
-        })
-        .collect();
+    let states = states(&plan, &manifests, &entries, &Materials::new(&state_dir));
     Ok(Prepared {
         manifests,
         plan,
@@ -101,6 +112,70 @@ pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, Pip
         commit,
         results: results.to_path_buf(),
     })
+}
+
+/// The command that reproduces each manifest's results, recorded as their provenance:
+/// `schedlab run` and the manifest's path relative to the repository's top folder (as given
+/// outside a repository). Options that cannot change results (`-j`, `--quiet`, `--events`) are
+/// left out, so results stay byte-identical whatever they were.
+fn commands(manifests: &[Manifest], toplevel: Option<PathBuf>) -> Vec<String> {
+    let top = toplevel.and_then(|t| t.canonicalize().ok());
+    manifests
+        .iter()
+        .map(|m| {
+            let relative = top.as_ref().and_then(|top| {
+                let full = m.path.canonicalize().ok()?;
+                Some(full.strip_prefix(top).ok()?.to_path_buf())
+            });
+            match relative {
+                Some(rel) => format!("schedlab run {}", rel.to_string_lossy().replace('\\', "/")),
+                None => plan::build::default_command(m),
+            }
+        })
+        .collect()
+}
+
+/// Each node's state: cached, or to run and why (its material compared with the material it had
+/// when it last ran, read one record line at a time).
+fn states(
+    plan: &Plan,
+    manifests: &[Manifest],
+    entries: &EntryStore,
+    materials: &Materials,
+) -> Vec<NodeState> {
+    let cached = entries.contains_each(plan.nodes.iter().map(|n| n.key.as_str()));
+    let mut states: Vec<NodeState> = cached
+        .iter()
+        .map(|&cached| {
+            if cached {
+                NodeState::Cached
+            } else {
+                NodeState::ToRun(Reason::New)
+            }
+        })
+        .collect();
+    // Experiment → label → node, for the nodes to run of experiments with a record.
+    let mut to_run: BTreeMap<&str, HashMap<&str, usize>> = BTreeMap::new();
+    let mut recorded: BTreeMap<&str, bool> = BTreeMap::new();
+    for (i, node) in plan.nodes.iter().enumerate() {
+        if matches!(states[i], NodeState::ToRun(_)) {
+            let experiment = node.label.split('/').next().unwrap_or_default();
+            if *recorded
+                .entry(experiment)
+                .or_insert_with(|| materials.exists(experiment))
+            {
+                to_run.entry(experiment).or_default().insert(&node.label, i);
+            }
+        }
+    }
+    for (experiment, labels) in to_run {
+        materials.for_each(experiment, |label, old| {
+            if let Some(&i) = labels.get(label) {
+                states[i] = NodeState::ToRun(reason(Some(&old), &plan.material(manifests, i)));
+            }
+        });
+    }
+    states
 }
 
 /// One line of `results/.schedlab/runs.json`: which aggregate entry holds an experiment's
@@ -114,6 +189,8 @@ pub struct RunRecord {
 
 pub struct RunReport {
     pub events: Vec<Event>,
+    /// Steps after the nodes that failed (publishing, records), each with its cause.
+    pub problems: Vec<String>,
 }
 
 impl RunReport {
@@ -129,30 +206,48 @@ impl RunReport {
 /// been committed in this run.
 const ABORT_AFTER_ENV: &str = "SCHEDLAB_FAILPOINT_ABORT_AFTER";
 
-/// Executes `prepared` with `threads` local threads, holding the results lock.
+/// The message of a node stopped by an interrupt.
+const INTERRUPTED: &str = "interrupted";
+
+/// Executes `prepared` with `threads` local threads, holding the results lock. `interrupt`
+/// stops it cleanly between writes.
 pub fn run(
     prepared: &Prepared,
     threads: usize,
     wait_for_lock: bool,
     observer: &dyn Observer,
+    interrupt: &Interrupt,
 ) -> Result<RunReport, PipelineError> {
-    run_with(prepared, &Local { threads }, wait_for_lock, observer)
+    run_with(
+        prepared,
+        &Local { threads },
+        wait_for_lock,
+        observer,
+        interrupt,
+    )
 }
 
-/// Executes `prepared` with `executor`, holding the results lock.
+/// Executes `prepared` with `executor`, holding the results lock. `interrupt` stops it cleanly
+/// between writes.
 pub fn run_with(
     prepared: &Prepared,
     executor: &dyn Executor,
     wait_for_lock: bool,
     observer: &dyn Observer,
+    interrupt: &Interrupt,
 ) -> Result<RunReport, PipelineError> {
     let state_dir = cache::state_dir(&prepared.results);
     let _lock = ResultsLock::acquire(&state_dir, wait_for_lock)?;
+    interrupt.set_holds_lock();
     let entries = EntryStore::new(&state_dir);
     entries.sweep_staging()?;
     let plan = &prepared.plan;
+    let manifests = &prepared.manifests;
     // Re-check the cache under the lock: another run may have finished nodes meanwhile.
-    let nodes = dag_nodes(plan, &entries);
+    let mut cached = entries.contains_each(plan.nodes.iter().map(|n| n.key.as_str()));
+    verify_what_will_be_read(prepared, &entries, &mut cached, observer)?;
+    let nodes = dag_nodes_with(prepared, &cached);
+    interrupt.set_total(nodes.len());
     let traces = TraceCache::default();
     let committed = AtomicU64::new(0);
     let abort_after: Option<u64> = std::env::var(ABORT_AFTER_ENV)
@@ -160,26 +255,33 @@ pub fn run_with(
         .and_then(|v| v.parse().ok());
     let work = |i: usize| -> Result<(), String> {
         let node = &plan.nodes[i];
-        let entry = entries
-            .begin(node.key.as_str())
-            .map_err(|e| e.to_string())?;
+        let entry = {
+            let _writing = interrupt.write_guard().ok_or(INTERRUPTED)?;
+            entries
+                .begin(node.key.as_str())
+                .map_err(|e| e.to_string())?
+        };
         match &node.kind {
-            NodeKind::Simulate { cells } => {
-                let (e, c) = cells[0];
-                simulate_node::run(&prepared.manifests[e].cells[c], &traces, &entry)?;
-            }
-            NodeKind::Aggregate { experiment } => {
-                let manifest = &prepared.manifests[*experiment];
-                let keys: Vec<_> = manifest_cell_keys(plan, *experiment);
-                aggregate_node::run(
-                    manifest,
-                    &keys,
-                    &metadata(manifest, prepared.commit.as_deref()),
-                    &entries,
+            NodeKind::Simulate { cell: (e, c) } => {
+                simulate_node::run(
+                    &manifests[*e].cells[*c],
+                    &manifests[*e].limits,
+                    &traces,
                     &entry,
                 )?;
             }
+            NodeKind::Aggregate { experiment } => {
+                let manifest = &manifests[*experiment];
+                let keys: Vec<_> = plan.cell_keys(*experiment).cloned().collect();
+                let provenance = aggregate_node::Provenance {
+                    commit: prepared.commit.clone(),
+                    command: plan.command(manifests, *experiment),
+                    traces: plan.traces(manifests, *experiment).to_string(),
+                };
+                aggregate_node::run(manifest, &keys, &provenance, &entries, &entry)?;
+            }
         }
+        let _writing = interrupt.write_guard().ok_or(INTERRUPTED)?;
         entry.commit().map_err(|e| e.to_string())?;
         let n = committed.fetch_add(1, Ordering::SeqCst) + 1;
         if abort_after == Some(n) {
@@ -191,172 +293,223 @@ pub fn run_with(
         prepared,
         nodes: &nodes,
         state_dir: &state_dir,
+        interrupt,
     };
-    let events = executor.execute(&context, &work, observer)?;
+    let counting = Counting {
+        observer,
+        interrupt,
+    };
+    let events = executor.execute(&context, &work, &counting)?;
 
-    // (experiment, cell) → index of the simulate node computing it.
-    let mut node_of_cell = BTreeMap::new();
-    for (i, node) in plan.nodes.iter().enumerate() {
-        if let NodeKind::Simulate { cells } = &node.kind {
-            node_of_cell.extend(cells.iter().map(|&ec| (ec, i)));
-        }
-    }
-    for (e, manifest) in prepared.manifests.iter().enumerate() {
-        let cell_nodes: Vec<(&String, usize)> = manifest
-            .cells
-            .iter()
-            .enumerate()
-            .filter_map(|(c, cell)| node_of_cell.get(&(e, c)).map(|&i| (&cell.id, i)))
-            .collect();
-        let aggregate = aggregate_of(plan, e);
-        if let Some((i, node)) = aggregate
+    let mut problems = Vec::new();
+    for (e, manifest) in manifests.iter().enumerate() {
+        let aggregate = plan.aggregate_of(e);
+        if let Some(i) = aggregate
             && matches!(events[i].outcome, Outcome::Ran | Outcome::Hit)
         {
-            publish(&prepared.results, manifest, &entries, node.key.as_str())?;
+            let Some(_writing) = interrupt.write_guard() else {
+                break;
+            };
+            let key = plan.nodes[i].key.as_str();
+            let dir = prepared.results.join(&manifest.name);
+            match publish::publish(&entries, key, &RESULT_FILES, &dir) {
+                Ok(done) => {
+                    for name in done.restored {
+                        observer.warning(&format!(
+                            "{} was changed or removed since it was published; restored it from the cache (published results are copies: edit a copy elsewhere)",
+                            dir.join(name).display()
+                        ));
+                    }
+                }
+                Err(err) => problems.push(format!("failed to publish {}: {err}", manifest.name)),
+            }
             let run = RunRecord {
                 experiment: manifest.name.clone(),
                 commit: prepared.commit.clone(),
-                key: node.key.0.clone(),
+                key: key.to_string(),
             };
-            record_run(&state_dir, run)?;
+            if let Err(err) = record_run(&state_dir, run) {
+                problems.push(format!(
+                    "failed to record the run of {}: {err}",
+                    manifest.name
+                ));
+            }
         }
         // Only a run that computed something changes what "last run" means for its nodes.
-        let indices = cell_nodes
-            .iter()
-            .map(|&(_, i)| i)
-            .chain(aggregate.map(|(i, _)| i));
+        let indices = plan.cell_nodes[e].iter().copied().chain(aggregate);
         if indices.clone().all(|i| events[i].outcome == Outcome::Hit) {
             continue;
         }
-        let mut record: BTreeMap<String, serde_json::Value> = cell_nodes
+        let Some(_writing) = interrupt.write_guard() else {
+            break;
+        };
+        let record = manifest
+            .cells
             .iter()
-            .map(|&(id, i)| {
+            .zip(&plan.cell_nodes[e])
+            .map(|(cell, &i)| {
                 (
-                    format!("{}/{id}", manifest.name),
-                    plan.nodes[i].material.clone(),
+                    format!("{}/{}", manifest.name, cell.id),
+                    plan.material(manifests, i),
                 )
             })
-            .collect();
-        if let Some((_, node)) = aggregate {
-            record.insert(node.label.clone(), node.material.clone());
+            .chain(aggregate.map(|i| (plan.nodes[i].label.clone(), plan.material(manifests, i))));
+        // The record only explains reruns: failing to save it loses nothing computed.
+        if let Err(err) = Materials::new(&state_dir).save(&manifest.name, record) {
+            observer.warning(&format!(
+                "failed to record the key material of {} (`plan` will say `new` for its nodes): {err}",
+                manifest.name
+            ));
         }
-        Materials::new(&state_dir).save(&manifest.name, &record)?;
     }
-    Ok(RunReport { events })
+    Ok(RunReport { events, problems })
 }
 
 /// The executor's view of the plan: each node with its cache state and cost estimate.
-pub fn dag_nodes(plan: &Plan, entries: &EntryStore) -> Vec<DagNode> {
+pub fn dag_nodes(prepared: &Prepared, entries: &EntryStore) -> Vec<DagNode> {
+    let plan = &prepared.plan;
+    let cached = entries.contains_each(plan.nodes.iter().map(|n| n.key.as_str()));
+    dag_nodes_with(prepared, &cached)
+}
+
+/// [`dag_nodes`] with the cache state given.
+fn dag_nodes_with(prepared: &Prepared, cached: &[bool]) -> Vec<DagNode> {
+    let plan = &prepared.plan;
     plan.nodes
         .iter()
-        .map(|n| DagNode {
+        .zip(cached)
+        .map(|(n, &cached)| DagNode {
             label: n.label.clone(),
             key: n.key.clone(),
             deps: n.deps.clone(),
-            cached: entries.contains(n.key.as_str()),
-            cost: cost_estimate(n),
+            cached,
+            cost: cost_estimate(plan, &prepared.manifests, n),
         })
         .collect()
 }
 
-/// A rough cost of a node for ordering work (never for results): trace size, or the jobs kept
-/// by `first_jobs`, weighted by policy; aggregation of an experiment is costed like its cells.
-fn cost_estimate(node: &plan::Node) -> u64 {
-    let m = &node.material;
-    if m["node"] == "aggregate" {
-        return m["cells"].as_array().map_or(1, |c| c.len() as u64) * 1_000;
+/// Counts finished nodes for [`Interrupt::progress`] and passes events on.
+struct Counting<'a> {
+    observer: &'a dyn Observer,
+    interrupt: &'a Interrupt,
+}
+
+impl Observer for Counting<'_> {
+    fn started(&self, to_run: usize, total: usize) {
+        self.observer.started(to_run, total);
     }
-    // About 20 compressed bytes per job line in the archive's gzip traces; a synthetic workload
-    // of a job count is that many jobs, one of a time span is guessed at 100,000.
-    let synthetic = &m["workload"]["synthetic"]["length"];
-    let guess = match m["workload"]["trace"]["bytes"].as_u64() {
-        Some(bytes) => bytes / 20,
-        None => synthetic["jobs"].as_u64().unwrap_or(100_000),
+    fn costs(&self, to_run: u64) {
+        self.observer.costs(to_run);
+    }
+    fn event(&self, event: &Event) {
+        if matches!(event.outcome, Outcome::Ran | Outcome::Hit) {
+            self.interrupt.node_done();
+        }
+        if self.interrupt.requested() && event.outcome.is_interrupted() {
+            return;
+        }
+        self.observer.event(event);
+    }
+    fn warning(&self, message: &str) {
+        self.observer.warning(message);
+    }
+    fn note(&self, text: &str) {
+        self.observer.note(text);
+    }
+    fn finished(&self) {
+        self.observer.finished();
+    }
+}
+
+impl Outcome {
+    /// True for a node stopped by an interrupt (not a failure of its own).
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, Outcome::Failed { error } if error == INTERRUPTED)
+    }
+}
+
+/// Verifies, before running, every cached entry this run will read: the entries of the cells
+/// of an aggregate that must run, and the aggregate entries whose published files must be
+/// (re)written. A damaged or half-present entry is quarantined with a warning and its node
+/// recomputed — and an aggregate to recompute makes its cells' entries needed in turn.
+fn verify_what_will_be_read(
+    prepared: &Prepared,
+    entries: &EntryStore,
+    cached: &mut [bool],
+    observer: &dyn Observer,
+) -> Result<(), CacheError> {
+    let plan = &prepared.plan;
+    let mut checked = vec![false; plan.nodes.len()];
+    let mut check = |i: usize, cached: &mut [bool]| -> Result<(), CacheError> {
+        if std::mem::replace(&mut checked[i], true) {
+            return Ok(());
+        }
+        let node = &plan.nodes[i];
+        match entries.open_or_quarantine(node.key.as_str())? {
+            Opened::Valid(_) | Opened::Absent => {}
+            Opened::Quarantined { why, to } => {
+                cached[i] = false;
+                observer.warning(&format!(
+                    "cache entry of {} was damaged ({why}); moved it to {} and computing it again",
+                    node.label,
+                    to.display()
+                ));
+            }
+        }
+        Ok(())
     };
-    let jobs = m["workload"]["transforms"]["first_jobs"]
-        .as_u64()
+    for (e, manifest) in prepared.manifests.iter().enumerate() {
+        let Some(a) = plan.aggregate_of(e) else {
+            continue;
+        };
+        let dir = prepared.results.join(&manifest.name);
+        if cached[a] && !is_current(&dir, plan.nodes[a].key.as_str(), &RESULT_FILES) {
+            check(a, cached)?;
+        }
+        if !cached[a] {
+            for &c in &plan.nodes[a].deps {
+                if cached[c] {
+                    check(c, cached)?;
+                }
+            }
+        }
+    }
+    // A directory without its marker would stop the node's commit: set it aside now.
+    for (i, node) in plan.nodes.iter().enumerate() {
+        if !cached[i] && entries.is_partial(node.key.as_str()) {
+            check(i, cached)?;
+        }
+    }
+    Ok(())
+}
+
+/// A rough cost of a node for ordering work and estimating time left (never for results): the
+/// jobs it simulates — trace size, or the jobs kept by `first_jobs`, or a synthetic workload's
+/// expected count — weighted by policy; aggregation of an experiment is costed like its cells.
+fn cost_estimate(plan: &Plan, manifests: &[Manifest], node: &plan::Node) -> u64 {
+    let (e, c) = match node.kind {
+        NodeKind::Aggregate { experiment } => {
+            return manifests[experiment].cells.len() as u64 * 1_000;
+        }
+        NodeKind::Simulate { cell } => cell,
+    };
+    let cell = &manifests[e].cells[c];
+    // About 20 compressed bytes per job line in the archive's gzip traces.
+    let guess = match &cell.workload.source {
+        WorkloadSource::Trace(path) => plan.trace_bytes(path) / 20,
+        WorkloadSource::Synthetic(spec) => spec.expected_jobs().unwrap_or(100_000.0) as u64,
+    };
+    let jobs = cell
+        .workload
+        .transforms
+        .first_jobs
         .map_or(guess, |n| n.min(guess));
-    let weight = if m["scheduler"]["policy"] == "conservative" {
+    let weight = if cell.scheduler.policy == crate::sim::SchedulerKind::Conservative {
         20
     } else {
         1
     };
-    jobs.max(1) * weight
-}
-
-fn aggregate_of(plan: &Plan, experiment: usize) -> Option<(usize, &plan::Node)> {
-    plan.nodes
-        .iter()
-        .enumerate()
-        .find(|(_, n)| n.kind == NodeKind::Aggregate { experiment })
-}
-
-/// The simulate-node key of every cell of `experiment`, in cell order.
-fn manifest_cell_keys(plan: &Plan, experiment: usize) -> Vec<plan::NodeKey> {
-    let Some((_, agg)) = aggregate_of(plan, experiment) else {
-        return Vec::new();
-    };
-    agg.material["cells"]
-        .as_array()
-        .map(|cells| {
-            cells
-                .iter()
-                .map(|c| plan::NodeKey(c["key"].as_str().unwrap_or_default().to_string()))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Key-value metadata of an experiment's result files.
-fn metadata(manifest: &Manifest, commit: Option<&str>) -> Vec<(String, String)> {
-    vec![
-        ("schedlab.experiment".into(), manifest.name.clone()),
-        ("schedlab.manifest_hash".into(), manifest.hash.clone()),
-        ("schedlab.version".into(), env!("CARGO_PKG_VERSION").into()),
-        ("schedlab.commit".into(), commit.unwrap_or("none").into()),
-        (
-            "schedlab.model_version".into(),
-            plan::build::MODEL_VERSION.into(),
-        ),
-    ]
-}
-
-/// Copies the experiment's result files from its aggregate entry into `results/<name>/`, each
-/// atomically, then records which entry they came from in `.key` (so an interrupted publish is
-/// redone next time, and an up-to-date one is skipped).
-fn publish(
-    results: &Path,
-    manifest: &Manifest,
-    entries: &EntryStore,
-    key: &str,
-) -> Result<(), CacheError> {
-    let dir = results.join(&manifest.name);
-    let stamp = dir.join(".key");
-    if std::fs::read_to_string(&stamp).is_ok_and(|k| k.trim() == key)
-        && RESULT_FILES.iter().all(|f| dir.join(f).is_file())
-    {
-        return Ok(());
-    }
-    let source = entries.open(key)?;
-    std::fs::create_dir_all(&dir).map_err(|e| CacheError::io(&dir, e))?;
-    for name in RESULT_FILES {
-        publish_file(&source.join(name), &dir.join(name))?;
-    }
-    cache::write_atomic(&stamp, format!("{key}\n").as_bytes())
-}
-
-/// Puts `target` in place as a copy of the immutable cache file `source`: a hard link when the
-/// file system allows (no bytes copied), else a copy; either way through a temporary name and a
-/// rename, so `target` is never half-written. Tools that rewrite a result file replace it, which
-/// breaks the link; the cache entry itself is verified against its hashes whenever it is read.
-fn publish_file(source: &Path, target: &Path) -> Result<(), CacheError> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".publish-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    if std::fs::hard_link(source, &tmp).is_err() {
-        std::fs::copy(source, &tmp).map_err(|e| CacheError::io(target, e))?;
-    }
-    std::fs::rename(&tmp, target).map_err(|e| CacheError::io(target, e))
+    jobs.max(1).saturating_mul(weight)
 }
 
 /// Appends (or updates) the run record of an experiment at a commit in `runs.json`.

@@ -1,7 +1,10 @@
 //! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
-//! its metrics and time series, and write them into the node's cache entry:
-//! `summary.json`, `jobs.parquet` (no `cell` column: an entry may serve several cells) and
-//! `timeseries.parquet`. Its source is part of the model version (build.rs).
+//! its metrics and time series, and write them into the node's cache entry: `jobs.parquet`
+//! (no `cell` column: an entry may serve several cells), carrying the cell's summary as
+//! key-value metadata ([`CELL_SUMMARY_KEY`]), `timeseries.parquet`, `users.parquet`,
+//! `user_timeseries.parquet`, `clusters.parquet`, `cluster_timeseries.parquet`, and
+//! `reservations.parquet` only when the cell has reservations. Its source is part of the model
+//! version (build.rs).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -11,14 +14,18 @@ use serde::Serialize;
 
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
-use crate::manifest::{Cell, WorkloadSource, synthetic};
+use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
+use crate::sim::fairshare::{Sampling, replay};
 use crate::sim::metrics::usage::{self, Fractions};
-use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
+use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
 use crate::sim::{
     Infeasible, Machine, SimConfig, Workload, simulate_limited, simulate_reserving, timeseries,
 };
-use crate::store::{JobLabels, JobsWriter, Table, Value, write_reservations, write_timeseries};
+use crate::store::{
+    JobLabels, JobsWriter, OutputFile, Table, Value, write_reservations, write_timeseries,
+    write_user_timeseries, write_users,
+};
 use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
@@ -53,7 +60,11 @@ impl TraceCache {
     }
 }
 
-/// `summary.json` of a simulate entry.
+/// The key-value metadata key of `jobs.parquet` in a simulate entry that holds the cell's
+/// [`CellSummary`] as JSON.
+pub const CELL_SUMMARY_KEY: &str = "schedlab.cell_summary";
+
+/// The run summary of a simulate entry (in its `jobs.parquet` metadata).
 #[derive(Debug, Serialize, serde::Deserialize)]
 pub struct CellSummary {
     pub policy: String,
@@ -71,6 +82,16 @@ pub struct CellSummary {
     pub summary: RunSummary,
     /// Aggregates per job-size class, in the order of the manifest's classes.
     pub size_classes: Vec<ClassSummary>,
+    /// The queue order and the fairshare settings users.parquet is computed under.
+    #[serde(default)]
+    pub order: String,
+    #[serde(default)]
+    pub penalty: String,
+    #[serde(default)]
+    pub charging: String,
+    /// Jain's indices across users (users.parquet).
+    #[serde(default)]
+    pub fairness: UserFairness,
     /// How the trace was read (docs/swf.md).
     pub reading: ReadOptions,
     /// Topology settings; `None` on a processor pool.
@@ -99,6 +120,9 @@ pub struct Capacity {
     pub memory_kb: u64,
     pub gpus: u64,
 }
+
+/// Users whose usage and factor user_timeseries.parquet follows one by one (the rest are summed).
+pub const SERIES_USERS: usize = 10;
 
 /// The seed of a cell's generated reservation requests: derived from the replica seed, so
 /// replicas draw different requests and no other random stream shares it.
@@ -143,7 +167,11 @@ struct SourceFacts {
 
 /// The cell's workload before transforms: read (once per run) from its trace, or generated
 /// from its synthetic model with the replica seed.
-fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFacts), String> {
+fn source_workload(
+    cell: &Cell,
+    traces: &TraceCache,
+    limits: &Limits,
+) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
             let trace = traces.get(path, cell.workload.lenient, &cell.workload.reading)?;
@@ -157,7 +185,7 @@ fn source_workload(cell: &Cell, traces: &TraceCache) -> Result<(Source, SourceFa
             Ok((Source::Trace(trace), facts))
         }
         WorkloadSource::Synthetic(spec) => {
-            let workload = synthetic::generate_workload(spec, cell.seed)?;
+            let workload = synthetic::generate_workload(spec, cell.seed, limits.max_jobs)?;
             let facts = SourceFacts {
                 jobs: workload.len() as u64,
                 skipped: 0,
@@ -197,8 +225,13 @@ fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String> {
     }
 }
 
-pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces)?;
+pub fn run(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let (source, facts) = source_workload(cell, traces, limits)?;
     let workload = cell
         .workload
         .transforms
@@ -206,6 +239,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         .apply(source.workload());
     let machine = cell_machine(cell, &facts)?;
     let config = SimConfig {
+        order: cell.scheduler.order.clone(),
         machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
@@ -223,12 +257,18 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
     };
     let outcome = match &cell.queues {
         Some(setup) => {
-            let policy = crate::sim::Policy::build(config.scheduler, &config.machine);
+            let policy = crate::sim::Policy::of(&config, &workload).map_err(|e| e.to_string())?;
             simulate_limited(&workload, &config, policy, &reservations, &setup.limits)
         }
         None => simulate_reserving(&workload, &config, &reservations),
     }
     .map_err(|e| e.to_string())?;
+    // Every time series (machine, users, clusters) bins the schedule at the same step.
+    check_timeseries_bins(
+        &outcome.steps,
+        cell.metrics.timeseries_step,
+        limits.max_timeseries_bins,
+    )?;
     let metrics_config = MetricsConfig {
         tau: cell.metrics.tau,
         warmup: cell.metrics.warmup,
@@ -245,6 +285,17 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         (window_start, window_end),
     );
 
+    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
+    // used, for fairshare and priority orders), with the users' waits and slowdowns.
+    let fairshare = &cell.scheduler.order.fairshare;
+    let sampling = Sampling {
+        origin: workload.jobs.first().map_or(0, |j| j.submit),
+        step: cell.metrics.timeseries_step,
+        top: SERIES_USERS,
+    };
+    let users_replay = replay(&workload, &outcome, &machine, fairshare, Some(sampling))
+        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    let user_rows = metrics::user_rows(&records, first, &users_replay);
     // Clusters: a topology's, or the uniform machine as one cluster named after the cell's.
     let (labels, cluster_names): (Vec<String>, Vec<String>) = match &machine {
         Machine::Topology(t) => {
@@ -286,6 +337,10 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         anomalies: facts.anomalies,
         summary,
         size_classes,
+        order: cell.scheduler.order.kind.to_string(),
+        penalty: fairshare.penalty.model.name().to_string(),
+        charging: fairshare.charging.name().to_string(),
+        fairness: metrics::fairness(&user_rows),
         reading: cell.workload.reading,
         topology: cell.cluster.topology.as_ref().map(|t| TopologySettings {
             placement: cell.scheduler.placement.name().to_string(),
@@ -301,11 +356,13 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         utilization_by_resource: by_resource,
         skipped_by_reason,
     };
-    let text = serde_json::to_string_pretty(&cell_summary).map_err(|e| e.to_string())?;
-    std::fs::write(entry.path("summary.json"), text).map_err(|e| e.to_string())?;
-
-    let mut jobs =
-        JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
+    let mut jobs = JobsWriter::create(
+        &entry.path("jobs.parquet"),
+        &[(CELL_SUMMARY_KEY.to_string(), text)],
+        false,
+    )
+    .map_err(|e| e.to_string())?;
     let job_labels = JobLabels {
         limits: outcome.limits.as_ref(),
         clusters: &labels,
@@ -320,10 +377,20 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         &metrics::summarize_queues(&records, first, outcome.limits.as_ref()),
     )?;
 
-    write_reservations(
-        &entry.path("reservations.parquet"),
-        &reservations.requests,
-        &outcome.reservations,
+    if cell.reservations.is_some() {
+        write_reservations(
+            &entry.path("reservations.parquet"),
+            &reservations.requests,
+            &outcome.reservations,
+            &[],
+        )
+        .map_err(|e| e.to_string())?;
+    }
+
+    write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
+    write_user_timeseries(
+        &entry.path("user_timeseries.parquet"),
+        &users_replay.samples,
         &[],
     )
     .map_err(|e| e.to_string())?;
@@ -389,7 +456,7 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
             .set("backfilled_fraction", float(m.backfilled_fraction));
     }
     clusters
-        .write(&entry.path("clusters.parquet"), &[])
+        .write(&entry.path("clusters.parquet"), &[], OutputFile::Clusters)
         .map_err(|e| e.to_string())?;
     let mut series = Table::default();
     for (c, name) in cluster_names.iter().enumerate() {
@@ -407,7 +474,11 @@ pub fn run(cell: &Cell, traces: &TraceCache, entry: &EntryWriter) -> Result<(), 
         }
     }
     series
-        .write(&entry.path("cluster_timeseries.parquet"), &[])
+        .write(
+            &entry.path("cluster_timeseries.parquet"),
+            &[],
+            OutputFile::ClusterTimeseries,
+        )
         .map_err(|e| e.to_string())
 }
 
@@ -432,7 +503,9 @@ fn write_queue_summaries(
             .set("proc_seconds", Value::Float(q.proc_seconds))
             .set("utilization_share", opt(q.utilization_share));
     }
-    table.write(path, &[]).map_err(|e| e.to_string())
+    table
+        .write(path, &[], OutputFile::Queues)
+        .map_err(|e| e.to_string())
 }
 
 /// Resource kinds, in the order of [`crate::sim::ResourceVec`], as they appear in column names.
@@ -444,4 +517,26 @@ fn cluster_nodes(machine: &Machine, c: usize) -> u64 {
         Machine::Topology(t) => t.topology.clusters[c].nodes(),
         Machine::Uniform(u) => u64::from(u.nodes),
     }
+}
+
+/// Refuses a time series of more than `max` bins before allocating it: a long trace with a
+/// short `metrics.timeseries_step` (one second over a year is 31 million bins) would otherwise
+/// exhaust memory.
+fn check_timeseries_bins(
+    steps: &[crate::sim::Step],
+    step: crate::sim::Time,
+    max: u64,
+) -> Result<(), String> {
+    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+        return Ok(());
+    };
+    let origin = first.time.div_euclid(step) * step;
+    let bins = ((last.time - origin) / step) as u64 + 1;
+    if bins <= max {
+        return Ok(());
+    }
+    Err(format!(
+        "the time series would have {bins} bins ({} s of schedule in steps of {step} s), more than `limits.max_timeseries_bins` ({max}); raise `metrics.timeseries_step`, or raise the limit in the manifest's `limits` section",
+        last.time - first.time
+    ))
 }

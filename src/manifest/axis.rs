@@ -4,6 +4,8 @@
 use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
+use crate::sim::fairshare::{Charging, PenaltyModel};
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
@@ -13,7 +15,9 @@ pub const NAME_AXES: [&str; 5] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 14] = [
+pub const PARAM_AXES: [(&str, &str); 18] = [
+    ("backfill", "none, easy, conservative or aggressive"),
+    ("charging", "estimate or continuous"),
     ("first_jobs", "a positive integer"),
     (
         "ignore_memory",
@@ -29,8 +33,13 @@ pub const PARAM_AXES: [(&str, &str); 14] = [
         "a positive number (submissions per second while logged in)",
     ),
     ("node_size", "a positive integer or null (a processor pool)"),
+    ("order", "fcfs, fairshare, priority or sjf"),
     ("overrun", "kill or continue"),
     ("p_login", "a number between 0 and 1 (exclusive)"),
+    (
+        "penalty",
+        "cpu, standard_job, pe_global, pe_local or pe_min",
+    ),
     ("placement", "first_fit or best_fit"),
     ("procs", "a positive integer"),
     (
@@ -77,6 +86,16 @@ fn positive(v: &Value) -> Option<i64> {
     v.as_i64().filter(|&n| n > 0)
 }
 
+fn penalty_model(s: &str) -> Option<PenaltyModel> {
+    PenaltyModel::ALL.into_iter().find(|m| m.name() == s)
+}
+
+fn charging(s: &str) -> Option<Charging> {
+    [Charging::Estimate, Charging::Continuous]
+        .into_iter()
+        .find(|c| c.name() == s)
+}
+
 /// Checks a parameter axis value; `Err` says what was expected.
 pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
     let ok = match axis {
@@ -84,6 +103,12 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        "backfill" => v
+            .as_str()
+            .is_some_and(|s| super::order::parse_backfill(s).is_ok()),
+        "order" => v.as_str().is_some_and(|s| s.parse::<OrderKind>().is_ok()),
+        "penalty" => v.as_str().and_then(penalty_model).is_some(),
+        "charging" => v.as_str().and_then(charging).is_some(),
         "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
         "ignore_memory" | "scale_runtime" => v.is_boolean(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
@@ -102,27 +127,62 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
 }
 
 /// Applies a checked parameter value to a cell.
+/// Settings are shared between cells (`Arc`); only a setting an axis changes is copied.
 pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
+    use std::sync::Arc;
     match axis {
-        "first_jobs" => cell.workload.transforms.first_jobs = v.as_u64(),
-        "load_scale" => cell.workload.transforms.load_scale = v.as_f64(),
-        "procs" => cell.cluster.procs = v.as_u64().map(|n| n as u32),
-        "node_size" => cell.cluster.node_size = v.as_u64().map(|n| n as u32),
-        "interval" => cell.scheduler.interval = v.as_i64(),
+        "first_jobs" => Arc::make_mut(&mut cell.workload).transforms.first_jobs = v.as_u64(),
+        "load_scale" => Arc::make_mut(&mut cell.workload).transforms.load_scale = v.as_f64(),
+        "procs" => Arc::make_mut(&mut cell.cluster).procs = v.as_u64().map(|n| n as u32),
+        "node_size" => Arc::make_mut(&mut cell.cluster).node_size = v.as_u64().map(|n| n as u32),
+        "interval" => Arc::make_mut(&mut cell.scheduler).interval = v.as_i64(),
         "overrun" => {
             if let Some(o) = v.as_str().and_then(|s| s.parse().ok()) {
-                cell.scheduler.overrun = o;
+                Arc::make_mut(&mut cell.scheduler).overrun = o;
             }
         }
-        "tau" => cell.metrics.tau = v.as_i64().unwrap_or(cell.metrics.tau),
+        "tau" => {
+            if let Some(tau) = v.as_i64() {
+                Arc::make_mut(&mut cell.metrics).tau = tau;
+            }
+        }
+        "backfill" => {
+            if let Some(k) = v
+                .as_str()
+                .and_then(|s| super::order::parse_backfill(s).ok())
+            {
+                Arc::make_mut(&mut cell.scheduler).policy = k;
+            }
+        }
+        "order" => {
+            if let Some(k) = v.as_str().and_then(|s| s.parse().ok()) {
+                Arc::make_mut(&mut cell.scheduler).order.kind = k;
+            }
+        }
+        "penalty" => {
+            if let Some(m) = v.as_str().and_then(penalty_model) {
+                Arc::make_mut(&mut cell.scheduler)
+                    .order
+                    .fairshare
+                    .penalty
+                    .model = m;
+            }
+        }
+        "charging" => {
+            if let Some(c) = v.as_str().and_then(charging) {
+                Arc::make_mut(&mut cell.scheduler).order.fairshare.charging = c;
+            }
+        }
         "placement" => {
             if let Some(p) = v.as_str().and_then(|s| s.parse().ok()) {
-                cell.scheduler.placement = p;
+                Arc::make_mut(&mut cell.scheduler).placement = p;
             }
         }
         // Topology settings; a processor pool has neither memory nor speeds.
         "ignore_memory" | "scale_runtime" => {
-            if let (Some(t), Some(b)) = (cell.cluster.topology.as_mut(), v.as_bool()) {
+            if let (true, Some(b)) = (cell.cluster.topology.is_some(), v.as_bool())
+                && let Some(t) = Arc::make_mut(&mut cell.cluster).topology.as_mut()
+            {
                 if axis == "ignore_memory" {
                     t.ignore_memory = b;
                 } else {
@@ -132,8 +192,9 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.
         "p_login" | "mu" => {
-            if let (WorkloadSource::Synthetic(spec), Some(x)) =
-                (&mut cell.workload.source, v.as_f64())
+            if let (WorkloadSource::Synthetic(_), Some(x)) = (&cell.workload.source, v.as_f64())
+                && let WorkloadSource::Synthetic(spec) =
+                    &mut Arc::make_mut(&mut cell.workload).source
             {
                 for user in &mut spec.users {
                     if axis == "mu" {
@@ -146,16 +207,16 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         }
         // Reservation parameters change the cell's scenario; the `none` scenario has none.
         "reservation_rate" => {
-            if let Some(g) = cell
-                .reservations
-                .as_mut()
-                .and_then(|r| r.generator.as_mut())
+            if let Some(r) = cell.reservations.as_mut()
+                && r.generator.is_some()
+                && let Some(g) = Arc::make_mut(r).generator.as_mut()
             {
                 g.per_week = v.as_f64().unwrap_or(g.per_week);
             }
         }
         "throttle_node_hours" => {
             if let Some(r) = cell.reservations.as_mut() {
+                let r = Arc::make_mut(r);
                 r.throttle.max_node_seconds = v.as_f64().map(|h| (h * 3600.0).round() as u64);
                 if r.throttle.max_node_seconds.is_some() {
                     r.throttle.max_proc_seconds = None;

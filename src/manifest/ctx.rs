@@ -25,9 +25,13 @@ impl Ctx<'_> {
         err.at(loc.line(), loc.column()).with_source(self.text)
     }
 
-    /// An error about a mapping key (keys carry no location; find the line that defines it).
+    /// An error about a mapping key (keys carry no location; find where the key path is
+    /// written, in block or flow style, else the first line defining `key`).
     pub fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
         let err = ManifestError::new(self.file, path, message);
+        if let Some((line, column)) = super::locate::key_path(self.text, path) {
+            return err.at(line, column).with_source(self.text);
+        }
         for (i, line) in self.text.lines().enumerate() {
             let t = line.trim_start();
             if t.strip_prefix(key)

@@ -5,7 +5,8 @@
 //! independent of the order axes are written in. An axis appears in ids when it has more than
 //! one value; the second and later axes of a zip group never do (the first determines them).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -13,7 +14,9 @@ use super::axis::NO_RESERVATIONS;
 use super::axis::{self, NAME_AXES};
 use super::ctx::Ctx;
 use super::error::ManifestError;
-use super::model::{Cell, ClusterSpec, MetricsSpec, SchedulerSpec, WorkloadSpec};
+use super::model::{
+    Cell, ClusterSpec, MetricsSpec, ParamTable, Params, SchedulerSpec, WorkloadSpec,
+};
 use super::queues::{NO_QUEUES, QueueSetup};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
@@ -27,6 +30,7 @@ pub struct Sections<'a> {
     pub queues: &'a BTreeMap<String, QueueSetup>,
     pub metrics: &'a MetricsSpec,
     pub seeds: &'a [u64],
+    pub limits: &'a super::model::Limits,
 }
 
 impl Sections<'_> {
@@ -203,22 +207,26 @@ pub fn expand(
         .filter(|a| values[*a].len() > 1 && !partners.contains(a))
         .collect();
 
-    // Cartesian product over factors.
-    let mut combos: Vec<BTreeMap<String, Value>> = vec![BTreeMap::new()];
+    // Bound the grid before building it: a product of long axes, or many replicas, must get a
+    // located error, never an allocation failure.
+    check_size(grid, &factors, &values, sections, ctx)?;
+
+    // Cartesian product over factors. A combination is one index per axis of `order` into
+    // `table` (the axes' values, then the values included cells bring).
+    let mut table: Vec<Vec<Value>> = order.iter().map(|a| values[a].clone()).collect();
+    let position = |a: &str| order.iter().position(|o| o == a).expect("an axis of order");
+    let mut combos: Vec<Vec<u32>> = vec![vec![0; order.len()]];
     for factor in &factors {
         let rows = values[&factor[0]].len();
+        let slots: Vec<usize> = factor.iter().map(|a| position(a)).collect();
         let mut next = Vec::with_capacity(combos.len() * rows);
         for combo in &combos {
             // Row r of a factor takes value r of each of its (zipped) axes.
-            let columns: Vec<&Vec<Value>> = factor.iter().map(|a| &values[a]).collect();
             for r in 0..rows {
                 let mut c = combo.clone();
-                c.extend(
-                    factor
-                        .iter()
-                        .zip(&columns)
-                        .map(|(a, col)| (a.clone(), col[r].clone())),
-                );
+                for &slot in &slots {
+                    c[slot] = r as u32;
+                }
                 next.push(c);
             }
         }
@@ -227,16 +235,21 @@ pub fn expand(
     if let Some(grid) = grid {
         for (i, inc) in grid.include.iter().enumerate() {
             let path = format!("grid.include[{i}]");
-            let mut combo = BTreeMap::new();
-            for a in &order {
+            let mut combo = Vec::with_capacity(order.len());
+            for (slot, a) in order.iter().enumerate() {
                 match inc.value.get(a) {
                     Some(v) => {
                         check_value(a, v, sections, ctx, &format!("{path}.{a}"), &inc.referenced)?;
-                        combo.insert(a.clone(), v.clone());
+                        let index = match table[slot].iter().position(|x| x == v) {
+                            Some(k) => k,
+                            None => {
+                                table[slot].push(v.clone());
+                                table[slot].len() - 1
+                            }
+                        };
+                        combo.push(index as u32);
                     }
-                    None if values[a].len() == 1 => {
-                        combo.insert(a.clone(), values[a][0].clone());
-                    }
+                    None if values[a].len() == 1 => combo.push(0),
                     None => {
                         return Err(ctx.error(
                             &path,
@@ -260,7 +273,13 @@ pub fn expand(
                     return Err(unknown_axis_in(ctx, &path, k, &order, &exc.referenced));
                 }
             }
-            combos.retain(|c| !exc.value.iter().all(|(k, v)| c.get(k) == Some(v)));
+            let filter: Vec<(usize, &Value)> =
+                exc.value.iter().map(|(k, v)| (position(k), v)).collect();
+            combos.retain(|c| {
+                !filter
+                    .iter()
+                    .all(|&(slot, v)| table[slot][c[slot] as usize] == *v)
+            });
         }
     }
     if combos.is_empty() {
@@ -276,138 +295,192 @@ pub fn expand(
         });
     }
 
+    // Every value as ids and parameter columns show it, rendered once.
+    let rendered: Vec<Vec<String>> = order
+        .iter()
+        .zip(&table)
+        .map(|(a, vs)| vs.iter().map(|v| axis::render(a, v)).collect())
+        .collect();
+    let shown_slots: Vec<usize> = shown.iter().map(|a| position(a)).collect();
+    let mut synthetic_checked = std::collections::HashSet::new();
+    // Settings shared by reference; a parameter axis copies the setting it changes, and equal
+    // copies are merged again (interned by base name and the axis values applied to them).
+    let base = Shared {
+        workloads: share(sections.workloads),
+        clusters: share(sections.clusters),
+        schedulers: share(sections.schedulers),
+        reservations: share(sections.reservations),
+        queues: share(sections.queues),
+        metrics: Arc::new(sections.metrics.clone()),
+    };
+    let mut interned = Interned::default();
+    let param_table = Arc::new(ParamTable::new(order.clone(), rendered.clone()));
     let mut cells = Vec::with_capacity(combos.len() * sections.seeds.len());
-    let mut ids = BTreeSet::new();
     for combo in &combos {
-        for &seed in sections.seeds {
-            let mut parts: Vec<String> = shown
+        let value = |slot: usize| &table[slot][combo[slot] as usize];
+        let text = |slot: usize| rendered[slot][combo[slot] as usize].as_str();
+        let name = |a: &str| value(position(a)).as_str().unwrap_or_default().to_string();
+        let id_of = |seed: u64| {
+            let mut parts: Vec<String> = shown_slots
                 .iter()
-                .map(|a| {
-                    let v = axis::render(a, &combo[*a]);
+                .map(|&slot| {
+                    let a = &order[slot];
                     if NAME_AXES.contains(&a.as_str()) {
-                        v
+                        text(slot).to_string()
                     } else {
-                        format!("{a}-{v}")
+                        format!("{a}-{}", text(slot))
                     }
                 })
                 .collect();
             if sections.seeds.len() > 1 {
                 parts.push(format!("seed-{seed}"));
             }
-            let name = |a: &str| combo[a].as_str().unwrap_or_default().to_string();
-            let id = if parts.is_empty() {
+            if parts.is_empty() {
                 name("workload")
             } else {
                 parts.join(".")
-            };
-            let mut cell = Cell {
-                id: id.clone(),
-                params: order
-                    .iter()
-                    .map(|a| (a.clone(), axis::render(a, &combo[a])))
-                    .collect(),
-                workload: sections.workloads[&name("workload")].clone(),
-                cluster: sections.clusters[&name("cluster")].clone(),
-                scheduler: sections.schedulers[&name("scheduler")].clone(),
-                metrics: sections.metrics.clone(),
-                reservations: sections.reservations.get(&name("reservations")).cloned(),
-                queues: combo
-                    .get("queues")
-                    .and_then(Value::as_str)
-                    .and_then(|q| sections.queues.get(q))
-                    .cloned(),
-                seed,
-            };
-            for (a, v) in combo {
-                if !NAME_AXES.contains(&a.as_str()) {
-                    axis::apply_param(&mut cell, a, v);
-                }
             }
-            if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
-                && !p.is_multiple_of(k)
-            {
-                return Err(ManifestError::new(
-                    ctx.file,
-                    "grid",
-                    format!("cell {id}: {p} processors do not divide into nodes of {k}"),
-                ));
+        };
+        let params = Params::new(param_table.clone(), combo.as_slice().into());
+        let first_seed = sections.seeds[0];
+        let id = id_of(first_seed);
+        let mut cell = Cell {
+            id: id.clone(),
+            params,
+            workload: base.workloads[&name("workload")].clone(),
+            cluster: base.clusters[&name("cluster")].clone(),
+            scheduler: base.schedulers[&name("scheduler")].clone(),
+            metrics: base.metrics.clone(),
+            reservations: base.reservations.get(&name("reservations")).cloned(),
+            // The queues axis exists only when the manifest defines queue setups.
+            queues: order
+                .iter()
+                .position(|o| o == "queues")
+                .and_then(|slot| value(slot).as_str())
+                .and_then(|q| base.queues.get(q))
+                .cloned(),
+            seed: first_seed,
+        };
+        let mut changed = Changed::default();
+        for (slot, a) in order.iter().enumerate() {
+            if !NAME_AXES.contains(&a.as_str()) {
+                let before = Settings::of(&cell);
+                axis::apply_param(&mut cell, a, value(slot));
+                changed.record(&before, &Settings::of(&cell), (slot, combo[slot]));
             }
-            if cell.cluster.topology.is_some()
-                && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
-            {
-                let axis = if cell.cluster.procs.is_some() {
-                    "procs"
-                } else {
-                    "node_size"
-                };
-                return Err(ctx.key_error(
-                    &format!("grid.axes.{axis}"),
-                    axis,
+        }
+        interned.merge(&mut cell, &changed);
+        if let super::model::WorkloadSource::Synthetic(spec) = &cell.workload.source {
+            let rates: Vec<String> = ["p_login", "mu"]
+                .iter()
+                .filter(|a| order.iter().any(|o| o == *a))
+                .map(|a| value(position(a)).to_string())
+                .collect();
+            if !rates.is_empty() && synthetic_checked.insert((cell.workload.name.clone(), rates)) {
+                super::resolve::check_synthetic_size(
+                    ctx,
+                    &cell.workload.name,
+                    spec,
+                    sections.limits,
+                )?;
+            }
+        }
+        if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
+            && !p.is_multiple_of(k)
+        {
+            return Err(ManifestError::new(
+                ctx.file,
+                "grid",
+                format!("cell {id}: {p} processors do not divide into nodes of {k}"),
+            ));
+        }
+        if cell.cluster.topology.is_some()
+            && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
+        {
+            let axis = if cell.cluster.procs.is_some() {
+                "procs"
+            } else {
+                "node_size"
+            };
+            return Err(ctx.key_error(
+                &format!("grid.axes.{axis}"),
+                axis,
+                format!(
+                    "cell {id}: the `procs` and `node_size` axes size processor pools, but cluster `{}` is a topology",
+                    cell.cluster.name
+                ),
+            )
+            .hint("exclude these combinations, or size the topology by its nodes"));
+        }
+        if matches!(
+            cell.workload.source,
+            super::model::WorkloadSource::Synthetic(_)
+        ) && cell.cluster.procs.is_none()
+            && cell.cluster.topology.is_none()
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("clusters.{}", cell.cluster.name),
+                    &cell.cluster.name,
                     format!(
-                        "cell {id}: the `procs` and `node_size` axes size processor pools, but cluster `{}` is a topology",
+                        "cell {id}: cluster `{}` takes its size from the trace, but workload `{}` is synthetic",
+                        cell.cluster.name, cell.workload.name
+                    ),
+                )
+                .hint("give the cluster `procs: N`"));
+        }
+        if let Some(r) = &cell.reservations
+            && cell.cluster.topology.is_some()
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("reservations.{}", r.name),
+                    &r.name,
+                    format!(
+                        "cell {id}: advance reservations are not supported on topologies yet (cluster `{}`)",
                         cell.cluster.name
                     ),
                 )
-                .hint("exclude these combinations, or size the topology by its nodes"));
-            }
-            if matches!(
-                cell.workload.source,
-                super::model::WorkloadSource::Synthetic(_)
-            ) && cell.cluster.procs.is_none()
-                && cell.cluster.topology.is_none()
-            {
-                return Err(ctx
-                    .key_error(
-                        &format!("clusters.{}", cell.cluster.name),
-                        &cell.cluster.name,
-                        format!(
-                            "cell {id}: cluster `{}` takes its size from the trace, but workload `{}` is synthetic",
-                            cell.cluster.name, cell.workload.name
-                        ),
-                    )
-                    .hint("give the cluster `procs: N`"));
-            }
-            if let Some(r) = &cell.reservations
-                && cell.cluster.topology.is_some()
-            {
-                return Err(ctx
-                    .key_error(
-                        &format!("reservations.{}", r.name),
-                        &r.name,
-                        format!(
-                            "cell {id}: advance reservations are not supported on topologies yet (cluster `{}`)",
-                            cell.cluster.name
-                        ),
-                    )
-                    .hint("use the `none` scenario with topology clusters"));
-            }
-            if let Some(r) = &cell.reservations
-                && r.uses_nodes()
-                && cell.cluster.node_size.is_none()
-            {
-                return Err(ctx
-                    .key_error(
-                        &format!("reservations.{}", r.name),
-                        &r.name,
-                        format!(
-                            "cell {id}: scenario `{}` counts nodes but cluster `{}` is a processor pool",
-                            r.name, cell.cluster.name
-                        ),
-                    )
-                .hint("give the cluster a `node_size`, or widths and caps in processors (`procs`, `max_proc_hours`)"));
-            }
-            if !ids.insert(id.clone()) {
-                return Err(ManifestError::new(
-                    ctx.file,
-                    "grid",
-                    format!("two cells have the same id `{id}`"),
-                )
-                .hint(
-                    "an included cell repeats one of the grid, or two axes values render alike",
-                ));
-            }
-            cells.push(cell);
+                .hint("use the `none` scenario with topology clusters"));
         }
+        if let Some(r) = &cell.reservations
+            && r.uses_nodes()
+            && cell.cluster.node_size.is_none()
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("reservations.{}", r.name),
+                    &r.name,
+                    format!(
+                        "cell {id}: scenario `{}` counts nodes but cluster `{}` is a processor pool",
+                        r.name, cell.cluster.name
+                    ),
+                )
+            .hint("give the cluster a `node_size`, or widths and caps in processors (`procs`, `max_proc_hours`)"));
+        }
+        for &seed in sections.seeds {
+            let mut c = cell.clone();
+            if seed != first_seed {
+                c.id = id_of(seed);
+                c.seed = seed;
+            }
+            cells.push(c);
+        }
+    }
+    // Ids must be unique: sort (indices, not copies) and compare neighbours.
+    let mut by_id: Vec<u32> = (0..cells.len() as u32).collect();
+    by_id.sort_unstable_by(|&a, &b| cells[a as usize].id.cmp(&cells[b as usize].id));
+    if let Some(pair) = by_id
+        .windows(2)
+        .find(|w| cells[w[0] as usize].id == cells[w[1] as usize].id)
+    {
+        let id = &cells[pair[0] as usize].id;
+        return Err(ManifestError::new(
+            ctx.file,
+            "grid",
+            format!("two cells have the same id `{id}`"),
+        )
+        .hint("an included cell repeats one of the grid, or two axes values render alike"));
     }
     Ok((order, cells))
 }
@@ -460,5 +533,181 @@ fn check_value(
         Ok(())
     } else {
         axis::check_param(axis_name, v).map_err(|m| ctx.error(path, m, loc))
+    }
+}
+
+/// Refuses a grid of more than `limits.max_cells` cells (before exclusions), counting without
+/// building it, with the error located at what makes it too large: the replicas, or the axes.
+fn check_size(
+    grid: Option<&RawGrid>,
+    factors: &[Vec<String>],
+    values: &BTreeMap<String, Vec<Value>>,
+    sections: &Sections<'_>,
+    ctx: &Ctx<'_>,
+) -> Result<(), ManifestError> {
+    let max = sections.limits.max_cells;
+    let combinations = factors
+        .iter()
+        .try_fold(1u64, |n, f| n.checked_mul(values[&f[0]].len() as u64))
+        .and_then(|n| n.checked_add(grid.map_or(0, |g| g.include.len() as u64)));
+    let seeds = sections.seeds.len() as u64;
+    let cells = combinations.and_then(|n| n.checked_mul(seeds));
+    if cells.is_some_and(|c| c <= max) {
+        return Ok(());
+    }
+    let shown = |n: Option<u64>| n.map_or("more than 2^64".to_string(), |n| n.to_string());
+    let message = format!(
+        "the grid expands to {} cells ({} combinations of axis values × {seeds} {}, before exclusions), more than `limits.max_cells` ({max})",
+        shown(cells),
+        shown(combinations),
+        if seeds == 1 { "seed" } else { "seeds" }
+    );
+    let err = if seeds > 1 && combinations.is_some_and(|c| c <= max) {
+        let key = if ctx.text.lines().any(|l| l.starts_with("replicas")) {
+            "replicas"
+        } else {
+            "seeds"
+        };
+        ctx.key_error(key, key, message)
+    } else {
+        ctx.key_error("grid", "grid", message)
+    };
+    Err(super::resolve::too_many_cells(
+        err,
+        cells.unwrap_or(u64::MAX),
+    ))
+}
+
+/// Each named setting behind an `Arc`.
+fn share<T: Clone>(section: &BTreeMap<String, T>) -> BTreeMap<String, Arc<T>> {
+    section
+        .iter()
+        .map(|(k, v)| (k.clone(), Arc::new(v.clone())))
+        .collect()
+}
+
+/// The settings cells start from.
+struct Shared {
+    workloads: BTreeMap<String, Arc<WorkloadSpec>>,
+    clusters: BTreeMap<String, Arc<ClusterSpec>>,
+    schedulers: BTreeMap<String, Arc<SchedulerSpec>>,
+    reservations: BTreeMap<String, Arc<ReservationSpec>>,
+    queues: BTreeMap<String, Arc<QueueSetup>>,
+    metrics: Arc<MetricsSpec>,
+}
+
+/// References to the settings of a cell.
+struct Settings {
+    workload: Arc<WorkloadSpec>,
+    cluster: Arc<ClusterSpec>,
+    scheduler: Arc<SchedulerSpec>,
+    metrics: Arc<MetricsSpec>,
+    reservations: Option<Arc<ReservationSpec>>,
+}
+
+impl Settings {
+    fn of(cell: &Cell) -> Settings {
+        Settings {
+            workload: cell.workload.clone(),
+            cluster: cell.cluster.clone(),
+            scheduler: cell.scheduler.clone(),
+            metrics: cell.metrics.clone(),
+            reservations: cell.reservations.clone(),
+        }
+    }
+}
+
+/// Which parameter axes (slot, value index) changed each setting of a cell.
+#[derive(Default)]
+struct Changed {
+    workload: Vec<(usize, u32)>,
+    cluster: Vec<(usize, u32)>,
+    scheduler: Vec<(usize, u32)>,
+    metrics: Vec<(usize, u32)>,
+    reservations: Vec<(usize, u32)>,
+}
+
+impl Changed {
+    /// Compares the settings' pointers: `before` holds a reference to each, so a change made
+    /// through `Arc::make_mut` always copies and shows as a new pointer.
+    fn record(&mut self, before: &Settings, after: &Settings, axis: (usize, u32)) {
+        if !Arc::ptr_eq(&before.workload, &after.workload) {
+            self.workload.push(axis);
+        }
+        if !Arc::ptr_eq(&before.cluster, &after.cluster) {
+            self.cluster.push(axis);
+        }
+        if !Arc::ptr_eq(&before.scheduler, &after.scheduler) {
+            self.scheduler.push(axis);
+        }
+        if !Arc::ptr_eq(&before.metrics, &after.metrics) {
+            self.metrics.push(axis);
+        }
+        let same = match (&before.reservations, &after.reservations) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if !same {
+            self.reservations.push(axis);
+        }
+    }
+}
+
+type InternKey = (String, Vec<(usize, u32)>);
+
+/// Changed settings seen so far, by base name and the axis values that changed them.
+#[derive(Default)]
+struct Interned {
+    workloads: HashMap<InternKey, Arc<WorkloadSpec>>,
+    clusters: HashMap<InternKey, Arc<ClusterSpec>>,
+    schedulers: HashMap<InternKey, Arc<SchedulerSpec>>,
+    metrics: HashMap<InternKey, Arc<MetricsSpec>>,
+    reservations: HashMap<InternKey, Arc<ReservationSpec>>,
+}
+
+fn intern<T>(
+    map: &mut HashMap<InternKey, Arc<T>>,
+    name: &str,
+    axes: &[(usize, u32)],
+    value: &mut Arc<T>,
+) {
+    if axes.is_empty() {
+        return;
+    }
+    let shared = map
+        .entry((name.to_string(), axes.to_vec()))
+        .or_insert_with(|| value.clone());
+    *value = shared.clone();
+}
+
+impl Interned {
+    /// Replaces each changed setting of `cell` by an equal one seen before, if any.
+    fn merge(&mut self, cell: &mut Cell, changed: &Changed) {
+        let workload = cell.workload.name.clone();
+        intern(
+            &mut self.workloads,
+            &workload,
+            &changed.workload,
+            &mut cell.workload,
+        );
+        let cluster = cell.cluster.name.clone();
+        intern(
+            &mut self.clusters,
+            &cluster,
+            &changed.cluster,
+            &mut cell.cluster,
+        );
+        let scheduler = cell.scheduler.name.clone();
+        intern(
+            &mut self.schedulers,
+            &scheduler,
+            &changed.scheduler,
+            &mut cell.scheduler,
+        );
+        intern(&mut self.metrics, "", &changed.metrics, &mut cell.metrics);
+        if let Some(r) = cell.reservations.as_mut() {
+            let name = r.name.clone();
+            intern(&mut self.reservations, &name, &changed.reservations, r);
+        }
     }
 }

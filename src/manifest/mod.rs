@@ -10,19 +10,22 @@ mod clusters;
 mod ctx;
 mod error;
 mod grid;
+mod locate;
 pub mod model;
+mod order;
 pub mod queues;
 pub mod raw;
 mod reservations;
 mod resolve;
 pub mod synthetic;
 mod topology;
+pub mod trust;
 mod units;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Manifest, MetricsSpec, NodeClassSpec, SchedulerSpec, TopologyClusterSpec,
-    TopologySpec, TransformSpec, WorkloadSource, WorkloadSpec,
+    Cell, ClusterSpec, Limits, Manifest, MetricsSpec, NodeClassSpec, SchedulerSpec,
+    TopologyClusterSpec, TopologySpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
 pub use raw::RawManifest;
 pub use reservations::{ReservationSpec, Width};
@@ -38,8 +41,7 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path)
         .map_err(|e| ManifestError::new(&file, "", format!("cannot read the file: {e}")))?;
-    let text = String::from_utf8(bytes.clone())
-        .map_err(|_| ManifestError::new(&file, "", "the file is not valid UTF-8"))?;
+    let text = String::from_utf8(bytes.clone()).map_err(|e| not_utf8(&file, &bytes, &e))?;
     let raw = parse_str(&text, &file)?;
     let base_dir = path
         .parent()
@@ -63,9 +65,46 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     )
 }
 
+/// The error for a manifest that is not UTF-8, at the first byte that is not.
+fn not_utf8(file: &str, bytes: &[u8], e: &std::string::FromUtf8Error) -> ManifestError {
+    let valid = &bytes[..e.utf8_error().valid_up_to()];
+    let line = valid.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&valid[line_start..])
+        .chars()
+        .count() as u64
+        + 1;
+    let bad = bytes[valid.len()];
+    ManifestError::new(
+        file,
+        "",
+        format!("the file is not valid UTF-8 (byte 0x{bad:02x})"),
+    )
+    .at(line, column)
+    .with_source(&String::from_utf8_lossy(bytes))
+    .hint("save the manifest as UTF-8 (it may have been written in Latin-1 or UTF-16)")
+}
+
 /// Parses manifest text (`file` names it in messages). Unknown keys, wrong types, duplicate keys
 /// and YAML syntax errors are reported with their location and key path.
 pub fn parse_str(text: &str, file: &str) -> Result<RawManifest, ManifestError> {
+    // The whole document is checked as YAML first: deserializing stops at the first value it
+    // cannot use, so an unclosed `{` whose continuation folds into a value would otherwise be
+    // reported as a bad value instead of the syntax error it is.
+    if let Err(e) = serde_saphyr::from_str::<serde::de::IgnoredAny>(text)
+        // Duplicate keys are reported below, with their key path.
+        && !plain_message(&e.to_string()).starts_with("duplicate mapping key")
+    {
+        let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+        return Err(ManifestError::new(
+            file,
+            "",
+            format!("YAML syntax error: {}", plain_message(&e.to_string())),
+        )
+        .at(line, column)
+        .with_source(text)
+        .hint("check the brackets, quotes and indentation up to this point"));
+    }
     let key_path = RefCell::new(String::new());
     let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_path_to_error::deserialize(de).map_err(|e| {

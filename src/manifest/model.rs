@@ -1,12 +1,13 @@
 //! Resolved, validated manifest types: what planning and execution work from. Every field is
 //! present and checked; paths are resolved; names are replaced by the things they name.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::sim::metrics::{SizeClasses, Warmup};
+use crate::sim::scheduler::order::OrderSpec;
 use crate::sim::topology::{Cluster, NodeClass, Topology};
 use crate::sim::transform::{Transforms, UserFilter};
 use crate::sim::{Allocation, Machine, Overrun, Placement, SchedulerKind, Time, TopologyMachine};
@@ -21,28 +22,130 @@ pub struct Manifest {
     pub path: PathBuf,
     /// blake3 of the manifest file's bytes.
     pub hash: String,
+    /// The manifest file's text (recorded in the results' metadata).
+    #[serde(skip)]
+    pub text: String,
     /// Grid axes in canonical order (the summary's parameter columns).
     pub axes: Vec<String>,
     pub cells: Vec<Cell>,
     pub report: ReportSpec,
+    pub limits: Limits,
 }
 
-/// One simulation of the grid: fully resolved parameters.
+/// Bounds on what a manifest may ask for, so that a slip of the keyboard (`replicas: 1000000`
+/// on a large grid, a synthetic workload of 100,000 days) gets a clear error instead of
+/// exhausting memory. Raised in the manifest's `limits` section (docs/manifest.md, "Limits");
+/// they never change results, so they stay out of cache keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// Cells of the grid, replicas included.
+    pub max_cells: u64,
+    /// Jobs of one synthetic workload.
+    pub max_jobs: u64,
+    /// Bins of one cell's time series.
+    pub max_timeseries_bins: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_cells: 1_000_000,
+            max_jobs: 10_000_000,
+            max_timeseries_bins: 1_000_000,
+        }
+    }
+}
+
+/// One simulation of the grid: fully resolved parameters. The settings are shared (`Arc`)
+/// between the cells that have the same ones, so a grid of a million cells holds each distinct
+/// setting once; change one through `Arc::make_mut`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cell {
     /// Stable, readable id, e.g. `sdsc-sp2.easy.interval-900`.
     pub id: String,
     /// Axis → rendered value, in canonical axis order.
-    pub params: BTreeMap<String, String>,
-    pub workload: WorkloadSpec,
-    pub cluster: ClusterSpec,
-    pub scheduler: SchedulerSpec,
-    pub metrics: MetricsSpec,
+    pub params: Params,
+    pub workload: Arc<WorkloadSpec>,
+    pub cluster: Arc<ClusterSpec>,
+    pub scheduler: Arc<SchedulerSpec>,
+    pub metrics: Arc<MetricsSpec>,
     /// Advance reservations injected into the run (`None`: the `none` scenario).
-    pub reservations: Option<super::reservations::ReservationSpec>,
+    pub reservations: Option<Arc<super::reservations::ReservationSpec>>,
     /// Queues, limits and quotas (`None`: the `none` setup, one queue without limits).
-    pub queues: Option<super::queues::QueueSetup>,
+    pub queues: Option<Arc<super::queues::QueueSetup>>,
     pub seed: u64,
+}
+
+/// A cell's grid parameters: axis → rendered value, in canonical axis order. The axes and their
+/// rendered values are held once per grid ([`ParamTable`]); a cell holds one index per axis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    table: Arc<ParamTable>,
+    indices: Arc<[u32]>,
+}
+
+/// The axes of a grid and every value each takes, rendered.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ParamTable {
+    axes: Vec<String>,
+    /// Positions of `axes` in name order (for the canonical serialization).
+    sorted: Vec<usize>,
+    values: Vec<Vec<String>>,
+}
+
+impl ParamTable {
+    /// `values[i]` are the rendered values of axis `axes[i]`.
+    pub fn new(axes: Vec<String>, values: Vec<Vec<String>>) -> ParamTable {
+        assert_eq!(axes.len(), values.len(), "values for each axis");
+        let mut sorted: Vec<usize> = (0..axes.len()).collect();
+        sorted.sort_by_key(|&i| &axes[i]);
+        ParamTable {
+            axes,
+            sorted,
+            values,
+        }
+    }
+}
+
+impl Params {
+    /// The parameters taking value `indices[i]` of axis `i` of `table`.
+    pub fn new(table: Arc<ParamTable>, indices: Arc<[u32]>) -> Params {
+        assert_eq!(table.axes.len(), indices.len(), "one value per axis");
+        Params { table, indices }
+    }
+
+    fn value(&self, axis: usize) -> &str {
+        &self.table.values[axis][self.indices[axis] as usize]
+    }
+
+    /// (axis, value) pairs in canonical axis order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        (0..self.indices.len()).map(|i| (self.table.axes[i].as_str(), self.value(i)))
+    }
+
+    pub fn get(&self, axis: &str) -> Option<&str> {
+        self.iter().find(|(a, _)| *a == axis).map(|(_, v)| v)
+    }
+}
+
+impl std::ops::Index<&str> for Params {
+    type Output = str;
+    fn index(&self, axis: &str) -> &str {
+        self.get(axis)
+            .unwrap_or_else(|| panic!("no axis `{axis}` in the cell's parameters"))
+    }
+}
+
+/// As a map sorted by axis name (canonical, like the `BTreeMap` it replaces in key material).
+impl Serialize for Params {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.indices.len()))?;
+        for &i in &self.table.sorted {
+            map.serialize_entry(&self.table.axes[i], self.value(i))?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -207,10 +310,13 @@ impl NodeClassSpec {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SchedulerSpec {
     pub name: String,
+    /// The backfilling rule.
     pub policy: SchedulerKind,
+    /// The queue order the rule walks, with its fairshare and priority settings.
+    pub order: OrderSpec,
     pub interval: Option<Time>,
     pub overrun: Overrun,
     /// Node placement on topologies (ignored by processor pools).

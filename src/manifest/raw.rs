@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::order::{RawFairshare, RawPriority};
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{Overrun, SchedulerKind};
 
 /// A schedlab experiment manifest (`experiments/*.yaml`).
@@ -42,6 +44,20 @@ pub struct RawManifest {
     pub seeds: Option<Vec<u64>>,
     /// Report settings (used by `schedlab report`).
     pub reports: Option<RawReports>,
+    /// Bounds on the grid and workload sizes (defaults in docs/manifest.md, "Limits").
+    pub limits: Option<RawLimits>,
+}
+
+/// Raise a bound when an experiment really needs more; they protect against typos.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    /// Most cells the grid may hold, replicas included (default 1,000,000).
+    pub max_cells: Option<u64>,
+    /// Most jobs one synthetic workload may generate (default 10,000,000).
+    pub max_jobs: Option<u64>,
+    /// Most bins of one cell's time series (default 1,000,000).
+    pub max_timeseries_bins: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -236,9 +252,24 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
-    /// fcfs, easy or conservative.
-    #[schemars(with = "String")]
-    pub policy: SchedulerKind,
+    /// The backfilling rule: fcfs (no backfilling), easy, conservative or aggressive.
+    #[schemars(with = "Option<String>")]
+    pub policy: Option<SchedulerKind>,
+    /// Synonym of `policy` on the `backfill` axis's scale: none, easy, conservative or
+    /// aggressive (exclusive with `policy`).
+    #[schemars(with = "Option<String>")]
+    pub backfill: Option<Spanned<String>>,
+    /// Queue order: fcfs (default), fairshare, priority or sjf.
+    #[schemars(with = "Option<String>")]
+    pub order: Option<OrderKind>,
+    /// Seconds between priority recomputations; absent: at every scheduler call.
+    #[schemars(with = "Option<i64>")]
+    pub reorder: Option<Spanned<i64>>,
+    /// Fairshare settings of `order: fairshare` and of `priority`'s fairshare factor (also
+    /// what users.parquet reports for every order).
+    pub fairshare: Option<RawFairshare>,
+    /// Weights of `order: priority`.
+    pub priority: Option<RawPriority>,
     /// Seconds between scheduler calls; absent or null: at every event.
     #[schemars(with = "Option<i64>")]
     pub interval: Option<Spanned<i64>>,

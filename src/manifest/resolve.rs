@@ -8,9 +8,10 @@ use super::ctx::{Ctx, check_name, positive, valid_name};
 use super::error::ManifestError;
 use super::grid::{self, Sections};
 use super::model::{
-    Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource, WorkloadSpec,
+    Limits, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource,
+    WorkloadSpec,
 };
-use super::raw::{RawManifest, RawSizeClass, RawWorkload};
+use super::raw::{RawLimits, RawManifest, RawSizeClass, RawWorkload};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
 use crate::swf::ReadOptions;
 
@@ -254,11 +255,24 @@ pub fn resolve(
             Some(n) => Some(positive(ctx, &format!("schedulers.{sname}.interval"), n)?),
             None => None,
         };
+        let path = format!("schedulers.{sname}");
+        let policy = super::order::backfill_rule(ctx, &path, s)?;
+        let order = super::order::resolve(
+            ctx,
+            &path,
+            super::order::RawOrderKeys {
+                order: s.order,
+                reorder: s.reorder.as_ref(),
+                fairshare: s.fairshare.as_ref(),
+                priority: s.priority.as_ref(),
+            },
+        )?;
         schedulers.insert(
             sname.clone(),
             SchedulerSpec {
                 name: sname.clone(),
-                policy: s.policy,
+                policy,
+                order,
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
                 placement: s.placement.unwrap_or_default(),
@@ -314,6 +328,13 @@ pub fn resolve(
         }
     };
 
+    let limits = limits(ctx, raw.limits.as_ref())?;
+    for (wname, w) in &workloads {
+        if let WorkloadSource::Synthetic(spec) = &w.source {
+            check_synthetic_size(ctx, wname, spec, &limits)?;
+        }
+    }
+
     let base_seed = raw.seed.unwrap_or(0);
     let seeds: Vec<u64> = match (raw.replicas, &raw.seeds) {
         (Some(_), Some(_)) => {
@@ -326,7 +347,22 @@ pub fn resolve(
                 "expected at least 1 replica, found 0",
             ));
         }
-        (Some(n), None) => (0..u64::from(n)).map(|i| base_seed + i).collect(),
+        (Some(n), None) if u64::from(n) > limits.max_cells => {
+            return Err(too_many_cells(
+                ctx.key_error(
+                    "replicas",
+                    "replicas",
+                    format!(
+                        "{n} replicas make more cells than `limits.max_cells` ({})",
+                        limits.max_cells
+                    ),
+                ),
+                u64::from(n),
+            ));
+        }
+        (Some(n), None) => (0..u64::from(n))
+            .map(|i| base_seed.wrapping_add(i))
+            .collect(),
         (None, Some(list)) => {
             let unique: std::collections::BTreeSet<_> = list.iter().collect();
             if list.is_empty() || unique.len() != list.len() {
@@ -382,6 +418,7 @@ pub fn resolve(
         queues: &queue_setups,
         metrics: &metrics,
         seeds: &seeds,
+        limits: &limits,
     };
     let (axes, cells) = grid::expand(raw.grid.as_ref(), &sections, ctx)?;
 
@@ -450,8 +487,75 @@ pub fn resolve(
         description: raw.description,
         path: Path::new(ctx.file).to_path_buf(),
         hash,
+        text: ctx.text.to_string(),
         axes,
         cells,
         report,
+        limits,
     })
+}
+
+/// The `limits` section, with defaults.
+fn limits(ctx: &Ctx<'_>, raw: Option<&RawLimits>) -> Result<Limits, ManifestError> {
+    let mut limits = Limits::default();
+    let Some(raw) = raw else {
+        return Ok(limits);
+    };
+    for (key, given, slot) in [
+        ("max_cells", raw.max_cells, &mut limits.max_cells),
+        ("max_jobs", raw.max_jobs, &mut limits.max_jobs),
+        (
+            "max_timeseries_bins",
+            raw.max_timeseries_bins,
+            &mut limits.max_timeseries_bins,
+        ),
+    ] {
+        match given {
+            Some(0) => {
+                return Err(ctx.key_error(
+                    &format!("limits.{key}"),
+                    key,
+                    "expected a positive bound, found 0",
+                ));
+            }
+            Some(n) => *slot = n,
+            None => {}
+        }
+    }
+    Ok(limits)
+}
+
+/// The hint of every "too many cells" error.
+pub fn too_many_cells(err: ManifestError, cells: u64) -> ManifestError {
+    err.hint(format!(
+        "if you mean it, raise the bound: `limits: {{max_cells: {cells}}}` (planning takes a few hundred bytes per cell; each cell is one simulation)"
+    ))
+}
+
+/// Refuses a synthetic workload expected to generate more than `limits.max_jobs` jobs.
+pub fn check_synthetic_size(
+    ctx: &Ctx<'_>,
+    wname: &str,
+    spec: &super::synthetic::SyntheticSpec,
+    limits: &Limits,
+) -> Result<(), ManifestError> {
+    let Some(expected) = spec.expected_jobs() else {
+        return Ok(());
+    };
+    if expected <= limits.max_jobs as f64 {
+        return Ok(());
+    }
+    Err(ctx
+        .key_error(
+            &format!("workloads.{wname}.synthetic.length"),
+            "length",
+            format!(
+                "workload `{wname}` would generate about {expected:.0} jobs, more than `limits.max_jobs` ({})",
+                limits.max_jobs
+            ),
+        )
+        .hint(format!(
+            "shorten the length, or raise the bound: `limits: {{max_jobs: {}}}` (a job takes a few hundred bytes in memory while it is simulated)",
+            (expected * 1.1).ceil() as u64
+        )))
 }

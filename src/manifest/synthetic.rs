@@ -362,7 +362,38 @@ impl SyntheticSpec {
     }
 }
 
+impl SyntheticSpec {
+    /// The expected number of jobs generated: the count of a `jobs` length, else the summed
+    /// submission rate Σ count·μ·P_Login (after load targeting) times the length. `None` when
+    /// the model cannot be built.
+    pub fn expected_jobs(&self) -> Option<f64> {
+        match self.length {
+            SyntheticLength::Jobs(n) => Some(n as f64),
+            SyntheticLength::Seconds(seconds) => {
+                let spec = self.to_sim().ok()?;
+                let rate: f64 = spec
+                    .users
+                    .iter()
+                    .map(|u| f64::from(u.count) * u.model.arrival_rate() * spec.rate_scale)
+                    .sum();
+                Some(rate * seconds as f64)
+            }
+        }
+    }
+}
+
 /// Generates the workload of `spec` for replica `seed`.
-pub fn generate_workload(spec: &SyntheticSpec, seed: u64) -> Result<Workload, String> {
-    Ok(sim_synth::generate(&spec.to_sim()?, seed))
+/// Generates the workload of `spec` for replica `seed`, failing (before exhausting memory) when
+/// it would hold more than `max_jobs` jobs.
+pub fn generate_workload(
+    spec: &SyntheticSpec,
+    seed: u64,
+    max_jobs: u64,
+) -> Result<Workload, String> {
+    sim_synth::generate_at_most(&spec.to_sim()?, seed, max_jobs).ok_or_else(|| {
+        format!(
+            "the synthetic workload would hold more than `limits.max_jobs` ({max_jobs}) jobs (about {:.0} expected); shorten its `length`, or raise the limit in the manifest's `limits` section",
+            spec.expected_jobs().unwrap_or(f64::NAN)
+        )
+    })
 }

@@ -10,8 +10,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Bump when the *layout* of key material changes in a way that must invalidate every entry.
-pub const KEY_SCHEMA: u32 = 1;
+/// Bump when the *layout* of key material changes in a way that must invalidate every entry
+/// (2: the aggregate material holds a digest of its cells, the command and the traces).
+pub const KEY_SCHEMA: u32 = 2;
 
 /// A node's key: the hex blake3 hash of its canonical key material.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -20,7 +21,12 @@ pub struct NodeKey(pub String);
 impl NodeKey {
     pub fn of(material: &serde_json::Value) -> NodeKey {
         let bytes = serde_json::to_vec(material).expect("key material serializes");
-        NodeKey(blake3::hash(&bytes).to_hex().to_string())
+        NodeKey::of_bytes(&bytes)
+    }
+
+    /// The key of material already serialized canonically.
+    pub fn of_bytes(canonical: &[u8]) -> NodeKey {
+        NodeKey(blake3::hash(canonical).to_hex().to_string())
     }
 
     pub fn as_str(&self) -> &str {

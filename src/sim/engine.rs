@@ -23,7 +23,10 @@ use super::reservation::{
 };
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
-use super::scheduler::node::{self, Decisions, NodeReservation, NodeScheduler, NodeView};
+use super::scheduler::node::{
+    self, Completed, Decisions, NodeReservation, NodeScheduler, NodeView,
+};
+use super::scheduler::order::{OrderError, OrderSpec};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
 use super::topology::{Placement, TopologyError};
 
@@ -66,7 +69,10 @@ impl std::str::FromStr for Overrun {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     pub machine: Machine,
+    /// The backfilling rule (`fcfs` is "no backfilling").
     pub scheduler: SchedulerKind,
+    /// The queue order the rule walks (submission order by default).
+    pub order: OrderSpec,
     /// Which class and nodes a job takes on a topology (ignored by uniform machines).
     pub placement: Placement,
     /// `None`: the scheduler runs at every event instant. `Some(n)`: only at multiples of `n`
@@ -81,6 +87,7 @@ impl SimConfig {
         SimConfig {
             machine,
             scheduler,
+            order: OrderSpec::default(),
             placement: Placement::default(),
             interval: None,
             overrun: Overrun::Kill,
@@ -202,6 +209,11 @@ pub enum SimError {
     PolicyMismatch { policy: &'static str },
     #[error("invalid queues and limits: {0}")]
     Limits(#[from] LimitsError),
+    #[error("queue order {order}: {source}")]
+    Order {
+        order: &'static str,
+        source: OrderError,
+    },
 }
 
 /// A scheduling policy of either kind: one that counts allocation units (uniform machines) or
@@ -212,12 +224,28 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// The built-in policy `kind` for `machine`.
+    /// The built-in policy `kind` for `machine`, over submission order.
     pub fn build(kind: SchedulerKind, machine: &Machine) -> Self {
         match machine {
             Machine::Uniform(_) => Policy::Units(kind.build()),
             Machine::Topology(_) => Policy::Nodes(node::build(kind)),
         }
+    }
+
+    /// The policy of `config` — its queue order × its backfilling rule, on its machine — for a
+    /// run of `workload`.
+    pub fn of(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
+        let order = config
+            .order
+            .build(workload, &config.machine)
+            .map_err(|source| SimError::Order {
+                order: config.order.kind.name(),
+                source,
+            })?;
+        Ok(match config.machine {
+            Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
+            Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
+        })
     }
 }
 
@@ -232,7 +260,7 @@ pub fn simulate_reserving(
     config: &SimConfig,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    let policy = Policy::build(config.scheduler, &config.machine);
+    let policy = Policy::of(config, workload)?;
     Engine::new(workload, config, policy, reservations, None)?.run()
 }
 
@@ -611,8 +639,10 @@ impl<'w> Engine<'w> {
                         capacity: self.config.machine.capacity(),
                         free: self.free,
                         queue: &self.queue,
+                        jobs: &self.workload.jobs,
                         running: &self.running,
                         ended: &self.ended,
+                        completed: &[],
                         reservations: &self.booking.granted,
                     };
                     throttle.check_request(request, capacity).and_then(|()| {
@@ -817,6 +847,11 @@ impl<'w> Engine<'w> {
                 MachineState::Uniform(u) => {
                     let nodes = std::mem::take(&mut u.held[job as usize]);
                     u.table.release(running.demand, &nodes);
+                    u.completed.push(Completed {
+                        job,
+                        expected_end,
+                        end: now,
+                    });
                 }
                 MachineState::Topology(t) => {
                     // Every job completes before the run ends: its nodes move to the outcome.
@@ -889,16 +924,22 @@ impl<'w> Engine<'w> {
         self.started_jobs.clear();
         match &mut self.policy {
             Policy::Units(scheduler) => {
+                let MachineState::Uniform(u) = &mut self.state else {
+                    unreachable!("checked when the engine was built");
+                };
                 let view = View {
                     now,
                     capacity: self.config.machine.capacity(),
                     free: self.free,
                     queue: &self.queue,
+                    jobs: &self.workload.jobs,
                     running: &self.running,
                     ended: &self.ended,
+                    completed: &u.completed,
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
+                u.completed.clear();
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
                     if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {

@@ -25,6 +25,8 @@ pub(crate) struct UniformState {
     pub table: NodeTable,
     /// Per job index: the nodes it holds while it runs.
     pub held: Vec<Vec<u32>>,
+    /// Jobs completed since the previous scheduler call.
+    pub completed: Vec<Completed>,
 }
 
 pub(crate) struct TopologyState {
@@ -67,6 +69,7 @@ impl MachineState {
                 machine: *u,
                 table: NodeTable::new(u),
                 held: vec![Vec::new(); workload.len()],
+                completed: Vec::new(),
             }),
             Machine::Topology(t) => {
                 let layout = Layout::new(t)?;

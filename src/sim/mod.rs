@@ -4,6 +4,7 @@
 //! randomness that is not passed in. Same inputs → same outputs, bit for bit.
 
 pub mod engine;
+pub mod fairshare;
 pub mod job;
 pub mod limits;
 pub mod machine;

@@ -266,6 +266,17 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
+/// A queue of jobs that arrived in this order (by increasing workload index).
+impl FromIterator<QueuedJob> for Queue {
+    fn from_iter<I: IntoIterator<Item = QueuedJob>>(jobs: I) -> Self {
+        let mut queue = Queue::default();
+        for job in jobs {
+            queue.push(job);
+        }
+        queue
+    }
+}
+
 impl<'a> IntoIterator for &'a Queue {
     type Item = &'a QueuedJob;
     type IntoIter = Iter<'a>;

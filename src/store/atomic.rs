@@ -22,10 +22,7 @@ impl AtomicFile {
             source,
         };
         std::fs::create_dir_all(dir).map_err(io)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .tempfile_in(dir)
-            .map_err(io)?;
+        let tmp = readable_temp().tempfile_in(dir).map_err(io)?;
         Ok(AtomicFile {
             tmp,
             path: path.to_path_buf(),
@@ -53,12 +50,13 @@ impl AtomicFile {
     }
 }
 
-/// A temporary-file builder whose files are readable by everyone, as result files should be
-/// (temporary files are otherwise owner-only).
+/// A temporary-file builder whose files get the mode any new file would: `0o666` less the
+/// process's umask (temporary files are otherwise owner-only), so a colleague in the group reads
+/// results when the umask lets them, and nobody does when it does not.
 pub fn readable_temp() -> tempfile::Builder<'static, 'static> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".tmp-");
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     builder
 }

@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 
+use super::columns::{OutputFile, described};
 use super::{AtomicFile, StoreError, writer_properties};
 use crate::sim::metrics::JobRecord;
 
@@ -97,7 +98,7 @@ impl JobsWriter {
                 .chain(&LIMIT_COLUMNS)
                 .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
         );
-        let schema = Arc::new(Schema::new(fields));
+        let schema = described(OutputFile::Jobs, &Schema::new(fields));
         let file = AtomicFile::create(path)?;
         let writer = ArrowWriter::try_new(
             file.file()?,

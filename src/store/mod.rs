@@ -2,18 +2,24 @@
 //! atomically and deterministically. The schema is a documented contract (docs/outputs.md).
 
 mod atomic;
+pub mod columns;
 mod eet;
 mod jobs;
 mod reservations;
+mod sink;
 mod table;
 mod timeseries;
+mod users;
 
 pub use atomic::{AtomicFile, readable_temp};
+pub use columns::OutputFile;
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 pub use jobs::{JobLabels, JobsWriter};
-pub use reservations::write_reservations;
+pub use reservations::{reservations_schema, write_reservations};
+pub use sink::ParquetSink;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;
+pub use users::{write_user_timeseries, write_users};
 
 use std::path::PathBuf;
 
@@ -57,21 +63,7 @@ pub(crate) fn write_columns(
     columns: Vec<arrow_array::ArrayRef>,
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
-    let err = |e: &dyn std::fmt::Display| StoreError::Parquet {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    let file = AtomicFile::create(path)?;
-    let mut writer = parquet::arrow::ArrowWriter::try_new(
-        file.file()?,
-        schema.clone(),
-        Some(writer_properties(metadata)),
-    )
-    .map_err(|e| err(&e))?;
-    let batch = arrow_array::RecordBatch::try_new(schema, columns).map_err(|e| err(&e))?;
-    if batch.num_rows() > 0 {
-        writer.write(&batch).map_err(|e| err(&e))?;
-    }
-    writer.close().map_err(|e| err(&e))?;
-    file.commit()
+    let mut sink = ParquetSink::create(path, schema, metadata)?;
+    sink.push_columns(columns)?;
+    sink.finish()
 }

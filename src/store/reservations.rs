@@ -6,20 +6,17 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, StringArray};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
+use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
 use crate::sim::reservation::{Decision, ReservationOutcome, ReservationRequest};
 
-pub fn write_reservations(
-    path: &Path,
-    requests: &[ReservationRequest],
-    outcomes: &[ReservationOutcome],
-    metadata: &[(String, String)],
-) -> Result<(), StoreError> {
+/// The (described) schema of `reservations.parquet`.
+pub fn reservations_schema() -> SchemaRef {
     let int = |name: &str| Field::new(name, DataType::Int64, true);
     let text = |name: &str| Field::new(name, DataType::Utf8, true);
-    let schema = Arc::new(Schema::new(vec![
+    let schema = Schema::new(vec![
         int("id"),
         text("owner"),
         int("created"),
@@ -31,7 +28,17 @@ pub fn write_reservations(
         int("start"),
         int("end"),
         int("shift"),
-    ]));
+    ]);
+    described(OutputFile::Reservations, &schema)
+}
+
+pub fn write_reservations(
+    path: &Path,
+    requests: &[ReservationRequest],
+    outcomes: &[ReservationOutcome],
+    metadata: &[(String, String)],
+) -> Result<(), StoreError> {
+    let schema = reservations_schema();
     let rows: Vec<(&ReservationRequest, &ReservationOutcome)> = outcomes
         .iter()
         .map(|o| (&requests[o.request as usize], o))

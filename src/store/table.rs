@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
+use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -96,31 +97,71 @@ impl Table {
         self.rows.is_empty()
     }
 
-    pub fn write(&self, path: &Path, metadata: &[(String, String)]) -> Result<(), StoreError> {
+    /// Writes the table to `path` (columns described as `file` documents them).
+    pub fn write(
+        &self,
+        path: &Path,
+        metadata: &[(String, String)],
+        file: OutputFile,
+    ) -> Result<(), StoreError> {
+        let (schema, arrays) = self.to_arrays(file);
+        write_columns(path, schema, arrays, metadata)
+    }
+
+    /// The table as a described schema and Arrow arrays, types inferred from the values.
+    pub fn to_arrays(&self, file: OutputFile) -> (SchemaRef, Vec<ArrayRef>) {
         let mut fields = Vec::new();
         let mut arrays: Vec<ArrayRef> = Vec::new();
-        for (c, name) in self.columns.iter().enumerate() {
-            let cells: Vec<&Value> = self
-                .rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .rev()
-                        .find(|(i, _)| *i == c)
-                        .map_or(&Value::Null, |(_, v)| v)
-                })
-                .collect();
-            let (ty, array) = column(&cells);
-            fields.push(Field::new(name, ty, true));
+        for c in 0..self.columns.len() {
+            let (ty, array) = column(&self.cells(c), None);
+            fields.push(Field::new(&self.columns[c], ty, true));
             arrays.push(array);
         }
-        write_columns(path, Arc::new(Schema::new(fields)), arrays, metadata)
+        (described(file, &Schema::new(fields)), arrays)
+    }
+
+    /// The table's arrays typed as `schema` says (a later part of a file written in parts);
+    /// `None` when its columns are not the schema's.
+    pub fn arrays_as(&self, schema: &Schema) -> Option<Vec<ArrayRef>> {
+        if schema.fields().len() != self.columns.len()
+            || schema
+                .fields()
+                .iter()
+                .zip(&self.columns)
+                .any(|(f, c)| f.name() != c)
+        {
+            return None;
+        }
+        Some(
+            schema
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(c, f)| column(&self.cells(c), Some(f.data_type())).1)
+                .collect(),
+        )
+    }
+
+    /// Column `c` of every row (a missing value is a null).
+    fn cells(&self, c: usize) -> Vec<&Value> {
+        self.rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .rev()
+                    .find(|(i, _)| *i == c)
+                    .map_or(&Value::Null, |(_, v)| v)
+            })
+            .collect()
     }
 }
 
-fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
+/// A column of `cells`, of type `ty` when given, else inferred (module documentation).
+fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     let any = |f: fn(&Value) -> bool| cells.iter().any(|v| f(v));
-    if any(|v| matches!(v, Value::Str(_) | Value::NullStr)) {
+    let is = |t: DataType| ty == Some(&t);
+    let inferred = ty.is_none();
+    if is(DataType::Utf8) || (inferred && any(|v| matches!(v, Value::Str(_) | Value::NullStr))) {
         let mut b = StringBuilder::new();
         for v in cells {
             match v {
@@ -132,7 +173,9 @@ fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Utf8, Arc::new(b.finish()))
-    } else if any(|v| matches!(v, Value::Bool(_) | Value::NullBool)) {
+    } else if is(DataType::Boolean)
+        || (inferred && any(|v| matches!(v, Value::Bool(_) | Value::NullBool)))
+    {
         let mut b = BooleanBuilder::new();
         for v in cells {
             match v {
@@ -141,7 +184,9 @@ fn column(cells: &[&Value]) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Boolean, Arc::new(b.finish()))
-    } else if any(|v| matches!(v, Value::Float(_) | Value::Null)) {
+    } else if is(DataType::Float64)
+        || (inferred && any(|v| matches!(v, Value::Float(_) | Value::Null)))
+    {
         let mut b = Float64Builder::new();
         for v in cells {
             match v {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Float64Array, Int64Array};
 use arrow_schema::{DataType, Field, Schema};
 
+use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
 use crate::sim::timeseries::Bin;
 
@@ -37,7 +38,7 @@ pub fn write_timeseries(
     for (name, _) in extra {
         fields.push(Field::new(name, DataType::Float64, true));
     }
-    let schema = Arc::new(Schema::new(fields));
+    let schema = described(OutputFile::Timeseries, &Schema::new(fields));
     let mut columns: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from_iter_values(bins.iter().map(|b| b.start))),
         Arc::new(Float64Array::from_iter_values(

@@ -24,7 +24,62 @@ pub enum ErrorKind {
         expected: &'static str,
         found: String,
     },
-    Empty,
+    /// No job line at all (only comments and blank lines, or nothing).
+    Empty {
+        lines: u64,
+    },
+    /// A header directive the simulation relies on, with a value it cannot use.
+    BadHeader {
+        directive: &'static str,
+        expected: &'static str,
+        found: String,
+    },
+    LineTooLong {
+        limit: usize,
+    },
+}
+
+impl SwfError {
+    /// True when skipping the line (`--lenient`) gets past the error: a malformed job line or
+    /// header directive — not a damaged file or a read failure.
+    pub fn is_malformed_line(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::TooFewFields { .. }
+                | ErrorKind::BadField { .. }
+                | ErrorKind::BadHeader { .. }
+        )
+    }
+
+    /// What to do about it, when known.
+    pub fn hint(&self) -> Option<&'static str> {
+        match &self.kind {
+            _ if self.is_malformed_line() => {
+                Some("fix the line, or pass --lenient to skip malformed lines (they are counted)")
+            }
+            ErrorKind::Io(e) if is_damaged(e) => Some(
+                "the file is damaged or truncated (a broken gzip stream, or not the bytes it was meant to be); download or copy it again",
+            ),
+            ErrorKind::Empty { .. } => {
+                Some("is this the trace you meant? An SWF trace has one job per line")
+            }
+            ErrorKind::LineTooLong { .. } => {
+                Some("an SWF trace has one job per line of 18 numbers: is this the file you meant?")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A read error that comes from the content (corrupt compression, invalid data) rather than
+/// from the system.
+fn is_damaged(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::InvalidData
+            | std::io::ErrorKind::InvalidInput
+            | std::io::ErrorKind::UnexpectedEof
+    )
 }
 
 impl fmt::Display for SwfError {
@@ -33,6 +88,11 @@ impl fmt::Display for SwfError {
             ErrorKind::Io(e) if self.line == 0 => {
                 write!(f, "failed to read {}: {e}", self.source_name)
             }
+            ErrorKind::Io(e) if is_damaged(e) => write!(
+                f,
+                "failed to read {} (at line {}): the content is damaged: {e}",
+                self.source_name, self.line
+            ),
             ErrorKind::Io(e) => write!(f, "failed to read {}:{}: {e}", self.source_name, self.line),
             ErrorKind::TooFewFields { found } => write!(
                 f,
@@ -50,7 +110,28 @@ impl fmt::Display for SwfError {
                 self.line,
                 field_name(*field)
             ),
-            ErrorKind::Empty => write!(f, "{}: no jobs in the trace", self.source_name),
+            ErrorKind::Empty { lines: 0 } => {
+                write!(f, "{}: the file is empty", self.source_name)
+            }
+            ErrorKind::Empty { lines } => write!(
+                f,
+                "{}: no job lines ({lines} lines read, all comments or blank)",
+                self.source_name
+            ),
+            ErrorKind::BadHeader {
+                directive,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}:{}: header {directive}: expected {expected}, found {found:?}",
+                self.source_name, self.line
+            ),
+            ErrorKind::LineTooLong { limit } => write!(
+                f,
+                "{}:{}: a line longer than {limit} bytes",
+                self.source_name, self.line
+            ),
         }
     }
 }

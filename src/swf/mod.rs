@@ -1,4 +1,4 @@
-//! The Standard Workload Format (SWF) reader and writer. Reading is streaming, gzip or plain
+//! The Standard Workload Format (SWF) reader and writers (workloads, simulated schedules). Reading is streaming, gzip or plain
 //! (sniffed from the magic bytes), strict or lenient, with every anomaly counted (docs/swf.md).
 //!
 //! The reader turns text into [`crate::sim::Workload`]s; it knows nothing of machines or
@@ -14,6 +14,7 @@ mod nodespec;
 mod options;
 mod reader;
 mod request;
+mod schedule;
 mod writer;
 
 pub use error::{ErrorKind, SwfError};
@@ -24,4 +25,7 @@ pub use options::{Extended, MemoryReading, ReadOptions};
 pub use reader::{
     Anomalies, Malformed, Mode, Trace, read, read_bytes, read_bytes_with, read_path, read_path_with,
 };
-pub use writer::to_swf;
+pub use schedule::{
+    ScheduleHeader, ScheduledJob, write_schedule, write_schedule_header, write_scheduled_job,
+};
+pub use writer::{to_swf, write_swf};

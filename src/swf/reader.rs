@@ -1,5 +1,8 @@
 //! The streaming reader: one reused line buffer, fields split on ASCII whitespace, integers
 //! parsed from bytes. Gzip is detected from the magic bytes `1f 8b`, never from the file name.
+//! Lines end with `\n`, `\r\n` or a lone `\r` (old Mac files); a UTF-8 byte-order mark at the
+//! start is skipped; a line longer than [`MAX_LINE`] bytes is an error (no SWF line comes close:
+//! such a file is not a trace, and reading it whole would exhaust memory).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -156,6 +159,57 @@ pub fn read<R: BufRead>(
     }
 }
 
+/// The longest line accepted, in bytes.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Reads the next line into `line` (without its end), accepting `\n`, `\r\n` and `\r` as line
+/// ends. Returns false at the end of the input. Fails when a line exceeds [`MAX_LINE`].
+fn next_line<R: BufRead>(input: &mut R, line: &mut Vec<u8>) -> std::io::Result<bool> {
+    line.clear();
+    let mut any = false;
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        match buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(end) => {
+                let cr = buf[end] == b'\r';
+                line.extend_from_slice(&buf[..end]);
+                input.consume(end + 1);
+                if cr && input.fill_buf()?.first() == Some(&b'\n') {
+                    input.consume(1);
+                }
+                return Ok(true);
+            }
+            None => {
+                let n = buf.len();
+                line.extend_from_slice(buf);
+                input.consume(n);
+            }
+        }
+        if line.len() > MAX_LINE {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                LineTooLong,
+            ));
+        }
+    }
+}
+
+/// The error of a line longer than [`MAX_LINE`].
+#[derive(Debug)]
+struct LineTooLong;
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a line longer than {MAX_LINE} bytes")
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
 fn parse<R: BufRead>(
     mut input: R,
     source: &str,
@@ -177,40 +231,52 @@ fn parse<R: BufRead>(
     let mut number = 0u64;
     let mut previous_submit = i64::MIN;
     loop {
-        line.clear();
-        let read = input.read_until(b'\n', &mut line).map_err(|e| SwfError {
-            source_name: source.to_string(),
-            line: number + 1,
-            kind: ErrorKind::Io(e),
+        let more = next_line(&mut input, &mut line).map_err(|e| {
+            let kind = if e.get_ref().is_some_and(|inner| inner.is::<LineTooLong>()) {
+                ErrorKind::LineTooLong { limit: MAX_LINE }
+            } else {
+                ErrorKind::Io(e)
+            };
+            SwfError {
+                source_name: source.to_string(),
+                line: number + 1,
+                kind,
+            }
         })?;
-        if read == 0 {
+        if !more {
             break;
         }
         number += 1;
-        let text = trim(&line);
+        let mut text = trim(&line);
+        if number == 1 {
+            text = trim(text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text));
+        }
         if text.is_empty() {
             continue;
         }
-        if text[0] == b';' {
-            trace.header.absorb(&String::from_utf8_lossy(&text[1..]));
-            continue;
-        }
-        let parsed = parse_job(text).and_then(|raw| {
-            let Some(mut job) = classify(&raw, &mut trace.anomalies) else {
-                return Ok((raw, None));
-            };
-            let fields = RequestFields {
-                requested_memory: raw.requested_memory,
-                used_memory: raw.used_memory,
-                extra: &raw.extra[..raw.extra_count],
-            };
-            match requests.apply(&mut job, &fields, &mut trace.anomalies) {
-                Ok(()) => Ok((raw, Some(job))),
-                Err((field, expected)) => {
-                    Err(bad(field - 1, expected, raw.extra[field - FIELD_COUNT - 1]))
-                }
+        let parsed = if text[0] == b';' {
+            match trace.header.absorb(&String::from_utf8_lossy(&text[1..])) {
+                Ok(()) => continue,
+                Err(kind) => Err(kind),
             }
-        });
+        } else {
+            parse_job(text).and_then(|raw| {
+                let Some(mut job) = classify(&raw, &mut trace.anomalies) else {
+                    return Ok((raw, None));
+                };
+                let fields = RequestFields {
+                    requested_memory: raw.requested_memory,
+                    used_memory: raw.used_memory,
+                    extra: &raw.extra[..raw.extra_count],
+                };
+                match requests.apply(&mut job, &fields, &mut trace.anomalies) {
+                    Ok(()) => Ok((raw, Some(job))),
+                    Err((field, expected)) => {
+                        Err(bad(field - 1, expected, raw.extra[field - FIELD_COUNT - 1]))
+                    }
+                }
+            })
+        };
         match parsed {
             Ok((raw, job)) => {
                 trace.records += 1;
@@ -241,6 +307,13 @@ fn parse<R: BufRead>(
                 }
             }
         }
+    }
+    if trace.records == 0 && trace.malformed.count == 0 {
+        return Err(SwfError {
+            source_name: source.to_string(),
+            line: 0,
+            kind: ErrorKind::Empty { lines: number },
+        });
     }
     // The order of Workload::new: stable by submit time.
     jobs.sort_by_key(|(job, _)| job.submit);

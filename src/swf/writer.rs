@@ -1,27 +1,39 @@
 //! Writing a workload as SWF text (`schedlab generate`): the 18 standard fields per job, with
 //! what a generated workload does not have written as -1, and a header naming the source.
-//! The reader reads the output back into the same jobs (a test checks it).
+//! Written line by line to any `io::Write`, so a large workload never exists as one string. The
+//! reader reads the output back into the same jobs (a test checks it).
 
-use std::fmt::Write;
+use std::io::{self, Write};
 
 use crate::sim::Workload;
 
-/// SWF text of `workload`: the header lines `notes` (each prefixed with `; `), the standard
+/// SWF text of `workload` as a string (see [`write_swf`]).
+pub fn to_swf(workload: &Workload, max_procs: Option<u64>, notes: &[String]) -> String {
+    let mut out = Vec::with_capacity(64 * (workload.len() + 16));
+    write_swf(&mut out, workload, max_procs, notes).expect("writing to memory");
+    String::from_utf8(out).expect("SWF text is ASCII")
+}
+
+/// Writes `workload` as SWF: the header lines `notes` (each prefixed with `; `), the standard
 /// directives, then one line per job in submission order. Jobs are written as completed
 /// (status 1), with the wait time unknown (-1): the log of a submission stream, not a schedule.
-pub fn to_swf(workload: &Workload, max_procs: Option<u64>, notes: &[String]) -> String {
-    let mut out = String::with_capacity(64 * (workload.len() + 16));
-    let _ = writeln!(out, "; Version: 2.2");
+pub fn write_swf(
+    out: &mut impl Write,
+    workload: &Workload,
+    max_procs: Option<u64>,
+    notes: &[String],
+) -> io::Result<()> {
+    writeln!(out, "; Version: 2.2")?;
     for note in notes {
-        let _ = writeln!(out, "; {note}");
+        writeln!(out, "; {note}")?;
     }
-    let _ = writeln!(out, "; MaxJobs: {}", workload.len());
-    let _ = writeln!(out, "; MaxRecords: {}", workload.len());
+    writeln!(out, "; MaxJobs: {}", workload.len())?;
+    writeln!(out, "; MaxRecords: {}", workload.len())?;
     if let Some(p) = max_procs {
-        let _ = writeln!(out, "; MaxProcs: {p}");
+        writeln!(out, "; MaxProcs: {p}")?;
     }
     let users = workload.jobs.iter().map(|j| j.user).max().unwrap_or(0);
-    let _ = writeln!(out, "; MaxUsers: {}", users.max(0));
+    writeln!(out, "; MaxUsers: {}", users.max(0))?;
     for j in &workload.jobs {
         let memory = if j.memory_kb > 0 {
             j.memory_kb as i64
@@ -31,7 +43,7 @@ pub fn to_swf(workload: &Workload, max_procs: Option<u64>, notes: &[String]) -> 
         // 1 id, 2 submit, 3 wait, 4 runtime, 5 allocated procs, 6 cpu time, 7 used memory,
         // 8 requested procs, 9 requested time, 10 requested memory, 11 status, 12 user,
         // 13 group, 14 executable, 15 queue, 16 partition, 17 preceding job, 18 think time.
-        let _ = writeln!(
+        writeln!(
             out,
             "{} {} -1 {} {} -1 -1 {} {} {} 1 {} {} -1 {} {} -1 -1",
             j.id,
@@ -45,9 +57,9 @@ pub fn to_swf(workload: &Workload, max_procs: Option<u64>, notes: &[String]) -> 
             j.group,
             j.queue,
             j.partition
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
 
 pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
     SimConfig {
+        order: Default::default(),
         machine: Machine::pool(procs),
         scheduler,
         interval: None,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{CliError, Format, load_trace};
+use super::{CliError, Format};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
 use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
 use crate::sim::metrics::eet::{
@@ -20,9 +20,15 @@ use crate::sim::metrics::eet::{
     evaluate, heatmap,
 };
 use crate::store::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
-use memory::{MemoryUnit, alea_node_counts};
+use memory::MemoryUnit;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace eet workloads/KTH-SP2-1996-2.1-cln.swf.gz
+  schedlab trace eet wagap-2013.swf.gz --cpus 2176 --memory 15102255104 \\
+      --memory-unit bytes-per-node --unix-start 0 --users-out users.parquet --svg heatmap.svg
+
+Exit codes: 0 done; 1 an output file could not be written; 2 bad input (trace, arguments).")]
 pub struct EetArgs {
     /// SWF trace, plain or gzip-compressed; its recorded waits (field 3) give the schedule.
     pub trace: PathBuf,
@@ -117,14 +123,18 @@ pub struct Report {
 }
 
 pub fn run(args: EetArgs) -> Result<(), CliError> {
-    let trace = load_trace(&args.trace, args.lenient)?;
+    let options = crate::swf::ReadOptions {
+        memory: args.memory_unit.reading(),
+        ..crate::swf::ReadOptions::default()
+    };
+    let trace = super::load_trace_with(&args.trace, args.lenient, &options)?;
     let rule = capacity_rule(&args, trace.header.max_procs, &trace.source)?;
     if let Some(bin) = args.bin.filter(|&b| b < 60) {
         return Err(CliError::input(format!(
             "--bin must be at least 60 seconds (the paper's one-minute resolution), found {bin}"
         )));
     }
-    let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some())?;
+    let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some());
     if !jobs.is_empty() && jobs.iter().all(|j| j.start.is_none()) {
         eprintln!(
             "warning: {}: no job has a recorded wait (SWF field 3), so no schedule to judge",
@@ -251,21 +261,7 @@ fn capacity_rule(
 
 /// The metric's jobs: start = submit + recorded wait; CPUs = processors; memory per job in KB
 /// (when measured) by the memory unit.
-fn eet_jobs(
-    args: &EetArgs,
-    trace: &crate::swf::Trace,
-    memory: bool,
-) -> Result<Vec<EetJob>, CliError> {
-    let nodes = if memory && args.memory_unit.per_node() {
-        Some(alea_node_counts(&args.trace).map_err(|e| {
-            CliError::input(format!(
-                "failed to read node specs from {}: {e}",
-                trace.source
-            ))
-        })?)
-    } else {
-        None
-    };
+fn eet_jobs(args: &EetArgs, trace: &crate::swf::Trace, memory: bool) -> Vec<EetJob> {
     trace
         .workload
         .jobs
@@ -273,22 +269,11 @@ fn eet_jobs(
         .zip(&trace.recorded_waits)
         .map(|(job, &wait)| {
             let memory_kb = if memory {
-                let n = nodes.as_ref().and_then(|m| m.get(&job.id).copied());
-                args.memory_unit
-                    .job_kb(job.memory_kb, job.procs, n)
-                    .ok_or_else(|| {
-                        CliError::input(format!(
-                            "{}: job {} has no node spec (field 21) to read memory per node",
-                            trace.source, job.id
-                        ))
-                        .with_hint(
-                            "use a per-job or per-processor --memory-unit, or leave out --memory",
-                        )
-                    })?
+                args.memory_unit.job_kb(job)
             } else {
                 0
             };
-            Ok(EetJob {
+            EetJob {
                 id: job.id,
                 user: job.user,
                 group: job.group,
@@ -296,7 +281,7 @@ fn eet_jobs(
                 runtime: job.runtime,
                 start: (wait >= 0).then(|| job.submit.saturating_add(wait)),
                 request: PerResource::new(u64::from(job.procs), memory_kb, 0),
-            })
+            }
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 //! view").
 
 mod burstiness;
+mod clusters;
 mod findings;
 mod reservations;
 mod schedule;
@@ -214,12 +215,13 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 7] = [
+pub static FAMILIES: [&dyn Family; 8] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &sweep::Sweep,
     &timeline::Timeline,
+    &clusters::Clusters,
     &schedule::Schedule,
     &table::Configurations,
 ];

@@ -231,6 +231,7 @@ mod tests {
     fn run(jobs: Vec<Job>, procs: u32, config: MetricsConfig) -> RunSummary {
         let w = Workload::new(jobs);
         let sim = SimConfig {
+            order: Default::default(),
             machine: Machine::pool(procs),
             scheduler: SchedulerKind::Fcfs,
             interval: None,

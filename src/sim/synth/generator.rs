@@ -131,6 +131,12 @@ impl Source<'_> {
 /// group's users consecutively), groups by their spec position; submissions at the same second
 /// are ordered by user number.
 pub fn generate(spec: &SyntheticSpec, seed: u64) -> Workload {
+    generate_at_most(spec, seed, u64::MAX).expect("no bound")
+}
+
+/// [`generate`], or `None` as soon as the workload would hold more than `max_jobs` jobs (so an
+/// absurd length fails before it exhausts memory).
+pub fn generate_at_most(spec: &SyntheticSpec, seed: u64, max_jobs: u64) -> Option<Workload> {
     let mut sources = Vec::new();
     for (g, u) in spec.users.iter().enumerate() {
         let model = LoginModel {
@@ -165,9 +171,12 @@ pub fn generate(spec: &SyntheticSpec, seed: u64) -> Workload {
             break;
         }
         let id = jobs.len() as u64 + 1;
+        if id > max_jobs {
+            return None;
+        }
         jobs.push(sources[i].job(id, t));
         *top = Reverse((sources[i].next_submit(), i));
     }
     // Already in submission order; Workload::new's stable sort keeps it.
-    Workload::new(jobs)
+    Some(Workload::new(jobs))
 }

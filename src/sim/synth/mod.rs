@@ -14,7 +14,9 @@ mod size;
 pub use arrivals::{Event, MarkovArrivals};
 pub use daily::DailyCycle;
 pub use estimate::EstimateModel;
-pub use generator::{Length, SyntheticSpec, UserSpec, expected_offered_work_rate, generate};
+pub use generator::{
+    Length, SyntheticSpec, UserSpec, expected_offered_work_rate, generate, generate_at_most,
+};
 pub use markov::{HyperExponential, LoginModel, ModelError};
 pub use runtime::LogUniformStages;
 pub use size::SizeModel;

@@ -79,12 +79,10 @@ fn plan_batch(
     let mut items = Vec::with_capacity(nodes.len());
     for &i in nodes {
         let node = &prepared.plan.nodes[i];
-        let NodeKind::Simulate { cells } = &node.kind else {
+        let NodeKind::Simulate { cell: (e, c) } = node.kind else {
             continue;
         };
-        let (e, c) = cells[0];
-        let trace: Option<Digest> =
-            serde_json::from_value(node.material["workload"]["trace"].clone()).ok();
+        let trace: Option<Digest> = prepared.plan.trace_digest(&prepared.manifests, i).cloned();
         // Nodes reading one trace share a group (parsed once per task); others stand alone.
         let group = match &trace {
             Some(d) => u64::from_str_radix(&d.blake3[..15.min(d.blake3.len())], 16).unwrap_or(0),
@@ -237,11 +235,13 @@ pub fn detach(
     }
     let _lock = ResultsLock::acquire(state_dir, wait_for_lock)?;
     let entries = EntryStore::new(state_dir);
-    let nodes = pipeline::dag_nodes(&prepared.plan, &entries);
+    let nodes = pipeline::dag_nodes(prepared, &entries);
     let context = Context {
         prepared,
         nodes: &nodes,
         state_dir,
+        // --detach submits and returns: nothing waits that a signal could stop.
+        interrupt: &crate::execute::Interrupt::default(),
     };
     let remote = super::remote_nodes(&context);
     // Keys of tasks still queued or running in earlier batches.

@@ -187,7 +187,7 @@ fn compute(
         ));
     }
     let entry = entries.begin(&node.key).map_err(|e| e.to_string())?;
-    simulate_node::run(cell, traces, &entry)?;
+    simulate_node::run(cell, &manifest.limits, traces, &entry)?;
     entry.commit().map_err(|e| e.to_string())?;
     Ok(())
 }
