@@ -99,6 +99,7 @@ def main():
         check_experiment(exe, trace, pathlib.Path(tmp))
         check_users(exe, trace, pathlib.Path(tmp))
         check_topology(exe, pathlib.Path(tmp))
+        check_queues(exe, trace, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
         subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
                        check=True, stdout=subprocess.DEVNULL)
@@ -311,6 +312,76 @@ schedulers:
     orders = {r["cell"]: r["order"] for r in summary}
     if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
         sys.exit(f"summary orders {orders}")
+
+
+def check_queues(exe, trace, tmp):
+    """Runs KTH with a queue setup and recomputes every cap from jobs.parquet alone
+    (docs/queues.md): running jobs per queue, eligible jobs per user, walltime kills."""
+    manifest = tmp / "queues.yaml"
+    manifest.write_text(f"""name: limited
+workloads:
+  kth: {{trace: {trace}, first_jobs: 3000}}
+schedulers:
+  easy: {{policy: easy}}
+queues:
+  capped:
+    routing: requested_time
+    queues:
+      - {{name: short, max_walltime: "1:00", max_running: 4}}
+      - {{name: long, max_walltime: "4:00", max_running: 6}}
+    users: {{default: {{max_queued: 2}}}}
+grid:
+  axes:
+    queues: [none, capped]
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "limited"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
+    if summary["queues"] != ["none", "capped"]:
+        sys.exit(f"summary queues {summary['queues']}")
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pylist()
+    queues = check(out / "queues.parquet", "queues.parquet").to_pylist()
+    capped = [j for j in jobs if j["cell"] == "capped"]
+    if not any(j["held_seconds"] > 0 for j in capped):
+        sys.exit("queues: no job was held; the check would prove nothing")
+    caps = {"short": 4, "long": 6}
+    limit = {"short": 3600, "long": 14400}
+    instants = sorted({j["start"] for j in capped})
+    for t in instants:
+        running, eligible = {}, {}
+        for j in capped:
+            if j["start"] <= t < j["end"]:
+                running[j["sim_queue"]] = running.get(j["sim_queue"], 0) + 1
+            if j["submit"] + j["held_seconds"] <= t < j["start"]:
+                eligible[j["user"]] = eligible.get(j["user"], 0) + 1
+        for q, n in running.items():
+            if n > caps[q]:
+                sys.exit(f"queues: {n} jobs of {q} run at t={t}")
+        for u, n in eligible.items():
+            if n > 2:
+                sys.exit(f"queues: user {u} has {n} eligible jobs at t={t}")
+    for j in capped:
+        if (j["held_seconds"] > 0) and j["held_by"] is None:
+            sys.exit("queues: a held job names no limit")
+        if j["run"] > limit[j["sim_queue"]]:
+            sys.exit("queues: a job ran past its queue's max_walltime")
+        if j["killed_by"] == "queue_max_walltime" and j["run"] != limit[j["sim_queue"]]:
+            sys.exit("queues: a walltime kill not at the limit")
+    for j in jobs:
+        if j["cell"] == "none" and (j["sim_queue"] is not None or j["held_seconds"] != 0):
+            sys.exit("queues: a cell without a setup has queue columns")
+    rows = [q for q in queues if q["cell"] == "capped"]
+    if [q["queue"] for q in rows] != ["short", "long"]:
+        sys.exit(f"queues.parquet queues {[q['queue'] for q in rows]}")
+    if sum(q["jobs"] for q in rows) != len(capped):
+        sys.exit("queues.parquet: jobs do not add up")
+    if not close(sum(q["utilization_share"] for q in rows), 1.0):
+        sys.exit("queues.parquet: utilization shares do not add up to 1")
+    for q in rows:
+        mine = [j for j in capped if j["sim_queue"] == q["queue"]]
+        if q["held_jobs"] != sum(1 for j in mine if j["held_seconds"] > 0):
+            sys.exit("queues.parquet: held_jobs differs from jobs.parquet")
 
 
 def close(a, b):

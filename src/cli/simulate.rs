@@ -213,6 +213,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Machine::Uniform(_) => Vec::new(),
         };
         let labels = JobLabels {
+            limits: outcome.limits.as_ref(),
             clusters: &clusters,
             queue_names: &trace.workload.queue_names,
         };

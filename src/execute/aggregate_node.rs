@@ -143,11 +143,12 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
 
 /// Result files every cell entry holds besides jobs, timeseries and reservations (written by
 /// simulate_node), each concatenated with its cells' rows like the others.
-const EXTRA_FILES: [(&str, OutputFile); 4] = [
+const EXTRA_FILES: [(&str, OutputFile); 5] = [
     ("users.parquet", OutputFile::Users),
     ("user_timeseries.parquet", OutputFile::UserTimeseries),
     ("clusters.parquet", OutputFile::Clusters),
     ("cluster_timeseries.parquet", OutputFile::ClusterTimeseries),
+    ("queues.parquet", OutputFile::Queues),
 ];
 
 /// The result files being written.
@@ -162,7 +163,7 @@ struct Outputs<'a> {
     timeseries: Option<ParquetSink>,
     reservations: ParquetSink,
     /// The [`EXTRA_FILES`], created with the first cell (its schemas).
-    extra: [Option<ParquetSink>; 4],
+    extra: [Option<ParquetSink>; EXTRA_FILES.len()],
 }
 
 impl Outputs<'_> {
@@ -311,6 +312,15 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
                 cell.reservations
                     .as_ref()
                     .map_or("none".to_string(), |r| r.name.clone()),
+            ),
+        )
+        .set(
+            "queues",
+            Value::Str(
+                cell.queues
+                    .as_ref()
+                    .map_or("none", |q| q.name.as_str())
+                    .to_string(),
             ),
         )
         .set("seed", Value::Int(cell.seed as i64))

@@ -20,7 +20,7 @@ use crate::manifest::{Manifest, WorkloadSource};
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, Reason, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 8] = [
+pub const RESULT_FILES: [&str; 9] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
@@ -29,6 +29,7 @@ pub const RESULT_FILES: [&str; 8] = [
     "user_timeseries.parquet",
     "clusters.parquet",
     "cluster_timeseries.parquet",
+    "queues.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -19,7 +19,9 @@ use crate::sim::fairshare::{Sampling, replay};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
-use crate::sim::{Infeasible, Machine, SimConfig, Workload, simulate_reserving, timeseries};
+use crate::sim::{
+    Infeasible, Machine, SimConfig, Workload, simulate_limited, simulate_reserving, timeseries,
+};
 use crate::store::{
     JobLabels, JobsWriter, OutputFile, Table, Value, write_reservations, write_timeseries,
     write_user_timeseries, write_users,
@@ -253,8 +255,14 @@ pub fn run(
         }
         None => Reservations::default(),
     };
-    let outcome =
-        simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
+    let outcome = match &cell.queues {
+        Some(setup) => {
+            let policy = crate::sim::Policy::of(&config, &workload).map_err(|e| e.to_string())?;
+            simulate_limited(&workload, &config, policy, &reservations, &setup.limits)
+        }
+        None => simulate_reserving(&workload, &config, &reservations),
+    }
+    .map_err(|e| e.to_string())?;
     // Every time series (machine, users, clusters) bins the schedule at the same step.
     check_timeseries_bins(
         &outcome.steps,
@@ -311,6 +319,10 @@ pub fn run(
             .entry(reason.name().to_string())
             .or_default() += 1;
     }
+    // Jobs refused by the queue setup (only cells with one count these reasons).
+    for (_, why) in outcome.limits.iter().flat_map(|l| &l.rejected) {
+        *skipped_by_reason.entry(why.name().to_string()).or_default() += 1;
+    }
 
     let cell_summary = CellSummary {
         policy: cell.scheduler.policy.to_string(),
@@ -352,12 +364,18 @@ pub fn run(
     )
     .map_err(|e| e.to_string())?;
     let job_labels = JobLabels {
+        limits: outcome.limits.as_ref(),
         clusters: &labels,
         queue_names: &workload.queue_names,
     };
     jobs.write("", &records, &job_labels)
         .map_err(|e| e.to_string())?;
     jobs.finish().map_err(|e| e.to_string())?;
+
+    write_queue_summaries(
+        &entry.path("queues.parquet"),
+        &metrics::summarize_queues(&records, first, outcome.limits.as_ref()),
+    )?;
 
     if cell.reservations.is_some() {
         write_reservations(
@@ -461,6 +479,32 @@ pub fn run(
             &[],
             OutputFile::ClusterTimeseries,
         )
+        .map_err(|e| e.to_string())
+}
+
+/// `queues.parquet`: one row per queue (docs/outputs.md).
+fn write_queue_summaries(
+    path: &std::path::Path,
+    rows: &[metrics::QueueSummary],
+) -> Result<(), String> {
+    let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    let mut table = Table::default();
+    for q in rows {
+        table
+            .row()
+            .set("queue", Value::Str(q.queue.clone()))
+            .set("jobs", Value::Int(q.jobs as i64))
+            .set("rejected", Value::Int(q.rejected as i64))
+            .set("held_jobs", Value::Int(q.held_jobs as i64))
+            .set("killed_by_limit", Value::Int(q.killed_by_limit as i64))
+            .set("wait_mean", opt(q.wait_mean))
+            .set("held_seconds_mean", opt(q.held_seconds_mean))
+            .set("bounded_slowdown_mean", opt(q.bounded_slowdown_mean))
+            .set("proc_seconds", Value::Float(q.proc_seconds))
+            .set("utilization_share", opt(q.utilization_share));
+    }
+    table
+        .write(path, &[], OutputFile::Queues)
         .map_err(|e| e.to_string())
 }
 

@@ -12,6 +12,7 @@
 
 mod alea;
 mod aleang;
+pub mod aleang_limits;
 
 use std::path::Path;
 

@@ -9,7 +9,7 @@ use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
-pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
+pub const NAME_AXES: [&str; 5] = ["workload", "cluster", "scheduler", "reservations", "queues"];
 
 /// The reservation scenario of the baseline: no reservations.
 pub const NO_RESERVATIONS: &str = "none";

@@ -17,6 +17,7 @@ use super::error::ManifestError;
 use super::model::{
     Cell, ClusterSpec, MetricsSpec, ParamTable, Params, SchedulerSpec, WorkloadSpec,
 };
+use super::queues::{NO_QUEUES, QueueSetup};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
 
@@ -26,6 +27,7 @@ pub struct Sections<'a> {
     pub clusters: &'a BTreeMap<String, ClusterSpec>,
     pub schedulers: &'a BTreeMap<String, SchedulerSpec>,
     pub reservations: &'a BTreeMap<String, ReservationSpec>,
+    pub queues: &'a BTreeMap<String, QueueSetup>,
     pub metrics: &'a MetricsSpec,
     pub seeds: &'a [u64],
     pub limits: &'a super::model::Limits,
@@ -38,6 +40,9 @@ impl Sections<'_> {
             "cluster" => self.clusters.keys().cloned().collect(),
             "reservations" => std::iter::once(NO_RESERVATIONS.to_string())
                 .chain(self.reservations.keys().cloned())
+                .collect(),
+            "queues" => std::iter::once(NO_QUEUES.to_string())
+                .chain(self.queues.keys().cloned())
                 .collect(),
             _ => self.schedulers.keys().cloned().collect(),
         }
@@ -52,13 +57,16 @@ impl Sections<'_> {
         if axis == "reservations" {
             return vec![NO_RESERVATIONS.to_string()];
         }
+        if axis == "queues" {
+            return self.queues.keys().cloned().collect();
+        }
         self.names(axis)
     }
 }
 
 /// The section a name axis picks from, for messages.
 fn section(axis: &str) -> String {
-    if axis == "reservations" {
+    if axis == "reservations" || axis == "queues" {
         axis.to_string()
     } else {
         format!("{axis}s")
@@ -118,6 +126,11 @@ pub fn expand(
         }
     }
     for name in NAME_AXES {
+        // Without queue setups the `queues` axis does not exist (cells and ids stay as they
+        // were before queues).
+        if name == "queues" && sections.queues.is_empty() {
+            continue;
+        }
         values.entry(name.to_string()).or_insert_with(|| {
             sections
                 .defaults(name)
@@ -297,6 +310,7 @@ pub fn expand(
         clusters: share(sections.clusters),
         schedulers: share(sections.schedulers),
         reservations: share(sections.reservations),
+        queues: share(sections.queues),
         metrics: Arc::new(sections.metrics.clone()),
     };
     let mut interned = Interned::default();
@@ -338,6 +352,13 @@ pub fn expand(
             scheduler: base.schedulers[&name("scheduler")].clone(),
             metrics: base.metrics.clone(),
             reservations: base.reservations.get(&name("reservations")).cloned(),
+            // The queues axis exists only when the manifest defines queue setups.
+            queues: order
+                .iter()
+                .position(|o| o == "queues")
+                .and_then(|slot| value(slot).as_str())
+                .and_then(|q| base.queues.get(q))
+                .cloned(),
             seed: first_seed,
         };
         let mut changed = Changed::default();
@@ -571,6 +592,7 @@ struct Shared {
     clusters: BTreeMap<String, Arc<ClusterSpec>>,
     schedulers: BTreeMap<String, Arc<SchedulerSpec>>,
     reservations: BTreeMap<String, Arc<ReservationSpec>>,
+    queues: BTreeMap<String, Arc<QueueSetup>>,
     metrics: Arc<MetricsSpec>,
 }
 

@@ -13,6 +13,7 @@ mod grid;
 mod locate;
 pub mod model;
 mod order;
+pub mod queues;
 pub mod raw;
 mod reservations;
 mod resolve;

@@ -71,6 +71,8 @@ pub struct Cell {
     pub metrics: Arc<MetricsSpec>,
     /// Advance reservations injected into the run (`None`: the `none` scenario).
     pub reservations: Option<Arc<super::reservations::ReservationSpec>>,
+    /// Queues, limits and quotas (`None`: the `none` setup, one queue without limits).
+    pub queues: Option<Arc<super::queues::QueueSetup>>,
     pub seed: u64,
 }
 

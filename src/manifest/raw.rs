@@ -31,6 +31,9 @@ pub struct RawManifest {
     /// Named advance-reservation scenarios (docs/reservations.md); the grid axis
     /// `reservations` picks one per cell, or `none`.
     pub reservations: Option<BTreeMap<String, RawReservations>>,
+    /// Named queue setups: queues, limits and quotas (docs/queues.md); the grid axis `queues`
+    /// picks one per cell, or `none`.
+    pub queues: Option<BTreeMap<String, RawQueueSetup>>,
     /// Metric settings shared by every cell.
     pub metrics: Option<RawMetrics>,
     /// Which combinations to run. Default: every workload × cluster × scheduler.
@@ -535,4 +538,92 @@ pub struct RawProcs {
     pub log_uniform: Option<[u32; 2]>,
     /// …rounded to a power of two with this probability (default 0.75).
     pub power_of_two: Option<f64>,
+}
+
+/// One queue setup: the queues jobs are routed to, and the caps on queues, users and groups.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueueSetup {
+    /// The queues, in definition order (routing by requested time takes the first that covers
+    /// a request). Exclusive with `aleang`.
+    #[schemars(with = "Option<Vec<RawQueue>>")]
+    pub queues: Option<Spanned<Vec<RawQueue>>>,
+    /// An AleaNG workload file (relative to the manifest) whose `.queues`, `.users` and
+    /// `.groups` files beside it define the queues (id name CPU_quota priority; routed by SWF
+    /// queue number), and users' and groups' CPU quotas (id name shares CPU_quota).
+    #[schemars(with = "Option<String>")]
+    pub aleang: Option<Spanned<String>>,
+    /// How jobs reach a queue: swf_queue (default; each queue's `swf_queue` numbers),
+    /// queue_name (each queue's `trace_names`) or requested_time.
+    #[schemars(with = "Option<String>")]
+    pub routing: Option<Spanned<String>>,
+    /// The queue of jobs no rule routes (default: such jobs are rejected).
+    #[schemars(with = "Option<String>")]
+    pub default_queue: Option<Spanned<String>>,
+    /// A job requesting more than its queue's max_walltime: kill (default: cut to the limit and
+    /// killed there) or reject (refused at submission).
+    #[schemars(with = "Option<String>")]
+    pub over_walltime: Option<Spanned<String>>,
+    /// Caps on each user: `default` for all, `by_id` per SWF user id.
+    pub users: Option<RawAccounts>,
+    /// Caps on each group: `default` for all, `by_id` per SWF group id.
+    pub groups: Option<RawAccounts>,
+}
+
+/// One queue.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueue {
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// Higher is served first (default 0).
+    pub priority: Option<i64>,
+    /// Longest run: seconds, or "H:MM" / "H:MM:SS".
+    #[schemars(with = "Option<RawDuration>")]
+    pub max_walltime: Option<Spanned<RawDuration>>,
+    /// Most CPU time a job may use (all processors): seconds, or "H:MM" / "H:MM:SS".
+    #[schemars(with = "Option<RawDuration>")]
+    pub max_cputime: Option<Spanned<RawDuration>>,
+    #[schemars(with = "Option<i64>")]
+    pub max_running: Option<Spanned<i64>>,
+    /// Eligible (waiting) jobs of the queue at once.
+    #[schemars(with = "Option<i64>")]
+    pub max_queued: Option<Spanned<i64>>,
+    /// Requested processors of its running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub cpu_quota: Option<Spanned<i64>>,
+    /// SWF queue numbers (field 15) routed here (routing: swf_queue).
+    pub swf_queue: Option<Vec<i32>>,
+    /// Queue names of the trace (Alea's extended SWF) routed here (routing: queue_name).
+    pub trace_names: Option<Vec<String>>,
+}
+
+/// Seconds, or a "H:MM" / "H:MM:SS" text.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawDuration {
+    Seconds(i64),
+    Text(String),
+}
+
+/// Caps on users or groups.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAccounts {
+    pub default: Option<RawCaps>,
+    pub by_id: Option<BTreeMap<i32, RawCaps>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCaps {
+    /// Running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub max_running: Option<Spanned<i64>>,
+    /// Eligible (waiting) jobs at once: DataStar's six per user.
+    #[schemars(with = "Option<i64>")]
+    pub max_queued: Option<Spanned<i64>>,
+    /// Requested processors of running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub cpu_quota: Option<Spanned<i64>>,
 }

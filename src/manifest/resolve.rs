@@ -395,11 +395,27 @@ pub fn resolve(
         );
     }
 
+    let mut queue_setups = BTreeMap::new();
+    for (qname, spec) in raw.queues.iter().flatten() {
+        check_name(ctx, "queues", qname)?;
+        if qname == super::queues::NO_QUEUES {
+            return Err(ctx
+                .key_error(
+                    &format!("queues.{qname}"),
+                    qname,
+                    "`none` names the setup without queues and limits",
+                )
+                .hint("choose another name"));
+        }
+        queue_setups.insert(qname.clone(), super::queues::resolve(ctx, qname, spec)?);
+    }
+
     let sections = Sections {
         workloads: &workloads,
         clusters: &clusters,
         schedulers: &schedulers,
         reservations: &reservations,
+        queues: &queue_setups,
         metrics: &metrics,
         seeds: &seeds,
         limits: &limits,

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 
 use super::key::{KEY_SCHEMA, NodeKey};
 use crate::cache::Digest;
+use crate::manifest::queues::QueueSetup;
 use crate::manifest::{
     Cell, ClusterSpec, Manifest, MetricsSpec, ReservationSpec, SchedulerSpec, WorkloadSource,
     WorkloadSpec,
@@ -78,7 +79,7 @@ pub struct Inputs<'a> {
 /// workloads.
 pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
     let parts = simulate_material_parts(cell, trace);
-    json!({
+    let mut material = json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
@@ -88,7 +89,12 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         "metrics": cell.metrics,
         "reservations": parts.reservations(),
         "seed": parts.seed(),
-    })
+    });
+    // Queues count by content, and only where a cell has them (other keys are unchanged).
+    if let Some(q) = parts.queues() {
+        material["queues"] = q;
+    }
+    material
 }
 
 fn simulate_material_parts<'a>(cell: &'a Cell, trace: Option<&'a Digest>) -> Parts<'a> {
@@ -161,6 +167,14 @@ impl Parts<'_> {
         }
     }
 
+    /// A queue setup counts by its limits (not its name); `None` without one.
+    fn queues(&self) -> Option<Value> {
+        self.cell
+            .queues
+            .as_ref()
+            .map(|q| serde_json::to_value(&q.limits).expect("limits serialize"))
+    }
+
     /// The seed counts only where something is drawn at random: a synthetic workload or
     /// generated reservation requests.
     fn seed(&self) -> Option<u64> {
@@ -186,6 +200,7 @@ struct KeyMaker {
     schedulers: HashMap<(*const SchedulerSpec, bool), String>,
     metrics: HashMap<*const MetricsSpec, String>,
     reservations: HashMap<*const ReservationSpec, String>,
+    queues: HashMap<*const QueueSetup, String>,
 }
 
 fn canonical(value: &Value) -> String {
@@ -221,11 +236,22 @@ impl KeyMaker {
                 .or_insert_with(|| canonical(&material.reservations())),
             None => "null",
         };
+        // Present only where a cell has queues, in its sorted place.
+        let queues = match &cell.queues {
+            Some(q) => {
+                let text = self
+                    .queues
+                    .entry(Arc::as_ptr(q))
+                    .or_insert_with(|| canonical(&material.queues().expect("a queue setup")));
+                format!(r#""queues":{text},"#)
+            }
+            None => String::new(),
+        };
         let seed = material
             .seed()
             .map_or("null".to_string(), |s| s.to_string());
         let bytes = format!(
-            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"metrics":{metrics},"model_version":"{MODEL_VERSION}","node":"simulate","reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
+            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"metrics":{metrics},"model_version":"{MODEL_VERSION}","node":"simulate",{queues}"reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
         );
         NodeKey::of_bytes(bytes.as_bytes())
     }
@@ -439,7 +465,7 @@ mod tests {
         let path = dir.path().join("m.yaml");
         std::fs::write(
             &path,
-            "workloads:\n  t: {trace: t.swf, first_jobs: 5}\n  s:\n    synthetic:\n      length: {jobs: 10}\n      users: [{name: u, arrivals: {lambda: 1e-3, delta: 1e-2, mu: 0.1}, runtime: [[1, 0], [60, 1]], procs: {weights: {1: 1}}}]\nclusters:\n  c: {procs: 8}\nschedulers:\n  e: {policy: easy, interval: 60}\nreservations:\n  r:\n    generate: {per_week: 3, procs: {fixed: 2}, hours: {fixed: 1}}\ngrid:\n  axes:\n    reservations: [none, r]\n    tau: [10, 20]\n    first_jobs: [3, 4]\nreplicas: 2\n",
+            "workloads:\n  t: {trace: t.swf, first_jobs: 5}\n  s:\n    synthetic:\n      length: {jobs: 10}\n      users: [{name: u, arrivals: {lambda: 1e-3, delta: 1e-2, mu: 0.1}, runtime: [[1, 0], [60, 1]], procs: {weights: {1: 1}}}]\nclusters:\n  c: {procs: 8}\nschedulers:\n  e: {policy: easy, interval: 60}\nreservations:\n  r:\n    generate: {per_week: 3, procs: {fixed: 2}, hours: {fixed: 1}}\nqueues:\n  q:\n    queues:\n      - {name: all, max_running: 2}\ngrid:\n  axes:\n    reservations: [none, r]\n    queues: [none, q]\n    tau: [10, 20]\n    first_jobs: [3, 4]\nreplicas: 2\n",
         )
         .unwrap();
         let m = crate::manifest::load(&path).unwrap();
@@ -457,6 +483,7 @@ mod tests {
                 cell.id
             );
         }
-        assert_eq!(m.cells.len(), 32);
+        assert_eq!(m.cells.len(), 64);
+        assert!(m.cells.iter().any(|c| c.queues.is_some()));
     }
 }

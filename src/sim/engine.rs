@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::job::{Time, Workload};
+use super::limits::{Admission, LimitState, Limits, LimitsError, LimitsOutcome};
 use super::machine::{Infeasible, Machine};
 use super::machine_state::{MachineState, Refusal, TopologyState};
 use super::queue::Queue;
@@ -151,6 +152,9 @@ pub struct SimOutcome {
     pub assignments: Vec<Assignment>,
     /// On a topology: the nodes each started reservation held, by request index.
     pub reserved_nodes: Vec<(u32, Vec<u32>)>,
+    /// With queues and limits ([`simulate_limited`]): each job's queue, what held or killed it,
+    /// and the jobs rejected at submission.
+    pub limits: Option<LimitsOutcome>,
 }
 
 /// Where a job ran on a topology.
@@ -203,6 +207,8 @@ pub enum SimError {
         "a {policy} policy cannot run on this machine (processor-count policies run on uniform machines, node-level policies on topologies)"
     )]
     PolicyMismatch { policy: &'static str },
+    #[error("invalid queues and limits: {0}")]
+    Limits(#[from] LimitsError),
     #[error("queue order {order}: {source}")]
     Order {
         order: &'static str,
@@ -255,7 +261,45 @@ pub fn simulate_reserving(
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
     let policy = Policy::of(config, workload)?;
-    Engine::new(workload, config, policy, reservations)?.run()
+    Engine::new(workload, config, policy, reservations, None)?.run()
+}
+
+/// Simulates `workload` under `config` with reservations and queues, limits and quotas
+/// ([`crate::sim::limits`]): the policy sees only eligible jobs, in queue-priority order.
+pub fn simulate_limited(
+    workload: &Workload,
+    config: &SimConfig,
+    policy: Policy,
+    reservations: &Reservations,
+    limits: &Limits,
+) -> Result<SimOutcome, SimError> {
+    limits.validate()?;
+    if limits.has_tiers() {
+        return Err(LimitsError::Priorities.into());
+    }
+    // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
+    // plan with the cut request. The workload is copied only when some request is cut.
+    let cut = |i: usize| {
+        let job = &workload.jobs[i];
+        limits
+            .route(workload, job)
+            .map(|q| limits.effective_request(q, job))
+            .filter(|&r| r < job.requested_time)
+    };
+    let mut copy = None;
+    if limits.over_walltime == super::limits::OverLimit::Kill
+        && (0..workload.len()).any(|i| cut(i).is_some())
+    {
+        let mut w = workload.clone();
+        for (i, job) in w.jobs.iter_mut().enumerate() {
+            if let Some(r) = cut(i) {
+                job.requested_time = r;
+            }
+        }
+        copy = Some(w);
+    }
+    let workload = copy.as_ref().unwrap_or(workload);
+    Engine::new(workload, config, policy, reservations, Some(limits))?.run()
 }
 
 /// Simulates with a caller-supplied policy of either kind, and reservations.
@@ -265,7 +309,7 @@ pub fn simulate_policy(
     policy: Policy,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, policy, reservations)?.run()
+    Engine::new(workload, config, policy, reservations, None)?.run()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -279,6 +323,7 @@ pub fn simulate_with(
         config,
         Policy::Units(scheduler),
         &Reservations::default(),
+        None,
     )?
     .run()
 }
@@ -290,7 +335,14 @@ pub fn simulate_with_reserving(
     scheduler: Box<dyn Scheduler>,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, Policy::Units(scheduler), reservations)?.run()
+    Engine::new(
+        workload,
+        config,
+        Policy::Units(scheduler),
+        reservations,
+        None,
+    )?
+    .run()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -322,6 +374,10 @@ struct Engine<'w> {
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
     booking: Booking<'w>,
+    /// Queues and limits, when the run has them: the filter between waiting jobs and `queue`.
+    limits: Option<LimitState<'w>>,
+    /// Jobs the limits made eligible at this instant (reused buffer).
+    admitted: Vec<u32>,
     out: SimOutcome,
 }
 
@@ -406,6 +462,7 @@ impl<'w> Engine<'w> {
         config: &SimConfig,
         policy: Policy,
         reservations: &'w Reservations,
+        limits: Option<&'w Limits>,
     ) -> Result<Self, SimError> {
         if let Some(n) = config.interval
             && n <= 0
@@ -427,6 +484,7 @@ impl<'w> Engine<'w> {
             _ => {}
         }
         let mut out = SimOutcome::default();
+        let mut limits = limits.map(|l| LimitState::new(l, workload));
         let mut arrivals = Vec::with_capacity(workload.len());
         for (i, job) in workload.jobs.iter().enumerate() {
             let constraint = job.request.constraint.0;
@@ -437,6 +495,12 @@ impl<'w> Engine<'w> {
                     job_id: job.id,
                     constraint,
                 });
+            }
+            if let Some(l) = &mut limits
+                && let Some(why) = l.rejects(i as u32, job)
+            {
+                l.reject(i as u32, why);
+                continue;
             }
             match state.admit(workload, job) {
                 Ok(demand) => arrivals.push(QueuedJob {
@@ -467,6 +531,8 @@ impl<'w> Engine<'w> {
             started_jobs: Vec::new(),
             idle_calls: 0,
             booking,
+            limits,
+            admitted: Vec::new(),
             out,
         })
     }
@@ -476,6 +542,7 @@ impl<'w> Engine<'w> {
         let arrival = self.arrivals.get(self.next_arrival).map(|j| j.submit);
         let completion = self.completions.peek().map(|Reverse((t, _))| *t);
         let tick = match (self.config.interval, self.queue.is_empty()) {
+            // Held jobs wait for an event (a start or an end), not for a tick.
             (Some(n), false) => {
                 let from = after.map_or(Time::MIN, |t| t + 1);
                 Some(from.div_euclid(n) * n + if from.rem_euclid(n) == 0 { 0 } else { n })
@@ -496,13 +563,18 @@ impl<'w> Engine<'w> {
             last = Some(now);
             self.complete_until(now);
             self.end_reservations(now);
-            while let Some(job) = self.arrivals.get(self.next_arrival) {
+            while let Some(&job) = self.arrivals.get(self.next_arrival) {
                 if job.submit != now {
                     break;
                 }
-                self.queue.push(*job);
                 self.next_arrival += 1;
+                match self.limits.as_mut().map(|l| l.arrive(job.job)) {
+                    None => self.queue.push(job),
+                    Some(Admission::Eligible) => self.enqueue(job),
+                    Some(Admission::Held(_)) => {}
+                }
             }
+            self.admit_held(now);
             // Reservations due now start before requests are placed: a view counts every
             // reservation with start ≤ now as started (one granted to start at once starts as
             // soon as it is granted).
@@ -514,26 +586,33 @@ impl<'w> Engine<'w> {
             };
             if decides {
                 self.decide(now, &mut starts)?;
+                // Starts may free queued-job caps: the jobs they admit are decided on at once.
+                while self.admit_held(now) {
+                    self.decide(now, &mut starts)?;
+                }
             }
             let reserved = self.booking.reserved;
             let busy =
                 self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
+            let held = self.limits.as_ref().map_or(0, LimitState::held);
             self.out.steps.push(Step {
                 time: now,
-                queue_len: self.queue.len() as u32,
+                queue_len: (self.queue.len() + held) as u32,
                 busy,
                 reserved,
             });
         }
-        if !self.queue.is_empty() {
+        let held = self.limits.as_ref().map_or(0, LimitState::held);
+        if !self.queue.is_empty() || held > 0 {
             // No event is left that could start them.
             let time = last.unwrap_or_default();
             return Err(SimError::Stalled {
                 time,
-                waiting: self.queue.len(),
+                waiting: self.queue.len() + held,
             });
         }
         let mut out = self.out;
+        out.limits = self.limits.map(LimitState::finish);
         out.jobs = self.outcomes.into_iter().flatten().collect();
         out.assignments = self.assignments.into_iter().flatten().collect();
         out.reserved_nodes.sort_by_key(|r| r.0);
@@ -761,6 +840,9 @@ impl<'w> Engine<'w> {
                 .remove(expected_end, job)
                 .expect("running job is tracked");
             self.free += running.demand;
+            if let Some(l) = &mut self.limits {
+                l.ended(job);
+            }
             match &mut self.state {
                 MachineState::Uniform(u) => {
                     let nodes = std::mem::take(&mut u.held[job as usize]);
@@ -796,6 +878,11 @@ impl<'w> Engine<'w> {
         });
         self.ask(now, starts)?;
         if !starts.is_empty() {
+            if let Some(l) = &mut self.limits {
+                for &job in &self.started_jobs {
+                    l.started(job);
+                }
+            }
             // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
             self.queue.remove_positions(starts);
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
@@ -814,7 +901,8 @@ impl<'w> Engine<'w> {
         // idle forever would never end: report it after a bounded number of such calls.
         let idle = self.running.is_empty()
             && self.next_arrival == self.arrivals.len()
-            && self.booking.is_done();
+            && self.booking.is_done()
+            && self.limits.as_ref().is_none_or(|l| l.held() == 0);
         if idle && !self.queue.is_empty() {
             self.idle_calls += 1;
             if self.idle_calls > MAX_IDLE_CALLS {
@@ -965,8 +1053,19 @@ impl<'w> Engine<'w> {
         };
         let demand = ResourceVec::units(units);
         self.free -= demand;
-        let killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
-        let run = if killed { job.requested_time } else { runtime };
+        let mut killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
+        let mut run = if killed { job.requested_time } else { runtime };
+        if let Some(l) = &mut self.limits
+            && let Some(at) = l.kill_at(queued.job, job, runtime)
+        {
+            // The queue's limit, unless the job's own request stops it first.
+            if at <= run {
+                run = at;
+                killed = true;
+            } else {
+                l.unkill(queued.job);
+            }
+        }
         let expected_end = now + job.requested_time;
         self.expected_end[queued.job as usize] = expected_end;
         self.running.insert(RunningJob {
@@ -988,6 +1087,38 @@ impl<'w> Engine<'w> {
             backfilled: false,
         });
         Ok(())
+    }
+}
+
+impl Engine<'_> {
+    /// Puts an eligible job into the policy's queue at its place in submission order.
+    fn enqueue(&mut self, job: QueuedJob) {
+        self.queue.insert(job);
+    }
+
+    /// Moves the held jobs that freed caps admit into the policy's queue; whether any moved.
+    fn admit_held(&mut self, now: Time) -> bool {
+        let Some(l) = &mut self.limits else {
+            return false;
+        };
+        let mut admitted = std::mem::take(&mut self.admitted);
+        admitted.clear();
+        l.admit(now, &mut admitted);
+        for &job in &admitted {
+            let at = self
+                .arrivals
+                .binary_search_by_key(&job, |q| q.job)
+                .expect("a held job is a feasible arrival");
+            self.enqueue(self.arrivals[at]);
+        }
+        let any = !admitted.is_empty();
+        if any && let MachineState::Topology(t) = &mut self.state {
+            // Jobs submitted earlier than some already seen: a node policy's incremental plan
+            // (which takes new jobs as those after the last one seen) must be rebuilt.
+            t.epoch += 1;
+        }
+        self.admitted = admitted;
+        any
     }
 }
 

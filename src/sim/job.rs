@@ -25,6 +25,9 @@ pub struct Job {
     pub procs: u32,
     /// SWF field 10, requested memory per processor in KB; 0 when unknown.
     pub memory_kb: u64,
+    /// SWF field 6, average CPU time used per processor in seconds (rounded); -1 when unknown.
+    /// Only queue CPU-time limits read it.
+    pub cpu_time: Time,
     /// SWF field 12; -1 when unknown.
     pub user: i32,
     /// SWF field 13; -1 when unknown.
@@ -49,6 +52,7 @@ impl Default for Job {
             requested_time: 1,
             procs: 1,
             memory_kb: 0,
+            cpu_time: -1,
             user: -1,
             group: -1,
             queue: -1,

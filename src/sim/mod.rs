@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod fairshare;
 pub mod job;
+pub mod limits;
 pub mod machine;
 pub(crate) mod machine_state;
 pub mod metrics;
@@ -23,7 +24,8 @@ pub mod transform;
 
 pub use engine::{
     Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
-    simulate, simulate_policy, simulate_reserving, simulate_with, simulate_with_reserving,
+    simulate, simulate_limited, simulate_policy, simulate_reserving, simulate_with,
+    simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

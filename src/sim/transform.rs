@@ -84,6 +84,7 @@ mod tests {
                     requested_time: 10,
                     procs: 1,
                     memory_kb: 0,
+                    cpu_time: -1,
                     user,
                     group: -1,
                     queue: -1,

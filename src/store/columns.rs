@@ -19,6 +19,7 @@ pub enum OutputFile {
     UserTimeseries,
     Clusters,
     ClusterTimeseries,
+    Queues,
     Stats,
     Penalties,
     EetJobs,
@@ -41,6 +42,7 @@ impl OutputFile {
                 | OutputFile::UserTimeseries
                 | OutputFile::Clusters
                 | OutputFile::ClusterTimeseries
+                | OutputFile::Queues
         )
     }
 
@@ -54,6 +56,7 @@ impl OutputFile {
             OutputFile::UserTimeseries => "### user_timeseries.parquet",
             OutputFile::Clusters => "### clusters.parquet",
             OutputFile::ClusterTimeseries => "### cluster_timeseries.parquet",
+            OutputFile::Queues => "### queues.parquet",
             OutputFile::Stats => "## stats.parquet (`schedlab trace stats -o`)",
             OutputFile::Penalties => "## penalties.parquet (`schedlab trace penalties -o`)",
             OutputFile::EetJobs => "## eet_jobs.parquet (`schedlab trace eet --jobs-out`)",
@@ -91,6 +94,7 @@ fn tables() -> &'static Tables {
             OutputFile::UserTimeseries,
             OutputFile::Clusters,
             OutputFile::ClusterTimeseries,
+            OutputFile::Queues,
             OutputFile::Stats,
             OutputFile::Penalties,
             OutputFile::EetJobs,

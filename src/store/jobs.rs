@@ -24,6 +24,8 @@ pub struct JobLabels<'a> {
     pub clusters: &'a [String],
     /// Queue names by id (empty when the trace names no queues).
     pub queue_names: &'a std::collections::BTreeMap<i32, String>,
+    /// What queues and limits did to each job, in a run with a queue setup.
+    pub limits: Option<&'a crate::sim::limits::LimitsOutcome>,
 }
 
 pub struct JobsWriter {
@@ -66,6 +68,15 @@ const NAMED_COLUMNS: [(&str, DataType); 7] = [
     ("queue_name", DataType::Utf8),
 ];
 
+/// Columns of queues and limits (docs/queues.md), last; `sim_queue`, `held_by` and `killed_by`
+/// nullable.
+const LIMIT_COLUMNS: [(&str, DataType); 4] = [
+    ("sim_queue", DataType::Utf8),
+    ("held_by", DataType::Utf8),
+    ("held_seconds", DataType::Int64),
+    ("killed_by", DataType::Utf8),
+];
+
 impl JobsWriter {
     pub fn create(
         path: &Path,
@@ -84,6 +95,7 @@ impl JobsWriter {
         fields.extend(
             NAMED_COLUMNS
                 .iter()
+                .chain(&LIMIT_COLUMNS)
                 .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
         );
         let schema = described(OutputFile::Jobs, &Schema::new(fields));
@@ -173,6 +185,7 @@ impl JobsWriter {
             i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
             Arc::new(queue.finish()),
         ]);
+        columns.extend(limit_columns(records, labels.limits));
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
             StoreError::Parquet {
                 path: self.file.path().to_path_buf(),
@@ -191,6 +204,45 @@ impl JobsWriter {
             .map_err(|e| parquet_error(self.file.path(), e))?;
         self.file.commit()
     }
+}
+
+/// `sim_queue`, `held_by`, `held_seconds`, `killed_by`. Without limits a job has no simulated
+/// queue and is never held; `killed_by` is `request` for a job stopped at its requested time.
+fn limit_columns(
+    records: &[JobRecord],
+    limits: Option<&crate::sim::limits::LimitsOutcome>,
+) -> [ArrayRef; 4] {
+    let n = records.len();
+    let mut queue = StringBuilder::with_capacity(n, 8 * n);
+    let mut held_by = StringBuilder::with_capacity(n, 8 * n);
+    let mut held = Int64Builder::with_capacity(n);
+    let mut killed_by = StringBuilder::with_capacity(n, 8 * n);
+    for r in records {
+        let limit_kill = limits.and_then(|l| l.killed_by[r.index as usize]);
+        match limits {
+            Some(l) => {
+                queue.append_option(l.queue_name(r.index));
+                held_by.append_option(l.held_by[r.index as usize].map(|k| k.name()));
+                held.append_value(l.held_seconds(r.index, r.submit));
+            }
+            None => {
+                queue.append_null();
+                held_by.append_null();
+                held.append_value(0);
+            }
+        }
+        match (limit_kill, r.killed) {
+            (Some(why), _) => killed_by.append_value(why.name()),
+            (None, true) => killed_by.append_value("request"),
+            (None, false) => killed_by.append_null(),
+        }
+    }
+    [
+        Arc::new(queue.finish()),
+        Arc::new(held_by.finish()),
+        Arc::new(held.finish()),
+        Arc::new(killed_by.finish()),
+    ]
 }
 
 pub(super) fn parquet_error(path: &Path, e: impl std::fmt::Display) -> StoreError {

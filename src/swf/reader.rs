@@ -340,6 +340,8 @@ struct RawJob<'a> {
     requested_time: i64,
     requested_memory: i64,
     used_memory: i64,
+    /// Field 6 (average CPU time per processor), rounded; -1 when unknown or not a number.
+    cpu_time: i64,
     user: i64,
     group: i64,
     queue: i64,
@@ -398,6 +400,7 @@ fn parse_job(text: &[u8]) -> Result<RawJob<'_>, ErrorKind> {
     let memory = parse_int(fields[9]).unwrap_or(-1);
     Ok(RawJob {
         used_memory: parse_int(fields[6]).unwrap_or(-1),
+        cpu_time: parse_cpu_time(fields[5]),
         extra,
         extra_count: found.saturating_sub(FIELD_COUNT),
         id: values[0],
@@ -465,12 +468,25 @@ fn classify(raw: &RawJob<'_>, anomalies: &mut Anomalies) -> Option<Job> {
         procs: u32::try_from(procs).unwrap_or(u32::MAX),
         // Set with the request (`request::RequestBuilder`), as the reading options say.
         memory_kb: 0,
+        cpu_time: raw.cpu_time,
         user: small(raw.user),
         group: small(raw.group),
         queue: small(raw.queue),
         partition: small(raw.partition),
         request: Default::default(),
     })
+}
+
+/// SWF field 6 may be fractional (an average): rounded to whole seconds; -1 when unknown.
+fn parse_cpu_time(token: &[u8]) -> i64 {
+    if let Some(v) = parse_int(token) {
+        return if v >= 0 { v } else { -1 };
+    }
+    std::str::from_utf8(token)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e15)
+        .map_or(-1, |v| v.round() as i64)
 }
 
 fn trim(line: &[u8]) -> &[u8] {

@@ -3,6 +3,7 @@
 
 pub mod eet;
 mod per_cluster;
+mod queues;
 mod record;
 mod size_class;
 mod stats;
@@ -11,6 +12,7 @@ pub mod usage;
 mod users;
 
 pub use per_cluster::{ClusterJobs, per_cluster};
+pub use queues::{QueueSummary, summarize_queues};
 pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;

@@ -219,6 +219,7 @@ mod tests {
             requested_time: requested,
             procs,
             memory_kb: 0,
+            cpu_time: -1,
             user: 1,
             group: -1,
             queue: -1,

@@ -83,6 +83,8 @@ pub struct Conservative {
     windows: Vec<ReservedWindow>,
     /// The last call moved a reservation (or left a job unplanned): compress at the next one.
     unsettled: bool,
+    /// [`crate::sim::queue::Queue::reorders`] as of the last call.
+    reorders: u64,
 }
 
 impl Default for Conservative {
@@ -106,6 +108,7 @@ impl Conservative {
             planned: 0,
             windows: Vec::new(),
             unsettled: false,
+            reorders: 0,
         }
     }
 
@@ -358,6 +361,14 @@ impl Conservative {
 
     /// Main's incremental formulation (submission order only).
     fn schedule_incremental(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        if view.queue.reorders() != self.reorders {
+            // A job entered before planned ones (queue limits): plan the queue afresh.
+            let order = std::mem::replace(&mut self.order, Box::new(Submission));
+            *self = Conservative {
+                reorders: view.queue.reorders(),
+                ..Conservative::new(order)
+            };
+        }
         let compress = self.sync(view);
         self.unsettled = false;
         let first = starts.len();

@@ -95,7 +95,8 @@ pub struct NodeView<'a> {
     pub completed: &'a [Completed],
     /// Granted advance reservations not yet over, by start.
     pub reservations: &'a [NodeReservation],
-    /// Changes whenever a reservation is granted.
+    /// Changes whenever a reservation is granted, or held jobs become eligible out of
+    /// submission order (queue limits): a plan kept between calls must then be rebuilt.
     pub reservations_epoch: u64,
 }
 
