@@ -76,8 +76,17 @@ fn the_manifest_resolves_to_aleangs_configuration() {
     assert_eq!(shares, [2.0, 2.0, 1.0, 1.0]);
     // Whole nodes of the .machines file: 4 dedicated + 64 normal, each 1 CPU, 4 GPUs.
     let t = cell.cluster.topology.as_ref().unwrap();
-    assert!(t.clusters.iter().all(|c| c.allocation == Allocation::ExclusiveNodes));
-    let nodes: u32 = t.clusters.iter().flat_map(|c| &c.classes).map(|n| n.count).sum();
+    assert!(
+        t.clusters
+            .iter()
+            .all(|c| c.allocation == Allocation::ExclusiveNodes)
+    );
+    let nodes: u32 = t
+        .clusters
+        .iter()
+        .flat_map(|c| &c.classes)
+        .map(|n| n.count)
+        .sum();
     assert_eq!(nodes, 68);
     // The .queues: priority_queue (quota 100, priority 50) a tier above default_queue (96, 20);
     // .users quotas 96/96/64/64; .groups 100/96.
@@ -104,7 +113,11 @@ fn the_manifest_resolves_to_aleangs_configuration() {
         [0, 1].map(|g| quota(&limits.groups, g)),
         [Some(100), Some(96)]
     );
-    assert!(m.cells.iter().any(|c| c.id == "load-50.none" && c.queues.is_none()));
+    assert!(
+        m.cells
+            .iter()
+            .any(|c| c.id == "load-50.none" && c.queues.is_none())
+    );
 }
 
 /// queues.parquet: (cell, queue) → (jobs, held jobs).

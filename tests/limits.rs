@@ -13,8 +13,8 @@ use schedlab::sim::limits::{
 use schedlab::sim::reservation::Reservations;
 use schedlab::sim::topology::{Cluster, NodeClass};
 use schedlab::sim::{
-    Allocation, Job, Machine, SchedulerKind, SimConfig, SimOutcome, Time, Topology,
-    Workload, simulate, simulate_limited,
+    Allocation, Job, Machine, SchedulerKind, SimConfig, SimOutcome, Time, Topology, Workload,
+    simulate, simulate_limited,
 };
 
 fn job(id: u64, submit: Time, procs: u32, runtime: Time) -> Job {
@@ -213,7 +213,9 @@ fn tiered(short_priority: i64) -> Limits {
 }
 
 fn starts(out: &SimOutcome) -> Vec<Time> {
-    (0..out.jobs.len() as u32).map(|j| start_of(out, j)).collect()
+    (0..out.jobs.len() as u32)
+        .map(|j| start_of(out, j))
+        .collect()
 }
 
 #[test]
@@ -221,13 +223,25 @@ fn a_higher_priority_queue_is_served_first_under_fcfs_easy_and_conservative() {
     // One priority: submission order. FCFS and EASY alike: B 100–200, then C and D together
     // at 200 (2 + 2 processors), E after C at 250 (EASY cannot backfill E before 200: it would
     // need B's processors). Conservative plans the same.
-    for kind in [SchedulerKind::Fcfs, SchedulerKind::Easy, SchedulerKind::Conservative] {
+    for kind in [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Easy,
+        SchedulerKind::Conservative,
+    ] {
         let (out, _) = run(tier_jobs(), &common::pool(4, kind), &tiered(0));
-        assert_eq!(starts(&out), [0, 100, 200, 200, 250], "{kind:?}, one priority");
+        assert_eq!(
+            starts(&out),
+            [0, 100, 200, 200, 250],
+            "{kind:?}, one priority"
+        );
     }
     // Short above long. FCFS: C at 100; B waits for C's processors (150–250); D, then E behind
     // it (FCFS never passes the head): D 250, E 250.
-    let (out, l) = run(tier_jobs(), &common::pool(4, SchedulerKind::Fcfs), &tiered(10));
+    let (out, l) = run(
+        tier_jobs(),
+        &common::pool(4, SchedulerKind::Fcfs),
+        &tiered(10),
+    );
     assert_eq!(starts(&out), [0, 150, 100, 250, 250]);
     assert_eq!(l.queue_name(2), Some("short"));
     // EASY reserves for B — the head of the highest non-empty tier after C starts — at 150, and
@@ -239,7 +253,11 @@ fn a_higher_priority_queue_is_served_first_under_fcfs_easy_and_conservative() {
     }
     // Long above short reverses it: the long jobs first in submission order — B at 100, D and
     // E together at 200 — and C only when E's processors free at 240.
-    let (out, _) = run(tier_jobs(), &common::pool(4, SchedulerKind::Fcfs), &tiered(-10));
+    let (out, _) = run(
+        tier_jobs(),
+        &common::pool(4, SchedulerKind::Fcfs),
+        &tiered(-10),
+    );
     assert_eq!(starts(&out), [0, 100, 240, 200, 200]);
 }
 
@@ -308,7 +326,11 @@ fn per_queue_caps_on_each_user_and_group() {
         in_queue(0, as_user(4, 7, job(5, 4, 2, 50))),
         in_queue(0, as_user(3, 7, job(6, 5, 2, 10))),
     ];
-    for kind in [SchedulerKind::Fcfs, SchedulerKind::Easy, SchedulerKind::Conservative] {
+    for kind in [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Easy,
+        SchedulerKind::Conservative,
+    ] {
         let (out, l) = run(jobs.clone(), &common::pool(8, kind), &limits);
         assert_eq!(starts(&out), [0, 100, 2, 3, 4, 54], "{kind:?}");
         assert_eq!(l.held_by[1], Some(LimitKind::QueueUserMaxRunning));

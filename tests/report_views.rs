@@ -647,12 +647,20 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
     let rows = vec![
         text_row(
             "lpc.easy.lpc",
-            &[("workload", "lpc"), ("scheduler", "easy"), ("queues", "lpc")],
+            &[
+                ("workload", "lpc"),
+                ("scheduler", "easy"),
+                ("queues", "lpc"),
+            ],
             &[("jobs", 500.0), ("wait_mean", 100.0)],
         ),
         text_row(
             "lpc.easy.open",
-            &[("workload", "lpc"), ("scheduler", "easy"), ("queues", "open")],
+            &[
+                ("workload", "lpc"),
+                ("scheduler", "easy"),
+                ("queues", "open"),
+            ],
             &[("jobs", 500.0), ("wait_mean", 150.0)],
         ),
     ];
@@ -681,7 +689,11 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         queues,
         ..ReportData::default()
     };
-    assert!(selected(&data).contains("\nqueues: section\n"), "{}", selected(&data));
+    assert!(
+        selected(&data).contains("\nqueues: section\n"),
+        "{}",
+        selected(&data)
+    );
     let grid = Grid::new(&data);
     let section = views::queue_section(&grid, &data);
     let text: Vec<String> = section

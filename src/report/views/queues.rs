@@ -367,10 +367,12 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section
         // With reservations (Margo et al.'s Eq. 2): the expansion factor, and small jobs'.
         for (column, what) in [
             ("expansion_factor_weighted", "the expansion factor"),
-            ("small_expansion_factor_weighted", "small jobs' expansion factor"),
+            (
+                "small_expansion_factor_weighted",
+                "small jobs' expansion factor",
+            ),
         ] {
-            if let (Some(from), Some(to)) = (base.estimate(column, 1.0), c.estimate(column, 1.0))
-            {
+            if let (Some(from), Some(to)) = (base.estimate(column, 1.0), c.estimate(column, 1.0)) {
                 parts.push(format!(
                     "{what} from {} to {}",
                     number(from.mean),
@@ -410,11 +412,7 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section
 
 /// Our per-queue mean waits beside Medernach's recorded ones, for configurations with LPC's
 /// five queues.
-fn medernach(
-    ctx: &Inputs<'_>,
-    configs: &[(&Config<'_>, Vec<QueueMeans>)],
-    section: &mut Section,
-) {
+fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section: &mut Section) {
     let lpc: Vec<&(&Config<'_>, Vec<QueueMeans>)> =
         configs.iter().filter(|(_, q)| is_lpc(q)).collect();
     if lpc.is_empty() {
@@ -449,9 +447,11 @@ fn medernach(
             .filter_map(|(name, paper)| wait(queues, name).map(|w| (*name, paper / w.max(1.0))))
             .collect();
         let below = ratios.iter().filter(|(_, r)| *r > 1.0).count();
-        let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, r)| {
-            (lo.min(*r), hi.max(*r))
-        });
+        let (lo, hi) = ratios
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, r)| {
+                (lo.min(*r), hi.max(*r))
+            });
         let order = |waits: Vec<(&str, f64)>| {
             let mut w = waits;
             w.sort_by(|a, b| b.1.total_cmp(&a.1));

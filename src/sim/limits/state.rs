@@ -135,18 +135,16 @@ impl<'l> LimitState<'l> {
         let mut queue_users: BTreeMap<(u32, i32), u32> = BTreeMap::new();
         let mut queue_groups: BTreeMap<(u32, i32), u32> = BTreeMap::new();
         // Ids in first-seen order get account numbers: deterministic for a given workload.
-        let mut account_of = |map: &mut BTreeMap<(u32, i32), u32>,
-                              kind: Kind,
-                              id: (u32, i32),
-                              caps: Caps| {
-            if caps.is_empty() {
-                return NONE;
-            }
-            *map.entry(id).or_insert_with(|| {
-                accounts.push(Account::new(kind, caps));
-                (accounts.len() - 1) as u32
-            })
-        };
+        let mut account_of =
+            |map: &mut BTreeMap<(u32, i32), u32>, kind: Kind, id: (u32, i32), caps: Caps| {
+                if caps.is_empty() {
+                    return NONE;
+                }
+                *map.entry(id).or_insert_with(|| {
+                    accounts.push(Account::new(kind, caps));
+                    (accounts.len() - 1) as u32
+                })
+            };
         let n = workload.len();
         let mut job_accounts = Vec::with_capacity(n);
         let mut queue = Vec::with_capacity(n);

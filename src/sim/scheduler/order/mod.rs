@@ -399,7 +399,10 @@ impl OrderSpec {
             .with_queue_factors(factor);
             return Ok(Box::new(order));
         }
-        Ok(Box::new(Tiered::new(priority, self.build(workload, machine)?)))
+        Ok(Box::new(Tiered::new(
+            priority,
+            self.build(workload, machine)?,
+        )))
     }
 }
 
