@@ -256,10 +256,7 @@ pub fn run(
         None => Reservations::default(),
     };
     let outcome = match &cell.queues {
-        Some(setup) => {
-            let policy = crate::sim::Policy::of(&config, &workload).map_err(|e| e.to_string())?;
-            simulate_limited(&workload, &config, policy, &reservations, &setup.limits)
-        }
+        Some(setup) => simulate_limited(&workload, &config, &reservations, &setup.limits),
         None => simulate_reserving(&workload, &config, &reservations),
     }
     .map_err(|e| e.to_string())?;

@@ -592,6 +592,10 @@ pub struct RawQueue {
     /// Requested processors of its running jobs at once.
     #[schemars(with = "Option<i64>")]
     pub cpu_quota: Option<Spanned<i64>>,
+    /// Caps on each user's jobs in this queue: max_running, max_queued, cpu_quota.
+    pub per_user: Option<RawCaps>,
+    /// Caps on each group's jobs in this queue: max_running, max_queued, cpu_quota.
+    pub per_group: Option<RawCaps>,
     /// SWF queue numbers (field 15) routed here (routing: swf_queue).
     pub swf_queue: Option<Vec<i32>>,
     /// Queue names of the trace (Alea's extended SWF) routed here (routing: queue_name).

@@ -109,6 +109,44 @@ pub struct ReportData {
     pub clusters: Vec<ClusterRow>,
     /// Topology cell → its clusters' utilization over time, in topology order.
     pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
+    /// queues.parquet's rows (cells with a queue setup), in file order.
+    pub queues: Vec<QueueRow>,
+}
+
+/// One row of queues.parquet: a queue of a cell's queue setup.
+#[derive(Clone, Debug, Default)]
+pub struct QueueRow {
+    pub cell: String,
+    pub queue: String,
+    pub numbers: BTreeMap<String, Option<f64>>,
+}
+
+/// queues.parquet, when the result set has it (docs/queues.md).
+fn load_queues(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !data.files.contains("queues.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("queues.parquet"), None)?;
+    for b in &batches {
+        let (Some(cells), Some(queues)) = (strings(b, "cell"), strings(b, "queue")) else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let numbers = b
+                .schema()
+                .fields()
+                .iter()
+                .filter(|f| !matches!(f.name().as_str(), "cell" | "queue" | "experiment"))
+                .map(|f| (f.name().clone(), number(b, f.name(), row)))
+                .collect();
+            data.queues.push(QueueRow {
+                cell: cells.value(row).to_string(),
+                queue: queues.value(row).to_string(),
+                numbers,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -312,6 +350,7 @@ pub fn load(
         }
     }
     load_clusters(dir, &mut data)?;
+    load_queues(dir, &mut data)?;
     let start = gantt_start.map(|s| s as f64).unwrap_or_else(|| {
         let row = data.rows.iter().find(|r| r.cell == gantt_cell);
         let get = |k: &str| {

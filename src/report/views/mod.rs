@@ -10,6 +10,7 @@ mod burstiness;
 mod clusters;
 mod fairshare;
 mod findings;
+mod queues;
 mod reservations;
 mod schedule;
 mod sweep;
@@ -24,6 +25,7 @@ use super::shape::{Grid, ResultShape};
 
 pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
+pub use queues::{MEDERNACH_WAITS, queue_section};
 pub use table::configurations as configurations_table;
 
 /// A view the report will show.
@@ -217,7 +219,7 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 9] = [
+pub static FAMILIES: [&dyn Family; 10] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
@@ -225,6 +227,7 @@ pub static FAMILIES: [&dyn Family; 9] = [
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
+    &queues::Queues,
     &schedule::Schedule,
     &table::Configurations,
 ];
