@@ -10,6 +10,7 @@ mod burstiness;
 mod clusters;
 mod fairshare;
 mod findings;
+mod penalties;
 mod reservations;
 mod schedule;
 mod sweep;
@@ -217,11 +218,12 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 9] = [
+pub static FAMILIES: [&dyn Family; 10] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
+    &penalties::Penalties,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
