@@ -167,9 +167,17 @@ grid:
     )
     .unwrap();
     let run = schedlab(d, &["run", "--quiet"]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
     assert!(md.contains("## Multi-resource penalties"), "{md}");
     assert!(d.join("reports/pen-penalty-increase-cdf.svg").exists());
@@ -180,7 +188,15 @@ grid:
     let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
     assert_eq!(
         cells,
-        ["this run", "2 of 4", "50.0 %", "14.3 %", "2 of 3 (66.7 %)", "100 %", "100 %"]
+        [
+            "this run",
+            "2 of 4",
+            "50.0 %",
+            "14.3 %",
+            "2 of 3 (66.7 %)",
+            "100 %",
+            "100 %"
+        ]
     );
     assert!(
         md.contains("| this run | affected jobs | 2 | 0 min | 0 min | \\+0 min |"),

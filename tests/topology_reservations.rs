@@ -118,7 +118,11 @@ grid:
     let p = project(&manifest);
     let d = p.path();
     let out = schedlab(d, &["run", "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = schedule(d);
     let row = |id, start, cluster: &str, bf| (id, start, cluster.to_string(), bf);
     let free = vec![
@@ -180,13 +184,22 @@ reservations:
 "
     );
     let trace: String = (1..=200)
-        .map(|i| format!("{i} {} 0 60 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", i * 1800))
+        .map(|i| {
+            format!(
+                "{i} {} 0 60 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n",
+                i * 1800
+            )
+        })
         .collect();
     let p = project(&manifest);
     let d = p.path();
     fs::write(d.join("t.swf"), trace).unwrap();
     let out = schedlab(d, &["run", "--quiet"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut starts = Vec::new();
     let mut rejected = 0;
     for b in batches(&d.join("results/r/reservations.parquet")) {
@@ -201,7 +214,10 @@ reservations:
     assert!(!starts.is_empty() && rejected > 0, "{starts:?} {rejected}");
     for &s in &starts {
         let in_window = starts.iter().filter(|&&t| t >= s && t < s + 86_400).count();
-        assert!(in_window <= 3, "{in_window} one-node-hour reservations start in a day from {s}");
+        assert!(
+            in_window <= 3,
+            "{in_window} one-node-hour reservations start in a day from {s}"
+        );
     }
 }
 
@@ -277,7 +293,10 @@ reservations:
     let out = schedlab(p.path(), &["run", "--quiet"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("names a cluster") && err.contains("processor pool"), "{err}");
+    assert!(
+        err.contains("names a cluster") && err.contains("processor pool"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -312,7 +331,11 @@ grid:
     let p = project(&manifest);
     let d = p.path();
     let out = schedlab(d, &["run", "--quiet", "--jobs", "2"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = schedule(d);
     assert_eq!(s.len(), 2 * 4 * 4 * 2);
     for (cell, jobs) in &s {
@@ -322,14 +345,20 @@ grid:
         .iter()
         .map(|b| {
             let o = strs(b, "outcome");
-            (0..b.num_rows()).filter(|&i| o.value(i) == "granted").count()
+            (0..b.num_rows())
+                .filter(|&i| o.value(i) == "granted")
+                .count()
         })
         .sum();
     assert_eq!(granted, 2 * 4 * 4, "every reservation granted");
     let first = fs::read(d.join("results/r/jobs.parquet")).unwrap();
     fs::remove_dir_all(d.join("results")).unwrap();
     let again = schedlab(d, &["run", "--quiet", "--jobs", "1"]);
-    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(first, fs::read(d.join("results/r/jobs.parquet")).unwrap());
 }
 

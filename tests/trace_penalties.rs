@@ -176,7 +176,11 @@ fn node_properties_can_be_given_to_the_system() {
         ];
         args.extend_from_slice(extra);
         let out = common::schedlab_in(d, &args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let file = std::fs::File::open(d.join("p.parquet")).unwrap();
         let batch = ParquetRecordBatchReaderBuilder::try_new(file)
@@ -207,11 +211,21 @@ fn node_properties_can_be_given_to_the_system() {
     // A cluster the machine file does not have: a clear error naming the clusters it has.
     let out = common::schedlab_in(
         d,
-        &["trace", "penalties", "t.swf", "--machines", "sys.machines",
-          "--cluster-properties", "huge=fast"],
+        &[
+            "trace",
+            "penalties",
+            "t.swf",
+            "--machines",
+            "sys.machines",
+            "--cluster-properties",
+            "huge=fast",
+        ],
     );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no cluster `huge`") && err.contains("small, big"), "{err}");
+    assert!(
+        err.contains("no cluster `huge`") && err.contains("small, big"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }

@@ -48,7 +48,12 @@ pub struct TopologyArgs {
     pub scale_runtime: bool,
     /// With --machines: give every node these properties (comma-separated: `x86_64,brno`),
     /// as a manifest's cluster-level `properties:` does (machine files list none).
-    #[arg(long, value_name = "LIST", requires = "machines", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "LIST",
+        requires = "machines",
+        value_delimiter = ','
+    )]
     pub properties: Vec<String>,
     /// With --machines: give the nodes of one imported cluster these properties
     /// (`zewura=nodecpus80` or `zegox=debian,linux`; repeat for several clusters).

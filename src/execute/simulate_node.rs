@@ -16,17 +16,16 @@ use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
 use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
-use crate::sim::scheduler::order::OrderKind;
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{
     Infeasible, Machine, SimConfig, Workload, simulate_limited, simulate_reserving, timeseries,
 };
 use crate::store::{
     JobLabels, JobsWriter, OutputFile, Table, Value, write_job_penalties, write_reservations,
-    write_timeseries,
-    write_user_timeseries, write_users,
+    write_timeseries, write_user_timeseries, write_users,
 };
 use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 

@@ -276,8 +276,7 @@ fn units_of(width: Width, machine: &Machine) -> Result<u64, String> {
 }
 
 /// Why a width or cap in processors is refused on a topology.
-pub const PROCS_ON_TOPOLOGY: &str =
-    "on a topology a reservation holds whole nodes of one class: give widths and caps in nodes (`nodes`, `max_node_hours`, `max_nodes`), not processors";
+pub const PROCS_ON_TOPOLOGY: &str = "on a topology a reservation holds whole nodes of one class: give widths and caps in nodes (`nodes`, `max_node_hours`, `max_nodes`), not processors";
 
 fn hours_to_seconds(h: f64) -> Time {
     (h * HOUR).round() as Time

@@ -60,7 +60,11 @@ fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> Vec<Pair<'g, 'a>> {
     };
     let fair = |c: &Config<'_>| matches!(c.text("order").as_str(), "fairshare" | "priority");
     let mut out = Vec::new();
-    for cpu in grid.configs.iter().filter(|c| fair(c) && c.text("penalty") == "cpu") {
+    for cpu in grid
+        .configs
+        .iter()
+        .filter(|c| fair(c) && c.text("penalty") == "cpu")
+    {
         let Some(pe_min) = grid.configs.iter().find(|c| {
             c.text("penalty") == "pe_min"
                 && c.levels
@@ -114,8 +118,11 @@ fn signed_minutes(seconds: f64) -> String {
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let grid = ctx.grid;
     let data = ctx.data;
-    let mut computed: Vec<(String, Shares, [Option<crate::report::penalties::WaitPair>; 3])> =
-        Vec::new();
+    let mut computed: Vec<(
+        String,
+        Shares,
+        [Option<crate::report::penalties::WaitPair>; 3],
+    )> = Vec::new();
     for pair in pairs(grid) {
         let (Some(a), Some(b)) = (
             cell(pair.cpu).and_then(|c| data.penalties.get(c)),
