@@ -322,7 +322,7 @@ schedulers:
     if len(pens) != 3000 or {p["job_id"]: p["wait"] for p in pens if p["wait"] is not None} != waits:
         sys.exit("job_penalties.parquet: not every job with its wait in jobs.parquet")
     for p in pens:
-        if not (p["cpu"] == p["pe_min"] == p["cores"]) or p["increase"] != 0:
+        if p["cpu"] != p["cores"] or abs(p["pe_min"] - p["cpu"]) > 1e-9 * p["cpu"] or abs(p["increase"]) > 1e-9:
             sys.exit(f"job_penalties.parquet: on a pool pe_min must equal cpu: {p}")
 
 
