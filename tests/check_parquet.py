@@ -312,6 +312,18 @@ schedulers:
     orders = {r["cell"]: r["order"] for r in summary}
     if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
         sys.exit(f"summary orders {orders}")
+    # job_penalties.parquet: rows for the fairshare-ordered cell only, one per job with its wait
+    # as in jobs.parquet; on a processor pool every PE model counts cores, so pe_min == cpu ==
+    # the requested cores and nothing is affected (docs/outputs.md, docs/fairshare.md).
+    pens = check(out / "job_penalties.parquet", "job_penalties.parquet").to_pylist()
+    if {p["cell"] for p in pens} != {"fair-easy"}:
+        sys.exit(f"job_penalties.parquet cells {({p['cell'] for p in pens})}")
+    waits = {j["job_id"]: j["wait"] for j in jobs if j["cell"] == "fair-easy"}
+    if len(pens) != 3000 or {p["job_id"]: p["wait"] for p in pens if p["wait"] is not None} != waits:
+        sys.exit("job_penalties.parquet: not every job with its wait in jobs.parquet")
+    for p in pens:
+        if p["cpu"] != p["cores"] or abs(p["pe_min"] - p["cpu"]) > 1e-9 * p["cpu"] or abs(p["increase"]) > 1e-9:
+            sys.exit(f"job_penalties.parquet: on a pool pe_min must equal cpu: {p}")
 
 
 def check_queues(exe, trace, tmp):

@@ -143,12 +143,13 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
 
 /// Result files every cell entry holds besides jobs, timeseries and reservations (written by
 /// simulate_node), each concatenated with its cells' rows like the others.
-const EXTRA_FILES: [(&str, OutputFile); 5] = [
+const EXTRA_FILES: [(&str, OutputFile); 6] = [
     ("users.parquet", OutputFile::Users),
     ("user_timeseries.parquet", OutputFile::UserTimeseries),
     ("clusters.parquet", OutputFile::Clusters),
     ("cluster_timeseries.parquet", OutputFile::ClusterTimeseries),
     ("queues.parquet", OutputFile::Queues),
+    ("job_penalties.parquet", OutputFile::JobPenalties),
 ];
 
 /// The result files being written.

@@ -20,7 +20,7 @@ use crate::manifest::{Manifest, WorkloadSource};
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, Reason, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 9] = [
+pub const RESULT_FILES: [&str; 10] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
@@ -30,6 +30,7 @@ pub const RESULT_FILES: [&str; 9] = [
     "clusters.parquet",
     "cluster_timeseries.parquet",
     "queues.parquet",
+    "job_penalties.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]

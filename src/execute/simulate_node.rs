@@ -15,16 +15,17 @@ use serde::Serialize;
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
-use crate::sim::fairshare::{Sampling, replay};
+use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary, UserFairness};
 use crate::sim::reservation::Reservations;
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{
     Infeasible, Machine, SimConfig, Workload, simulate_limited, simulate_reserving, timeseries,
 };
 use crate::store::{
-    JobLabels, JobsWriter, OutputFile, Table, Value, write_reservations, write_timeseries,
-    write_user_timeseries, write_users,
+    JobLabels, JobsWriter, OutputFile, Table, Value, write_job_penalties, write_reservations,
+    write_timeseries, write_user_timeseries, write_users,
 };
 use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
@@ -385,6 +386,7 @@ pub fn run(
     }
 
     write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
+    write_penalties(cell, &workload, &machine, &records, entry)?;
     write_user_timeseries(
         &entry.path("user_timeseries.parquet"),
         &users_replay.samples,
@@ -477,6 +479,36 @@ pub fn run(
             OutputFile::ClusterTimeseries,
         )
         .map_err(|e| e.to_string())
+}
+
+/// `job_penalties.parquet`: for a cell ordered by fairshare or priority, every job's penalty
+/// under `cpu` and `pe_min` on the cell's machine (Klusáček & Rudová §4) and its wait; no rows
+/// for other orders (docs/outputs.md).
+fn write_penalties(
+    cell: &Cell,
+    workload: &Workload,
+    machine: &Machine,
+    records: &[metrics::JobRecord],
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let path = entry.path("job_penalties.parquet");
+    let order = &cell.scheduler.order;
+    if !matches!(order.kind, OrderKind::Fairshare | OrderKind::Priority) {
+        return write_job_penalties(&path, &[], &[], &[]).map_err(|e| e.to_string());
+    }
+    // The cell's penalty settings (queue costs, GPUs) under both models.
+    let spec = PenaltySpec {
+        model: PenaltyModel::PeMin,
+        ..order.fairshare.penalty.clone()
+    };
+    let pricing = Pricing::new(machine, &workload.constraints, &spec)
+        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    let jobs = crate::analysis::job_penalties(workload, &pricing);
+    let mut waits = vec![None; workload.jobs.len()];
+    for r in records {
+        waits[r.index as usize] = Some(r.wait);
+    }
+    write_job_penalties(&path, &jobs, &waits, &[]).map_err(|e| e.to_string())
 }
 
 /// `queues.parquet`: one row per queue (docs/outputs.md).

@@ -379,6 +379,9 @@ pub struct RawReservations {
     pub on_conflict: Option<crate::sim::reservation::OnConflict>,
     /// Throttling rules; every rule is optional.
     pub throttle: Option<RawThrottle>,
+    /// On a topology: the cluster whose nodes every request holds unless it names its own
+    /// (default: any cluster). An error on processor pools.
+    pub cluster: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -399,6 +402,9 @@ pub struct RawRequest {
     pub nodes: Option<u64>,
     /// …or in processors.
     pub procs: Option<u64>,
+    /// On a topology: the cluster whose nodes it holds (default: the scenario's `cluster`, else
+    /// any cluster).
+    pub cluster: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -111,6 +111,8 @@ pub struct ReportData {
     pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
     /// queues.parquet's rows (cells with a queue setup), in file order.
     pub queues: Vec<QueueRow>,
+    /// job_penalties.parquet: cell → its jobs (cells ordered by fairshare or priority).
+    pub penalties: BTreeMap<String, Vec<super::penalties::PenaltyRow>>,
 }
 
 /// One row of queues.parquet: a queue of a cell's queue setup.
@@ -449,6 +451,7 @@ pub fn load(
         }
     }
     load_users(dir, &mut data)?;
+    load_penalties(dir, &mut data)?;
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())
@@ -561,6 +564,36 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         zone,
     });
     (lines, clock)
+}
+
+/// job_penalties.parquet, when present.
+fn load_penalties(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !data.files.contains("job_penalties.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("job_penalties.parquet"), None)?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.penalties
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(super::penalties::PenaltyRow {
+                    job_id: v("job_id").unwrap_or(-1.0) as i64,
+                    user: v("user").unwrap_or(-1.0) as i64,
+                    cores: v("cores").unwrap_or(0.0),
+                    runtime: v("runtime").unwrap_or(0.0),
+                    cpu: v("cpu").unwrap_or(0.0),
+                    pe_min: v("pe_min"),
+                    increase: v("increase"),
+                    wait: v("wait"),
+                });
+        }
+    }
+    Ok(())
 }
 
 /// users.parquet and user_timeseries.parquet, when both are present.

@@ -15,6 +15,7 @@ pub mod heatmap;
 pub mod markdown;
 pub mod metric;
 pub mod palette;
+pub mod penalties;
 mod render;
 pub mod shape;
 pub mod stats;

@@ -11,6 +11,7 @@ mod clusters;
 mod fairshare;
 mod findings;
 mod queues;
+mod penalties;
 mod reservations;
 mod schedule;
 mod sweep;
@@ -219,11 +220,12 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 10] = [
+pub static FAMILIES: [&dyn Family; 11] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
+    &penalties::Penalties,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
