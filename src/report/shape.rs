@@ -47,7 +47,7 @@ struct AxisText {
     none: &'static str,
 }
 
-const AXIS_TEXT: [AxisText; 18] = [
+const AXIS_TEXT: [AxisText; 19] = [
     AxisText {
         name: "workload",
         label: "workload",
@@ -83,6 +83,12 @@ const AXIS_TEXT: [AxisText; 18] = [
         label: "τ",
         unit: "s",
         none: "none",
+    },
+    AxisText {
+        name: "capacity_scale",
+        label: "expected capacity ×",
+        unit: "",
+        none: "1",
     },
     AxisText {
         name: "load_scale",

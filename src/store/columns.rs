@@ -43,6 +43,8 @@ impl OutputFile {
                 | OutputFile::Clusters
                 | OutputFile::ClusterTimeseries
                 | OutputFile::Queues
+                | OutputFile::EetHeatmap
+                | OutputFile::EetUsage
         )
     }
 
