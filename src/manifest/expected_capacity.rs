@@ -141,5 +141,6 @@ pub fn resolve(
         memory: raw.memory.unwrap_or(true),
         users: explicit("users", &raw.users)?,
         groups: explicit("groups", &raw.groups)?,
+        configured: true,
     })
 }

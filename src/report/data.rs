@@ -109,13 +109,16 @@ pub struct ReportData {
     pub clusters: Vec<ClusterRow>,
     /// Topology cell → its clusters' utilization over time, in topology order.
     pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
+    /// Per cell, the expected-end-time data of the user-aware section (only when the manifest
+    /// sets `metrics.expected_capacity`).
+    pub eet: BTreeMap<String, super::user_aware::EetCell>,
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("failed to read {}: {e}", path.display())
 }
 
-fn read(
+pub(super) fn read(
     path: &Path,
     columns: Option<&[&str]>,
 ) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
@@ -151,7 +154,7 @@ fn read(
     Ok((batches, metadata))
 }
 
-fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
+pub(super) fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
     b.column_by_name(name)?
         .as_any()
         .downcast_ref::<StringArray>()
@@ -163,7 +166,7 @@ fn boolean(b: &RecordBatch, name: &str, row: usize) -> bool {
         .is_some_and(|a| !a.is_null(row) && a.value(row))
 }
 
-fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
+pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
     let c = b.column_by_name(name)?;
     if c.is_null(row) {
         return None;
@@ -410,6 +413,13 @@ pub fn load(
         }
     }
     load_users(dir, &mut data)?;
+    if manifest
+        .cells
+        .iter()
+        .any(|c| c.metrics.expected_capacity.configured)
+    {
+        data.eet = super::user_aware::load(dir)?;
+    }
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())

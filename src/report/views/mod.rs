@@ -15,6 +15,7 @@ mod schedule;
 mod sweep;
 mod table;
 mod timeline;
+mod user_aware;
 
 use std::fmt;
 
@@ -217,11 +218,12 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 9] = [
+pub static FAMILIES: [&dyn Family; 10] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
+    &user_aware::UserAware,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,

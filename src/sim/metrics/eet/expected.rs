@@ -44,6 +44,10 @@ pub struct ExpectedCapacity {
     pub users: BTreeMap<i32, PerResource<Option<Ratio>>>,
     #[serde(serialize_with = "explicit_text")]
     pub groups: BTreeMap<i32, PerResource<Option<Ratio>>>,
+    /// Whether the manifest has the section (reports show the user-aware section only then);
+    /// not a setting of the metric, so not part of any key.
+    #[serde(skip)]
+    pub configured: bool,
 }
 
 impl Default for ExpectedCapacity {
@@ -54,6 +58,7 @@ impl Default for ExpectedCapacity {
             memory: true,
             users: BTreeMap::new(),
             groups: BTreeMap::new(),
+            configured: false,
         }
     }
 }
