@@ -270,6 +270,9 @@ pub struct ResultShape {
     pub files: BTreeSet<String>,
     /// Queue orders of the summary's `order` column (`fcfs`, `fairshare`, …).
     pub orders: BTreeSet<String>,
+    /// The manifest asks for the user-aware section (`metrics.expected_capacity`) and its
+    /// files were loaded.
+    pub user_aware: bool,
 }
 
 impl ResultShape {
@@ -498,6 +501,7 @@ impl<'a> Grid<'a> {
                 .filter(|o| !o.is_empty())
                 .cloned()
                 .collect(),
+            user_aware: !data.eet.is_empty(),
         };
         Grid { shape, configs }
     }

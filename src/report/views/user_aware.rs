@@ -31,9 +31,7 @@ impl Family for UserAware {
     }
 
     fn select(&self, shape: &ResultShape) -> Vec<ViewSpec> {
-        let files = ["users.parquet", "eet_heatmap.parquet", "eet_usage.parquet"];
-        if !files.iter().all(|f| shape.files.contains(*f)) || !shape.columns.contains("veet_median")
-        {
+        if !shape.user_aware || !shape.columns.contains("veet_median") {
             return Vec::new();
         }
         vec![ViewSpec {
@@ -43,9 +41,6 @@ impl Family for UserAware {
     }
 
     fn build(&self, _views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
-        if ctx.data.eet.is_empty() {
-            return;
-        }
         build(ctx, section);
     }
 }
