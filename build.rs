@@ -8,7 +8,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Source trees whose content defines what a simulation node computes.
-const MODEL_SOURCES: &[&str] = &["src/sim", "src/swf", "src/execute/simulate_node.rs"];
+const MODEL_SOURCES: &[&str] = &[
+    "src/sim",
+    "src/swf",
+    "src/execute/simulate_node.rs",
+    "src/execute/eet_outputs.rs",
+];
 /// Source trees whose content defines what an aggregation node writes.
 const AGGREGATE_SOURCES: &[&str] = &["src/store", "src/execute/aggregate_node.rs"];
 

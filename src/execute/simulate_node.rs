@@ -2,7 +2,8 @@
 //! its metrics and time series, and write them into the node's cache entry: `jobs.parquet`
 //! (no `cell` column: an entry may serve several cells), carrying the cell's summary as
 //! key-value metadata ([`CELL_SUMMARY_KEY`]), `timeseries.parquet`, `users.parquet`,
-//! `user_timeseries.parquet`, `clusters.parquet`, `cluster_timeseries.parquet`, and
+//! `user_timeseries.parquet`, `clusters.parquet`, `cluster_timeseries.parquet`, the EET heatmap
+//! (`eet_heatmap.parquet`, `eet_usage.parquet`; `eet_outputs.rs`), and
 //! `reservations.parquet` only when the cell has reservations. Its source is part of the model
 //! version (build.rs).
 
@@ -104,6 +105,9 @@ pub struct CellSummary {
     pub utilization_by_resource: Fractions,
     /// Jobs that can never run on the machine, by reason (every reason, 0 included).
     pub skipped_by_reason: BTreeMap<String, u64>,
+    /// Expected end times: the capacity rule and the spread across users.
+    #[serde(default)]
+    pub eet: super::eet_outputs::CellEet,
 }
 
 /// The settings of a topology cell, as recorded in the summary.
@@ -308,6 +312,8 @@ pub fn run(
     let total = capacities
         .iter()
         .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
+    let (eet, cell_eet) =
+        super::eet_outputs::compute(cell, &records, total.0[0], total.0[1], &user_rows)?;
     let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL
         .iter()
         .map(|r| (r.name().to_string(), 0))
@@ -353,6 +359,7 @@ pub fn run(
         },
         utilization_by_resource: by_resource,
         skipped_by_reason,
+        eet: cell_eet,
     };
     let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
     let mut jobs = JobsWriter::create(
@@ -365,6 +372,7 @@ pub fn run(
         limits: outcome.limits.as_ref(),
         clusters: &labels,
         queue_names: &workload.queue_names,
+        eet: Some(&eet.report.jobs),
     };
     jobs.write("", &records, &job_labels)
         .map_err(|e| e.to_string())?;
@@ -385,7 +393,14 @@ pub fn run(
         .map_err(|e| e.to_string())?;
     }
 
-    write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
+    write_users(
+        &entry.path("users.parquet"),
+        &user_rows,
+        &eet.report.users,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+    super::eet_outputs::write(entry, &eet, total.0[0], total.0[1])?;
     write_penalties(cell, &workload, &machine, &records, entry)?;
     write_user_timeseries(
         &entry.path("user_timeseries.parquet"),

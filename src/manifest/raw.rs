@@ -296,6 +296,9 @@ pub struct RawMetrics {
     /// Job-size classes, narrowest first; the last has no `up_to` (default: small up to 1,
     /// medium up to 64, large).
     pub size_classes: Option<Vec<RawSizeClass>>,
+    /// The users' expected capacity for the expected-end-time metrics (docs/manifest.md,
+    /// "Expected capacity"; default: the machine split equally among the users).
+    pub expected_capacity: Option<super::expected_capacity::RawExpectedCapacity>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -113,6 +113,9 @@ pub struct ReportData {
     pub queues: Vec<QueueRow>,
     /// job_penalties.parquet: cell → its jobs (cells ordered by fairshare or priority).
     pub penalties: BTreeMap<String, Vec<super::penalties::PenaltyRow>>,
+    /// Per cell, the expected-end-time data of the user-aware section (only when the manifest
+    /// sets `metrics.expected_capacity`).
+    pub eet: BTreeMap<String, super::user_aware::EetCell>,
 }
 
 /// One row of queues.parquet: a queue of a cell's queue setup.
@@ -155,7 +158,7 @@ fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("failed to read {}: {e}", path.display())
 }
 
-fn read(
+pub(super) fn read(
     path: &Path,
     columns: Option<&[&str]>,
 ) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
@@ -191,7 +194,7 @@ fn read(
     Ok((batches, metadata))
 }
 
-fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
+pub(super) fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
     b.column_by_name(name)?
         .as_any()
         .downcast_ref::<StringArray>()
@@ -203,7 +206,7 @@ fn boolean(b: &RecordBatch, name: &str, row: usize) -> bool {
         .is_some_and(|a| !a.is_null(row) && a.value(row))
 }
 
-fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
+pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
     let c = b.column_by_name(name)?;
     if c.is_null(row) {
         return None;
@@ -452,6 +455,13 @@ pub fn load(
     }
     load_users(dir, &mut data)?;
     load_penalties(dir, &mut data)?;
+    if manifest
+        .cells
+        .iter()
+        .any(|c| c.metrics.expected_capacity.configured)
+    {
+        data.eet = super::user_aware::load(dir)?;
+    }
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())

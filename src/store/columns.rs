@@ -45,6 +45,8 @@ impl OutputFile {
                 | OutputFile::ClusterTimeseries
                 | OutputFile::Queues
                 | OutputFile::JobPenalties
+                | OutputFile::EetHeatmap
+                | OutputFile::EetUsage
         )
     }
 

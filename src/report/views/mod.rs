@@ -17,6 +17,7 @@ mod schedule;
 mod sweep;
 mod table;
 mod timeline;
+mod user_aware;
 
 use std::fmt;
 
@@ -220,12 +221,13 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 11] = [
+pub static FAMILIES: [&dyn Family; 12] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
     &penalties::Penalties,
+    &user_aware::UserAware,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
