@@ -26,7 +26,7 @@ use super::running::{RunningJob, RunningSet};
 use super::scheduler::node::{
     self, Completed, Decisions, NodeReservation, NodeScheduler, NodeView,
 };
-use super::scheduler::order::{OrderError, OrderSpec};
+use super::scheduler::order::{OrderError, OrderSpec, QueueOrder};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
 use super::topology::{Placement, TopologyError};
 
@@ -235,13 +235,18 @@ impl Policy {
     /// The policy of `config` — its queue order × its backfilling rule, on its machine — for a
     /// run of `workload`.
     pub fn of(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
-        let order = config
-            .order
-            .build(workload, &config.machine)
-            .map_err(|source| SimError::Order {
-                order: config.order.kind.name(),
-                source,
-            })?;
+        Policy::ordered(config, config.order.build(workload, &config.machine))
+    }
+
+    /// The backfilling rule of `config` over a built queue order, on the machine's kind.
+    fn ordered(
+        config: &SimConfig,
+        order: Result<Box<dyn QueueOrder>, OrderError>,
+    ) -> Result<Self, SimError> {
+        let order = order.map_err(|source| SimError::Order {
+            order: config.order.kind.name(),
+            source,
+        })?;
         Ok(match config.machine {
             Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
             Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
@@ -286,17 +291,12 @@ impl Policy {
                     .map_or(0, |q| limits.queues[q as usize].priority)
             })
             .collect();
-        let order = config
-            .order
-            .build_limited(workload, &config.machine, &priority)
-            .map_err(|source| SimError::Order {
-                order: config.order.kind.name(),
-                source,
-            })?;
-        Ok(match config.machine {
-            Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
-            Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
-        })
+        Policy::ordered(
+            config,
+            config
+                .order
+                .build_limited(workload, &config.machine, &priority),
+        )
     }
 }
 
