@@ -7,6 +7,7 @@ pub mod dag;
 pub mod executor;
 mod git;
 pub mod interrupt;
+pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;
 pub mod signals;

@@ -1,9 +1,9 @@
-//! A simulate node: load (once per run) and transform the workload, simulate one cell, compute
-//! its metrics and time series, and write them into the node's cache entry: `jobs.parquet`
-//! (no `cell` column: an entry may serve several cells), carrying the cell's summary as
-//! key-value metadata ([`CELL_SUMMARY_KEY`]), `timeseries.parquet`, and `reservations.parquet`
-//! only when the cell has reservations — with the marker, three files per entry. Its source is
-//! part of the model version (build.rs).
+//! A simulate node: load (once per run) and transform the workload, simulate one cell, and
+//! stream its schedule into the node's cache entry (`schedule.parquet` with the run's
+//! [`ScheduleFacts`], `instants.parquet`; `reservations.parquet` only when the cell has
+//! reservations). No metric is computed here: the metrics node reads the schedule
+//! ([`super::metrics_node`]), so metric settings never cause a simulation. Its source is part of
+//! the model version (build.rs).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -14,10 +14,12 @@ use serde::Serialize;
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
-use crate::sim::metrics::{self, ClassSummary, MetricsConfig, RunSummary};
+use crate::sim::metrics::ReservationCounts;
 use crate::sim::reservation::Reservations;
-use crate::sim::{Machine, SimConfig, Workload, simulate_reserving, timeseries};
-use crate::store::{JobsWriter, write_reservations, write_timeseries};
+use crate::sim::schedule::{Instant, ScheduleSink};
+use crate::sim::{Machine, SimConfig, Time, Workload, simulate_reserving};
+use crate::store::schedule::ScheduleWriter;
+use crate::store::write_reservations;
 use crate::swf::{self, Anomalies, Mode, Trace};
 
 /// Traces parsed during this run, shared by every cell that uses them.
@@ -47,18 +49,18 @@ impl TraceCache {
     }
 }
 
-/// The key-value metadata key of `jobs.parquet` in a simulate entry that holds the cell's
-/// [`CellSummary`] as JSON.
-pub const CELL_SUMMARY_KEY: &str = "schedlab.cell_summary";
-
-/// The run summary of a simulate entry (in its `jobs.parquet` metadata).
+/// What a simulate entry records of its run besides the schedule (`schedule.parquet`'s
+/// metadata): the settings and the workload's facts the summary reports, and what the metrics
+/// need without reading the workload.
 #[derive(Debug, Serialize, serde::Deserialize)]
-pub struct CellSummary {
+pub struct ScheduleFacts {
     pub policy: String,
     pub procs: u64,
     pub node_size: Option<u32>,
     pub interval: Option<i64>,
     pub overrun: String,
+    /// The machine's capacity in allocation units.
+    pub capacity: u64,
     pub trace_jobs: u64,
     /// Coefficient of variation of the interarrival times of the simulated workload (after
     /// transforms): 1 for a Poisson stream, larger when arrivals come in bursts.
@@ -66,9 +68,11 @@ pub struct CellSummary {
     pub trace_jobs_skipped: u64,
     pub trace_malformed_lines: u64,
     pub anomalies: Anomalies,
-    pub summary: RunSummary,
-    /// Aggregates per job-size class, in the order of the manifest's classes.
-    pub size_classes: Vec<ClassSummary>,
+    /// Jobs too large for the machine (never simulated).
+    pub skipped_too_large: u64,
+    pub reservations: ReservationCounts,
+    /// The first and last processed instants (none for an empty schedule).
+    pub span: Option<(Time, Time)>,
 }
 
 /// The seed of a cell's generated reservation requests: derived from the replica seed, so
@@ -193,47 +197,47 @@ pub fn run(
         }
         None => Reservations::default(),
     };
+    let mut schedule = ScheduleWriter::create(
+        &entry.path("schedule.parquet"),
+        &entry.path("instants.parquet"),
+        &workload,
+    )
+    .map_err(|e| e.to_string())?;
     let outcome =
         simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
-    let metrics_config = MetricsConfig {
-        tau: cell.metrics.tau,
-        warmup: cell.metrics.warmup,
-    };
-    let records = metrics::job_records(&workload, &outcome, metrics_config.tau);
-    let capacity = machine.capacity().unit_count();
-    let summary: RunSummary = metrics::summarize(&records, &outcome, capacity, &metrics_config);
-    let (first, window_start, window_end) = metrics::measurement(&records, metrics_config.warmup);
-    let classes = &cell.metrics.size_classes;
-    let size_classes = metrics::summarize_classes(
-        &records,
-        &records[first..],
-        classes,
-        (window_start, window_end),
-    );
-
-    let cell_summary = CellSummary {
+    for job in &outcome.jobs {
+        schedule.job(job);
+    }
+    let mut calls = outcome.invocations.iter().peekable();
+    for s in &outcome.steps {
+        let call = calls.next_if(|c| c.time == s.time).map(|c| c.queue_len);
+        schedule.instant(&Instant {
+            time: s.time,
+            queue_len: s.queue_len,
+            busy: s.busy,
+            reserved: s.reserved,
+            call,
+        });
+    }
+    let span = outcome.steps.first().zip(outcome.steps.last());
+    let facts = ScheduleFacts {
         policy: cell.scheduler.policy.to_string(),
         procs: machine.procs(),
         node_size: cell.cluster.node_size,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun.name().to_string(),
+        capacity: machine.capacity().unit_count(),
         trace_jobs: facts.jobs,
         interarrival_cv: interarrival_cv(&workload),
         trace_jobs_skipped: facts.skipped,
         trace_malformed_lines: facts.malformed,
         anomalies: facts.anomalies,
-        summary,
-        size_classes,
+        skipped_too_large: outcome.skipped.len() as u64,
+        reservations: ReservationCounts::of(&outcome),
+        span: span.map(|(first, last)| (first.time, last.time)),
     };
-    let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
-    let mut jobs = JobsWriter::create(
-        &entry.path("jobs.parquet"),
-        &[(CELL_SUMMARY_KEY.to_string(), text)],
-        false,
-    )
-    .map_err(|e| e.to_string())?;
-    jobs.write("", &records).map_err(|e| e.to_string())?;
-    jobs.finish().map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&facts).map_err(|e| e.to_string())?;
+    schedule.finish(&text).map_err(|e| e.to_string())?;
 
     if cell.reservations.is_some() {
         write_reservations(
@@ -244,38 +248,5 @@ pub fn run(
         )
         .map_err(|e| e.to_string())?;
     }
-
-    let step = cell.metrics.timeseries_step;
-    check_timeseries_bins(&outcome.steps, step, limits.max_timeseries_bins)?;
-    let bins = timeseries::bin(&outcome.steps, capacity, step);
-    let queues: Vec<(String, Vec<f64>)> = classes
-        .0
-        .iter()
-        .map(|c| c.name.clone())
-        .zip(timeseries::queue_by_class(&records, classes, &bins, step))
-        .collect();
-    write_timeseries(&entry.path("timeseries.parquet"), &bins, &queues, &[])
-        .map_err(|e| e.to_string())
-}
-
-/// Refuses a time series of more than `max` bins before allocating it: a long trace with a
-/// short `metrics.timeseries_step` (one second over a year is 31 million bins) would otherwise
-/// exhaust memory.
-fn check_timeseries_bins(
-    steps: &[crate::sim::Step],
-    step: crate::sim::Time,
-    max: u64,
-) -> Result<(), String> {
-    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
-        return Ok(());
-    };
-    let origin = first.time.div_euclid(step) * step;
-    let bins = ((last.time - origin) / step) as u64 + 1;
-    if bins <= max {
-        return Ok(());
-    }
-    Err(format!(
-        "the time series would have {bins} bins ({} s of schedule in steps of {step} s), more than `limits.max_timeseries_bins` ({max}); raise `metrics.timeseries_step`, or raise the limit in the manifest's `limits` section",
-        last.time - first.time
-    ))
+    Ok(())
 }

@@ -12,6 +12,7 @@ pub mod random;
 pub mod reservation;
 pub mod resources;
 pub mod running;
+pub mod schedule;
 pub mod scheduler;
 pub mod synth;
 pub mod timeseries;

@@ -5,6 +5,7 @@ mod atomic;
 pub mod columns;
 mod jobs;
 mod reservations;
+pub mod schedule;
 mod sink;
 mod table;
 mod timeseries;

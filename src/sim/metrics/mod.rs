@@ -9,7 +9,10 @@ mod summary;
 pub use record::{JobRecord, job_records};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
-pub use summary::{RunSummary, measurement, summarize};
+pub use summary::{
+    ReservationCounts, RunAccumulator, RunSummary, Window, WindowScan, measurement, summarize,
+    summarize_with_classes,
+};
 
 use serde::{Deserialize, Serialize};
 
