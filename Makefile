@@ -10,7 +10,7 @@ BIN    := target/release/schedlab
 VENV   := .venv
 MANIFESTS := $(wildcard experiments/*.yaml)
 
-.PHONY: all build test bench check-parquet lint clean
+.PHONY: all build test bench check-parquet lint clean venv
 
 all: build
 	$(BIN) run $(MANIFESTS)
@@ -19,19 +19,23 @@ all: build
 build:
 	$(CARGO) build --release --locked
 
-# Tests run on the release build: the binary they drive and the benchmarks share it.
-test: build
+# Tests run on the release build: the binary they drive and the benchmarks share it. The venv
+# comes first: a test runs the README's quick tour, which reads results with pandas.
+test: build venv
 	$(CARGO) test --release --locked
 	$(MAKE) --no-print-directory check-parquet
 	CARGO=$(CARGO) scripts/slurm-tests.sh
 
-$(VENV)/.ok:
+# Python for reading results (the README's tour) and for the independent Parquet checks.
+venv: $(VENV)/.pyarrow-pandas
+
+$(VENV)/.pyarrow-pandas:
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet pyarrow
+	$(VENV)/bin/pip install --quiet pyarrow pandas
 	touch $@
 
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
-check-parquet: build $(VENV)/.ok
+check-parquet: build venv
 	$(VENV)/bin/python tests/check_parquet.py $(BIN)
 
 bench: build
@@ -39,6 +43,7 @@ bench: build
 	$(CARGO) bench --locked --bench pipeline
 	$(CARGO) bench --locked --bench throttle
 	$(CARGO) bench --locked --bench generate
+	$(CARGO) bench --locked --bench eet
 
 lint:
 	$(CARGO) fmt --all -- --check

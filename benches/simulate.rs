@@ -32,6 +32,64 @@ fn workloads() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads")
 }
 
+/// The shared traces not bundled in `workloads/` (when `../shared` is beside the checkout), with
+/// the machine size of those whose header lacks MaxProcs (`../shared/workloads/README.md`).
+fn shared_traces() -> Vec<(PathBuf, Option<u32>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads");
+    [
+        ("CTC-SP2-1996-3.1-cln.swf.gz", None),
+        ("HPC2N-2002-2.2-cln.swf.gz", None),
+        ("LPC-EGEE-2004-1.2-cln.swf.gz", None),
+        ("METACENTRUM-2009-2.swf.gz", Some(806)),
+        ("RICC-2010-2.swf.gz", Some(8192)),
+    ]
+    .into_iter()
+    .map(|(name, procs)| (dir.join(name), procs))
+    .filter(|(path, _)| path.is_file())
+    .collect()
+}
+
+/// Repetitions: `reps`, but a run longer than 20 s is not repeated (its time is the median).
+fn time_capped<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, usize, T) {
+    let mut times = Vec::new();
+    let mut last = None;
+    while times.len() < reps {
+        let t = Instant::now();
+        last = Some(f());
+        times.push(t.elapsed().as_secs_f64());
+        if times[times.len() - 1] > 20.0 {
+            break;
+        }
+    }
+    let n = times.len();
+    (median(times), n, last.expect("at least one repetition"))
+}
+
+/// The overload benchmark's workload: a 1,024-processor machine held whole by one job that asks
+/// for 10⁶ s and ends at 100 s, while 10,000 long jobs (1–512 processors, 1–24 h requested, half
+/// of it used) arrive at 1 s and queue behind it. Written as SWF so that any build's
+/// `schedlab simulate` can run it (BENCHMARKS.md compares builds on it).
+fn overload_swf() -> String {
+    let mut out = String::from("; MaxProcs: 1024\n");
+    let line = |id: u64, submit: i64, run: i64, procs: u64, req: i64| {
+        format!("{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 -1 1 -1 -1 -1\n")
+    };
+    out.push_str(&line(1, 0, 100, 1024, 1_000_000));
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for id in 2..=10_001u64 {
+        // SplitMix64: a fixed, portable sequence.
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let procs = 1 + (z % 512);
+        let req = 3600 * (1 + ((z >> 16) % 24) as i64);
+        out.push_str(&line(id, 1, req / 2, procs, req));
+    }
+    out
+}
+
 fn main() {
     // `cargo bench` passes --bench; a filter argument selects traces by name.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -79,6 +137,76 @@ fn main() {
                 jobs as f64 / secs
             );
         }
+    }
+
+    for (path, procs) in shared_traces().into_iter().filter(|(p, _)| {
+        filter
+            .as_ref()
+            .is_none_or(|f| p.to_string_lossy().contains(f.as_str()))
+    }) {
+        let trace = read_path(&path, Mode::Lenient).expect("shared trace reads");
+        let procs = procs
+            .or(trace.header.max_procs)
+            .expect("shared traces have a known size");
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for kind in SchedulerKind::ALL {
+            let config = SimConfig {
+                machine: Machine::pool(procs),
+                scheduler: kind,
+                interval: None,
+                overrun: Overrun::Kill,
+            };
+            let reps = if kind == SchedulerKind::Conservative {
+                3
+            } else {
+                5
+            };
+            let (secs, reps, out) = time_capped(reps, || {
+                simulate(&trace.workload, &config).expect("simulates")
+            });
+            assert_eq!(out.jobs.len() + out.skipped.len(), trace.workload.len());
+            let jobs = trace.workload.len();
+            println!(
+                "| {name} | {jobs} | {kind} | {reps} | {secs:.4} | {:.0} |",
+                jobs as f64 / secs
+            );
+        }
+    }
+
+    if filter
+        .as_ref()
+        .is_none_or(|f| "overload".contains(f.as_str()))
+    {
+        println!("\n## Conservative at 10,000 queued jobs (simulation only, median of 3)\n");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+        std::fs::create_dir_all(&dir).expect("target/bench");
+        let path = dir.join("overload.swf");
+        std::fs::write(&path, overload_swf()).expect("writes the overload trace");
+        let trace = read_path(&path, Mode::Strict).expect("overload trace reads");
+        println!("| scheduler | jobs | max queue | reps | median s |\n|---|---:|---:|---:|---:|");
+        for kind in [SchedulerKind::Easy, SchedulerKind::Conservative] {
+            let config = SimConfig {
+                machine: Machine::pool(1024),
+                scheduler: kind,
+                interval: None,
+                overrun: Overrun::Kill,
+            };
+            let (secs, reps, out) =
+                time_capped(3, || simulate(&trace.workload, &config).expect("simulates"));
+            assert_eq!(out.jobs.len(), 10_001);
+            let max_queue = out
+                .invocations
+                .iter()
+                .map(|i| i.queue_len)
+                .max()
+                .unwrap_or(0);
+            assert_eq!(max_queue, 10_000, "every long job queues behind the first");
+            println!("| {kind} | 10,001 | {max_queue} | {reps} | {secs:.3} |");
+        }
+        println!(
+            "\n(trace written to {}; run any build on it with `schedlab simulate`)",
+            path.display()
+        );
     }
 
     println!("\n## SWF parsing (median of 5) vs `zcat FILE | wc -l`\n");

@@ -104,7 +104,70 @@ def main():
         for row in range(20):
             if sum(table[f"hour_{h:02}"][row] for h in range(24)) != table["jobs"][row]:
                 sys.exit("stats.parquet: the daily histogram does not add up to the jobs")
+        check_eet(exe, trace, pathlib.Path(tmp))
     print("parquet outputs match docs/outputs.md")
+
+
+def check_eet(exe, trace, tmp):
+    """`trace eet` on the bundled trace: the four files, and their definitions recomputed."""
+    out = {name: tmp / f"eet_{name}.parquet" for name in ["jobs", "users", "heatmap", "usage"]}
+    subprocess.run([exe, "trace", "eet", trace, "--memory", "100GiB", "--bin", "3600",
+                    "--jobs-out", out["jobs"], "--users-out", out["users"],
+                    "--heatmap-out", out["heatmap"], "--usage-out", out["usage"]],
+                   check=True, stdout=subprocess.DEVNULL)
+    jobs = check(out["jobs"], "eet_jobs.parquet (`schedlab trace eet --jobs-out`)").to_pydict()
+    users = check(out["users"], "eet_users.parquet (`schedlab trace eet --users-out`)").to_pydict()
+    heat = check(out["heatmap"], "eet_heatmap.parquet (`schedlab trace eet --heatmap-out`)").to_pydict()
+    usage = check(out["usage"], "eet_usage.parquet (`schedlab trace eet --usage-out`)").to_pydict()
+    for name, path in out.items():
+        meta = pq.read_metadata(path).metadata
+        for key in [b"schedlab.version", b"schedlab.trace", b"schedlab.eet.capacity", b"schedlab.eet.bin_seconds"]:
+            if key not in meta:
+                sys.exit(f"{path.name}: metadata lacks {key.decode()}")
+    bin_seconds = int(pq.read_metadata(out["heatmap"]).metadata[b"schedlab.eet.bin_seconds"])
+    if bin_seconds != 3600:
+        sys.exit(f"eet bin width {bin_seconds}, asked for 3600")
+    per_user = {}
+    for i in range(len(jobs["job_id"])):
+        eet, submit, runtime, end = jobs["eet"][i], jobs["submit"][i], jobs["runtime"][i], jobs["end"][i]
+        if eet < submit + runtime or eet != max(jobs["eet_cpu"][i], jobs["eet_memory"][i], submit + runtime):
+            sys.exit(f"eet_jobs row {i}: EET {eet} is not the latest over resources")
+        if end is None:
+            continue
+        if jobs["violated"][i] != (end > eet) or jobs["tardiness"][i] != max(0, end - eet):
+            sys.exit(f"eet_jobs row {i}: violated/tardiness disagree with end and EET")
+        if jobs["latest_start"][i] != eet - runtime:
+            sys.exit(f"eet_jobs row {i}: latest_start != eet - runtime")
+        u = per_user.setdefault(jobs["user"][i], [0, 0, 0, 0])
+        u[0] += 1
+        u[1] += jobs["violated"][i]
+        u[2] += jobs["tardiness"][i]
+        u[3] += jobs["cpus"][i] * jobs["tardiness"][i]
+    for i, user in enumerate(users["user"]):
+        judged, violated, tardiness, weighted = per_user.get(user, [0, 0, 0, 0])
+        if (users["judged"][i], users["violated"][i], users["tardiness"][i], users["weighted_tardiness"][i]) \
+                != (judged, violated, tardiness, weighted):
+            sys.exit(f"eet_users: user {user} disagrees with its jobs")
+        if judged and abs(users["veet"][i] - 100.0 * violated / judged) > 1e-9:
+            sys.exit(f"eet_users: user {user}: VEET_u is not Formula 1")
+    # The heatmap's cells add up to each user's total tardiness (Σ cells × width = Σ T_j).
+    plotted = {}
+    for user, mean in zip(heat["user"], heat["violated_mean"]):
+        plotted[user] = plotted.get(user, 0.0) + mean * bin_seconds
+    for user, (_, _, tardiness, _) in per_user.items():
+        if abs(plotted.get(user, 0.0) - tardiness) > 1e-6 * max(1, tardiness):
+            sys.exit(f"eet_heatmap: user {user} plots {plotted.get(user)} s of {tardiness} s tardiness")
+    if sum(heat["violated_max"]) == 0 or len(usage["time"]) == 0:
+        sys.exit("eet: no violation plotted or no usage bins")
+    cpus = int(pq.read_metadata(out["usage"]).metadata[b"schedlab.eet.cpus"])
+    if any(t % bin_seconds for t in usage["time"]) or any(
+            f < 0 or abs(f - c / cpus) > 1e-12 for f, c in zip(usage["cpu_fraction"], usage["cpu"])):
+        sys.exit("eet_usage: bins not aligned or cpu_fraction != cpu / the system's CPUs")
+    # Busy CPU-seconds in the bins = Σ cpus × runtime over the jobs with a start.
+    busy = sum(c * bin_seconds for c in usage["cpu"])
+    work = sum(c * r for c, r, e in zip(jobs["cpus"], jobs["runtime"], jobs["end"]) if e is not None)
+    if abs(busy - work) > 1e-6 * work:
+        sys.exit(f"eet_usage: {busy} busy CPU-seconds, the jobs ran {work}")
 
 
 def check_experiment(exe, trace, tmp):
@@ -161,6 +224,21 @@ grid:
             sys.exit(f"{name}: schedlab.traces {traces} does not describe {trace}")
         if not meta[b"schedlab.command"].decode().startswith("schedlab run ") or b"small.yaml" not in meta[b"schedlab.command"]:
             sys.exit(f"{name}: schedlab.command {meta[b'schedlab.command']!r}")
+    # The schedule of one cell exported as SWF: read independently, it matches the rows.
+    swf = tmp / "easy-some.swf"
+    subprocess.run([exe, "export", out / "jobs.parquet", "--cell", "easy.some", "-o", swf],
+                   check=True, stderr=subprocess.DEVNULL)
+    rows = [line.split() for line in swf.read_text().splitlines() if line and not line.startswith(";")]
+    jobs = pq.read_table(out / "jobs.parquet").to_pydict()
+    mine = [i for i, c in enumerate(jobs["cell"]) if c == "easy.some"]
+    if len(rows) != len(mine) or any(len(r) != 18 for r in rows):
+        sys.exit(f"{swf}: {len(rows)} job lines of 18 fields expected {len(mine)}")
+    for r, i in zip(rows, mine):
+        want = [jobs["job_id"][i], jobs["submit"][i], jobs["wait"][i], jobs["run"][i]]
+        status = 0 if jobs["killed"][i] else 1
+        if [int(x) for x in r[:4]] != want or int(r[10]) != status or int(r[7]) != jobs["procs"][i]:
+            sys.exit(f"{swf}: line {r} does not match row {i} of jobs.parquet")
+    print(f"ok  {swf.name}: {len(rows)} jobs with their simulated waits")
     # One query over every experiment's jobs: the experiment column tells them apart.
     import pyarrow.dataset as ds
     jobs = ds.dataset(sorted(str(p) for p in results.glob("*/jobs.parquet")), format="parquet").to_table()

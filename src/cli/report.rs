@@ -71,7 +71,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
             m,
             &text,
             &loaded,
-            &gantt_cell,
             &date,
             (&html_template, report::MD_TEMPLATE),
         )

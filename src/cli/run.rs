@@ -113,10 +113,6 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     let progress = Progress::for_stderr(args.quiet);
     let interrupt = Interrupt::default();
-    if kind == ExecutorKind::Slurm {
-        // The Slurm executor watches the signals itself, to cancel what it submitted.
-        return run_planned(&args, config, kind, &progress, &interrupt);
-    }
     #[cfg(unix)]
     {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -126,8 +122,19 @@ pub fn run(args: Args) -> Result<(), CliError> {
         let state_dir = cache::state_dir(&args.results);
         std::thread::scope(|scope| {
             scope.spawn(|| {
-                if let Some(signal) = signals.forever().next() {
+                let mut received = signals.forever();
+                let Some(signal) = received.next() else {
+                    return;
+                };
+                if kind == ExecutorKind::Local {
                     stop(&interrupt, &progress, &state_dir, signal);
+                }
+                // The Slurm executor sees the request in its waiting loop, cancels what it
+                // submitted and returns; a second signal ends the process at once.
+                interrupt.request_for_signal(signal);
+                if let Some(again) = received.next() {
+                    progress.finished();
+                    std::process::exit(i32::from(exit_code(again)));
                 }
             });
             let result = run_planned(&args, config, kind, &progress, &interrupt);
@@ -179,7 +186,17 @@ fn run_planned(
         }
     };
     let report = execute::run_with(&prepared, executor, !args.no_wait, progress, interrupt)
-        .map_err(pipeline_error)?;
+        .map_err(|e| pipeline_error(e, interrupt))?;
+    #[cfg(unix)]
+    if let Some(signal) = interrupt.signal() {
+        // Stopped (Slurm executor) after its remote work: the local steps did not start.
+        let (done, total) = interrupt.progress();
+        let mut err = CliError::failed(format!(
+            "interrupted: {done} of {total} nodes done; run again to resume"
+        ));
+        err.code = exit_code(signal);
+        return Err(err);
+    }
     // The event log first: whatever failed, it records what happened.
     let mut problems = report.problems.clone();
     if let Some(path) = &args.events
@@ -258,15 +275,20 @@ fn stop(interrupt: &Interrupt, progress: &Progress, state_dir: &Path, signal: i3
     } else {
         eprintln!("{name}: {done} of {total} nodes done; run again to resume");
     }
-    let code = match signal {
+    std::process::exit(i32::from(exit_code(signal)))
+}
+
+/// The documented exit code of a run stopped by `signal` (128 + its number).
+#[cfg(unix)]
+fn exit_code(signal: i32) -> u8 {
+    match signal {
         signal_hook::consts::SIGTERM => exit::TERMINATED,
         signal_hook::consts::SIGHUP => exit::HUNG_UP,
         _ => exit::INTERRUPTED,
-    };
-    std::process::exit(i32::from(code))
+    }
 }
 
-fn pipeline_error(e: PipelineError) -> CliError {
+fn pipeline_error(e: PipelineError, interrupt: &Interrupt) -> CliError {
     let interrupted = matches!(
         &e,
         PipelineError::Execute(execute::executor::ExecuteError::Slurm(
@@ -279,7 +301,15 @@ fn pipeline_error(e: PipelineError) -> CliError {
     };
     let mut err = CliError::failed(e);
     if interrupted {
-        err.code = super::exit::INTERRUPTED;
+        #[cfg(unix)]
+        {
+            err.code = interrupt.signal().map_or(exit::INTERRUPTED, exit_code);
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = interrupt;
+            err.code = exit::INTERRUPTED;
+        }
     }
     match hint {
         Some(h) => err.with_hint(h),

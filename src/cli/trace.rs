@@ -11,6 +11,8 @@ pub enum Command {
     Info(InfoArgs),
     /// Per-group runtime, wait and interarrival statistics, ŴT, daily cycle and R0(t).
     Stats(super::stats::StatsArgs),
+    /// Expected end times on the recorded schedule: violated EETs, VEET_u, WT_u, heatmap.
+    Eet(Box<super::eet::EetArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -32,6 +34,7 @@ pub struct InfoArgs {
 pub fn run(command: Command) -> Result<(), CliError> {
     match command {
         Command::Stats(args) => super::stats::run(args),
+        Command::Eet(args) => super::eet::run(*args),
         Command::Info(args) => {
             let trace = load_trace(&args.trace, args.lenient)?;
             let info = TraceInfo::from_trace(&trace);

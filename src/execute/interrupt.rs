@@ -1,15 +1,18 @@
 //! Stopping a run cleanly on request (Ctrl-C, SIGTERM): no node starts after the request, no
 //! entry is committed after it, and whoever stops the run can wait until no write to the cache
 //! or the results is in flight — then remove the staging area and exit, leaving only complete
-//! entries behind. The signal handling itself lives at the edge (`cli/run.rs`).
+//! entries behind. The signal handling itself lives at the edge (`cli/run.rs`): one handler for
+//! every executor — the local one stops at once, the Slurm one cancels what it submitted.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Shared between the run and whoever may stop it.
 #[derive(Debug, Default)]
 pub struct Interrupt {
     requested: AtomicBool,
+    /// The signal that asked, when one did (0: none).
+    signal: AtomicI32,
     /// Held (shared) around every write into the cache or the results; taken exclusively by
     /// [`Interrupt::quiesce`].
     writes: RwLock<()>,
@@ -22,6 +25,17 @@ impl Interrupt {
     /// Asks the run to stop: nodes not yet started will not start.
     pub fn request(&self) {
         self.requested.store(true, Ordering::SeqCst);
+    }
+
+    /// Asks the run to stop because of `signal` (its number, as `kill -l` lists them).
+    pub fn request_for_signal(&self, signal: i32) {
+        self.signal.store(signal, Ordering::SeqCst);
+        self.request();
+    }
+
+    /// The signal that asked the run to stop, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        Some(self.signal.load(Ordering::SeqCst)).filter(|&s| s != 0)
     }
 
     pub fn requested(&self) -> bool {

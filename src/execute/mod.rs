@@ -10,7 +10,6 @@ pub mod interrupt;
 pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;
-pub mod signals;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};

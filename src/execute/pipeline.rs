@@ -300,6 +300,7 @@ pub fn run_with(
         prepared,
         nodes: &nodes,
         state_dir: &state_dir,
+        interrupt,
     };
     let counting = Counting {
         observer,

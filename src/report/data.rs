@@ -1,15 +1,18 @@
 //! What a report shows, loaded from an experiment's stored result set (`results/<name>/`) and
-//! its manifest — never by simulating. Trace provenance comes from the traces' header comments.
+//! its manifest — never by simulating. Trace provenance (and the clock that turns trace
+//! seconds into dates) comes from the traces' header comments.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{Array, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+use super::dates::TraceClock;
+use super::gantt::{GanttJob, GanttReservation};
 use crate::manifest::synthetic::{SyntheticLength, SyntheticSpec};
 use crate::manifest::{Manifest, WorkloadSource};
 
@@ -19,25 +22,6 @@ pub struct SummaryRow {
     pub cell: String,
     pub text: BTreeMap<String, String>,
     pub numbers: BTreeMap<String, Option<f64>>,
-}
-
-/// A report section built from the summary: a table, charts and sentences.
-pub struct SectionView {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-    /// (id, caption, svg)
-    pub charts: Vec<(String, String, String)>,
-    /// (title, paragraph)
-    pub findings: Vec<(String, String)>,
-}
-
-/// Mean of `column` over the rows (replicas) that have it; `None` if none does.
-pub fn mean_over(rows: &[&SummaryRow], column: &str) -> Option<f64> {
-    let values: Vec<f64> = rows
-        .iter()
-        .filter_map(|r| r.numbers.get(column).copied().flatten())
-        .collect();
-    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// `v × scale` with `decimals`, or `–`.
@@ -72,6 +56,17 @@ pub struct Provenance {
     pub file: String,
     /// Header lines naming the machine, installation, providers and conversion.
     pub lines: Vec<String>,
+    /// When trace second 0 was (header `UnixStartTime`, `TimeZone`); `None` for synthetic
+    /// workloads and headers without it.
+    pub clock: Option<TraceClock>,
+}
+
+/// A reservation request of reservations.parquet (widths in allocation units).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Request {
+    pub width: f64,
+    /// Granted (at the requested time or shifted).
+    pub granted: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -80,8 +75,19 @@ pub struct ReportData {
     pub series: BTreeMap<String, CellSeries>,
     pub metadata: BTreeMap<String, String>,
     pub provenance: Vec<Provenance>,
-    /// Jobs of the Gantt cell: (start, end, units).
-    pub gantt_jobs: Vec<(f64, f64, u64)>,
+    /// The manifest's grid axes, in canonical order.
+    pub axis_names: Vec<String>,
+    /// Cell id → axis → rendered value (the manifest's grid parameters), for axes the summary
+    /// has no column of.
+    pub cell_params: BTreeMap<String, BTreeMap<String, String>>,
+    /// Result files present in the result set.
+    pub files: BTreeSet<String>,
+    /// Cell id → its reservation requests.
+    pub requests: BTreeMap<String, Vec<Request>>,
+    /// The Gantt cell, its jobs and granted reservations overlapping the window.
+    pub gantt_cell: String,
+    pub gantt_jobs: Vec<GanttJob>,
+    pub gantt_reservations: Vec<GanttReservation>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
 }
@@ -132,6 +138,12 @@ fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
         .downcast_ref::<StringArray>()
 }
 
+fn boolean(b: &RecordBatch, name: &str, row: usize) -> bool {
+    b.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
+        .is_some_and(|a| !a.is_null(row) && a.value(row))
+}
+
 fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
     let c = b.column_by_name(name)?;
     if c.is_null(row) {
@@ -155,7 +167,27 @@ pub fn load(
     gantt_start: Option<i64>,
     gantt_seconds: i64,
 ) -> Result<ReportData, String> {
-    let mut data = ReportData::default();
+    let mut data = ReportData {
+        axis_names: manifest.axes.clone(),
+        cell_params: manifest
+            .cells
+            .iter()
+            .map(|c| {
+                let params = c.params.iter().map(|(a, v)| (a.to_string(), v.to_string()));
+                (c.id.clone(), params.collect())
+            })
+            .collect(),
+        gantt_cell: gantt_cell.to_string(),
+        ..ReportData::default()
+    };
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".parquet") {
+                data.files.insert(name);
+            }
+        }
+    }
     let (batches, metadata) = read(&dir.join("summary.parquet"), None)?;
     data.metadata = metadata;
     for b in &batches {
@@ -212,7 +244,15 @@ pub fn load(
     }
     let (batches, _) = read(
         &dir.join("jobs.parquet"),
-        Some(&["cell", "start", "end", "wait", "units", "bounded_slowdown"]),
+        Some(&[
+            "cell",
+            "start",
+            "end",
+            "wait",
+            "units",
+            "bounded_slowdown",
+            "backfilled",
+        ]),
     )?;
     for b in &batches {
         let Some(cells) = strings(b, "cell") else {
@@ -230,11 +270,45 @@ pub fn load(
                     number(b, "end", row).unwrap_or(0.0),
                 );
                 if end > gantt_window.0 && start < gantt_window.1 {
-                    data.gantt_jobs.push((
+                    data.gantt_jobs.push(GanttJob {
                         start,
                         end,
-                        number(b, "units", row).unwrap_or(1.0) as u64,
-                    ));
+                        units: number(b, "units", row).unwrap_or(1.0) as u64,
+                        backfilled: boolean(b, "backfilled", row),
+                    });
+                }
+            }
+        }
+    }
+    if data.files.contains("reservations.parquet") {
+        let (batches, _) = read(
+            &dir.join("reservations.parquet"),
+            Some(&["cell", "width", "outcome", "start", "end"]),
+        )?;
+        for b in &batches {
+            let (Some(cells), Some(outcomes)) = (strings(b, "cell"), strings(b, "outcome")) else {
+                continue;
+            };
+            for row in 0..b.num_rows() {
+                let cell = cells.value(row);
+                let width = number(b, "width", row).unwrap_or(0.0);
+                let granted = !outcomes.is_null(row) && outcomes.value(row) != "rejected";
+                data.requests
+                    .entry(cell.to_string())
+                    .or_default()
+                    .push(Request { width, granted });
+                if let (true, Some(start), Some(end)) = (
+                    granted && cell == gantt_cell,
+                    number(b, "start", row),
+                    number(b, "end", row),
+                ) && end > gantt_window.0
+                    && start < gantt_window.1
+                {
+                    data.gantt_reservations.push(GanttReservation {
+                        start,
+                        end,
+                        units: width as u64,
+                    });
                 }
             }
         }
@@ -246,17 +320,22 @@ pub fn load(
     }
     for (workload, source) in seen {
         data.provenance.push(match source {
-            WorkloadSource::Trace(trace) => Provenance {
-                workload,
-                file: trace
-                    .file_name()
-                    .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
-                lines: header_lines(&trace),
-            },
+            WorkloadSource::Trace(trace) => {
+                let (lines, clock) = header(&trace);
+                Provenance {
+                    workload,
+                    file: trace
+                        .file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+                    lines,
+                    clock,
+                }
+            }
             WorkloadSource::Synthetic(spec) => Provenance {
                 workload,
                 file: "synthetic".to_string(),
                 lines: synthetic_lines(&spec),
+                clock: None,
             },
         });
     }
@@ -292,10 +371,10 @@ fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
     lines
 }
 
-/// The provenance lines of a trace's header (only the header is read).
-fn header_lines(path: &Path) -> Vec<String> {
+/// The provenance lines of a trace's header and its clock (only the header is read).
+fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
     let Ok(file) = File::open(path) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let mut buffered = BufReader::new(file);
     let gzip = buffered
@@ -316,14 +395,34 @@ fn header_lines(path: &Path) -> Vec<String> {
         "MaxProcs",
         "MaxNodes",
     ];
-    BufReader::new(reader)
+    let mut lines = Vec::new();
+    let (mut start, mut offset, mut zone) = (None, None, None);
+    for l in BufReader::new(reader)
         .lines()
         .map_while(Result::ok)
         .take_while(|l| l.trim_start().starts_with(';') || l.trim().is_empty())
-        .filter_map(|l| {
-            let t = l.trim_start_matches(';').trim().to_string();
-            keys.iter().any(|k| t.starts_with(k)).then_some(t)
-        })
-        .take(12)
-        .collect()
+    {
+        let t = l.trim_start_matches(';').trim().to_string();
+        let value = |key: &str| {
+            t.strip_prefix(key)
+                .and_then(|r| r.trim_start().strip_prefix(':'))
+                .map(|v| v.split_whitespace().next().unwrap_or("").to_string())
+        };
+        if let Some(v) = value("UnixStartTime") {
+            start = v.parse::<i64>().ok();
+        } else if let Some(v) = value("TimeZoneString") {
+            zone = Some(v);
+        } else if let Some(v) = value("TimeZone") {
+            offset = v.parse::<i64>().ok();
+        }
+        if lines.len() < 12 && keys.iter().any(|k| t.starts_with(k)) {
+            lines.push(t);
+        }
+    }
+    let clock = start.map(|unix_start| TraceClock {
+        unix_start,
+        utc_offset: offset.unwrap_or(0),
+        zone,
+    });
+    (lines, clock)
 }

@@ -1,14 +1,26 @@
 //! `schedlab report`: HTML and Markdown reports of an experiment, rendered with minijinja from
-//! its stored result set (never by simulating), with SVG charts generated in Rust. HTML reports
-//! are single self-contained files (inline CSS and SVG: no network, open offline); Markdown
-//! reports reference the charts as sibling SVG files.
+//! its stored result set (never by simulating), with SVG charts generated in Rust. The views are
+//! chosen from the result set's shape (`shape.rs`, `views/`): findings in words, metrics against
+//! every swept axis, time series, distributions, the schedule, the configurations table, and the
+//! reservation and burstiness sections when they apply. HTML reports are single self-contained
+//! files (inline CSS and SVG: no network, open offline); Markdown reports reference the charts
+//! as sibling SVG files. Same results and date → byte-identical reports.
 
-mod burstiness;
+pub mod boxplot;
 pub mod charts;
 pub mod data;
+pub mod dates;
+pub mod gantt;
+pub mod heatmap;
+pub mod markdown;
+pub mod metric;
+pub mod palette;
 mod render;
-mod reservations;
+pub mod shape;
+pub mod stats;
 pub mod svg;
+pub mod text;
+pub mod views;
 
 pub use render::{Rendered, render};
 

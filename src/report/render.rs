@@ -1,13 +1,15 @@
-//! Building the charts and rendering the templates (pure given the loaded data).
+//! Assembling a report (pure given the loaded data): the grid's shape, the views selected from
+//! it, their sections, and the templates — HTML escaped by minijinja's HTML auto-escape,
+//! Markdown by ours (`markdown.rs`), so user text is text in both.
 
-use std::collections::BTreeMap;
+use minijinja::value::Value;
+use minijinja::{AutoEscape, Environment, context, escape_formatter};
 
-use minijinja::{Environment, context};
-
-use super::burstiness;
-use super::charts;
-use super::data::{ReportData, fmt_scaled};
-use super::reservations;
+use super::data::ReportData;
+use super::markdown;
+use super::palette::Palette;
+use super::shape::Grid;
+use super::views::{self, Context, Section};
 use crate::manifest::Manifest;
 
 /// A rendered report: the HTML page, the Markdown page and the charts as SVG files.
@@ -18,224 +20,85 @@ pub struct Rendered {
     pub charts: Vec<(String, String)>,
 }
 
-struct Chart {
-    id: String,
-    caption: String,
-    file: String,
-    svg: String,
+const MARKDOWN: &str = "markdown";
+
+/// A template environment escaping `.html` templates as HTML and `.md` ones as Markdown, with a
+/// `code` filter for Markdown code spans.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_auto_escape_callback(|name| {
+        if name.ends_with(".md") {
+            AutoEscape::Custom(MARKDOWN.into())
+        } else if name.ends_with(".html") {
+            AutoEscape::Html
+        } else {
+            AutoEscape::None
+        }
+    });
+    env.set_formatter(|out, state, value| {
+        if matches!(state.auto_escape(), AutoEscape::Custom(name) if name == MARKDOWN) {
+            if value.is_safe() {
+                return escape_formatter(out, &mut *state, value);
+            }
+            if value.is_none() || value.is_undefined() {
+                return Ok(());
+            }
+            out.write_str(&markdown::escape(&value.to_string()))
+                .map_err(|e| {
+                    minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
+                })
+        } else {
+            escape_formatter(out, state, value)
+        }
+    });
+    env.add_filter("code", |v: String| {
+        Value::from_safe_string(markdown::code(&v))
+    });
+    env
 }
 
-/// Headline metrics: (column, chart title, y label, scale).
-const HEADLINE: [(&str, &str, &str, f64); 5] = [
-    ("wait_mean", "Mean wait", "hours", 1.0 / 3600.0),
-    (
-        "bounded_slowdown_mean",
-        "Mean bounded slowdown",
-        "bounded slowdown (τ in summary)",
-        1.0,
-    ),
-    ("utilization", "Utilization", "fraction of capacity", 1.0),
-    (
-        "queue_length_sampled",
-        "Mean queue length at scheduler calls",
-        "jobs",
-        1.0,
-    ),
-    (
-        "backfilled_fraction",
-        "Fraction of jobs backfilled",
-        "fraction of jobs",
-        1.0,
-    ),
-];
+/// A chart's alternative text: the first sentence of its caption.
+fn alt(caption: &str) -> String {
+    caption
+        .split_once(". ")
+        .map_or(caption, |(first, _)| first)
+        .trim_end_matches('.')
+        .to_string()
+}
 
-/// Table columns after cell, workload, scheduler: (column, header, scale, decimals).
-const TABLE: [(&str, &str, f64, usize); 8] = [
-    ("jobs", "jobs", 1.0, 0),
-    ("wait_mean", "mean wait (h)", 1.0 / 3600.0, 2),
-    ("wait_p95", "p95 wait (h)", 1.0 / 3600.0, 2),
-    ("bounded_slowdown_mean", "mean bsld", 1.0, 2),
-    ("utilization", "utilization", 1.0, 4),
-    ("queue_length_sampled", "queue at calls", 1.0, 2),
-    ("backfilled_fraction", "backfilled", 1.0, 4),
-    ("expansion_factor_weighted", "EF (Eq. 2)", 1.0, 3),
-];
-
-/// Per-cell charts stop being readable beyond this many series; larger grids get the table
-/// (and, with reservations, the grouped reservation views) instead.
-const MAX_SERIES: usize = 16;
-
-/// The empirical CDF of `values` at 200 quantiles, x = log10(1 + value).
-fn cdf(mut values: Vec<f64>) -> Vec<(f64, f64)> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        return Vec::new();
+fn section_value(s: &Section, name: &str) -> Value {
+    context! {
+        id => s.id.clone(),
+        heading => s.heading.clone(),
+        intro => s.intro.clone(),
+        findings => s.findings.iter().map(|f| context! { title => f.title.clone(), text => f.text.clone() }).collect::<Vec<_>>(),
+        tables => s.tables.iter().map(|t| context! {
+            caption => t.caption.clone(),
+            headers => t.headers.clone(),
+            rows => t.rows.clone(),
+            text_columns => t.text_columns,
+            folded => t.folded,
+        }).collect::<Vec<_>>(),
+        charts => s.charts.iter().map(|c| context! {
+            id => c.id.clone(),
+            alt => alt(&c.caption),
+            caption => c.caption.clone(),
+            file => Value::from_safe_string(format!("{name}-{}.svg", c.id)),
+            svg => c.svg.clone(),
+        }).collect::<Vec<_>>(),
     }
-    (0..=200)
-        .map(|q| {
-            let i = ((q as f64 / 200.0) * (n - 1) as f64).round() as usize;
-            (
-                (1.0 + values[i].max(0.0)).log10(),
-                (i + 1) as f64 / n as f64,
-            )
-        })
-        .collect()
 }
 
 pub fn render(
     manifest: &Manifest,
     manifest_text: &str,
     data: &ReportData,
-    gantt_cell: &str,
     rendered_at: &str,
     templates: (&str, &str),
 ) -> Result<Rendered, String> {
     let name = &manifest.name;
-    // Cells by workload, and a short series name per cell (its id without the workload part).
-    let mut workloads: Vec<String> = Vec::new();
-    let mut series_names: Vec<String> = Vec::new();
-    let mut by_cell: BTreeMap<&str, (String, String)> = BTreeMap::new();
-    for row in &data.rows {
-        let w = row.text.get("workload").cloned().unwrap_or_default();
-        let short = row
-            .cell
-            .strip_prefix(&format!("{w}."))
-            .filter(|s| !s.is_empty())
-            .unwrap_or(&row.cell)
-            .to_string();
-        let short = if manifest
-            .cells
-            .iter()
-            .map(|c| &c.workload.name)
-            .collect::<std::collections::BTreeSet<_>>()
-            .len()
-            > 1
-        {
-            short
-        } else {
-            row.cell.clone()
-        };
-        if !workloads.contains(&w) {
-            workloads.push(w.clone());
-        }
-        if !series_names.contains(&short) {
-            series_names.push(short.clone());
-        }
-        by_cell.insert(&row.cell, (w, short));
-    }
-
-    let mut charts = Vec::new();
-    let mut add = |id: &str, caption: String, svg: String| {
-        charts.push(Chart {
-            id: id.to_string(),
-            caption,
-            file: format!("{name}-{id}.svg"),
-            svg,
-        });
-    };
-    let per_cell_charts = series_names.len() <= MAX_SERIES;
-    for (column, title, y_label, scale) in HEADLINE.iter().filter(|_| per_cell_charts) {
-        let (column, title, y_label, scale) = (*column, *title, *y_label, *scale);
-        let series: Vec<(String, Vec<Option<f64>>)> = series_names
-            .iter()
-            .map(|s| {
-                let values = workloads
-                    .iter()
-                    .map(|w| {
-                        data.rows
-                            .iter()
-                            .find(|r| by_cell.get(r.cell.as_str()) == Some(&(w.clone(), s.clone())))
-                            .and_then(|r| r.numbers.get(column).copied().flatten())
-                            .map(|v| v * scale)
-                    })
-                    .collect();
-                (s.clone(), values)
-            })
-            .collect();
-        add(
-            column,
-            format!("{title} per workload and configuration"),
-            charts::grouped_bars(title, y_label, &workloads, &series),
-        );
-    }
-    for w in workloads.iter().filter(|_| per_cell_charts) {
-        let cells: Vec<&str> = data
-            .rows
-            .iter()
-            .filter(|r| by_cell[r.cell.as_str()].0 == *w)
-            .map(|r| r.cell.as_str())
-            .collect();
-        let line = |f: fn(&(f64, f64, f64)) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
-            cells
-                .iter()
-                .map(|c| {
-                    let bins = data
-                        .series
-                        .get(*c)
-                        .map(|s| s.bins.clone())
-                        .unwrap_or_default();
-                    let pts = bins.iter().map(|b| (b.0 / 86400.0, f(b))).collect();
-                    (by_cell[c].1.clone(), charts::thin(pts, 400))
-                })
-                .collect()
-        };
-        add(
-            &format!("utilization-{w}"),
-            format!("Utilization over time, {w}"),
-            charts::lines(
-                &format!("Utilization over time — {w}"),
-                "time (days of trace time)",
-                "fraction of capacity",
-                &line(|b| b.1),
-                Some((0.0, 1.0)),
-            ),
-        );
-        add(
-            &format!("queue-{w}"),
-            format!("Queue length over time, {w}"),
-            charts::lines(
-                &format!("Queue length over time — {w}"),
-                "time (days of trace time)",
-                "waiting jobs (mean per bin)",
-                &line(|b| b.2),
-                None,
-            ),
-        );
-        let cdfs = |f: fn(&super::data::CellSeries) -> Vec<f64>| -> Vec<(String, Vec<(f64, f64)>)> {
-            cells
-                .iter()
-                .map(|c| {
-                    (
-                        by_cell[c].1.clone(),
-                        cdf(data.series.get(*c).map(f).unwrap_or_default()),
-                    )
-                })
-                .collect()
-        };
-        add(
-            &format!("wait-cdf-{w}"),
-            format!("CDF of wait time, {w}"),
-            charts::lines(
-                &format!("CDF of wait — {w}"),
-                "log10(1 + wait in seconds)",
-                "fraction of jobs",
-                &cdfs(|s| s.waits.clone()),
-                Some((0.0, 1.0)),
-            ),
-        );
-        add(
-            &format!("bsld-cdf-{w}"),
-            format!("CDF of bounded slowdown, {w}"),
-            charts::lines(
-                &format!("CDF of bounded slowdown — {w}"),
-                "log10(1 + bounded slowdown)",
-                "fraction of jobs",
-                &cdfs(|s| s.bounded_slowdowns.clone()),
-                Some((0.0, 1.0)),
-            ),
-        );
-    }
+    let grid = Grid::new(data);
+    let palette = Palette::new(&grid.shape);
     let classes: Vec<String> = manifest
         .cells
         .first()
@@ -248,61 +111,27 @@ pub fn render(
                 .collect()
         })
         .unwrap_or_default();
-    let reservation_view = reservations::view(data, &classes);
-    let burstiness_view = burstiness::view(data);
-    if let Some(v) = &burstiness_view {
-        for (id, caption, svg) in &v.charts {
-            add(id, caption.clone(), svg.clone());
+    let ctx = Context {
+        grid: &grid,
+        data,
+        palette: &palette,
+        classes: &classes,
+    };
+    let selected = views::select(&grid.shape);
+    let mut sections = views::build(&selected, &ctx);
+    // Chart ids are file names of the Markdown report: make them unique.
+    let mut seen: Vec<String> = Vec::new();
+    for c in sections.iter_mut().flat_map(|s| s.charts.iter_mut()) {
+        let mut id = c.id.clone();
+        let mut k = 2;
+        while seen.contains(&id) {
+            id = format!("{}-{k}", c.id);
+            k += 1;
         }
+        seen.push(id.clone());
+        c.id = id;
     }
-    if let Some(v) = &reservation_view {
-        for (id, caption, svg) in &v.charts {
-            add(id, caption.clone(), svg.clone());
-        }
-    }
-    let window = data.gantt_window;
-    if let Some(row) = data.rows.iter().find(|r| r.cell == gantt_cell) {
-        let procs = row.numbers.get("procs").copied().flatten().unwrap_or(1.0);
-        let node = row.numbers.get("node_size").copied().flatten();
-        let (capacity, unit) = match node {
-            Some(k) if k > 0.0 => ((procs / k) as u64, "nodes"),
-            _ => (procs as u64, "processors"),
-        };
-        let title = format!(
-            "Schedule of {gantt_cell}, hours {:.0}–{:.0}",
-            window.0 / 3600.0,
-            window.1 / 3600.0
-        );
-        add(
-            "gantt",
-            title.clone(),
-            charts::gantt(&title, &data.gantt_jobs, capacity, window, unit),
-        );
-    }
-
-    let mut headers = vec![
-        "cell".to_string(),
-        "workload".to_string(),
-        "scheduler".to_string(),
-    ];
-    headers.extend(TABLE.iter().map(|t| t.1.to_string()));
-    let rows: Vec<Vec<String>> = data
-        .rows
-        .iter()
-        .map(|r| {
-            let mut out = vec![
-                r.cell.clone(),
-                r.text.get("workload").cloned().unwrap_or_default(),
-                r.text.get("scheduler").cloned().unwrap_or_default(),
-            ];
-            out.extend(
-                TABLE
-                    .iter()
-                    .map(|(c, _, s, d)| fmt_scaled(r.numbers.get(*c).copied().flatten(), *s, *d)),
-            );
-            out
-        })
-        .collect();
+    let table = views::configurations_table(&ctx);
 
     let meta = |k: &str| {
         data.metadata
@@ -310,7 +139,19 @@ pub fn render(
             .cloned()
             .unwrap_or_else(|| "unknown".into())
     };
-    let ctx = context! {
+    let charts: Vec<(String, String, String, String)> = sections
+        .iter()
+        .flat_map(|s| s.charts.iter())
+        .map(|c| {
+            (
+                c.id.clone(),
+                c.caption.clone(),
+                format!("{name}-{}.svg", c.id),
+                c.svg.clone(),
+            )
+        })
+        .collect();
+    let ctx_value = context! {
         experiment => name,
         description => manifest.description.clone(),
         manifest_path => manifest.path.display().to_string(),
@@ -321,36 +162,53 @@ pub fn render(
         commit => meta("schedlab.commit"),
         rendered_at => rendered_at,
         provenance => data.provenance.iter().map(|p| context! { workload => p.workload.clone(), file => p.file.clone(), lines => p.lines.clone() }).collect::<Vec<_>>(),
-        table => context! { headers => headers, rows => rows },
-        per_cell_charts => per_cell_charts,
-        burstiness => burstiness_view.as_ref().map(|v| context! {
-            headers => v.headers.clone(),
-            rows => v.rows.clone(),
-            findings => v.findings.iter().map(|(title, text)| context! { title => title.clone(), text => text.clone() }).collect::<Vec<_>>(),
-        }),
-        reservations => reservation_view.as_ref().map(|v| context! {
-            headers => v.headers.clone(),
-            rows => v.rows.clone(),
-            findings => v.findings.iter().map(|(title, text)| context! { title => title.clone(), text => text.clone() }).collect::<Vec<_>>(),
-        }),
-        charts => charts.iter().map(|c| context! { id => c.id.clone(), caption => c.caption.clone(), file => c.file.clone(), svg => c.svg.clone() }).collect::<Vec<_>>(),
+        sections => sections.iter().map(|s| section_value(s, name)).collect::<Vec<_>>(),
+        table => context! { headers => table.headers.clone(), rows => table.rows.clone() },
+        charts => charts.iter().map(|(id, caption, file, svg)| context! { id => id, caption => caption, file => Value::from_safe_string(file.clone()), svg => svg }).collect::<Vec<_>>(),
     };
-    let mut env = Environment::new();
+    let mut env = environment();
     env.add_template("report.html", templates.0)
         .map_err(|e| format!("HTML template: {e}"))?;
     env.add_template("report.md", templates.1)
         .map_err(|e| format!("Markdown template: {e}"))?;
     let html = env
         .get_template("report.html")
-        .and_then(|t| t.render(&ctx))
+        .and_then(|t| t.render(&ctx_value))
         .map_err(|e| format!("HTML template: {e}"))?;
     let markdown = env
         .get_template("report.md")
-        .and_then(|t| t.render(&ctx))
+        .and_then(|t| t.render(&ctx_value))
         .map_err(|e| format!("Markdown template: {e}"))?;
     Ok(Rendered {
         html,
         markdown,
-        charts: charts.into_iter().map(|c| (c.file, c.svg)).collect(),
+        charts: charts
+            .into_iter()
+            .map(|(_, _, file, svg)| (file, svg))
+            .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_templates_escape_user_text_and_html_ones_escape_html() {
+        let mut env = environment();
+        env.add_template("t.md", "{{ x }} {{ y|code }}").unwrap();
+        env.add_template("t.html", "{{ x }}").unwrap();
+        let md = env
+            .get_template("t.md")
+            .unwrap()
+            .render(context! { x => "<b>*hi*</b> | x", y => "a`b" })
+            .unwrap();
+        assert_eq!(md, "&lt;b&gt;\\*hi\\*&lt;/b&gt; \\| x ``a`b``");
+        let html = env
+            .get_template("t.html")
+            .unwrap()
+            .render(context! { x => "<b>" })
+            .unwrap();
+        assert_eq!(html, "&lt;b&gt;");
+    }
 }

@@ -1,26 +1,16 @@
-//! Minimal SVG charts written by hand: deterministic bytes, no fonts or scripts to load, readable
-//! in print (black axes, labelled units, distinct dash patterns as well as colours).
+//! SVG primitives written by hand: deterministic bytes, no fonts or scripts to load. Text is
+//! measured with a per-character width table close to Arial/Helvetica (what `sans-serif`
+//! resolves to in browsers), so titles and labels can be wrapped or shortened to fit their box
+//! instead of being clipped. Scales are linear or logarithmic with "nice" ticks.
 
 use std::fmt::Write;
 
+/// Width of every chart's view box, in SVG units (the HTML page scales it to its column).
 pub const WIDTH: f64 = 720.0;
-pub const HEIGHT: f64 = 360.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 215.0;
-const TOP: f64 = 36.0;
-const BOTTOM: f64 = 56.0;
-
-/// Colour and dash pattern of series `i`.
-pub fn style(i: usize) -> (&'static str, &'static str) {
-    const COLORS: [&str; 8] = [
-        "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    ];
-    const DASHES: [&str; 4] = ["", "6 3", "2 2", "8 3 2 3"];
-    (
-        COLORS[i % COLORS.len()],
-        DASHES[(i / COLORS.len() + i) % DASHES.len()],
-    )
-}
+/// Font sizes: chart title, labels, tick labels.
+pub const TITLE_SIZE: f64 = 14.0;
+pub const LABEL_SIZE: f64 = 12.0;
+pub const TICK_SIZE: f64 = 11.0;
 
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -29,19 +19,76 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// "Nice" tick values covering [lo, hi].
+/// Advance width of `c` in ems, after Arial's metrics (rounded to a few classes).
+fn char_width(c: char) -> f64 {
+    match c {
+        'i' | 'j' | 'l' | '!' | '|' | '.' | ',' | ':' | ';' | '\'' | 'I' | ' ' => 0.28,
+        'f' | 't' | 'r' | '(' | ')' | '[' | ']' | '-' | '/' | '\\' => 0.34,
+        'm' | 'w' => 0.83,
+        'M' | 'W' => 0.89,
+        '0'..='9' | '+' | '=' | '<' | '>' | '_' | '$' | '#' | '*' => 0.56,
+        'A'..='Z' => 0.68,
+        'a'..='z' => 0.54,
+        '—' | '×' | '…' => 0.9,
+        _ => 0.6,
+    }
+}
+
+/// Estimated width of `text` at `size` px.
+pub fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().map(char_width).sum::<f64>() * size
+}
+
+/// `text` shortened with an ellipsis to fit `width` at `size`.
+pub fn fit(text: &str, width: f64, size: f64) -> String {
+    if text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if text_width(&out, size) + (char_width(c) + 0.9) * size > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.trim_end().to_string() + "…"
+}
+
+/// `text` broken at spaces into lines of at most `width` at `size`; at most `max_lines`, the
+/// last shortened with an ellipsis if the text does not fit.
+pub fn wrap(text: &str, width: f64, size: f64, max_lines: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in text.split_whitespace() {
+        let candidate = if current.is_empty() {
+            word.to_string()
+        } else {
+            format!("{current} {word}")
+        };
+        if text_width(&candidate, size) <= width || current.is_empty() {
+            current = candidate;
+        } else {
+            lines.push(std::mem::replace(&mut current, word.to_string()));
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    if lines.len() > max_lines {
+        let rest = lines[max_lines - 1..].join(" ");
+        lines.truncate(max_lines - 1);
+        lines.push(rest);
+    }
+    lines.iter().map(|l| fit(l, width, size)).collect()
+}
+
+/// "Nice" tick values covering [lo, hi] (about five).
 pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     // Also catches NaN bounds.
     if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
-    let raw = (hi - lo) / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
+    let step = nice_step(lo, hi);
     let mut t = (lo / step).ceil() * step;
     let mut out = Vec::new();
     while t <= hi + step * 1e-9 {
@@ -51,142 +98,295 @@ pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
+fn nice_step(lo: f64, hi: f64) -> f64 {
+    let raw = (hi - lo) / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw * 0.999_999)
+        .unwrap_or(10.0 * mag)
+}
+
+/// [lo, hi] widened to the nearest ticks, so the frame ends on a labelled value.
+pub fn nice_bounds(lo: f64, hi: f64) -> (f64, f64) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
+        return (lo, lo + 1.0);
+    }
+    let step = nice_step(lo, hi);
+    // k × step, exact for decimal steps below 1 (12 × 0.05 would be 0.6000000000000001).
+    let times = |k: f64| {
+        if step < 1.0 {
+            k / (1.0 / step).round()
+        } else {
+            k * step
+        }
+    };
+    (times((lo / step).floor()), times((hi / step).ceil()))
+}
+
+/// Ticks of a log scale over [lo, hi] (lo > 0): powers of ten, with 2 and 5 between them when
+/// the range spans under three decades.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let mantissas: &[f64] = if (hi / lo).log10() < 3.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut out = Vec::new();
+    for e in a..=b {
+        for m in mantissas {
+            let v = m * 10f64.powi(e);
+            if v >= lo * 0.999_999 && v <= hi * 1.000_001 {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// A tick or value label: short, without trailing zeros (1.5k, 2.5M, 0.25, 1e-4).
 pub fn label(v: f64) -> String {
-    let trim = |t: String| t.trim_end_matches('0').trim_end_matches('.').to_string();
+    let trim = |t: String| {
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    };
     let a = v.abs();
-    if a >= 1e6 {
+    if a == 0.0 {
+        "0".to_string()
+    } else if a >= 1e6 {
         trim(format!("{:.2}", v / 1e6)) + "M"
     } else if a >= 1e4 {
         trim(format!("{:.1}", v / 1e3)) + "k"
-    } else if v.fract() == 0.0 {
+    } else if a >= 100.0 {
         format!("{v:.0}")
+    } else if a >= 0.01 {
+        // Three significant digits.
+        let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
+        trim(format!("{v:.decimals$}"))
     } else {
-        trim(format!("{v:.3}"))
+        let e = a.log10().floor() as i32;
+        let m = v / 10f64.powi(e);
+        format!("{}e{e}", trim(format!("{m:.2}")))
     }
 }
 
-/// A plot area with axes, in data coordinates [x0, x1] × [y0, y1].
-pub struct Frame {
-    pub x0: f64,
-    pub x1: f64,
-    pub y0: f64,
-    pub y1: f64,
+/// A mapping from data to pixels along one direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+    /// Pixel positions of lo and hi.
+    pub from: f64,
+    pub to: f64,
 }
 
-impl Frame {
-    pub fn x(&self, v: f64) -> f64 {
-        LEFT + (v - self.x0) / (self.x1 - self.x0).max(f64::MIN_POSITIVE) * (WIDTH - LEFT - RIGHT)
+impl Scale {
+    pub fn map(&self, v: f64) -> f64 {
+        let (v, lo, hi) = if self.log {
+            (
+                v.max(self.lo * 1e-3).log10(),
+                self.lo.log10(),
+                self.hi.log10(),
+            )
+        } else {
+            (v, self.lo, self.hi)
+        };
+        let span = hi - lo;
+        let f = if span.abs() > f64::MIN_POSITIVE {
+            (v - lo) / span
+        } else {
+            0.5
+        };
+        self.from + f * (self.to - self.from)
     }
 
-    pub fn y(&self, v: f64) -> f64 {
-        HEIGHT
-            - BOTTOM
-            - (v - self.y0) / (self.y1 - self.y0).max(f64::MIN_POSITIVE) * (HEIGHT - TOP - BOTTOM)
-    }
-
-    pub fn plot_width(&self) -> f64 {
-        WIDTH - LEFT - RIGHT
-    }
-}
-
-/// Opens an SVG with a title and the axes of `frame`; `x_ticks` may replace numeric x ticks by
-/// category labels.
-pub fn open(
-    out: &mut String,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    frame: &Frame,
-    categories: Option<&[String]>,
-) {
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" font-family="sans-serif" font-size="12" role="img"><title>{t}</title><rect width="100%" height="100%" fill="white"/><text x="{cx}" y="20" text-anchor="middle" font-size="14" font-weight="bold">{t}</text>"#,
-        t = escape(title),
-        cx = WIDTH / 2.0
-    );
-    let (bx, by) = (LEFT, HEIGHT - BOTTOM);
-    let _ = write!(
-        out,
-        r#"<g stroke="black" fill="none"><line x1="{bx}" y1="{TOP}" x2="{bx}" y2="{by}"/><line x1="{bx}" y1="{by}" x2="{}" y2="{by}"/></g>"#,
-        WIDTH - RIGHT
-    );
-    for t in ticks(frame.y0, frame.y1) {
-        let y = frame.y(t);
-        let _ = write!(
-            out,
-            r##"<line x1="{}" y1="{y:.1}" x2="{bx}" y2="{y:.1}" stroke="black"/><line x1="{bx}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
-            bx - 4.0,
-            WIDTH - RIGHT,
-            bx - 6.0,
-            y + 4.0,
-            label(t)
-        );
-    }
-    match categories {
-        Some(cats) => {
-            let w = frame.plot_width() / cats.len().max(1) as f64;
-            for (i, c) in cats.iter().enumerate() {
-                let _ = write!(
-                    out,
-                    r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
-                    LEFT + w * (i as f64 + 0.5),
-                    by + 16.0,
-                    escape(c)
-                );
-            }
-        }
-        None => {
-            for t in ticks(frame.x0, frame.x1) {
-                let x = frame.x(t);
-                let _ = write!(
-                    out,
-                    r#"<line x1="{x:.1}" y1="{by}" x2="{x:.1}" y2="{}" stroke="black"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
-                    by + 4.0,
-                    by + 16.0,
-                    label(t)
-                );
-            }
+    pub fn ticks(&self) -> Vec<f64> {
+        if self.log {
+            log_ticks(self.lo, self.hi)
+        } else {
+            ticks(self.lo, self.hi)
         }
     }
+}
+
+/// Line dash patterns, marker shapes and colours of series.
+pub const DASHES: [&str; 4] = ["", "7 3", "2 2", "8 3 2 3"];
+pub const MARKERS: usize = 6;
+
+/// A series' look: colour, dash pattern, marker shape index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Look {
+    pub color: String,
+    pub dash: &'static str,
+    pub marker: usize,
+}
+
+/// A marker of shape `kind` centred at (x, y).
+pub fn marker(out: &mut String, kind: usize, x: f64, y: f64, color: &str) {
+    let r = 3.6;
+    let _ = match kind % MARKERS {
+        0 => write!(
+            out,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{color}"/>"#
+        ),
+        1 => write!(
+            out,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{color}"/>"#,
+            x - r * 0.9,
+            y - r * 0.9,
+            r * 1.8,
+            r * 1.8
+        ),
+        2 => write!(
+            out,
+            r#"<path d="M{x:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z" fill="{color}"/>"#,
+            y - r * 1.15,
+            x + r,
+            y + r * 0.75,
+            x - r,
+            y + r * 0.75
+        ),
+        3 => write!(
+            out,
+            r#"<path d="M{x:.1},{:.1} L{:.1},{y:.1} L{x:.1},{:.1} L{:.1},{y:.1} Z" fill="{color}"/>"#,
+            y - r * 1.2,
+            x + r * 1.2,
+            y + r * 1.2,
+            x - r * 1.2
+        ),
+        4 => write!(
+            out,
+            r#"<path d="M{x:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1} Z" fill="{color}"/>"#,
+            y + r * 1.15,
+            x + r,
+            y - r * 0.75,
+            x - r,
+            y - r * 0.75
+        ),
+        _ => write!(
+            out,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="white" stroke="{color}" stroke-width="1.8"/>"#
+        ),
+    };
+}
+
+/// Opens an SVG of `height` with a white background and an accessible title.
+pub fn open(out: &mut String, title: &str, height: f64) {
     let _ = write!(
         out,
-        r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        LEFT + frame.plot_width() / 2.0,
-        HEIGHT - 14.0,
-        escape(x_label),
-        TOP + (HEIGHT - TOP - BOTTOM) / 2.0,
-        escape(y_label)
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" font-family="sans-serif" font-size="{LABEL_SIZE}" role="img"><title>{}</title><rect width="100%" height="100%" fill="white"/>"#,
+        escape(title)
     );
 }
 
-/// A legend entry in the right margin.
-pub fn legend(out: &mut String, i: usize, name: &str, as_bar: bool) {
-    let (color, dash) = style(i);
-    let x = WIDTH - RIGHT + 12.0;
-    let y = TOP + 10.0 + 16.0 * i as f64;
-    if as_bar {
-        let _ = write!(
-            out,
-            r#"<rect x="{x}" y="{}" width="14" height="10" fill="{color}"/>"#,
-            y - 9.0
-        );
-    } else {
-        let _ = write!(
-            out,
-            r#"<line x1="{x}" y1="{}" x2="{}" y2="{}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>"#,
-            y - 4.0,
-            x + 14.0,
-            y - 4.0
-        );
-    }
-    let short: String = name.chars().take(30).collect();
+/// Text at (x, y); `anchor` is start, middle or end.
+pub fn text(out: &mut String, x: f64, y: f64, size: f64, anchor: &str, body: &str) {
     let _ = write!(
         out,
-        r#"<text x="{}" y="{y}">{}</text>"#,
-        x + 18.0,
-        escape(&short)
+        r#"<text x="{x:.1}" y="{y:.1}" font-size="{size}" text-anchor="{anchor}">{}</text>"#,
+        escape(body)
     );
+}
+
+/// The chart title, wrapped to the width, centred; returns the height used.
+pub fn title(out: &mut String, title: &str) -> f64 {
+    let lines = wrap(title, WIDTH - 24.0, TITLE_SIZE, 2);
+    for (i, line) in lines.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" font-size="{TITLE_SIZE}" font-weight="bold" text-anchor="middle">{}</text>"#,
+            WIDTH / 2.0,
+            18.0 + 17.0 * i as f64,
+            escape(line)
+        );
+    }
+    10.0 + 17.0 * lines.len() as f64
+}
+
+/// What a legend entry shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Swatch {
+    /// A line with its marker.
+    Line,
+    /// A line without a marker.
+    Plain,
+    /// A filled box.
+    Box,
+    /// A marker alone.
+    Marker,
+}
+
+/// A legend entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub look: Look,
+    pub swatch: Swatch,
+    pub name: String,
+}
+
+/// Lays out `entries` in rows across the chart under an optional heading (e.g. the axis the
+/// colours stand for), starting at `y`; returns the height used. Entries that do not fit on
+/// a row wrap to the next.
+pub fn legend(out: &mut String, heading: Option<&str>, entries: &[Entry], y: f64) -> f64 {
+    if entries.is_empty() {
+        return 0.0;
+    }
+    let size = LABEL_SIZE;
+    let (left, right) = (14.0, WIDTH - 14.0);
+    let mut x = left;
+    let mut row_y = y + 12.0;
+    if let Some(h) = heading {
+        let h = format!("{h}:");
+        text(out, x, row_y, size, "start", &h);
+        x += text_width(&h, size) + 10.0;
+    }
+    for e in entries {
+        let name = fit(&e.name, 260.0, size);
+        let w = 26.0 + text_width(&name, size) + 14.0;
+        if x + w > right && x > left + 1.0 {
+            x = left;
+            row_y += 17.0;
+        }
+        let mid = row_y - 4.0;
+        let color = &e.look.color;
+        match e.swatch {
+            Swatch::Box => {
+                // A dashed look marks the light variant of a colour (bars).
+                let light = if e.look.dash.is_empty() {
+                    String::new()
+                } else {
+                    format!(r#" fill-opacity="0.4" stroke="{color}" stroke-width="1.5""#)
+                };
+                let _ = write!(
+                    out,
+                    r#"<rect x="{:.1}" y="{:.1}" width="18" height="10" fill="{color}"{light}/>"#,
+                    x + 2.0,
+                    mid - 5.0
+                );
+            }
+            Swatch::Marker => marker(out, e.look.marker, x + 11.0, mid, color),
+            Swatch::Line | Swatch::Plain => {
+                let _ = write!(
+                    out,
+                    r#"<line x1="{x:.1}" y1="{mid:.1}" x2="{:.1}" y2="{mid:.1}" stroke="{color}" stroke-width="2" stroke-dasharray="{}"/>"#,
+                    x + 22.0,
+                    e.look.dash
+                );
+                if e.swatch == Swatch::Line {
+                    marker(out, e.look.marker, x + 11.0, mid, color);
+                }
+            }
+        }
+        text(out, x + 26.0, row_y, size, "start", &name);
+        x += w;
+    }
+    row_y - y + 8.0
 }
 
 pub fn close(out: &mut String) {
@@ -206,9 +406,45 @@ mod tests {
         assert_eq!(ticks(0.0, 600.0), vec![0.0, 200.0, 400.0, 600.0]);
         assert_eq!(ticks(5.0, 5.0), vec![5.0]);
         assert_eq!(ticks(f64::NAN, 1.0).len(), 1);
+        assert_eq!(nice_bounds(0.61, 0.83), (0.6, 0.85));
+        assert_eq!(
+            log_ticks(3.0, 500.0),
+            vec![5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+        );
+        assert_eq!(log_ticks(0.5, 5000.0), vec![1.0, 10.0, 100.0, 1000.0]);
         assert_eq!(label(15000.0), "15k");
         assert_eq!(label(2_500_000.0), "2.5M");
         assert_eq!(label(0.25), "0.25");
+        assert_eq!(label(0.000_278), "2.78e-4");
+        assert_eq!(label(0.002_78), "2.78e-3");
+        assert_eq!(label(0.0278), "0.0278");
+        assert_eq!(label(426.8), "427");
         assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    #[test]
+    fn scales_map_linear_and_log() {
+        let s = Scale {
+            lo: 1.0,
+            hi: 100.0,
+            log: true,
+            from: 0.0,
+            to: 200.0,
+        };
+        assert!((s.map(10.0) - 100.0).abs() < 1e-9);
+        let l = Scale { log: false, ..s };
+        assert!((l.map(50.5) - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn long_text_is_wrapped_then_shortened_to_fit() {
+        let lines = wrap("one two three four five six", 60.0, 12.0, 2);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines.iter().all(|l| text_width(l, 12.0) <= 60.0),
+            "{lines:?}"
+        );
+        assert!(lines[1].ends_with('…'));
+        assert_eq!(wrap("short", 100.0, 12.0, 2), vec!["short"]);
     }
 }

@@ -12,6 +12,7 @@ use std::collections::BinaryHeap;
 use super::job::{Time, Workload};
 use super::machine::{Infeasible, Machine};
 use super::nodes::NodeTable;
+use super::queue::Queue;
 use super::reservation::{
     Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, Rule,
     ThrottleState, place,
@@ -182,8 +183,10 @@ struct Engine<'w> {
     arrivals: Vec<QueuedJob>,
     next_arrival: usize,
     completions: BinaryHeap<Reverse<(Time, u32)>>,
-    queue: Vec<QueuedJob>,
+    queue: Queue,
     running: RunningSet,
+    /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
+    ended: Vec<RunningJob>,
     /// Per job index: expected end and nodes held while it runs.
     held: Vec<(Time, Vec<u32>)>,
     nodes: NodeTable,
@@ -307,8 +310,9 @@ impl<'w> Engine<'w> {
             arrivals,
             next_arrival: 0,
             completions: BinaryHeap::new(),
-            queue: Vec::new(),
+            queue: Queue::default(),
             running: RunningSet::default(),
+            ended: Vec::new(),
             held: vec![(0, Vec::new()); workload.len()],
             nodes: NodeTable::new(&config.machine),
             free: config.machine.capacity(),
@@ -405,6 +409,7 @@ impl<'w> Engine<'w> {
                 free: self.free,
                 queue: &self.queue,
                 running: &self.running,
+                ended: &self.ended,
                 reservations: &self.booking.granted,
             };
             let throttle = &mut self.booking.throttle;
@@ -511,6 +516,7 @@ impl<'w> Engine<'w> {
                 .expect("running job is tracked");
             self.free += running.demand;
             self.nodes.release(running.demand, &nodes);
+            self.ended.push(running);
         }
     }
 
@@ -526,10 +532,13 @@ impl<'w> Engine<'w> {
             free: self.free,
             queue: &self.queue,
             running: &self.running,
+            ended: &self.ended,
             reservations: &self.booking.granted,
         };
         self.scheduler.schedule(&view, starts);
+        self.ended.clear();
         starts.sort_unstable();
+        self.started_jobs.clear();
         for (k, &pos) in starts.iter().enumerate() {
             if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
                 return Err(SimError::InvalidDecision {
@@ -537,22 +546,13 @@ impl<'w> Engine<'w> {
                     position: pos,
                 });
             }
-            self.start(now, self.queue[pos])?;
+            let queued = self.queue[pos];
+            self.start(now, queued)?;
+            self.started_jobs.push(queued.job);
         }
         if !starts.is_empty() {
-            self.started_jobs.clear();
-            self.started_jobs
-                .extend(starts.iter().map(|&pos| self.queue[pos].job));
-            let mut started = starts.iter().peekable();
-            let mut pos = 0;
-            self.queue.retain(|_| {
-                let keep = started.peek() != Some(&&pos);
-                if !keep {
-                    started.next();
-                }
-                pos += 1;
-                keep
-            });
+            // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
+            self.queue.remove_positions(starts);
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {

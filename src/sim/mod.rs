@@ -8,6 +8,7 @@ pub mod job;
 pub mod machine;
 pub mod metrics;
 pub mod nodes;
+pub mod queue;
 pub mod random;
 pub mod reservation;
 pub mod resources;

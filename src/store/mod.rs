@@ -3,6 +3,7 @@
 
 mod atomic;
 pub mod columns;
+mod eet;
 mod jobs;
 mod reservations;
 pub mod schedule;
@@ -12,6 +13,7 @@ mod timeseries;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use columns::OutputFile;
+pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 pub use jobs::JobsWriter;
 pub use reservations::{reservations_schema, write_reservations};
 pub use sink::ParquetSink;

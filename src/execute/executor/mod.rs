@@ -19,6 +19,7 @@ pub use slurm::Slurm;
 use std::path::Path;
 
 use super::dag::{DagNode, Event, Observer};
+use super::interrupt::Interrupt;
 use super::pipeline::Prepared;
 
 /// The work of node `i`, run in this process: compute it and commit its cache entry.
@@ -31,6 +32,9 @@ pub struct Context<'a> {
     pub nodes: &'a [DagNode],
     /// `results/.schedlab`.
     pub state_dir: &'a Path,
+    /// The run's one stop request (Ctrl-C, SIGTERM, SIGHUP): an executor that waits on work
+    /// elsewhere checks it and cancels that work.
+    pub interrupt: &'a Interrupt,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,6 +1,7 @@
 //! Metrics of a simulated run: per-job records and the run summary (docs/metrics.md gives every
 //! definition with its source).
 
+pub mod eet;
 mod record;
 mod size_class;
 mod stats;

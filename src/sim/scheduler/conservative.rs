@@ -1,37 +1,282 @@
 //! Conservative backfilling (Mu'alem & Feitelson, 2001): every queued job holds a reservation in
 //! an availability [`Profile`] computed from requested times. A new job gets the earliest slot
-//! that delays no existing reservation; at every call the queue is *compressed* in submission
-//! order — each job gives back its reservation and takes the earliest slot again, which is never
-//! later than before — and jobs whose reservation starts now are started.
+//! that delays no existing reservation; the queue is *compressed* in submission order — each job
+//! gives back its reservation and takes the earliest slot again, which is never later than before
+//! — and jobs whose reservation starts now are started.
 //!
 //! Granted advance reservations are part of the profile before any queued job, so no job is ever
 //! planned into reserved capacity.
 //!
 //! This matches pyss's `ConservativeScheduler` (reservations kept in submission order, compression
 //! after early terminations), which the fixtures in `shared/fixtures/pyss` come from.
+//!
+//! # Planning incrementally (issue 10)
+//!
+//! The decisions are those of the straightforward formulation, kept as
+//! [`Conservative::reference`]: at *every* call, rebuild the profile of the committed work,
+//! put every held reservation back, and compress the whole queue. That costs O(queue × profile)
+//! per call. The default scheduler keeps its profile between calls instead, brings it up to date
+//! with what happened (jobs that ended before their requested time give back the rest of it;
+//! newly granted advance reservations are held; the past is dropped) and compresses only when a
+//! compression can change something:
+//!
+//! - A compression that moves no reservation leaves a *fixed point*: compressing again with the
+//!   same profile gives every job the same slot (each job's fit sees exactly what it saw). Jobs
+//!   starting at their reservation and jobs ending at their requested time leave the future of
+//!   the profile unchanged, and an arrival is planned after every older job, around their slots,
+//!   so it cannot let any of them move: at a fixed point a call only starts the jobs whose
+//!   reservation begins now and gives each new job its earliest slot.
+//! - The profile changes in a way that can move reservations after an *early completion* (its
+//!   capacity frees up before its requested time is over), a *stale* reservation (one that began
+//!   between two periodic calls is given back and its job placed afresh), a newly granted
+//!   advance reservation, or a job running past its requested time (`overrun: continue`: its
+//!   predicted end moves with the clock, so the profile is rebuilt from the view).
+//! - One compression need not reach a fixed point: a job that moves frees its old slot, which only
+//!   jobs *after* it use in the same pass. So after a compression that moved a reservation, the
+//!   next call compresses again.
+//!
+//! Within a compression, a job is re-fitted only if it can move: with no negative capacity in the
+//! profile, a job can start earlier exactly when some window before its slot fits it until that
+//! slot or for its requested time ([`Profile::fits_before`]); otherwise its slot stays, which is
+//! what giving it back and fitting it again would give. A property test compares both
+//! formulations on random workloads, with and without reservations, scheduling intervals and
+//! overruns (`tests/conservative_incremental.rs`).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::profile::Profile;
-use super::{Scheduler, View};
+use super::{QueuedJob, Scheduler, View};
 use crate::sim::job::Time;
+use crate::sim::reservation::ReservedWindow;
+use crate::sim::resources::ResourceVec;
+
+/// No reservation.
+const NONE: Time = Time::MIN;
 
 #[derive(Clone, Debug, Default)]
 pub struct Conservative {
+    /// Run the straightforward formulation (rebuild and compress at every call).
+    reference: bool,
+    /// The reference formulation's reservations, by workload index.
+    reference_slots: HashMap<u32, Time>,
+    /// Committed work and every held reservation, from the last call on.
     profile: Profile,
-    /// Reserved start of every queued job seen so far, by workload index.
-    reserved: HashMap<u32, Time>,
+    /// Whether `profile` holds the state left by the previous call.
+    synced: bool,
+    /// Reserved start per workload index (`NONE` if none), for queued jobs.
+    reserved: Vec<Time>,
+    /// (start, job) of reservations, lazily deleted: an entry counts while `reserved` agrees.
+    by_start: BinaryHeap<Reverse<(Time, u32)>>,
+    /// The queue prefix planned so far (jobs after it arrived since the last call).
+    planned: usize,
+    /// Advance reservations as of the last call.
+    windows: Vec<ReservedWindow>,
+    /// The last call moved a reservation (or left a job unplanned): compress at the next one.
+    unsettled: bool,
 }
 
 impl Conservative {
+    /// The straightforward formulation: the same decisions, recomputed from scratch at every
+    /// call (the property tests compare the two).
+    pub fn reference() -> Self {
+        Conservative {
+            reference: true,
+            ..Conservative::default()
+        }
+    }
+
     /// The reserved start of a queued job after the last call, if it has one.
     pub fn reservation(&self, job: u32) -> Option<Time> {
-        self.reserved.get(&job).copied()
+        if self.reference {
+            return self.reference_slots.get(&job).copied();
+        }
+        self.reserved
+            .get(job as usize)
+            .copied()
+            .filter(|&s| s != NONE)
     }
-}
 
-impl Scheduler for Conservative {
-    fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+    fn slot(&self, job: u32) -> Time {
+        self.reserved.get(job as usize).copied().unwrap_or(NONE)
+    }
+
+    fn set_slot(&mut self, job: u32, start: Time) {
+        let i = job as usize;
+        if i >= self.reserved.len() {
+            self.reserved.resize(i + 1, NONE);
+        }
+        self.reserved[i] = start;
+        if start != NONE {
+            self.by_start.push(Reverse((start, job)));
+        }
+    }
+
+    /// The earliest live entry of `by_start`, dropping dead ones.
+    fn earliest_reservation(&mut self) -> Option<(Time, u32)> {
+        while let Some(&Reverse((start, job))) = self.by_start.peek() {
+            if self.slot(job) == start {
+                return Some((start, job));
+            }
+            self.by_start.pop();
+        }
+        None
+    }
+
+    /// Brings the profile up to `view` (see the module documentation). Returns whether the queue
+    /// must be compressed.
+    fn sync(&mut self, view: &View<'_>) -> bool {
+        let now = view.now;
+        let mut compress = self.unsettled;
+        // A running job past its requested time (overrun: continue) is predicted to end one
+        // second from now at every call: rebuild rather than follow it.
+        let overrunning = view
+            .running
+            .iter()
+            .next()
+            .is_some_and(|r| r.expected_end <= now);
+        let rebuild = !self.synced || overrunning;
+        if rebuild {
+            view.committed_profile(&mut self.profile);
+            for job in view.queue.iter().take(self.planned) {
+                let s = self.slot(job.job);
+                if s != NONE && s >= now {
+                    self.profile.reserve(s, s + job.requested_time, job.demand);
+                }
+            }
+            self.windows.clear();
+            self.windows.extend_from_slice(view.reservations);
+            self.synced = !overrunning;
+            compress = true;
+        } else {
+            self.profile.advance(now);
+            for r in view.ended {
+                if r.expected_end > now {
+                    self.profile.unreserve(now, r.expected_end, r.demand);
+                    compress = true;
+                }
+            }
+            if self.windows.as_slice() != view.reservations {
+                for w in view.reservations {
+                    if self.windows.binary_search(w).is_err() {
+                        self.profile
+                            .reserve(w.start, w.end, ResourceVec::units(w.width));
+                        compress = true;
+                    }
+                }
+                self.windows.clear();
+                self.windows.extend_from_slice(view.reservations);
+            }
+        }
+        // Stale reservations (begun between two periodic calls): given back; placed afresh.
+        while let Some((start, job)) = self.earliest_reservation()
+            && start < now
+        {
+            self.by_start.pop();
+            self.reserved[job as usize] = NONE;
+            if !rebuild {
+                let q = view
+                    .queue
+                    .position_of(job)
+                    .map(|pos| view.queue[pos])
+                    .expect("a reserved job is queued");
+                self.profile
+                    .unreserve(start, start + q.requested_time, q.demand);
+            }
+            compress = true;
+        }
+        compress
+    }
+
+    /// Gives `job` its earliest slot in the profile and holds it; `None` if it can never fit.
+    fn place(&mut self, now: Time, job: &QueuedJob) -> Option<Time> {
+        let start = self
+            .profile
+            .earliest_fit(now, job.requested_time, job.demand)?;
+        self.profile
+            .reserve(start, start + job.requested_time, job.demand);
+        Some(start)
+    }
+
+    /// Records the outcome of planning the job at queue position `pos`.
+    fn settle(
+        &mut self,
+        now: Time,
+        pos: usize,
+        job: u32,
+        start: Option<Time>,
+        starts: &mut Vec<usize>,
+    ) {
+        match start {
+            Some(s) if s == now => {
+                starts.push(pos);
+                self.set_slot(job, NONE);
+            }
+            Some(s) => self.set_slot(job, s),
+            None => {
+                // Cannot fit the machine at all (the engine never queues such jobs): try again
+                // at the next call, as the reference does.
+                self.set_slot(job, NONE);
+                self.unsettled = true;
+            }
+        }
+    }
+
+    /// Compresses the whole queue in submission order.
+    fn compress(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let now = view.now;
+        // With no negative capacity anywhere, every held slot still fits, so a job's new slot is
+        // never later than its old one and `fits_before` tells exactly whether it moves.
+        let consistent = self.profile.min_free().iter().all(|&x| x >= 0);
+        let mut moved = false;
+        for (pos, job) in view.queue.iter().enumerate() {
+            let held = self.slot(job.job);
+            if held != NONE {
+                let can_move = !consistent
+                    || self
+                        .profile
+                        .fits_before(now, held, job.requested_time, job.demand);
+                if !can_move {
+                    if held == now {
+                        starts.push(pos);
+                        self.set_slot(job.job, NONE);
+                    }
+                    continue;
+                }
+                self.profile
+                    .unreserve(held, held + job.requested_time, job.demand);
+            }
+            let start = self.place(now, job);
+            if held != NONE && start != Some(held) {
+                moved = true;
+            }
+            self.settle(now, pos, job.job, start, starts);
+        }
+        self.unsettled |= moved;
+    }
+
+    /// At a fixed point: starts the jobs whose reservation begins now and plans the new ones.
+    fn extend(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let now = view.now;
+        while let Some((start, job)) = self.earliest_reservation()
+            && start == now
+        {
+            self.by_start.pop();
+            self.reserved[job as usize] = NONE;
+            starts.push(
+                view.queue
+                    .position_of(job)
+                    .expect("a reserved job is queued"),
+            );
+        }
+        for (offset, job) in view.queue.iter_from(self.planned).enumerate() {
+            let start = self.place(now, job);
+            self.settle(now, self.planned + offset, job.job, start, starts);
+        }
+    }
+
+    /// The straightforward formulation (the module documentation's reference).
+    fn schedule_reference(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
         // Running jobs and reservations first: queued jobs are planned around both.
         view.committed_profile(&mut self.profile);
@@ -39,7 +284,11 @@ impl Scheduler for Conservative {
         // in the past (missed between two periodic calls) is stale: that job is placed afresh.
         let mut held = Vec::with_capacity(view.queue.len());
         for job in view.queue {
-            let slot = self.reserved.get(&job.job).copied().filter(|&s| s >= now);
+            let slot = self
+                .reference_slots
+                .get(&job.job)
+                .copied()
+                .filter(|&s| s >= now);
             if let Some(s) = slot {
                 self.profile.reserve(s, s + job.requested_time, job.demand);
             }
@@ -65,6 +314,29 @@ impl Scheduler for Conservative {
                 next.insert(job.job, start);
             }
         }
-        self.reserved = next;
+        self.reference_slots = next;
+    }
+}
+
+impl Scheduler for Conservative {
+    fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        if self.reference {
+            return self.schedule_reference(view, starts);
+        }
+        let compress = self.sync(view);
+        self.unsettled = false;
+        let first = starts.len();
+        if compress {
+            self.compress(view, starts);
+        } else {
+            self.extend(view, starts);
+        }
+        self.planned = view.queue.len() - (starts.len() - first);
+        // Dead heap entries are dropped lazily; bound them by the live ones.
+        if self.by_start.len() > 2 * self.planned + 1024 {
+            let reserved = &self.reserved;
+            self.by_start
+                .retain(|&Reverse((s, job))| reserved.get(job as usize) == Some(&s));
+        }
     }
 }

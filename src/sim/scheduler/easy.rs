@@ -70,7 +70,7 @@ impl Easy {
             return;
         };
         profile.reserve(shadow, shadow + head.requested_time, head.demand);
-        for (offset, job) in queue[pos + 1..].iter().enumerate() {
+        for (offset, job) in queue.iter_from(pos + 1).enumerate() {
             if fits_now(profile, job) {
                 profile.reserve(now, now + job.requested_time, job.demand);
                 starts.push(pos + 1 + offset);
@@ -156,7 +156,7 @@ impl Scheduler for Easy {
         else {
             return;
         };
-        for (offset, job) in queue[pos + 1..].iter().enumerate() {
+        for (offset, job) in queue.iter_from(pos + 1).enumerate() {
             if !job.demand.fits_in(&free) {
                 continue;
             }

@@ -12,9 +12,10 @@ pub use easy::Easy;
 pub use fcfs::Fcfs;
 
 use super::job::Time;
+use super::queue::Queue;
 use super::reservation::ReservedWindow;
 use super::resources::ResourceVec;
-use super::running::RunningSet;
+use super::running::{RunningJob, RunningSet};
 use profile::Profile;
 
 /// A waiting job as schedulers see it.
@@ -34,10 +35,13 @@ pub struct View<'a> {
     pub capacity: ResourceVec,
     /// Capacity free right now.
     pub free: ResourceVec,
-    /// Waiting jobs in submission order.
-    pub queue: &'a [QueuedJob],
+    /// Waiting jobs in submission order, read like a slice (`len`, `queue[pos]`, `iter`).
+    pub queue: &'a Queue,
     /// Running jobs in order of expected termination.
     pub running: &'a RunningSet,
+    /// Jobs that left `running` (completed or killed) since the scheduler's previous call, in
+    /// the order they ended: what a policy keeping state between calls needs to update it.
+    pub ended: &'a [RunningJob],
     /// Granted reservations not yet over, by start. Those already started are not in `free`.
     /// No job may hold reserved capacity: a job may start only if it fits beside every
     /// reservation until its requested time is up.

@@ -1,124 +1,373 @@
 //! An availability profile: free capacity as a step function of future time, used by
-//! conservative backfilling to hold a reservation for every queued job.
+//! conservative backfilling to hold a reservation for every queued job (and by EASY, FCFS and
+//! reservation placement when advance reservations exist).
 //!
-//! Stored as breakpoints `(t_i, free_i)` sorted by time: `free_i` is free from `t_i` until
-//! `t_{i+1}`, and the last value holds forever. Amounts are signed so that a transiently
-//! inconsistent profile (a job that overran its request, a reservation left in the past between
-//! periodic scheduler calls) is representable; such capacity simply never fits a job.
+//! The function is a sequence of breakpoints `(t_i, free_i)`: `free_i` is free from `t_i` until
+//! the next breakpoint, and the last value holds forever. Amounts are signed so that a
+//! transiently inconsistent profile (a job that overran its request, a reservation left in the
+//! past between periodic scheduler calls, an advance reservation granted over planned jobs) is
+//! representable; such capacity simply never fits a job. Breakpoints whose value equals their
+//! predecessor's are merged away, so the structure holds exactly the steps of the function and
+//! its answers never depend on the order of the operations that built it.
+//!
+//! # Layout (issue 10)
+//!
+//! The breakpoints are kept in order in *chunks* of at most [`CHUNK`] — a B-tree of height two:
+//! each chunk carries a pending addition for all its breakpoints and the minimum and maximum of
+//! every resource over them. Holding or giving back capacity over an interval updates the
+//! breakpoints of the (at most two) chunks its ends fall in one by one and the chunks between
+//! them through their pending addition: O(chunk + chunks spanned). Searches walk breakpoints in
+//! time order but step over a whole chunk when its summary settles it: all large enough while a
+//! candidate window is being checked, all too small while the next fitting step is sought.
+//!
+//! This replaced a single sorted vector (O(n) insertions and full scans) and, briefly, a treap
+//! with lazy additions (O(log n) per operation): on the traces' profiles (hundreds to tens of
+//! thousands of steps) the walk that searches do — from a too-small step to the next fitting
+//! one, again and again — is what dominates, and it is several times faster over contiguous
+//! arrays than from the root of a tree each time (BENCHMARKS.md, "Conservative backfilling").
 
 use crate::sim::job::Time;
 use crate::sim::resources::{KINDS, ResourceVec};
 
 type Amount = [i64; KINDS];
 
+/// Most breakpoints per chunk: a chunk that grows past twice this splits in two. The unit
+/// tests use tiny chunks so that every path across chunk boundaries is exercised.
+const CHUNK: usize = if cfg!(test) { 2 } else { 32 };
+
 fn signed(v: ResourceVec) -> Amount {
     v.0.map(|x| x as i64)
 }
 
+#[inline]
 fn fits(demand: &Amount, free: &Amount) -> bool {
-    demand.iter().zip(free).all(|(d, f)| d <= f)
+    demand[0] <= free[0] && demand[1] <= free[1] && demand[2] <= free[2]
+}
+
+#[inline]
+fn plus(a: &Amount, b: &Amount) -> Amount {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+#[derive(Clone, Debug, Default)]
+struct Chunk {
+    times: Vec<Time>,
+    /// Values without `pending`.
+    free: Vec<Amount>,
+    /// Added to every value of the chunk.
+    pending: Amount,
+    /// Minimum and maximum of `free` per resource (without `pending`).
+    min: Amount,
+    max: Amount,
+}
+
+impl Chunk {
+    fn value(&self, i: usize) -> Amount {
+        plus(&self.free[i], &self.pending)
+    }
+
+    fn summarise(&mut self) {
+        let mut min = [i64::MAX; KINDS];
+        let mut max = [i64::MIN; KINDS];
+        for v in &self.free {
+            for k in 0..KINDS {
+                min[k] = min[k].min(v[k]);
+                max[k] = max[k].max(v[k]);
+            }
+        }
+        self.min = min;
+        self.max = max;
+    }
+
+    /// Every value large enough for `demand`.
+    fn all_fit(&self, demand: &Amount) -> bool {
+        fits(demand, &plus(&self.min, &self.pending))
+    }
+
+    /// Some resource too small for `demand` at every value.
+    fn none_fit(&self, demand: &Amount) -> bool {
+        !fits(demand, &plus(&self.max, &self.pending))
+    }
+
+    fn add(&mut self, range: std::ops::Range<usize>, delta: &Amount) {
+        for v in &mut self.free[range] {
+            *v = plus(v, delta);
+        }
+        self.summarise();
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Profile {
-    points: Vec<(Time, Amount)>,
+    /// Non-empty chunks in time order.
+    chunks: Vec<Chunk>,
 }
 
 impl Profile {
     /// A profile that starts at `now` with `free` capacity.
     pub fn reset(&mut self, now: Time, free: ResourceVec) {
-        self.points.clear();
-        self.points.push((now, signed(free)));
+        self.chunks.clear();
+        let mut chunk = Chunk {
+            times: vec![now],
+            free: vec![signed(free)],
+            ..Chunk::default()
+        };
+        chunk.summarise();
+        self.chunks.push(chunk);
     }
 
     pub fn start(&self) -> Time {
-        self.points[0].0
+        self.chunks.first().map_or(0, |c| c.times[0])
+    }
+
+    /// Number of breakpoints (steps of the function).
+    pub fn len(&self) -> usize {
+        self.chunks.iter().map(|c| c.times.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
     }
 
     /// Free capacity at time `t` (t ≥ start).
     pub fn free_at(&self, t: Time) -> [i64; KINDS] {
-        let i = self.segment_of(t);
-        self.points[i].1
-    }
-
-    /// Index of the segment containing `t` (t ≥ start).
-    fn segment_of(&self, t: Time) -> usize {
-        self.points.partition_point(|p| p.0 <= t).saturating_sub(1)
-    }
-
-    /// Ensures a breakpoint exists at `t` and returns its index.
-    fn split_at(&mut self, t: Time) -> usize {
-        let i = self.points.partition_point(|p| p.0 < t);
-        if i < self.points.len() && self.points[i].0 == t {
-            return i;
-        }
-        let value = self.points[i - 1].1;
-        self.points.insert(i, (t, value));
-        i
-    }
-
-    fn apply(&mut self, from: Time, to: Option<Time>, demand: ResourceVec, sign: i64) {
-        let from = from.max(self.start());
-        if let Some(to) = to
-            && to <= from
-        {
-            return;
-        }
-        let first = self.split_at(from);
-        let last = match to {
-            Some(to) => self.split_at(to),
-            None => self.points.len(),
-        };
-        let d = signed(demand);
-        for point in &mut self.points[first..last] {
-            for (free, amount) in point.1.iter_mut().zip(d) {
-                *free += sign * amount;
-            }
-        }
+        let (c, i) = self.step_at(t);
+        self.chunks[c].value(i)
     }
 
     /// Capacity `demand` becomes free from `t` on (a running job's predicted end).
     pub fn release_from(&mut self, t: Time, demand: ResourceVec) {
-        self.apply(t, None, demand, 1);
+        self.add(t, None, signed(demand));
     }
 
     /// Holds `demand` over `[from, to)`.
     pub fn reserve(&mut self, from: Time, to: Time, demand: ResourceVec) {
-        self.apply(from, Some(to), demand, -1);
+        self.add(from, Some(to), signed(demand).map(|x| -x));
     }
 
     /// Gives back `demand` over `[from, to)`.
     pub fn unreserve(&mut self, from: Time, to: Time, demand: ResourceVec) {
-        self.apply(from, Some(to), demand, 1);
+        self.add(from, Some(to), signed(demand));
+    }
+
+    /// Moves the start of the profile to `now` (≥ start), forgetting the past: the value in
+    /// effect at `now` becomes the first step.
+    pub fn advance(&mut self, now: Time) {
+        if self.chunks.is_empty() || now <= self.start() {
+            return;
+        }
+        let (c, i) = self.split_at(now);
+        self.chunks.drain(..c);
+        let chunk = &mut self.chunks[0];
+        if i > 0 {
+            chunk.times.drain(..i);
+            chunk.free.drain(..i);
+            chunk.summarise();
+        }
+    }
+
+    /// The smallest free amount of each resource from the start on: all non-negative when the
+    /// committed work and reservations fit the machine everywhere.
+    pub fn min_free(&self) -> [i64; KINDS] {
+        let mut min = [i64::MAX; KINDS];
+        for c in &self.chunks {
+            let m = plus(&c.min, &c.pending);
+            for k in 0..KINDS {
+                min[k] = min[k].min(m[k]);
+            }
+        }
+        if self.chunks.is_empty() {
+            [0; KINDS]
+        } else {
+            min
+        }
     }
 
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
+        self.first_window(from, duration, Time::MAX, demand)
+    }
+
+    /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
+    /// `duration` seconds, whichever ends first. With a non-negative profile this is exactly
+    /// whether a job holding `[before, before + duration)` could move earlier: the capacity it
+    /// gives back covers the rest of any window that overlaps its own.
+    pub fn fits_before(
+        &self,
+        from: Time,
+        before: Time,
+        duration: Time,
+        demand: ResourceVec,
+    ) -> bool {
+        self.first_window(from, duration, before, demand)
+            .is_some_and(|t| t < before)
+    }
+
+    /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
+    /// `None` (also as soon as the candidate reaches `clip`, past which nothing is asked).
+    fn first_window(
+        &self,
+        from: Time,
+        duration: Time,
+        clip: Time,
+        demand: ResourceVec,
+    ) -> Option<Time> {
+        if self.chunks.is_empty() {
+            return None;
+        }
         let d = signed(demand);
-        let from = from.max(self.start());
-        let mut candidate = from;
-        let mut i = self.segment_of(from);
-        while i < self.points.len() {
-            let (t, free) = self.points[i];
-            if t >= candidate + duration && t > candidate {
-                return Some(candidate);
-            }
-            if !fits(&d, &free) {
-                match self.points.get(i + 1) {
-                    Some(&(next, _)) => candidate = next,
-                    None => return None,
+        let mut candidate = from.max(self.start());
+        let (first_chunk, first_index) = self.step_at(candidate);
+        // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
+        let mut seeking = false;
+        for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
+            let from_index = if c == first_chunk { first_index } else { 0 };
+            if from_index == 0 {
+                // At a chunk boundary its summary may settle the whole chunk.
+                if seeking && chunk.none_fit(&d) {
+                    continue;
+                }
+                let t = chunk.times[0];
+                if !seeking && t > candidate && t >= clip.min(candidate + duration) {
+                    return Some(candidate);
+                }
+                if !seeking && chunk.all_fit(&d) {
+                    continue;
                 }
             }
-            i += 1;
+            let pending = chunk.pending;
+            for (&t, free) in chunk.times[from_index..]
+                .iter()
+                .zip(&chunk.free[from_index..])
+            {
+                let ok = fits(&d, &plus(free, &pending));
+                if seeking {
+                    if ok {
+                        candidate = t;
+                        if candidate >= clip {
+                            return None;
+                        }
+                        seeking = false;
+                    }
+                } else if t > candidate && t >= clip.min(candidate + duration) {
+                    return Some(candidate);
+                } else if !ok {
+                    seeking = true;
+                }
+            }
         }
-        Some(candidate)
+        (!seeking).then_some(candidate)
+    }
+
+    /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
+    /// minimal.
+    fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) {
+        let from = from.max(self.start());
+        if to.is_some_and(|to| to <= from) || delta == [0; KINDS] || self.chunks.is_empty() {
+            return;
+        }
+        self.split_at(from);
+        if let Some(to) = to {
+            self.split_at(to);
+        }
+        let (fc, fi) = self.step_at(from);
+        let (tc, ti) = match to {
+            Some(to) => self.step_at(to),
+            None => (
+                self.chunks.len() - 1,
+                self.chunks[self.chunks.len() - 1].times.len(),
+            ),
+        };
+        if fc == tc {
+            self.chunks[fc].add(fi..ti, &delta);
+        } else {
+            let len = self.chunks[fc].times.len();
+            self.chunks[fc].add(fi..len, &delta);
+            for chunk in &mut self.chunks[fc + 1..tc] {
+                chunk.pending = plus(&chunk.pending, &delta);
+            }
+            self.chunks[tc].add(0..ti, &delta);
+        }
+        // A step equal to the one before it is no step (never the first).
+        if let Some(to) = to {
+            self.merge_if_equal(to);
+        }
+        self.merge_if_equal(from);
+    }
+
+    /// Removes the breakpoint at `t` if its value equals its predecessor's.
+    fn merge_if_equal(&mut self, t: Time) {
+        let (c, i) = self.step_at(t);
+        if self.chunks[c].times[i] != t || (c == 0 && i == 0) {
+            return;
+        }
+        let before = if i > 0 {
+            self.chunks[c].value(i - 1)
+        } else {
+            let p = &self.chunks[c - 1];
+            p.value(p.times.len() - 1)
+        };
+        if before == self.chunks[c].value(i) {
+            let chunk = &mut self.chunks[c];
+            chunk.times.remove(i);
+            chunk.free.remove(i);
+            if chunk.times.is_empty() {
+                self.chunks.remove(c);
+            } else {
+                chunk.summarise();
+            }
+        }
+    }
+
+    /// The chunk and index of the step in effect at `t` (t ≥ start).
+    fn step_at(&self, t: Time) -> (usize, usize) {
+        let c = self
+            .chunks
+            .partition_point(|chunk| chunk.times[0] <= t)
+            .saturating_sub(1);
+        let i = self.chunks[c]
+            .times
+            .partition_point(|&x| x <= t)
+            .saturating_sub(1);
+        (c, i)
+    }
+
+    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there; returns its
+    /// chunk and index.
+    fn split_at(&mut self, t: Time) -> (usize, usize) {
+        let (c, i) = self.step_at(t);
+        if self.chunks[c].times[i] == t {
+            return (c, i);
+        }
+        let chunk = &mut self.chunks[c];
+        let raw = chunk.free[i];
+        chunk.times.insert(i + 1, t);
+        chunk.free.insert(i + 1, raw);
+        if chunk.times.len() > 2 * CHUNK {
+            let mut upper = Chunk {
+                times: chunk.times.split_off(CHUNK),
+                free: chunk.free.split_off(CHUNK),
+                pending: chunk.pending,
+                ..Chunk::default()
+            };
+            chunk.summarise();
+            upper.summarise();
+            self.chunks.insert(c + 1, upper);
+            return if i + 1 >= CHUNK {
+                (c + 1, i + 1 - CHUNK)
+            } else {
+                (c, i + 1)
+            };
+        }
+        (c, i + 1)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn u(n: u64) -> ResourceVec {
         ResourceVec::units(n)
@@ -149,7 +398,163 @@ mod tests {
         assert_eq!(p.earliest_fit(0, 5, u(3)), Some(0));
         assert_eq!(p.earliest_fit(0, 6, u(3)), Some(15));
         assert_eq!(p.earliest_fit(1, 5, u(3)), Some(15));
+        assert!(!p.fits_before(1, 15, 5, u(3)));
+        assert!(p.fits_before(0, 15, 5, u(3)));
         p.unreserve(5, 15, u(8));
         assert_eq!(p.earliest_fit(1, 5, u(3)), Some(1));
+        assert_eq!(
+            p.len(),
+            1,
+            "giving back a reservation leaves no step behind"
+        );
+    }
+
+    /// The profile as a plain sorted vector of breakpoints: the straightforward implementation
+    /// the chunked one replaced, kept as the reference the property test compares against.
+    #[derive(Clone, Debug, Default)]
+    struct Reference {
+        points: Vec<(Time, Amount)>,
+    }
+
+    impl Reference {
+        fn reset(&mut self, now: Time, free: ResourceVec) {
+            self.points = vec![(now, signed(free))];
+        }
+
+        fn segment_of(&self, t: Time) -> usize {
+            self.points.partition_point(|p| p.0 <= t).saturating_sub(1)
+        }
+
+        fn free_at(&self, t: Time) -> Amount {
+            self.points[self.segment_of(t)].1
+        }
+
+        fn split_at(&mut self, t: Time) -> usize {
+            let i = self.points.partition_point(|p| p.0 < t);
+            if i < self.points.len() && self.points[i].0 == t {
+                return i;
+            }
+            let value = self.points[i - 1].1;
+            self.points.insert(i, (t, value));
+            i
+        }
+
+        fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) {
+            let from = from.max(self.points[0].0);
+            if to.is_some_and(|to| to <= from) {
+                return;
+            }
+            let first = self.split_at(from);
+            let last = match to {
+                Some(to) => self.split_at(to),
+                None => self.points.len(),
+            };
+            for point in &mut self.points[first..last] {
+                point.1 = plus(&point.1, &delta);
+            }
+        }
+
+        fn advance(&mut self, now: Time) {
+            if now > self.points[0].0 {
+                let i = self.split_at(now);
+                self.points.drain(..i);
+            }
+        }
+
+        fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
+            let d = signed(demand);
+            let from = from.max(self.points[0].0);
+            let mut candidate = from;
+            let mut i = self.segment_of(from);
+            while i < self.points.len() {
+                let (t, free) = self.points[i];
+                if t >= candidate + duration && t > candidate {
+                    return Some(candidate);
+                }
+                if !fits(&d, &free) {
+                    match self.points.get(i + 1) {
+                        Some(&(next, _)) => candidate = next,
+                        None => return None,
+                    }
+                }
+                i += 1;
+            }
+            Some(candidate)
+        }
+
+        /// Number of steps once equal neighbours are merged.
+        fn steps(&self) -> usize {
+            1 + self.points.windows(2).filter(|w| w[0].1 != w[1].1).count()
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Release(Time, u64),
+        Reserve(Time, Time, u64),
+        Unreserve(Time, Time, u64),
+        Advance(Time),
+    }
+
+    fn arb_op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0i64..120, 1u64..6).prop_map(|(t, n)| Op::Release(t, n)),
+            (0i64..120, 1i64..40, 1u64..6).prop_map(|(t, d, n)| Op::Reserve(t, t + d, n)),
+            (0i64..120, 1i64..40, 1u64..6).prop_map(|(t, d, n)| Op::Unreserve(t, t + d, n)),
+            (0i64..60).prop_map(Op::Advance),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// Same step function, same earliest fits, and exactly its steps as breakpoints, after
+        /// any sequence of operations (negative capacity included).
+        #[test]
+        fn matches_the_vector_profile(
+            free in 0u64..8,
+            ops in prop::collection::vec(arb_op(), 0..40),
+            queries in prop::collection::vec((0i64..150, 0i64..50, 0u64..12), 1..20),
+        ) {
+            let mut p = Profile::default();
+            let mut r = Reference::default();
+            p.reset(0, u(free));
+            r.reset(0, u(free));
+            for op in ops {
+                match op {
+                    Op::Release(t, n) => {
+                        p.release_from(t, u(n));
+                        r.add(t, None, signed(u(n)));
+                    }
+                    Op::Reserve(a, b, n) => {
+                        p.reserve(a, b, u(n));
+                        r.add(a, Some(b), signed(u(n)).map(|x| -x));
+                    }
+                    Op::Unreserve(a, b, n) => {
+                        p.unreserve(a, b, u(n));
+                        r.add(a, Some(b), signed(u(n)));
+                    }
+                    Op::Advance(t) => {
+                        let t = t.max(p.start());
+                        p.advance(t);
+                        r.advance(t);
+                    }
+                }
+                prop_assert_eq!(p.start(), r.points[0].0);
+                prop_assert_eq!(p.len(), r.steps());
+                let min = r.points.iter().fold([i64::MAX; KINDS], |m, p| std::array::from_fn(|k| m[k].min(p.1[k])));
+                prop_assert_eq!(p.min_free(), min);
+            }
+            for (t, d, n) in queries {
+                prop_assert_eq!(p.free_at(t.max(p.start())), r.free_at(t.max(p.start())));
+                prop_assert_eq!(p.earliest_fit(t, d, u(n)), r.earliest_fit(t, d, u(n)));
+                // fits_before against a brute force over every start in [from, before).
+                let before = t + d;
+                let brute = (t.max(p.start())..before).any(|c| {
+                    (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                });
+                prop_assert_eq!(p.fits_before(t, before, d, u(n)), brute, "from {} before {} d {} n {}", t, before, d, n);
+            }
+        }
     }
 }

@@ -240,6 +240,8 @@ pub fn detach(
         prepared,
         nodes: &nodes,
         state_dir,
+        // --detach submits and returns: nothing waits that a signal could stop.
+        interrupt: &crate::execute::Interrupt::default(),
     };
     let remote = super::remote_nodes(&context);
     // Keys of tasks still queued or running in earlier batches.

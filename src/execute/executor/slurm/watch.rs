@@ -17,7 +17,6 @@ use super::{Slurm, SlurmError};
 use crate::cache::EntryStore;
 use crate::execute::dag::{DagNode, Event, Observer, Outcome};
 use crate::execute::executor::Context;
-use crate::execute::signals::Signals;
 
 /// Per remote node: `Ok(seconds waited)` once its entry exists, or the error.
 pub type Outcomes = BTreeMap<usize, Result<f64, String>>;
@@ -77,7 +76,7 @@ pub fn compute_remote(
     if remote.is_empty() && existing.is_empty() {
         return Ok(outcomes);
     }
-    let interrupt = Signals::install();
+    let interrupt = context.interrupt;
     let index_of: BTreeMap<&str, usize> = remote
         .iter()
         .map(|&i| (context.nodes[i].key.as_str(), i))

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Renders the reports shown in docs/reports.md and screenshots their main parts into docs/
+# (headless Chromium, scripts/screenshot-report.sh). Runs the shipped experiments (cached after
+# `make all`) and the example sweep docs/examples/load-tau-sweep.yaml, renders every report with a
+# fixed date into a temporary folder, and writes docs/report-*.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=target/release/schedlab
+[ -x "$bin" ] || cargo build --release --locked
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+manifests=(experiments/easy-vs-fcfs.yaml experiments/reservations.yaml experiments/markov-arrivals.yaml
+  docs/examples/load-tau-sweep.yaml)
+"$bin" run --quiet "${manifests[@]}"
+"$bin" report --date 2026-01-01 --out "$out" "${manifests[@]}"
+shot() { scripts/screenshot-report.sh "$out/$1.html" "docs/$2.png" "$3" "$4"; }
+shot easy-vs-fcfs report-easy-vs-fcfs 3900 findings,metrics-across-the-grid
+shot easy-vs-fcfs report-easy-vs-fcfs-schedule 3100 over-time-and-per-job,schedule
+shot reservations report-reservations 6400 reservations
+shot reservations report-reservations-sweep 2600 metrics-across-the-grid
+shot markov-arrivals report-markov-arrivals 3600 findings,burstiness
+shot load-tau-sweep report-load-tau-sweep 4200 findings,metrics-across-the-grid

@@ -1,0 +1,103 @@
+//! Trace seconds as calendar dates, for the Gantt window: a trace's header gives the Unix time
+//! of its start (`UnixStartTime`) and a fixed offset from UTC (`TimeZone`, seconds; daylight
+//! saving time is not modelled, so the report says "standard time").
+
+/// A trace's clock: Unix time of trace second 0 and the offset of its local standard time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceClock {
+    pub unix_start: i64,
+    pub utc_offset: i64,
+    /// The header's `TimeZoneString` (e.g. US/Pacific), if any.
+    pub zone: Option<String>,
+}
+
+/// (year, month, day) of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
+pub fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+impl TraceClock {
+    /// Local seconds since 1970 of trace second `t`.
+    fn local(&self, t: f64) -> i64 {
+        self.unix_start + t.floor() as i64 + self.utc_offset
+    }
+
+    /// "2004-05-20 06:00".
+    pub fn date_time(&self, t: f64) -> String {
+        let s = self.local(t);
+        let (y, m, d) = civil(s.div_euclid(86_400));
+        let sec = s.rem_euclid(86_400);
+        format!(
+            "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+            sec / 3600,
+            sec % 3600 / 60
+        )
+    }
+
+    /// "05-20 06:00" (a tick label).
+    pub fn short(&self, t: f64) -> String {
+        self.date_time(t)[5..].to_string()
+    }
+
+    /// Trace seconds at local midnights and every `step_hours` in [from, to].
+    pub fn ticks(&self, from: f64, to: f64, step_hours: i64) -> Vec<f64> {
+        let step = step_hours * 3600;
+        let first = self.local(from);
+        let aligned =
+            first.div_euclid(step) * step + if first.rem_euclid(step) == 0 { 0 } else { step };
+        let mut out = Vec::new();
+        let mut s = aligned;
+        while (s - self.unix_start - self.utc_offset) as f64 <= to {
+            out.push((s - self.unix_start - self.utc_offset) as f64);
+            s += step;
+        }
+        out
+    }
+
+    /// "UTC−8 (US/Pacific standard time)".
+    pub fn zone_text(&self) -> String {
+        let h = self.utc_offset as f64 / 3600.0;
+        let sign = if h < 0.0 { "−" } else { "+" };
+        let hours = super::svg::label(h.abs());
+        match &self.zone {
+            Some(z) => format!("UTC{sign}{hours}, {z} standard time"),
+            None => format!("UTC{sign}{hours}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_by_hand() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        // 34 × 365 + 8 leap days to 2004-01-01, then 31 + 29 (a leap February).
+        assert_eq!(civil(12_477), (2004, 2, 29));
+        assert_eq!(civil(12_478), (2004, 3, 1));
+        // SDSC-DS-2004: UnixStartTime 1078605840 is Sat Mar 06 12:44:00 PST 2004.
+        let clock = TraceClock {
+            unix_start: 1_078_605_840,
+            utc_offset: -28_800,
+            zone: Some("US/Pacific".into()),
+        };
+        assert_eq!(clock.date_time(0.0), "2004-03-06 12:44");
+        // Day 60 of the log, 2004-05-05 12:44.
+        assert_eq!(clock.date_time(5_184_000.0), "2004-05-05 12:44");
+        assert_eq!(clock.zone_text(), "UTC−8, US/Pacific standard time");
+        // Ticks at local midnight and noon.
+        let t = clock.ticks(0.0, 86_400.0, 12);
+        assert_eq!(clock.date_time(t[0]), "2004-03-07 00:00");
+        assert_eq!(clock.date_time(t[1]), "2004-03-07 12:00");
+        assert_eq!(t.len(), 2);
+    }
+}

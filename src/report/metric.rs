@@ -1,0 +1,195 @@
+//! The summary metrics the report plots, tabulates and writes sentences about: which column,
+//! its name and unit as a reader sees them, the scale from stored units (seconds → hours), and
+//! which direction is better. Views take their metrics from here, so a metric added to
+//! `METRICS` (say, a per-resource utilization column) appears in every view that applies.
+
+use super::shape::ResultShape;
+
+/// Which direction of a metric a user prefers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Metric {
+    /// Column of summary.parquet.
+    pub column: &'static str,
+    /// Name in sentences and titles ("mean wait").
+    pub name: &'static str,
+    /// Unit after scaling ("h"; empty for ratios).
+    pub unit: &'static str,
+    /// Stored value × scale = shown value.
+    pub scale: f64,
+    /// Decimals in tables.
+    pub decimals: usize,
+    pub better: Better,
+    /// Plotted against every axis and compared in the findings.
+    pub headline: bool,
+    /// Only when the experiment has reservation scenarios (the paper's metric).
+    pub reservations_only: bool,
+    /// The largest possible value (1 for fractions); every metric is at least 0.
+    pub upper: f64,
+}
+
+impl Metric {
+    /// "mean wait (h)", or the name alone without a unit.
+    pub fn label(&self) -> String {
+        if self.unit.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{} ({})", self.name, self.unit)
+        }
+    }
+
+    /// A confidence band clipped to the metric's possible values (a mean wait is never
+    /// negative, a utilization never above 1), for drawing.
+    pub fn clip(&self, band: (f64, f64)) -> (f64, f64) {
+        (band.0.max(0.0), band.1.min(self.upper))
+    }
+
+    /// A sentence-case title ("Mean wait").
+    pub fn title(&self) -> String {
+        let mut c = self.name.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    }
+
+    /// A shown value with its unit ("5.71 h", "0.825").
+    pub fn with_unit(&self, shown: f64) -> String {
+        let n = super::text::number(shown);
+        if self.unit.is_empty() {
+            n
+        } else {
+            format!("{n} {}", self.unit)
+        }
+    }
+}
+
+const fn metric(
+    column: &'static str,
+    name: &'static str,
+    unit: &'static str,
+    scale: f64,
+    decimals: usize,
+    better: Better,
+) -> Metric {
+    Metric {
+        column,
+        name,
+        unit,
+        scale,
+        decimals,
+        better,
+        headline: false,
+        reservations_only: false,
+        upper: f64::INFINITY,
+    }
+}
+
+const fn fraction(m: Metric) -> Metric {
+    Metric { upper: 1.0, ..m }
+}
+
+const fn headline(m: Metric) -> Metric {
+    Metric {
+        headline: true,
+        ..m
+    }
+}
+
+/// Every metric the report knows, in the order views show them.
+pub const METRICS: [Metric; 8] = [
+    headline(metric(
+        "wait_mean",
+        "mean wait",
+        "h",
+        1.0 / 3600.0,
+        2,
+        Better::Lower,
+    )),
+    metric("wait_p95", "p95 wait", "h", 1.0 / 3600.0, 2, Better::Lower),
+    headline(metric(
+        "bounded_slowdown_mean",
+        "mean bounded slowdown",
+        "",
+        1.0,
+        2,
+        Better::Lower,
+    )),
+    headline(fraction(metric(
+        "utilization",
+        "utilization",
+        "",
+        1.0,
+        4,
+        Better::Higher,
+    ))),
+    headline(metric(
+        "queue_length_sampled",
+        "queue length at scheduler calls",
+        "",
+        1.0,
+        2,
+        Better::Lower,
+    )),
+    headline(fraction(metric(
+        "backfilled_fraction",
+        "fraction backfilled",
+        "",
+        1.0,
+        4,
+        Better::Higher,
+    ))),
+    Metric {
+        headline: true,
+        reservations_only: true,
+        ..metric(
+            "expansion_factor_weighted",
+            "expansion factor (Eq. 2)",
+            "",
+            1.0,
+            3,
+            Better::Lower,
+        )
+    },
+    metric("jobs", "jobs", "", 1.0, 0, Better::Higher),
+];
+
+/// Looks a metric up by column.
+pub fn by_column(column: &str) -> Option<&'static Metric> {
+    METRICS.iter().find(|m| m.column == column)
+}
+
+/// Whether the result set has reservation scenarios besides the baseline.
+pub fn has_reservations(shape: &ResultShape) -> bool {
+    shape
+        .axis("reservations")
+        .is_some_and(|a| a.levels.len() > 1)
+}
+
+/// The headline metrics this result set has values for.
+pub fn headline_metrics(shape: &ResultShape) -> Vec<&'static Metric> {
+    let reservations = has_reservations(shape);
+    METRICS
+        .iter()
+        .filter(|m| m.headline && shape.columns.contains(m.column))
+        .filter(|m| reservations || !m.reservations_only)
+        .collect()
+}
+
+/// The metrics the findings compare: wait, slowdown, utilization (and the expansion factor
+/// with reservations) — the ones a reader decides on; the rest are in the charts.
+pub fn finding_metrics(shape: &ResultShape) -> Vec<&'static Metric> {
+    headline_metrics(shape)
+        .into_iter()
+        .filter(|m| {
+            matches!(
+                m.column,
+                "wait_mean" | "bounded_slowdown_mean" | "utilization" | "expansion_factor_weighted"
+            )
+        })
+        .collect()
+}

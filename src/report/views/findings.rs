@@ -1,0 +1,450 @@
+//! Findings in words, computed from the result set: the levels of the primary axis (usually the
+//! scheduler) compared with its first level in every setting of the other axes, and each
+//! metric followed along every numeric axis — direction, size and, with replicas, whether the
+//! difference is beyond replicate noise (Welch's 95 % interval excludes zero). Small grids get
+//! a clause per setting; large ones a count, median and range over the settings.
+
+use super::{Context, Family, Finding, Section, ViewKind, ViewSpec};
+use crate::report::metric::{self, Metric};
+use crate::report::shape::{Grid, Level, ResultShape};
+use crate::report::stats::{Estimate, difference_interval};
+use crate::report::text::{self, number, percent};
+
+/// Settings per workload up to which each gets its own clause.
+pub const MAX_CLAUSES: usize = 4;
+
+pub struct Findings;
+
+impl Family for Findings {
+    fn name(&self) -> &'static str {
+        "findings"
+    }
+
+    fn heading(&self) -> &'static str {
+        "Findings"
+    }
+
+    fn select(&self, shape: &ResultShape) -> Vec<ViewSpec> {
+        if shape.configs.len() < 2 {
+            return Vec::new();
+        }
+        vec![ViewSpec {
+            family: self.name(),
+            kind: ViewKind::Findings {
+                compare: shape.primary().map(|a| a.name.clone()),
+                trends: shape.numeric_axes().map(|a| a.name.clone()).collect(),
+            },
+        }]
+    }
+
+    fn build(&self, views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
+        for v in views {
+            if let ViewKind::Findings { compare, trends } = &v.kind {
+                section.intro.push(intro(ctx.grid));
+                section
+                    .findings
+                    .extend(findings_for(ctx.grid, compare.as_deref(), trends));
+            }
+        }
+    }
+}
+
+/// What the figures' uncertainty means in this result set.
+fn intro(grid: &Grid<'_>) -> String {
+    let varies = grid.configs.iter().any(|c| {
+        metric::finding_metrics(&grid.shape).iter().any(|m| {
+            c.estimate(m.column, m.scale)
+                .and_then(|e| e.half_width())
+                .is_some()
+        })
+    });
+    if varies {
+        format!(
+            "Figures are means over {} replicas; ± gives the half-width of the 95 % confidence interval of a mean (Student's t). A difference is called beyond replicate noise when the 95 % Welch interval of the difference excludes zero.",
+            grid.shape.replicas
+        )
+    } else {
+        "Each configuration's result is deterministic (one run, or replicas that agree exactly: trace workloads without random inputs), so the differences below carry no replicate uncertainty; they describe these workloads, not a population of them.".to_string()
+    }
+}
+
+/// A value with its interval: "11.0 ± 12.7 h".
+fn value(m: &Metric, e: &Estimate) -> String {
+    match e.half_width() {
+        Some(h) => {
+            let v = format!("{} ± {}", number(e.mean), number(h));
+            if m.unit.is_empty() {
+                v
+            } else {
+                format!("{v} {}", m.unit)
+            }
+        }
+        None => m.with_unit(e.mean),
+    }
+}
+
+/// "; beyond replicate noise: 95 % CI of the difference +1.93 to +3.50 h", or nothing without
+/// replicas that vary.
+fn noise(m: &Metric, a: &Estimate, b: &Estimate) -> String {
+    match difference_interval(a, b) {
+        Some((lo, hi)) => {
+            let verdict = if lo > 0.0 || hi < 0.0 {
+                "beyond"
+            } else {
+                "within"
+            };
+            let unit = if m.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", m.unit)
+            };
+            format!(
+                "; {verdict} replicate noise: 95 % CI of the difference {} to {}{unit}",
+                text::signed(lo),
+                text::signed(hi)
+            )
+        }
+        None => String::new(),
+    }
+}
+
+/// "lowers mean wait from 427 h to 5.72 h (−98.7 %)".
+fn compare_phrase(m: &Metric, a: &Estimate, b: &Estimate) -> String {
+    let verb = if b.mean > a.mean {
+        "raises"
+    } else if b.mean < a.mean {
+        "lowers"
+    } else {
+        return format!("leaves {} at {}", m.name, value(m, a));
+    };
+    format!(
+        "{verb} {} from {} to {} ({}{})",
+        m.name,
+        value(m, a),
+        value(m, b),
+        text::change(a.mean, b.mean),
+        noise(m, a, b)
+    )
+}
+
+/// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_lowercase() => f.to_ascii_uppercase().to_string() + c.as_str(),
+        Some(f) => f.to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A relative change as a percentage, or a factor beyond doubling ("+40.0 %", "×11").
+fn relative(rel: f64) -> String {
+    if rel >= 1.0 {
+        text::factor(1.0 + rel)
+    } else {
+        percent(rel)
+    }
+}
+
+fn describe(shape: &ResultShape, idx: &[usize], levels: &[Level]) -> String {
+    idx.iter()
+        .zip(levels)
+        .map(|(&i, l)| shape.axes[i].describe(l))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The median of `v` (sorted in place).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The findings of a grid: comparisons along `compare`, trends along `trends`.
+pub fn findings_for(grid: &Grid<'_>, compare: Option<&str>, trends: &[String]) -> Vec<Finding> {
+    let shape = &grid.shape;
+    let metrics = metric::finding_metrics(shape);
+    let mut out = Vec::new();
+    if let Some(ci) = compare.and_then(|c| shape.axis_index(c)) {
+        out.extend(comparisons(grid, ci, &metrics));
+    }
+    for x in trends {
+        if let Some(xi) = shape.axis_index(x) {
+            out.extend(trend(grid, xi, &metrics));
+        }
+    }
+    out
+}
+
+fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> {
+    let shape = &grid.shape;
+    let axis = &shape.axes[ci];
+    let wi = shape.axis_index("workload").filter(|&w| w != ci);
+    let context_axes: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| i != ci && Some(i) != wi)
+        .collect();
+    let workloads: Vec<Option<Level>> = match wi {
+        Some(w) => shape.axes[w].levels.iter().cloned().map(Some).collect(),
+        None => vec![None],
+    };
+    let reference = &axis.levels[0];
+    let mut out = Vec::new();
+    for w in workloads {
+        let in_workload = |c: &[Level]| match (wi, &w) {
+            (Some(i), Some(l)) => &c[i] == l,
+            _ => true,
+        };
+        let title = match (wi, &w) {
+            (Some(i), Some(l)) => shape.axes[i].value(l),
+            _ => shape
+                .fixed
+                .iter()
+                .find(|(a, _)| a == "workload")
+                .map_or_else(|| "All configurations".to_string(), |(_, v)| v.clone()),
+        };
+        let contexts = shape.combos_among(&context_axes, in_workload);
+        // (level, context) → the two estimates per metric.
+        let pair = |ctx: &[Level], level: &Level, m: &Metric| -> Option<(Estimate, Estimate)> {
+            let find = |l: &Level| {
+                grid.configs.iter().find(|c| {
+                    in_workload(&c.levels)
+                        && &c.levels[ci] == l
+                        && context_axes
+                            .iter()
+                            .zip(ctx)
+                            .all(|(&i, v)| &c.levels[i] == v)
+                })
+            };
+            Some((
+                find(reference)?.estimate(m.column, m.scale)?,
+                find(level)?.estimate(m.column, m.scale)?,
+            ))
+        };
+        let mut sentences = Vec::new();
+        if contexts.len() <= MAX_CLAUSES {
+            for ctx in &contexts {
+                let clauses: Vec<String> = axis.levels[1..]
+                    .iter()
+                    .filter_map(|level| {
+                        let phrases: Vec<String> = metrics
+                            .iter()
+                            .filter_map(|m| {
+                                let (a, b) = pair(ctx, level, m)?;
+                                Some(compare_phrase(m, &a, &b))
+                            })
+                            .collect();
+                        (!phrases.is_empty())
+                            .then(|| format!("{} {}", axis.value(level), text::list(&phrases)))
+                    })
+                    .collect();
+                if clauses.is_empty() {
+                    continue;
+                }
+                let lead = format!("against {}, {}.", axis.value(reference), clauses.join("; "));
+                sentences.push(if context_axes.is_empty() {
+                    capitalize(&lead)
+                } else {
+                    format!(
+                        "{}: {lead}",
+                        capitalize(&describe(shape, &context_axes, ctx))
+                    )
+                });
+            }
+        } else {
+            let names: Vec<String> = context_axes
+                .iter()
+                .map(|&i| shape.axes[i].short())
+                .collect();
+            for level in &axis.levels[1..] {
+                let parts: Vec<String> = metrics
+                    .iter()
+                    .filter_map(|m| {
+                        let pairs: Vec<(Estimate, Estimate)> =
+                            contexts.iter().filter_map(|c| pair(c, level, m)).collect();
+                        summary_phrase(m, &pairs)
+                    })
+                    .collect();
+                if parts.is_empty() {
+                    continue;
+                }
+                sentences.push(format!(
+                    "Across the {} settings of {}, {} against {} — {}.",
+                    contexts.len(),
+                    text::list(&names),
+                    axis.value(level),
+                    axis.value(reference),
+                    parts.join("; ")
+                ));
+            }
+        }
+        if !sentences.is_empty() {
+            out.push(Finding {
+                title,
+                text: sentences.join(" "),
+            });
+        }
+    }
+    out
+}
+
+/// "mean wait: lower in 8 and higher in 18 of 26 (median +3.1 %, from −12.0 % to ×2.4; 5 of
+/// 26 beyond replicate noise)".
+fn summary_phrase(m: &Metric, pairs: &[(Estimate, Estimate)]) -> Option<String> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut rel: Vec<f64> = pairs
+        .iter()
+        .filter(|(a, _)| a.mean != 0.0)
+        .map(|(a, b)| b.mean / a.mean - 1.0)
+        .collect();
+    let lower = pairs.iter().filter(|(a, b)| b.mean < a.mean).count();
+    let higher = pairs.iter().filter(|(a, b)| b.mean > a.mean).count();
+    let beyond = pairs
+        .iter()
+        .filter_map(|(a, b)| difference_interval(a, b))
+        .filter(|(lo, hi)| *lo > 0.0 || *hi < 0.0)
+        .count();
+    let tested = pairs
+        .iter()
+        .filter(|(a, b)| difference_interval(a, b).is_some())
+        .count();
+    if lower == 0 && higher == 0 {
+        return Some(format!("{}: the same in all {}", m.name, pairs.len()));
+    }
+    let mut s = format!(
+        "{}: lower in {lower} and higher in {higher} of {}",
+        m.name,
+        pairs.len()
+    );
+    if !rel.is_empty() {
+        let (lo, hi) = (
+            rel.iter().copied().fold(f64::INFINITY, f64::min),
+            rel.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        s.push_str(&format!(
+            " (median {}, from {} to {}",
+            relative(median(&mut rel)),
+            relative(lo),
+            relative(hi)
+        ));
+        if tested > 0 {
+            s.push_str(&format!("; {beyond} of {tested} beyond replicate noise"));
+        }
+        s.push(')');
+    }
+    Some(s)
+}
+
+fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
+    let shape = &grid.shape;
+    let x = &shape.axes[xi];
+    let present = |c: &[Level]| c[xi].number().is_some();
+    let others: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| i != xi && shape.levels_among(i, present).len() > 1)
+        .collect();
+    let series = shape.combos_among(&others, present);
+    let mut sentences = Vec::new();
+    for m in metrics {
+        // Per series: (description, points sorted by x).
+        let lines: Vec<(String, Vec<(f64, Estimate)>)> = series
+            .iter()
+            .map(|s| {
+                let mut pts: Vec<(f64, Estimate)> = grid
+                    .configs
+                    .iter()
+                    .filter(|c| {
+                        present(&c.levels) && others.iter().zip(s).all(|(&i, l)| &c.levels[i] == l)
+                    })
+                    .filter_map(|c| Some((c.levels[xi].number()?, c.estimate(m.column, m.scale)?)))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                (describe(shape, &others, s), pts)
+            })
+            .filter(|(_, p)| p.len() >= 2)
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        if lines.len() <= MAX_CLAUSES {
+            let clauses: Vec<String> = lines
+                .iter()
+                .map(|(desc, pts)| {
+                    let (first, last) = (&pts[0], &pts[pts.len() - 1]);
+                    let lead = if desc.is_empty() {
+                        String::new()
+                    } else {
+                        format!("under {desc}, ")
+                    };
+                    format!(
+                        "{lead}from {} at {} to {} at {} ({}, {}{})",
+                        value(m, &first.1),
+                        x.value(&Level::Number(first.0)),
+                        value(m, &last.1),
+                        x.value(&Level::Number(last.0)),
+                        text::change(first.1.mean, last.1.mean),
+                        shape_of(x, pts),
+                        noise(m, &first.1, &last.1)
+                    )
+                })
+                .collect();
+            sentences.push(format!(
+                "{} against {}: {}.",
+                m.title(),
+                x.short(),
+                clauses.join("; ")
+            ));
+        } else {
+            let pairs: Vec<(Estimate, Estimate)> = lines
+                .iter()
+                .map(|(_, p)| (p[0].1, p[p.len() - 1].1))
+                .collect();
+            if let Some(s) = summary_phrase(m, &pairs) {
+                sentences.push(format!(
+                    "From the lowest to the highest {} in each of the {} series, {s}.",
+                    x.short(),
+                    lines.len()
+                ));
+            }
+        }
+    }
+    (!sentences.is_empty()).then(|| Finding {
+        title: capitalize(&x.short()),
+        text: sentences.join(" "),
+    })
+}
+
+/// "rising throughout", "falling throughout", or where a non-monotone series peaks.
+fn shape_of(x: &crate::report::shape::Axis, pts: &[(f64, Estimate)]) -> String {
+    let steps: Vec<f64> = pts.windows(2).map(|w| w[1].1.mean - w[0].1.mean).collect();
+    let through = if pts.len() > 2 { " throughout" } else { "" };
+    if steps.iter().all(|d| *d >= 0.0) {
+        format!("rising{through}")
+    } else if steps.iter().all(|d| *d <= 0.0) {
+        format!("falling{through}")
+    } else {
+        let (top, _) =
+            pts.iter()
+                .map(|p| (p.0, p.1.mean))
+                .fold((f64::NAN, f64::NEG_INFINITY), |acc, p| {
+                    if p.1 > acc.1 { p } else { acc }
+                });
+        let (bottom, _) =
+            pts.iter()
+                .map(|p| (p.0, p.1.mean))
+                .fold(
+                    (f64::NAN, f64::INFINITY),
+                    |acc, p| if p.1 < acc.1 { p } else { acc },
+                );
+        format!(
+            "not monotone: highest at {}, lowest at {}",
+            x.value(&Level::Number(top)),
+            x.value(&Level::Number(bottom))
+        )
+    }
+}

@@ -1,0 +1,463 @@
+//! Which views a grid gets (issue 15), pinned as reviewed snapshots — the choice is a pure
+//! function of the result set's shape, so it is tested without rendering — and the findings'
+//! sentences checked against figures worked out by hand on tiny result sets.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use schedlab::report::data::{ReportData, SummaryRow};
+use schedlab::report::shape::{Grid, Level};
+use schedlab::report::views::{self, findings_for};
+
+/// Name axes are text columns of the summary; parameter axes numbers (null = `None`).
+const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
+
+/// Every headline metric column (value 1).
+const METRICS: [&str; 8] = [
+    "jobs",
+    "wait_mean",
+    "wait_p95",
+    "bounded_slowdown_mean",
+    "utilization",
+    "queue_length_sampled",
+    "backfilled_fraction",
+    "expansion_factor_weighted",
+];
+
+fn row(cell: String, levels: &[(&str, &Level)], metrics: &[(&str, f64)]) -> SummaryRow {
+    let mut r = SummaryRow {
+        cell,
+        ..SummaryRow::default()
+    };
+    for (axis, level) in levels {
+        if NAME_AXES.contains(axis) {
+            let text = match level {
+                Level::Text(s) => s.clone(),
+                _ => String::new(),
+            };
+            r.text.insert(axis.to_string(), text);
+        } else {
+            r.numbers.insert(axis.to_string(), level.number());
+        }
+    }
+    for (m, v) in metrics {
+        r.numbers.insert(m.to_string(), Some(*v));
+    }
+    r
+}
+
+fn text(values: &[&str]) -> Vec<Level> {
+    values.iter().map(|v| Level::Text(v.to_string())).collect()
+}
+
+fn numbers(values: &[Option<f64>]) -> Vec<Level> {
+    values
+        .iter()
+        .map(|v| v.map_or(Level::None, Level::Number))
+        .collect()
+}
+
+/// A result set with every combination of `axes` that `keep` accepts, `replicas` rows each,
+/// every metric at 1, and the standard result files.
+fn grid_data(
+    axes: &[(&str, Vec<Level>)],
+    keep: impl Fn(&BTreeMap<&str, &Level>) -> bool,
+    replicas: usize,
+    extra_columns: &[&str],
+) -> ReportData {
+    let mut combos: Vec<Vec<(&str, &Level)>> = vec![Vec::new()];
+    for (name, levels) in axes {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                levels.iter().map(move |l| {
+                    let mut c = c.clone();
+                    c.push((*name, l));
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut metrics: Vec<(&str, f64)> = METRICS.iter().map(|m| (*m, 1.0)).collect();
+    metrics.extend(extra_columns.iter().map(|c| (*c, 1.0)));
+    let mut rows = Vec::new();
+    for (i, combo) in combos.iter().enumerate() {
+        let map: BTreeMap<&str, &Level> = combo.iter().copied().collect();
+        if !keep(&map) {
+            continue;
+        }
+        for seed in 0..replicas {
+            rows.push(row(format!("c{i}.seed-{seed}"), combo, &metrics));
+        }
+    }
+    ReportData {
+        rows,
+        axis_names: axes.iter().map(|(a, _)| a.to_string()).collect(),
+        files: ["summary.parquet", "jobs.parquet", "timeseries.parquet"]
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<BTreeSet<_>>(),
+        ..ReportData::default()
+    }
+}
+
+fn selected(data: &ReportData) -> String {
+    let grid = Grid::new(data);
+    views::select(&grid.shape)
+        .iter()
+        .map(|v| format!("{v}\n"))
+        .collect()
+}
+
+#[test]
+fn the_exercise_grid_gets_bars_by_scheduler_on_a_log_scale_and_no_line_charts() {
+    // easy-vs-fcfs: 2 workloads × 3 schedulers × interval (every event, 900 s): no numeric
+    // axis (one number and `none`), so the metrics are bars by scheduler.
+    let data = grid_data(
+        &[
+            ("workload", text(&["sdsc-sp2", "sdsc-blue"])),
+            ("scheduler", text(&["fcfs", "easy", "conservative"])),
+            ("interval", numbers(&[None, Some(900.0)])),
+        ],
+        |_| true,
+        1,
+        &[],
+    );
+    assert_eq!(
+        selected(&data),
+        "findings: compare scheduler | trends –
+sweep: wait_mean bars | colours scheduler | groups workload × interval
+sweep: bounded_slowdown_mean bars | colours scheduler | groups workload × interval
+sweep: utilization bars | colours scheduler | groups workload × interval
+sweep: queue_length_sampled bars | colours scheduler | groups workload × interval
+sweep: backfilled_fraction bars | colours scheduler | groups workload × interval
+timeline: utilization | panels workload | colour scheduler | dash interval
+timeline: queue | panels workload | colour scheduler | dash interval
+timeline: wait | panels workload | colour scheduler | dash interval
+timeline: bounded_slowdown | panels workload | colour scheduler | dash interval
+schedule: gantt
+table: table by workload × scheduler × interval
+"
+    );
+}
+
+#[test]
+fn a_sweep_with_two_numeric_axes_plots_every_metric_against_each() {
+    // The issue's example: 3 schedulers × 2 τ × 3 load scales on one trace.
+    let data = grid_data(
+        &[
+            ("scheduler", text(&["fcfs", "easy", "conservative"])),
+            ("load_scale", numbers(&[Some(0.8), Some(1.0), Some(1.2)])),
+            ("tau", numbers(&[Some(10.0), Some(60.0)])),
+        ],
+        |_| true,
+        1,
+        &[],
+    );
+    let grid = Grid::new(&data);
+    assert_eq!(
+        grid.shape.to_string(),
+        "scheduler: categorical fcfs, easy, conservative
+load_scale: numeric 0.8, 1, 1.2
+tau: numeric 10 s, 60 s
+18 configurations × up to 1 replicas, 18 cells
+"
+    );
+    assert_eq!(
+        selected(&data),
+        "findings: compare scheduler | trends load_scale × tau
+sweep: wait_mean ~ load_scale | lines scheduler | panels tau
+sweep: bounded_slowdown_mean ~ load_scale | lines scheduler | panels tau
+sweep: utilization ~ load_scale | lines scheduler | panels tau
+sweep: queue_length_sampled ~ load_scale | lines scheduler | panels tau
+sweep: backfilled_fraction ~ load_scale | lines scheduler | panels tau
+sweep: wait_mean ~ tau | lines scheduler | panels load_scale
+sweep: bounded_slowdown_mean ~ tau | lines scheduler | panels load_scale
+sweep: utilization ~ tau | lines scheduler | panels load_scale
+sweep: queue_length_sampled ~ tau | lines scheduler | panels load_scale
+sweep: backfilled_fraction ~ tau | lines scheduler | panels load_scale
+timeline: utilization | panels – | colour scheduler | dash tau | held load_scale
+timeline: queue | panels – | colour scheduler | dash tau | held load_scale
+timeline: wait | panels – | colour scheduler | dash tau | held load_scale
+timeline: bounded_slowdown | panels – | colour scheduler | dash tau | held load_scale
+schedule: gantt
+table: table by scheduler × load_scale × tau
+"
+    );
+}
+
+#[test]
+fn the_reservation_grid_gets_its_section_and_lines_per_cap_and_per_rate() {
+    // reservations.yaml: baselines have no rate and no cap; `injected` takes the paper's caps,
+    // `scaled` the machine-scaled one.
+    let data = grid_data(
+        &[
+            ("workload", text(&["may-2004", "nov-2004"])),
+            ("scheduler", text(&["conservative", "easy"])),
+            ("reservations", text(&["none", "injected", "scaled"])),
+            (
+                "reservation_rate",
+                numbers(&[None, Some(5.0), Some(15.0), Some(30.0)]),
+            ),
+            (
+                "throttle_node_hours",
+                numbers(&[None, Some(1536.0), Some(2052.0), Some(3072.0), Some(6144.0)]),
+            ),
+        ],
+        |c| {
+            let scenario = match c["reservations"] {
+                Level::Text(s) => s.as_str(),
+                _ => "",
+            };
+            let rate = c["reservation_rate"].number();
+            let cap = c["throttle_node_hours"].number();
+            match scenario {
+                "none" => rate.is_none() && cap.is_none(),
+                "injected" => rate.is_some() && cap != Some(2052.0),
+                _ => rate.is_some() && matches!(cap, None | Some(2052.0)),
+            }
+        },
+        3,
+        &[],
+    );
+    assert_eq!(
+        selected(&data),
+        "findings: compare scheduler | trends reservation_rate × throttle_node_hours
+reservations: section
+sweep: wait_mean ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: bounded_slowdown_mean ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: utilization ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: queue_length_sampled ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: backfilled_fraction ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: expansion_factor_weighted ~ reservation_rate | lines throttle_node_hours | panels workload × scheduler × reservations
+sweep: wait_mean ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+sweep: bounded_slowdown_mean ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+sweep: utilization ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+sweep: queue_length_sampled ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+sweep: backfilled_fraction ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+sweep: expansion_factor_weighted ~ throttle_node_hours | lines reservation_rate | panels workload × scheduler × reservations
+timeline: utilization | panels workload | colour scheduler | dash reservations | held reservation_rate × throttle_node_hours
+timeline: queue | panels workload | colour scheduler | dash reservations | held reservation_rate × throttle_node_hours
+timeline: wait | panels workload | colour scheduler | dash reservations | held reservation_rate × throttle_node_hours
+timeline: bounded_slowdown | panels workload | colour scheduler | dash reservations | held reservation_rate × throttle_node_hours
+schedule: gantt
+table: table by workload × scheduler × reservations × reservation_rate × throttle_node_hours
+"
+    );
+}
+
+#[test]
+fn synthetic_workloads_get_the_burstiness_section_and_lines_per_arrival_setting() {
+    let data = grid_data(
+        &[
+            ("scheduler", text(&["fcfs", "easy"])),
+            (
+                "mu",
+                numbers(&[Some(2.778e-4), Some(2.778e-3), Some(2.778e-2)]),
+            ),
+            (
+                "p_login",
+                numbers(&[Some(0.05), Some(0.2), Some(0.5), Some(0.9)]),
+            ),
+        ],
+        |_| true,
+        3,
+        &["model_interarrival_cv"],
+    );
+    let views = selected(&data);
+    assert!(views.starts_with(
+        "findings: compare scheduler | trends mu × p_login
+burstiness: section
+sweep: wait_mean ~ mu | lines scheduler | panels p_login
+"
+    ));
+    assert!(views.contains("sweep: wait_mean ~ p_login | lines scheduler | panels mu\n"));
+    assert!(views.contains(
+        "timeline: utilization | panels – | colour scheduler | dash mu | held p_login\n"
+    ));
+}
+
+#[test]
+fn large_grids_are_averaged_not_silenced_and_single_cells_still_get_charts() {
+    // 3 workloads × 4 schedulers × 3 intervals × 5 load scales × 3 τ = 540 configurations.
+    // Against the load scale, with a line per scheduler, 3 × 3 × 3 = 27 panels are too many
+    // (and no other line axis makes them fit), so the largest non-workload panel axis — the
+    // interval, first of the two with three levels — is averaged over. Against the interval,
+    // the load scale (five levels) is.
+    let data = grid_data(
+        &[
+            ("workload", text(&["a", "b", "c"])),
+            (
+                "scheduler",
+                text(&["fcfs", "easy", "conservative", "cons-15"]),
+            ),
+            ("interval", numbers(&[None, Some(300.0), Some(900.0)])),
+            (
+                "load_scale",
+                numbers(&[Some(0.6), Some(0.8), Some(1.0), Some(1.2), Some(1.4)]),
+            ),
+            ("tau", numbers(&[Some(10.0), Some(30.0), Some(60.0)])),
+        ],
+        |_| true,
+        1,
+        &[],
+    );
+    let views = selected(&data);
+    assert!(
+        views.contains(
+            "sweep: wait_mean ~ load_scale | lines scheduler | panels workload × tau | averaged interval\n"
+        ),
+        "{views}"
+    );
+    assert!(views.contains(
+        "sweep: wait_mean ~ interval | lines scheduler | panels workload × tau | averaged load_scale\n"
+    ));
+    // One cell: no comparison to make, but its time series, distributions and schedule.
+    let one = grid_data(&[("workload", text(&["kth"]))], |_| true, 1, &[]);
+    assert_eq!(
+        selected(&one),
+        "timeline: utilization | panels – | colour – | dash –
+timeline: queue | panels – | colour – | dash –
+timeline: wait | panels – | colour – | dash –
+timeline: bounded_slowdown | panels – | colour – | dash –
+schedule: gantt
+table: table by –
+"
+    );
+}
+
+/// A row of a hand-made result set: its axis levels and metric values.
+type HandRow<'a> = (Vec<(&'a str, Level)>, Vec<(&'a str, f64)>);
+
+fn data_of(axes: &[&str], rows: Vec<HandRow<'_>>) -> ReportData {
+    ReportData {
+        rows: rows
+            .iter()
+            .enumerate()
+            .map(|(i, (levels, metrics))| {
+                let levels: Vec<(&str, &Level)> = levels.iter().map(|(a, l)| (*a, l)).collect();
+                row(format!("cell{i}"), &levels, metrics)
+            })
+            .collect(),
+        axis_names: axes.iter().map(|a| a.to_string()).collect(),
+        ..ReportData::default()
+    }
+}
+
+fn t(s: &str) -> Level {
+    Level::Text(s.to_string())
+}
+
+#[test]
+fn findings_compare_schedulers_with_replicate_intervals_worked_by_hand() {
+    // Scheduler a: waits 10 h and 12 h; b: 4 h and 6 h (two replicas each, one workload).
+    // a: mean 11, s² = 2, half-width t(1) · √(2/2) = 12.706 → 11.0 ± 12.7 h; b: 5.00 ± 12.7 h.
+    // b − a = −6 h, −54.5 %; Welch: se = √(2/2 + 2/2) = √2, df = 2, t = 4.3027 → −6 ± 6.085:
+    // −12.1 to +0.0849 h, which contains zero: within replicate noise.
+    // Bounded slowdown: a 20 and 20 (no spread), b 10 and 40: mean 25, s² = 450,
+    // half-width 12.706 · √225 = 191; Welch with a's zero variance: df = 1, 5 ± 190.6.
+    // Utilization: 0.5 twice against 0.6 twice: +20.0 %, no spread, so no interval.
+    let h = 3600.0;
+    let rows = vec![
+        (
+            vec![("workload", t("w")), ("scheduler", t("a"))],
+            vec![
+                ("wait_mean", 10.0 * h),
+                ("bounded_slowdown_mean", 20.0),
+                ("utilization", 0.5),
+            ],
+        ),
+        (
+            vec![("workload", t("w")), ("scheduler", t("a"))],
+            vec![
+                ("wait_mean", 12.0 * h),
+                ("bounded_slowdown_mean", 20.0),
+                ("utilization", 0.5),
+            ],
+        ),
+        (
+            vec![("workload", t("w")), ("scheduler", t("b"))],
+            vec![
+                ("wait_mean", 4.0 * h),
+                ("bounded_slowdown_mean", 10.0),
+                ("utilization", 0.6),
+            ],
+        ),
+        (
+            vec![("workload", t("w")), ("scheduler", t("b"))],
+            vec![
+                ("wait_mean", 6.0 * h),
+                ("bounded_slowdown_mean", 40.0),
+                ("utilization", 0.6),
+            ],
+        ),
+    ];
+    let data = data_of(&["workload", "scheduler"], rows);
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, Some("scheduler"), &[]);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].title, "w");
+    assert_eq!(
+        f[0].text,
+        "Against a, b lowers mean wait from 11.0 ± 12.7 h to 5.00 ± 12.7 h (−54.5 %; within replicate noise: 95 % CI of the difference −12.1 to +0.0849 h), raises mean bounded slowdown from 20.0 to 25.0 ± 191 (+25.0 %; within replicate noise: 95 % CI of the difference −186 to +196) and raises utilization from 0.500 to 0.600 (+20.0 %)."
+    );
+}
+
+#[test]
+fn findings_follow_a_numeric_axis_worked_by_hand() {
+    // Load scale 0.5, 1, 2: waits 1, 2, 8 h (×8.0, rising throughout); bounded slowdowns 4,
+    // 3, 5 (+25.0 %, not monotone); utilization 0.9, 0.8, 0.7 (−22.2 %, falling throughout).
+    let h = 3600.0;
+    let point = |x: f64, w: f64, b: f64, u: f64| {
+        (
+            vec![("load_scale", Level::Number(x))],
+            vec![
+                ("wait_mean", w * h),
+                ("bounded_slowdown_mean", b),
+                ("utilization", u),
+            ],
+        )
+    };
+    let data = data_of(
+        &["load_scale"],
+        vec![
+            point(0.5, 1.0, 4.0, 0.9),
+            point(1.0, 2.0, 3.0, 0.8),
+            point(2.0, 8.0, 5.0, 0.7),
+        ],
+    );
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, None, &["load_scale".to_string()]);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].title, "Load scale");
+    assert_eq!(
+        f[0].text,
+        "Mean wait against load scale: from 1.00 h at 0.5 to 8.00 h at 2 (×8.0, rising throughout). Mean bounded slowdown against load scale: from 4.00 at 0.5 to 5.00 at 2 (+25.0 %, not monotone: highest at 2, lowest at 1). Utilization against load scale: from 0.900 at 0.5 to 0.700 at 2 (−22.2 %, falling throughout)."
+    );
+}
+
+#[test]
+fn findings_summarise_many_settings_with_counts_median_and_range() {
+    // Schedulers a and b on five clusters: a waits 10 h everywhere; b 5, 8, 10, 12, 30 h.
+    // Relative changes −50 %, −20 %, 0, +20 %, +200 %: lower in 2, higher in 2 of 5, median
+    // ±0.0 %, from −50.0 % to ×3.0 (a tripling).
+    let h = 3600.0;
+    let mut rows = Vec::new();
+    for (i, b) in [5.0, 8.0, 10.0, 12.0, 30.0].iter().enumerate() {
+        let cluster = t(&format!("c{i}"));
+        rows.push((
+            vec![("cluster", cluster.clone()), ("scheduler", t("a"))],
+            vec![("wait_mean", 10.0 * h)],
+        ));
+        rows.push((
+            vec![("cluster", cluster), ("scheduler", t("b"))],
+            vec![("wait_mean", b * h)],
+        ));
+    }
+    let data = data_of(&["cluster", "scheduler"], rows);
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, Some("scheduler"), &[]);
+    assert_eq!(
+        f[0].text,
+        "Across the 5 settings of cluster, b against a — mean wait: lower in 2 and higher in 2 of 5 (median ±0.0 %, from −50.0 % to ×3.0)."
+    );
+}
