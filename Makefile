@@ -44,6 +44,7 @@ bench: build
 	$(CARGO) bench --locked --bench throttle
 	$(CARGO) bench --locked --bench generate
 	$(CARGO) bench --locked --bench eet
+	$(CARGO) bench --locked --bench memory
 
 lint:
 	$(CARGO) fmt --all -- --check

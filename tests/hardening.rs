@@ -265,14 +265,21 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
     assert!(out.status.success(), "{}", stderr(&out));
     let original = p.published("grid");
     let entries = p.entry_dirs();
-    assert_eq!(entries.len(), 5, "four cells and the aggregate");
-    // The aggregate entry holds summary.parquet; cells hold jobs.parquet.
+    assert_eq!(
+        entries.len(),
+        9,
+        "four cells (schedule and metrics) and the aggregate"
+    );
+    // The aggregate entry holds summary.parquet; cells' metrics entries hold jobs.parquet.
     let aggregate = entries
         .iter()
         .find(|d| d.join("summary.parquet").exists())
         .unwrap()
         .clone();
-    let cells: Vec<&PathBuf> = entries.iter().filter(|d| **d != aggregate).collect();
+    let cells: Vec<&PathBuf> = entries
+        .iter()
+        .filter(|d| **d != aggregate && d.join("jobs.parquet").exists())
+        .collect();
     // Damage: one byte of the aggregate's summary, one byte of a cell's jobs, and one cell's
     // marker removed (half-present).
     for file in [aggregate.join("summary.parquet"), cells[0].join("jobs.parquet")] {
@@ -408,7 +415,7 @@ fn full_disk_each_failed_node_shows_its_error_and_events_are_still_written() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     let events = read_events(&log);
-    assert_eq!(events.len(), 7, "the event log is complete: {events:?}");
+    assert_eq!(events.len(), 13, "the event log is complete: {events:?}");
     let failed = with_outcome(&events, "failed");
     assert!(!failed.is_empty(), "{err}");
     for label in &failed {
@@ -656,7 +663,7 @@ grid:
         assert_eq!(status.code(), Some(code), "{text}");
         let last = seen.last().unwrap();
         let (done, total) = parse_interrupted(last).unwrap_or_else(|| panic!("{text}"));
-        assert_eq!(total, 19, "{text}");
+        assert_eq!(total, 37, "{text}");
         assert!(done > done_so_far && done < total, "{text}");
         done_so_far = done;
         let staging = p.state().join("tmp");
@@ -665,7 +672,7 @@ grid:
     let (out, events) = p.run(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(with_outcome(&events, "hit").len(), done_so_far, "{events:?}");
-    assert_eq!(with_outcome(&events, "ran").len(), 19 - done_so_far);
+    assert_eq!(with_outcome(&events, "ran").len(), 37 - done_so_far);
 }
 
 /// "interrupted: N of M nodes done; run again to resume" (or "terminated: …") → (N, M).

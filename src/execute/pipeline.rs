@@ -243,7 +243,13 @@ pub fn run_with(
     verify_what_will_be_read(prepared, &entries, &mut cached, observer)?;
     let nodes = dag_nodes_with(prepared, &cached);
     interrupt.set_total(nodes.len());
-    let traces = TraceCache::default();
+    let traces = TraceCache::expecting(plan.nodes.iter().zip(&nodes).filter_map(|(n, d)| {
+        let NodeKind::Simulate { cell: (e, c) } = n.kind else {
+            return None;
+        };
+        let workload = &manifests[e].cells[c].workload;
+        (!d.cached).then(|| Some((workload.trace()?.clone(), workload.lenient)))?
+    }));
     let committed = AtomicU64::new(0);
     let abort_after: Option<u64> = std::env::var(ABORT_AFTER_ENV)
         .ok()
@@ -258,12 +264,12 @@ pub fn run_with(
         };
         match &node.kind {
             NodeKind::Simulate { cell: (e, c) } => {
-                simulate_node::run(
-                    &manifests[*e].cells[*c],
-                    &manifests[*e].limits,
-                    &traces,
-                    &entry,
-                )?;
+                let cell = &manifests[*e].cells[*c];
+                let result = simulate_node::run(cell, &manifests[*e].limits, &traces, &entry);
+                if let Some(path) = cell.workload.trace() {
+                    traces.done(path, cell.workload.lenient);
+                }
+                result?;
             }
             NodeKind::Metrics { cell: (e, c) } => {
                 let simulation = &plan.nodes[plan.simulation_of(i)].key;

@@ -22,16 +22,35 @@ use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
 use crate::swf::{self, Anomalies, Mode, Trace};
 
-/// Traces parsed during this run, shared by every cell that uses them.
 /// A trace parsed at most once per run (or the error reading it).
 type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
 
+/// A trace, as cells read it: its path and whether it is read leniently.
+type TraceId = (PathBuf, bool);
+
+/// Traces parsed during this run, shared by every cell that uses them. When the number of
+/// simulate nodes reading each trace is known ([`TraceCache::expecting`]), a trace is dropped
+/// after its last reader ([`TraceCache::done`]): a run's memory holds the traces being
+/// simulated, not every trace it has read.
 #[derive(Default)]
 pub struct TraceCache {
-    traces: Mutex<HashMap<(PathBuf, bool), TraceSlot>>,
+    traces: Mutex<HashMap<TraceId, TraceSlot>>,
+    remaining: Mutex<HashMap<TraceId, usize>>,
 }
 
 impl TraceCache {
+    /// A cache told which traces the nodes to run will read (one item per node).
+    pub fn expecting(reads: impl IntoIterator<Item = (PathBuf, bool)>) -> Self {
+        let mut remaining = HashMap::new();
+        for read in reads {
+            *remaining.entry(read).or_insert(0) += 1;
+        }
+        TraceCache {
+            traces: Mutex::default(),
+            remaining: Mutex::new(remaining),
+        }
+    }
+
     pub fn get(&self, path: &Path, lenient: bool) -> Result<Arc<Trace>, String> {
         let slot = self
             .traces
@@ -46,6 +65,20 @@ impl TraceCache {
                 .map_err(|e| e.to_string())
         })
         .clone()
+    }
+
+    /// A node that read (or failed to read) the trace is done with it: the last one expected
+    /// drops it.
+    pub fn done(&self, path: &Path, lenient: bool) {
+        let id = (path.to_path_buf(), lenient);
+        let mut remaining = self.remaining.lock().unwrap();
+        if let Some(n) = remaining.get_mut(&id) {
+            *n -= 1;
+            if *n == 0 {
+                remaining.remove(&id);
+                self.traces.lock().unwrap().remove(&id);
+            }
+        }
     }
 }
 
@@ -160,7 +193,7 @@ pub fn run(
         .workload
         .transforms
         .to_transforms()
-        .apply(source.workload());
+        .apply_cow(source.workload());
     let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
