@@ -1,12 +1,17 @@
 //! `make bench`: simulation throughput of FCFS, EASY and conservative on the bundled traces,
-//! SWF parse throughput next to `zcat FILE | wc -l`, and a whole `schedlab simulate` of
-//! SDSC-BLUE. Each figure is the median of several runs; each run checks its own answer (every
-//! feasible job simulated, identical outcome on every repetition). Figures go to stdout, in the
-//! form recorded in BENCHMARKS.md.
+//! node-level simulation on the MetaCentrum system (`mc.swf.machines`: 20 clusters, 495
+//! heterogeneous nodes) with METACENTRUM-2009 and wagap-2013 jobs, SWF parse throughput next to
+//! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. Each figure is the median
+//! of several runs; each run checks its own answer (every feasible job simulated, identical
+//! outcome on every repetition; on nodes, no node over-allocated in any component). Figures go
+//! to stdout, in the form recorded in BENCHMARKS.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+#[path = "simulate/mc.rs"]
+mod mc;
 
 use schedlab::sim::{Machine, Overrun, SchedulerKind, SimConfig, simulate};
 use schedlab::swf::{Mode, read_path};
@@ -116,6 +121,7 @@ fn main() {
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let reference = simulate(&trace.workload, &config).expect("simulates");
             assert_eq!(
@@ -139,6 +145,8 @@ fn main() {
         }
     }
 
+    mc::bench(filter.as_deref());
+
     for (path, procs) in shared_traces().into_iter().filter(|(p, _)| {
         filter
             .as_ref()
@@ -155,6 +163,7 @@ fn main() {
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let reps = if kind == SchedulerKind::Conservative {
                 3
@@ -190,6 +199,7 @@ fn main() {
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let (secs, reps, out) =
                 time_capped(3, || simulate(&trace.workload, &config).expect("simulates"));

@@ -41,6 +41,7 @@ fn requests(n: usize) -> Vec<ReservationRequest> {
                 start,
                 duration: 4 * 3600 + rng.next(14 * 3600) as i64,
                 width: 8 + rng.next(121),
+                cluster: None,
             }
         })
         .collect()

@@ -1,10 +1,14 @@
 //! Every schedule in `../shared/fixtures/pyss` (an independent simulator's output) reproduced
-//! exactly, for each scheduler its header names.
+//! exactly, for each scheduler its header names — on the pool, and on the pool written as a
+//! topology (node-level scheduling).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use schedlab::sim::{Machine, Overrun, SchedulerKind, SimConfig, Workload, simulate};
+use schedlab::sim::topology::{Cluster, NodeClass, Topology};
+use schedlab::sim::{
+    Allocation, Machine, Overrun, SchedulerKind, SimConfig, TopologyMachine, Workload, simulate,
+};
 
 fn fixtures_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/pyss");
@@ -89,12 +93,32 @@ fn pyss_fixtures_reproduce_exactly() {
             "{}: no schedulers named",
             case.name
         );
-        for &kind in &case.schedulers {
+        // The pool, and the same pool written as a topology (one shared node; memory is not
+        // modelled on a pool, so the topology ignores it too).
+        let as_topology = Machine::Topology(TopologyMachine {
+            ignore_memory: true,
+            ..TopologyMachine::new(Topology::new(vec![Cluster::new(
+                "pool",
+                Allocation::Shared,
+                vec![NodeClass::new("node", 1, case.max_procs, 0)],
+            )]))
+        });
+        for (kind, machine) in case
+            .schedulers
+            .iter()
+            .flat_map(|&k| [(k, Machine::pool(case.max_procs)), (k, as_topology.clone())])
+        {
+            let on = if machine.as_uniform().is_some() {
+                "pool"
+            } else {
+                "topology"
+            };
             let config = SimConfig {
-                machine: Machine::pool(case.max_procs),
+                machine,
                 scheduler: kind,
                 interval: None,
                 overrun: Overrun::Kill,
+                placement: Default::default(),
             };
             let out = simulate(&case.workload, &config).unwrap();
             let mut got: Vec<_> = out
@@ -116,7 +140,10 @@ fn pyss_fixtures_reproduce_exactly() {
                     .filter(|(g, w)| g != w)
                     .take(5)
                     .collect();
-                failures.push(format!("{} under {kind}: (got, want) {diff:?}", case.name));
+                failures.push(format!(
+                    "{} under {kind} on the {on}: (got, want) {diff:?}",
+                    case.name
+                ));
             }
         }
     }

@@ -26,6 +26,7 @@ fn request(id: u64, created: Time, start: Time, duration: Time, width: u64) -> R
         start,
         duration,
         width,
+        cluster: None,
     }
 }
 
@@ -222,6 +223,7 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
                         start: created + notice,
                         duration,
                         width,
+                        cluster: None,
                     },
                 )
                 .collect()
@@ -271,7 +273,7 @@ proptest! {
         interval in prop::option::of(1i64..40),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: kind, interval, overrun: Overrun::Kill };
+        let config = SimConfig { machine: machine.clone(), scheduler: kind, interval, overrun: Overrun::Kill, placement: Default::default() };
         let r = Reservations { requests, placement, on_conflict, throttles: throttles.clone() };
         let out = simulate_reserving(&w, &config, &r).unwrap();
         let capacity = machine.capacity().unit_count() as i64;
@@ -300,7 +302,7 @@ proptest! {
             used += d;
             prop_assert!(used <= capacity, "over capacity at t={}", t);
         }
-        let feasible = w.jobs.iter().filter(|j| machine.demand(j).is_ok()).count();
+        let feasible = w.jobs.iter().filter(|j| machine.as_uniform().unwrap().demand(j).is_ok()).count();
         prop_assert_eq!(out.jobs.len(), feasible);
         // No throttle cap is ever exceeded in any window.
         if let Some(c) = throttles.unit_seconds {
@@ -320,7 +322,7 @@ proptest! {
     #[test]
     fn easy_on_a_profile_is_easy(jobs in arb_jobs(), machine in arb_machine(), interval in prop::option::of(1i64..40)) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Easy, interval, overrun: Overrun::Kill };
+        let config = SimConfig { machine, scheduler: SchedulerKind::Easy, interval, overrun: Overrun::Kill, placement: Default::default() };
         let classic = simulate(&w, &config).unwrap();
         let profiled = simulate_with(&w, &config, Box::new(Easy::on_profile())).unwrap();
         prop_assert_eq!(classic.jobs, profiled.jobs);

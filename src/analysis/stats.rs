@@ -132,6 +132,7 @@ mod tests {
             group: 1,
             queue: -1,
             partition: -1,
+            request: Default::default(),
         }
     }
 

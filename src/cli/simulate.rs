@@ -94,10 +94,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (None, None) => Warmup::None,
     };
     let config = SimConfig {
-        machine,
+        machine: machine.clone(),
         scheduler: args.scheduler,
         interval: args.interval,
         overrun: args.overrun,
+        placement: Default::default(),
     };
     let outcome = simulate(&trace.workload, &config).map_err(CliError::failed)?;
     let metrics = MetricsConfig {

@@ -216,10 +216,11 @@ pub fn run(
         }
     };
     let config = SimConfig {
-        machine,
+        machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun,
+        placement: Default::default(),
     };
     let reservations = match &cell.reservations {
         Some(spec) => {

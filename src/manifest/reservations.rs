@@ -113,6 +113,7 @@ impl ReservationSpec {
                 start: r.start,
                 duration: r.duration,
                 width: units(r.width)?,
+                cluster: None,
             });
         }
         if let Some(g) = &self.generator {
@@ -168,7 +169,7 @@ fn units_of(width: Width, machine: &Machine) -> Result<u64, String> {
     let per_unit = machine.procs_per_unit();
     match width {
         Width::Procs(p) => Ok(p.div_ceil(per_unit)),
-        Width::Nodes(n) if per_unit > 1 || machine.nodes > 1 => Ok(n),
+        Width::Nodes(n) if per_unit > 1 || machine.node_count() > 1 => Ok(n),
         Width::Nodes(_) => Err(
             "widths in nodes need a cluster with `node_size` (this one is a processor pool)".into(),
         ),

@@ -5,21 +5,26 @@
 //! such instant, or only at multiples of the scheduling interval when one is set — asks the
 //! scheduler once for its decisions and applies them. Ties between jobs are broken by submission
 //! order (the job's index in the [`Workload`]).
+//!
+//! The machine's allocation state lives in [`super::machine_state`]: the uniform fast path, or a
+//! topology whose node-level policies name the nodes of every start.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::job::{Time, Workload};
 use super::machine::{Infeasible, Machine};
-use super::nodes::NodeTable;
+use super::machine_state::{MachineState, Refusal, TopologyState};
 use super::queue::Queue;
 use super::reservation::{
-    Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, Rule,
-    ThrottleState, place,
+    Decision, ReservationOutcome, ReservationRequest, Reservations, ReservedWindow, ThrottleState,
+    capacity_for, place, place_on_nodes,
 };
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
+use super::scheduler::node::{self, Decisions, NodeReservation, NodeScheduler, NodeView};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
+use super::topology::{Placement, TopologyError};
 
 /// What happens to a job whose actual runtime exceeds its requested time.
 #[derive(
@@ -57,14 +62,29 @@ impl std::str::FromStr for Overrun {
 }
 
 /// Everything that shapes a simulation besides the workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     pub machine: Machine,
     pub scheduler: SchedulerKind,
+    /// Which class and nodes a job takes on a topology (ignored by uniform machines).
+    pub placement: Placement,
     /// `None`: the scheduler runs at every event instant. `Some(n)`: only at multiples of `n`
     /// seconds (while jobs are waiting).
     pub interval: Option<Time>,
     pub overrun: Overrun,
+}
+
+impl SimConfig {
+    /// `scheduler` on `machine`, called at every event, killing overrunning jobs, first fit.
+    pub fn new(machine: Machine, scheduler: SchedulerKind) -> Self {
+        SimConfig {
+            machine,
+            scheduler,
+            placement: Placement::default(),
+            interval: None,
+            overrun: Overrun::Kill,
+        }
+    }
 }
 
 /// The simulated fate of one job.
@@ -74,8 +94,16 @@ pub struct JobOutcome {
     pub job: u32,
     pub start: Time,
     pub end: Time,
-    /// Allocation units held (processors, or nodes with exclusive allocation).
+    /// Allocation units held (processors, or nodes with exclusive allocation; cores on a
+    /// topology).
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Nodes it held (1 on a pool).
+    pub nodes: u32,
+    /// What it held in all: cores (processors; on exclusive nodes all of their cores), memory in
+    /// KB and GPUs (0 on a uniform machine, which models neither).
+    pub held: ResourceVec,
     /// Stopped at its requested time ([`Overrun::Kill`]).
     pub killed: bool,
     /// Started while an earlier-submitted job was still waiting.
@@ -111,6 +139,23 @@ pub struct SimOutcome {
     pub steps: Vec<Step>,
     /// The fate of every reservation request, in the order of [`Reservations::requests`].
     pub reservations: Vec<ReservationOutcome>,
+    /// On a topology: the class and nodes of every simulated job, in submission order (empty on
+    /// a uniform machine).
+    pub assignments: Vec<Assignment>,
+    /// On a topology: the nodes each started reservation held, by request index.
+    pub reserved_nodes: Vec<(u32, Vec<u32>)>,
+}
+
+/// Where a job ran on a topology.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// Index of the job in the workload.
+    pub job: u32,
+    /// Global class index ([`crate::sim::topology::Layout::class`]).
+    pub class: u32,
+    /// Its nodes: the first `shape.full()` took the full per-node amount, a last one the rest
+    /// ([`crate::sim::topology::NodeShape`]).
+    pub nodes: Vec<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -135,6 +180,39 @@ pub enum SimError {
     ReservationsNeedKill,
     #[error("reservation {id}: {problem}")]
     BadReservation { id: u64, problem: String },
+    #[error("invalid topology: {0}")]
+    Topology(#[from] TopologyError),
+    #[error("scheduler bug at t={time}: job {job_id}: {problem}")]
+    InvalidPlacement {
+        time: Time,
+        job_id: u64,
+        problem: String,
+    },
+    #[error(
+        "job {job_id} refers to constraint {constraint}, which its workload's constraint table does not have"
+    )]
+    UnknownConstraint { job_id: u64, constraint: u32 },
+    #[error(
+        "a {policy} policy cannot run on this machine (processor-count policies run on uniform machines, node-level policies on topologies)"
+    )]
+    PolicyMismatch { policy: &'static str },
+}
+
+/// A scheduling policy of either kind: one that counts allocation units (uniform machines) or
+/// one that places jobs on nodes (topologies).
+pub enum Policy {
+    Units(Box<dyn Scheduler>),
+    Nodes(Box<dyn NodeScheduler>),
+}
+
+impl Policy {
+    /// The built-in policy `kind` for `machine`.
+    pub fn build(kind: SchedulerKind, machine: &Machine) -> Self {
+        match machine {
+            Machine::Uniform(_) => Policy::Units(kind.build()),
+            Machine::Topology(_) => Policy::Nodes(node::build(kind)),
+        }
+    }
 }
 
 /// Simulates `workload` under `config`.
@@ -148,8 +226,18 @@ pub fn simulate_reserving(
     config: &SimConfig,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    let scheduler = config.scheduler.build();
-    Engine::new(workload, config, scheduler, reservations)?.run()
+    let policy = Policy::build(config.scheduler, &config.machine);
+    Engine::new(workload, config, policy, reservations)?.run()
+}
+
+/// Simulates with a caller-supplied policy of either kind, and reservations.
+pub fn simulate_policy(
+    workload: &Workload,
+    config: &SimConfig,
+    policy: Policy,
+    reservations: &Reservations,
+) -> Result<SimOutcome, SimError> {
+    Engine::new(workload, config, policy, reservations)?.run()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -158,7 +246,13 @@ pub fn simulate_with(
     config: &SimConfig,
     scheduler: Box<dyn Scheduler>,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, scheduler, &Reservations::default())?.run()
+    Engine::new(
+        workload,
+        config,
+        Policy::Units(scheduler),
+        &Reservations::default(),
+    )?
+    .run()
 }
 
 /// [`simulate_with`] and reservations.
@@ -168,7 +262,7 @@ pub fn simulate_with_reserving(
     scheduler: Box<dyn Scheduler>,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, scheduler, reservations)?.run()
+    Engine::new(workload, config, Policy::Units(scheduler), reservations)?.run()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -178,7 +272,7 @@ const MAX_IDLE_CALLS: u32 = 10_000;
 struct Engine<'w> {
     workload: &'w Workload,
     config: SimConfig,
-    scheduler: Box<dyn Scheduler>,
+    policy: Policy,
     /// Feasible jobs with their demand, in submission order.
     arrivals: Vec<QueuedJob>,
     next_arrival: usize,
@@ -187,10 +281,14 @@ struct Engine<'w> {
     running: RunningSet,
     /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
     ended: Vec<RunningJob>,
-    /// Per job index: expected end and nodes held while it runs.
-    held: Vec<(Time, Vec<u32>)>,
-    nodes: NodeTable,
+    /// Per job index: expected end while it runs.
+    expected_end: Vec<Time>,
+    state: MachineState,
+    /// Allocation units free (cores on a topology).
     free: ResourceVec,
+    decisions: Decisions,
+    /// Per job index, on a topology: where it ran.
+    assignments: Vec<Option<Assignment>>,
     outcomes: Vec<Option<JobOutcome>>,
     started_jobs: Vec<u32>,
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
@@ -278,7 +376,7 @@ impl<'w> Engine<'w> {
     fn new(
         workload: &'w Workload,
         config: &SimConfig,
-        scheduler: Box<dyn Scheduler>,
+        policy: Policy,
         reservations: &'w Reservations,
     ) -> Result<Self, SimError> {
         if let Some(n) = config.interval
@@ -290,10 +388,29 @@ impl<'w> Engine<'w> {
             return Err(SimError::ReservationsNeedKill);
         }
         let booking = Booking::new(reservations)?;
+        let state = MachineState::new(&config.machine, workload, config.placement)?;
+        match (&policy, &state) {
+            (Policy::Units(_), MachineState::Topology(_)) => {
+                return Err(SimError::PolicyMismatch { policy: "unit" });
+            }
+            (Policy::Nodes(_), MachineState::Uniform(_)) => {
+                return Err(SimError::PolicyMismatch { policy: "node" });
+            }
+            _ => {}
+        }
         let mut out = SimOutcome::default();
         let mut arrivals = Vec::with_capacity(workload.len());
         for (i, job) in workload.jobs.iter().enumerate() {
-            match config.machine.demand(job) {
+            let constraint = job.request.constraint.0;
+            if matches!(state, MachineState::Topology(_))
+                && constraint as usize >= workload.constraints.len()
+            {
+                return Err(SimError::UnknownConstraint {
+                    job_id: job.id,
+                    constraint,
+                });
+            }
+            match state.admit(workload, job) {
                 Ok(demand) => arrivals.push(QueuedJob {
                     job: i as u32,
                     submit: job.submit,
@@ -305,17 +422,19 @@ impl<'w> Engine<'w> {
         }
         Ok(Engine {
             workload,
-            config: *config,
-            scheduler,
+            config: config.clone(),
+            policy,
             arrivals,
             next_arrival: 0,
             completions: BinaryHeap::new(),
             queue: Queue::default(),
             running: RunningSet::default(),
             ended: Vec::new(),
-            held: vec![(0, Vec::new()); workload.len()],
-            nodes: NodeTable::new(&config.machine),
+            expected_end: vec![0; workload.len()],
+            state,
             free: config.machine.capacity(),
+            decisions: Decisions::default(),
+            assignments: Vec::new(),
             outcomes: vec![None; workload.len()],
             started_jobs: Vec::new(),
             idle_calls: 0,
@@ -388,6 +507,8 @@ impl<'w> Engine<'w> {
         }
         let mut out = self.out;
         out.jobs = self.outcomes.into_iter().flatten().collect();
+        out.assignments = self.assignments.into_iter().flatten().collect();
+        out.reserved_nodes.sort_by_key(|r| r.0);
         out.reservations.sort_by_key(|r| r.request);
         Ok(out)
     }
@@ -402,33 +523,75 @@ impl<'w> Engine<'w> {
             }
             self.booking.next_request += 1;
             let setup = self.booking.setup;
-            let capacity = self.config.machine.capacity().unit_count();
-            let view = View {
-                now,
-                capacity: self.config.machine.capacity(),
-                free: self.free,
-                queue: &self.queue,
-                running: &self.running,
-                ended: &self.ended,
-                reservations: &self.booking.granted,
-            };
             let throttle = &mut self.booking.throttle;
-            let granted = throttle.check_request(request, capacity).and_then(|()| {
-                let start = place(&view, request, setup.placement, setup.on_conflict)?;
-                throttle.check_window(request, start)?;
-                Ok::<Time, Rule>(start)
-            });
+            let granted = match &self.state {
+                MachineState::Uniform(_) => {
+                    let capacity = self.config.machine.capacity().unit_count();
+                    let view = View {
+                        now,
+                        capacity: self.config.machine.capacity(),
+                        free: self.free,
+                        queue: &self.queue,
+                        running: &self.running,
+                        ended: &self.ended,
+                        reservations: &self.booking.granted,
+                    };
+                    throttle.check_request(request, capacity).and_then(|()| {
+                        let start = place(&view, request, setup.placement, setup.on_conflict)?;
+                        throttle.check_window(request, start)?;
+                        Ok((start, None))
+                    })
+                }
+                MachineState::Topology(t) => {
+                    let capacity = capacity_for(&t.layout, request);
+                    let view = node_view(
+                        t,
+                        now,
+                        self.config.placement,
+                        self.workload,
+                        &self.queue,
+                        &self.running,
+                    );
+                    throttle.check_request(request, capacity).and_then(|()| {
+                        let w = place_on_nodes(&view, request, setup.placement, setup.on_conflict)?;
+                        throttle.check_window(request, w.start)?;
+                        Ok((w.start, Some(w)))
+                    })
+                }
+            };
             let outcome = match granted {
-                Ok(start) => {
+                Ok((start, on_nodes)) => {
                     self.booking.throttle.commit(request, start);
                     let end = start + request.duration;
-                    let window = ReservedWindow {
-                        start,
-                        end,
-                        width: request.width,
-                    };
-                    let at = self.booking.granted.partition_point(|w| *w <= window);
-                    self.booking.granted.insert(at, window);
+                    match (on_nodes, &mut self.state) {
+                        (Some(w), MachineState::Topology(t)) => {
+                            let entry = NodeReservation {
+                                start,
+                                end,
+                                class: w.class,
+                                count: request.width as u32,
+                                nodes: w.nodes,
+                            };
+                            let at = t
+                                .reservations
+                                .iter()
+                                .zip(&t.reservation_requests)
+                                .position(|(r, &k)| (r.start, k) > (start, i))
+                                .unwrap_or(t.reservations.len());
+                            t.reservations.insert(at, entry);
+                            t.reservation_requests.insert(at, i);
+                            t.epoch += 1;
+                        }
+                        _ => {
+                            let window = ReservedWindow {
+                                start,
+                                end,
+                                width: request.width,
+                            };
+                            let at = self.booking.granted.partition_point(|w| *w <= window);
+                            self.booking.granted.insert(at, window);
+                        }
+                    }
                     self.booking.starts.push(Reverse((start, i)));
                     ReservationOutcome {
                         request: i,
@@ -464,16 +627,51 @@ impl<'w> Engine<'w> {
             }
             self.booking.starts.pop();
             let request = self.booking.request(i);
-            let width = ResourceVec::units(request.width);
+            let conflict = SimError::ReservationConflict {
+                time: now,
+                id: request.id,
+            };
             let held = &mut self.booking.held[i as usize];
-            if !width.fits_in(&self.free) || self.nodes.allocate(width, held).is_err() {
-                return Err(SimError::ReservationConflict {
-                    time: now,
-                    id: request.id,
-                });
-            }
-            self.free -= width;
-            self.booking.reserved += request.width;
+            let units = match &mut self.state {
+                MachineState::Uniform(u) => {
+                    let width = ResourceVec::units(request.width);
+                    if !width.fits_in(&self.free) || u.table.allocate(width, held).is_err() {
+                        return Err(conflict);
+                    }
+                    request.width
+                }
+                MachineState::Topology(t) => {
+                    let at = t
+                        .reservation_requests
+                        .iter()
+                        .position(|&k| k == i)
+                        .ok_or(conflict.clone())?;
+                    let class = t.reservations[at].class;
+                    let cap = t.layout.class(class).capacity.per_node;
+                    if t.reservations[at].nodes.is_empty() {
+                        let chosen: Vec<u32> = t
+                            .free
+                            .candidates(class, 0, true)
+                            .take(t.reservations[at].count as usize)
+                            .collect();
+                        t.reservations[at].nodes = chosen;
+                    }
+                    let nodes = &t.reservations[at].nodes;
+                    if nodes.len() != t.reservations[at].count as usize
+                        || nodes.iter().any(|&n| !t.free.is_idle(n))
+                    {
+                        return Err(conflict);
+                    }
+                    for &n in nodes {
+                        t.free.take(n, cap).map_err(|_| conflict.clone())?;
+                    }
+                    held.clone_from(nodes);
+                    self.out.reserved_nodes.push((i, nodes.clone()));
+                    cap.0[0] * nodes.len() as u64
+                }
+            };
+            self.free -= ResourceVec::units(units);
+            self.booking.reserved += units;
             self.booking.ends.push(Reverse((now + request.duration, i)));
         }
         Ok(())
@@ -487,19 +685,37 @@ impl<'w> Engine<'w> {
             }
             self.booking.ends.pop();
             let request = self.booking.request(i);
-            let width = ResourceVec::units(request.width);
             let held = std::mem::take(&mut self.booking.held[i as usize]);
-            self.nodes.release(width, &held);
-            self.free += width;
-            self.booking.reserved -= request.width;
-            let window = ReservedWindow {
-                start: end - request.duration,
-                end,
-                width: request.width,
+            let units = match &mut self.state {
+                MachineState::Uniform(u) => {
+                    let width = ResourceVec::units(request.width);
+                    u.table.release(width, &held);
+                    let window = ReservedWindow {
+                        start: end - request.duration,
+                        end,
+                        width: request.width,
+                    };
+                    if let Some(at) = self.booking.granted.iter().position(|w| *w == window) {
+                        self.booking.granted.remove(at);
+                    }
+                    request.width
+                }
+                MachineState::Topology(t) => {
+                    let mut cores = 0;
+                    if let Some(at) = t.reservation_requests.iter().position(|&k| k == i) {
+                        let cap = t.layout.class(t.reservations[at].class).capacity.per_node;
+                        for &n in &held {
+                            t.free.give(n, cap);
+                            cores += cap.0[0];
+                        }
+                        t.reservations.remove(at);
+                        t.reservation_requests.remove(at);
+                    }
+                    cores
+                }
             };
-            if let Some(at) = self.booking.granted.iter().position(|w| *w == window) {
-                self.booking.granted.remove(at);
-            }
+            self.free += ResourceVec::units(units);
+            self.booking.reserved -= units;
         }
     }
 
@@ -509,13 +725,31 @@ impl<'w> Engine<'w> {
                 break;
             }
             self.completions.pop();
-            let (expected_end, nodes) = std::mem::take(&mut self.held[job as usize]);
+            let expected_end = self.expected_end[job as usize];
             let running = self
                 .running
                 .remove(expected_end, job)
                 .expect("running job is tracked");
             self.free += running.demand;
-            self.nodes.release(running.demand, &nodes);
+            match &mut self.state {
+                MachineState::Uniform(u) => {
+                    let nodes = std::mem::take(&mut u.held[job as usize]);
+                    u.table.release(running.demand, &nodes);
+                }
+                MachineState::Topology(t) => {
+                    // Every job completes before the run ends: its nodes move to the outcome.
+                    if let Some(a) = t.release(job, expected_end, now) {
+                        if self.assignments.is_empty() {
+                            self.assignments = vec![None; self.workload.len()];
+                        }
+                        self.assignments[job as usize] = Some(Assignment {
+                            job,
+                            class: a.class,
+                            nodes: a.nodes,
+                        });
+                    }
+                }
+            }
             self.ended.push(running);
         }
     }
@@ -525,31 +759,7 @@ impl<'w> Engine<'w> {
             time: now,
             queue_len: self.queue.len() as u32,
         });
-        starts.clear();
-        let view = View {
-            now,
-            capacity: self.config.machine.capacity(),
-            free: self.free,
-            queue: &self.queue,
-            running: &self.running,
-            ended: &self.ended,
-            reservations: &self.booking.granted,
-        };
-        self.scheduler.schedule(&view, starts);
-        self.ended.clear();
-        starts.sort_unstable();
-        self.started_jobs.clear();
-        for (k, &pos) in starts.iter().enumerate() {
-            if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
-                return Err(SimError::InvalidDecision {
-                    time: now,
-                    position: pos,
-                });
-            }
-            let queued = self.queue[pos];
-            self.start(now, queued)?;
-            self.started_jobs.push(queued.job);
-        }
+        self.ask(now, starts)?;
         if !starts.is_empty() {
             // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
             self.queue.remove_positions(starts);
@@ -584,38 +794,183 @@ impl<'w> Engine<'w> {
         Ok(())
     }
 
-    fn start(&mut self, now: Time, queued: QueuedJob) -> Result<(), SimError> {
-        let job = &self.workload.jobs[queued.job as usize];
-        let (expected_end, held) = &mut self.held[queued.job as usize];
-        if !queued.demand.fits_in(&self.free) || self.nodes.allocate(queued.demand, held).is_err() {
-            return Err(SimError::OverAllocation {
-                time: now,
-                job_id: job.id,
-            });
+    /// Asks the policy for its decisions at `now` and starts them; `starts` receives the queue
+    /// positions started, in increasing order.
+    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
+        starts.clear();
+        self.started_jobs.clear();
+        match &mut self.policy {
+            Policy::Units(scheduler) => {
+                let view = View {
+                    now,
+                    capacity: self.config.machine.capacity(),
+                    free: self.free,
+                    queue: &self.queue,
+                    running: &self.running,
+                    ended: &self.ended,
+                    reservations: &self.booking.granted,
+                };
+                scheduler.schedule(&view, starts);
+                starts.sort_unstable();
+                for (k, &pos) in starts.iter().enumerate() {
+                    if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
+                        return Err(SimError::InvalidDecision {
+                            time: now,
+                            position: pos,
+                        });
+                    }
+                    let queued = self.queue[pos];
+                    self.start(now, queued, None)?;
+                    self.started_jobs.push(queued.job);
+                }
+            }
+            Policy::Nodes(scheduler) => {
+                let MachineState::Topology(t) = &mut self.state else {
+                    unreachable!("checked when the engine was built");
+                };
+                self.decisions.clear();
+                let view = node_view(
+                    t,
+                    now,
+                    self.config.placement,
+                    self.workload,
+                    &self.queue,
+                    &self.running,
+                );
+                scheduler.schedule(&view, &mut self.decisions);
+                t.completed.clear();
+                let decisions = std::mem::take(&mut self.decisions);
+                starts.extend(decisions.starts().iter().map(|d| d.pos));
+                starts.sort_unstable();
+                for (k, &pos) in starts.iter().enumerate() {
+                    if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
+                        return Err(SimError::InvalidDecision {
+                            time: now,
+                            position: pos,
+                        });
+                    }
+                }
+                for d in decisions.starts() {
+                    let queued = self.queue[d.pos];
+                    self.start(now, queued, Some((d.class, decisions.nodes(d))))?;
+                    self.started_jobs.push(queued.job);
+                }
+                self.decisions = decisions;
+            }
         }
-        self.free -= queued.demand;
-        let killed = self.config.overrun == Overrun::Kill && job.runtime > job.requested_time;
-        let run = if killed {
-            job.requested_time
-        } else {
-            job.runtime
+        self.ended.clear();
+        Ok(())
+    }
+
+    /// Starts `queued` now: on a uniform machine wherever the node table puts it, on a topology
+    /// on the class and nodes the policy named.
+    fn start(
+        &mut self,
+        now: Time,
+        queued: QueuedJob,
+        on: Option<(u32, &[u32])>,
+    ) -> Result<(), SimError> {
+        let job = &self.workload.jobs[queued.job as usize];
+        let over = SimError::OverAllocation {
+            time: now,
+            job_id: job.id,
         };
-        *expected_end = now + job.requested_time;
+        let (units, cluster, nodes, held, runtime) = match &mut self.state {
+            MachineState::Uniform(u) => {
+                let held = &mut u.held[queued.job as usize];
+                if !queued.demand.fits_in(&self.free)
+                    || u.table.allocate(queued.demand, held).is_err()
+                {
+                    return Err(over);
+                }
+                let units = queued.demand.unit_count();
+                let procs = units * u.machine.procs_per_unit();
+                (
+                    units,
+                    0,
+                    held.len() as u32,
+                    ResourceVec::units(procs),
+                    job.runtime,
+                )
+            }
+            MachineState::Topology(t) => {
+                let Some((class, nodes)) = on else {
+                    return Err(SimError::InvalidPlacement {
+                        time: now,
+                        job_id: job.id,
+                        problem: "no nodes given".into(),
+                    });
+                };
+                let shape = t
+                    .start(queued.job, job, class, nodes)
+                    .map_err(|r| match r {
+                        Refusal::OverAllocation => over,
+                        Refusal::Invalid(problem) => SimError::InvalidPlacement {
+                            time: now,
+                            job_id: job.id,
+                            problem,
+                        },
+                    })?;
+                let total = shape.total();
+                let info = t.layout.class(class);
+                (
+                    total.0[0],
+                    info.cluster,
+                    shape.count,
+                    total,
+                    t.layout.runtime_on(job.runtime, class),
+                )
+            }
+        };
+        let demand = ResourceVec::units(units);
+        self.free -= demand;
+        let killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
+        let run = if killed { job.requested_time } else { runtime };
+        let expected_end = now + job.requested_time;
+        self.expected_end[queued.job as usize] = expected_end;
         self.running.insert(RunningJob {
             job: queued.job,
             start: now,
-            expected_end: *expected_end,
-            demand: queued.demand,
+            expected_end,
+            demand,
         });
         self.completions.push(Reverse((now + run, queued.job)));
         self.outcomes[queued.job as usize] = Some(JobOutcome {
             job: queued.job,
             start: now,
             end: now + run,
-            units: queued.demand.unit_count(),
+            units,
+            cluster,
+            nodes,
+            held,
             killed,
             backfilled: false,
         });
         Ok(())
+    }
+}
+
+/// What a node-level policy sees of the engine's state.
+fn node_view<'a>(
+    t: &'a TopologyState,
+    now: Time,
+    placement: Placement,
+    workload: &'a Workload,
+    queue: &'a Queue,
+    running: &'a RunningSet,
+) -> NodeView<'a> {
+    NodeView {
+        now,
+        layout: &t.layout,
+        free: &t.free,
+        placement,
+        jobs: &workload.jobs,
+        eligible: &t.eligible,
+        queue,
+        running,
+        allocs: &t.allocs,
+        completed: &t.completed,
+        reservations: &t.reservations,
+        reservations_epoch: t.epoch,
     }
 }

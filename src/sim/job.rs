@@ -1,5 +1,7 @@
 //! A job as the simulator sees it, and a workload: jobs in submission order.
 
+use super::topology::{ConstraintTable, JobRequest};
+
 /// Simulated time, in integer seconds since the start of the trace.
 pub type Time = i64;
 
@@ -29,6 +31,29 @@ pub struct Job {
     pub queue: i32,
     /// SWF field 16; -1 when unknown.
     pub partition: i32,
+    /// What the job asks of a topology (nodes, per-node amounts, properties). The default — a
+    /// flexible request of `procs` cores with `memory_kb` per core — is what a plain SWF job
+    /// gives; uniform machines only look at `procs`.
+    pub request: JobRequest,
+}
+
+/// A one-processor, one-second job with every SWF field unknown: a base for struct updates.
+impl Default for Job {
+    fn default() -> Self {
+        Job {
+            id: 0,
+            submit: 0,
+            runtime: 1,
+            requested_time: 1,
+            procs: 1,
+            memory_kb: 0,
+            user: -1,
+            group: -1,
+            queue: -1,
+            partition: -1,
+            request: JobRequest::default(),
+        }
+    }
 }
 
 /// Jobs sorted by submit time (stable: ties keep trace order). The position of a job in
@@ -36,13 +61,20 @@ pub struct Job {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Workload {
     pub jobs: Vec<Job>,
+    /// The distinct property/cluster constraints the jobs' requests refer to.
+    pub constraints: ConstraintTable,
 }
 
 impl Workload {
     /// Builds a workload, sorting jobs stably by submit time.
-    pub fn new(mut jobs: Vec<Job>) -> Self {
+    pub fn new(jobs: Vec<Job>) -> Self {
+        Self::with_constraints(jobs, ConstraintTable::default())
+    }
+
+    /// [`Workload::new`] for jobs whose requests refer to `constraints`.
+    pub fn with_constraints(mut jobs: Vec<Job>, constraints: ConstraintTable) -> Self {
         jobs.sort_by_key(|job| job.submit);
-        Workload { jobs }
+        Workload { jobs, constraints }
     }
 
     pub fn len(&self) -> usize {

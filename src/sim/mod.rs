@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod job;
 pub mod machine;
+pub(crate) mod machine_state;
 pub mod metrics;
 pub mod nodes;
 pub mod queue;
@@ -17,13 +18,15 @@ pub mod schedule;
 pub mod scheduler;
 pub mod synth;
 pub mod timeseries;
+pub mod topology;
 pub mod transform;
 
 pub use engine::{
-    Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step, simulate,
-    simulate_reserving, simulate_with, simulate_with_reserving,
+    Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
+    simulate, simulate_policy, simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
-pub use machine::{Allocation, Machine};
+pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};
 pub use resources::ResourceVec;
 pub use scheduler::{Scheduler, SchedulerKind};
+pub use topology::{JobRequest, Placement, Topology};

@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::machine::{Allocation, Machine};
+use super::machine::{Allocation, Uniform};
 use super::resources::ResourceVec;
 
 #[derive(Clone, Debug)]
@@ -23,7 +23,7 @@ pub struct NodeTable {
 pub struct OverAllocation;
 
 impl NodeTable {
-    pub fn new(machine: &Machine) -> Self {
+    pub fn new(machine: &Uniform) -> Self {
         let per_node = ResourceVec::units(u64::from(machine.procs_per_node));
         NodeTable {
             allocation: machine.allocation,

@@ -69,7 +69,10 @@ impl Transforms {
             }
         }
         // Scaling is monotone, so the submission order is unchanged.
-        Workload { jobs }
+        Workload {
+            jobs,
+            constraints: workload.constraints.clone(),
+        }
     }
 }
 
@@ -94,6 +97,7 @@ mod tests {
                     group: -1,
                     queue: -1,
                     partition: -1,
+                    request: Default::default(),
                 })
                 .collect(),
         )

@@ -259,6 +259,7 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
     trace.recorded_waits = jobs.iter().map(|(_, wait)| *wait).collect();
     trace.workload = Workload {
         jobs: jobs.into_iter().map(|(job, _)| job).collect(),
+        constraints: Default::default(),
     };
     Ok(trace)
 }
@@ -390,6 +391,7 @@ fn classify(raw: RawJob, anomalies: &mut Anomalies) -> Option<Job> {
         group: small(raw.group),
         queue: small(raw.queue),
         partition: small(raw.partition),
+        request: Default::default(),
     })
 }
 

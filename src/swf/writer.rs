@@ -82,6 +82,7 @@ mod tests {
                 group: 1,
                 queue: -1,
                 partition: -1,
+                request: Default::default(),
             },
             Job {
                 id: 2,
@@ -94,6 +95,7 @@ mod tests {
                 group: 1,
                 queue: 3,
                 partition: 2,
+                request: Default::default(),
             },
         ];
         let w = Workload::new(jobs);

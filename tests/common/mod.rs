@@ -16,6 +16,7 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
         group: -1,
         queue: -1,
         partition: -1,
+        request: Default::default(),
     }
 }
 
@@ -25,6 +26,7 @@ pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
         scheduler,
         interval: None,
         overrun: Overrun::Kill,
+        placement: Default::default(),
     }
 }
 

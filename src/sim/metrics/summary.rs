@@ -442,6 +442,7 @@ mod tests {
             group: -1,
             queue: -1,
             partition: -1,
+            request: Default::default(),
         }
     }
 
@@ -452,6 +453,7 @@ mod tests {
             scheduler: SchedulerKind::Fcfs,
             interval: None,
             overrun: Overrun::Kill,
+            placement: Default::default(),
         };
         let out = simulate(&w, &sim).unwrap();
         let records = job_records(&w, &out, config.tau);

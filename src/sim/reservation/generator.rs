@@ -96,6 +96,7 @@ impl ReservationGenerator {
                     start,
                     duration,
                     width,
+                    cluster: None,
                 }
             })
             .collect();

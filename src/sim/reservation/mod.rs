@@ -5,11 +5,13 @@
 //! user-facing description.
 
 mod generator;
+mod on_nodes;
 mod placement;
 mod throttle;
 mod window_cap;
 
 pub use generator::{Distribution, ReservationGenerator};
+pub use on_nodes::{NodeWindow, capacity_for, classes_for, place_on_nodes};
 pub use placement::place;
 pub use throttle::{ThrottleState, Throttles, WindowCap, unit_seconds};
 pub use window_cap::{SlidingWindowLoad, brute_force_peak};
@@ -22,7 +24,7 @@ pub fn throttle_cap(window: Time, max: u64) -> WindowCap {
 }
 
 /// One reservation request. Widths are in allocation units (whole nodes on an exclusive-node
-/// machine, processors on a pool).
+/// machine, processors on a pool); on a topology, whole nodes of one class of `cluster`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReservationRequest {
     /// Stable identifier shown in outputs (1-based in request order unless given).
@@ -37,6 +39,9 @@ pub struct ReservationRequest {
     pub duration: Time,
     /// Allocation units (> 0).
     pub width: u64,
+    /// On a topology: the cluster whose nodes it holds (`None`: any cluster). Ignored by
+    /// uniform machines.
+    pub cluster: Option<String>,
 }
 
 /// Where a granted reservation goes relative to the waiting jobs.

@@ -124,6 +124,7 @@ mod tests {
             start: 0,
             duration,
             width,
+            cluster: None,
         }
     }
 

@@ -5,6 +5,8 @@
 mod conservative;
 mod easy;
 mod fcfs;
+pub mod node;
+pub mod order;
 pub mod profile;
 
 pub use conservative::Conservative;

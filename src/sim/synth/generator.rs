@@ -121,6 +121,7 @@ impl Source<'_> {
             group: self.group,
             queue: -1,
             partition: -1,
+            request: Default::default(),
         }
     }
 }

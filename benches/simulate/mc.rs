@@ -1,0 +1,245 @@
+//! Node-level simulation on the MetaCentrum system of Alea's `mc.swf.machines` (20 clusters,
+//! 495 nodes of 4–288 cores and 3–6,144 GB, all shared), with two workloads that carry
+//! requests:
+//!
+//! - METACENTRUM-2009 (103,656 jobs): plain SWF jobs — flexible requests of their processors,
+//!   with the trace's used memory (field 7, KB per processor by the SWF standard) as the memory
+//!   per core, since the trace records no requested memory.
+//! - wagap-2013 (17,900 jobs): Alea's extended SWF with PBS node specs (`8:ppn=8:cl_zegox`,
+//!   `1:ppn=64:x86_64:cl_zewura#excl`) and requested memory in bytes per node (field 10). Node
+//!   requests; `cl_<cluster>` labels are kept as properties (every mc node carries its
+//!   cluster's), other labels (`x86_64`, `brno`, `nfs4`, host names) are dropped, and a
+//!   multi-part spec (`a+b`) keeps its first part.
+//!
+//! The inputs are read from `../shared/workloads` (they are not bundled); the section is skipped
+//! with a note when they are absent. The Alea-file reading here is the bench's own minimal
+//! version, not the product's importer.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use schedlab::sim::topology::{
+    Cluster, Constraint, ConstraintTable, JobRequest, Layout, NodeClass, NodeDemand, Topology,
+};
+use schedlab::sim::{
+    Allocation, Job, Machine, SchedulerKind, SimConfig, SimOutcome, TopologyMachine, Workload,
+    simulate,
+};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads")
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    let file = std::fs::File::open(path).expect("input opens");
+    let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(BufReader::new(file))
+    };
+    reader
+        .lines()
+        .map(|l| l.expect("input reads"))
+        .filter(|l| !l.trim_start().starts_with(';') && !l.trim().is_empty())
+        .collect()
+}
+
+/// Alea's machine file: `id name nodes cpus_per_node cluster_id ram_per_node_KB`, one cluster
+/// of one class per line, every node labelled `cl_<name>`.
+pub fn mc_topology() -> Topology {
+    let clusters = lines(&shared().join("alea/mc.swf.machines"))
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (name, nodes, cpus, ram) = (f[1], f[2], f[3], f[5]);
+            Cluster::new(
+                name,
+                Allocation::Shared,
+                vec![
+                    NodeClass::new(
+                        name,
+                        nodes.parse().unwrap(),
+                        cpus.parse().unwrap(),
+                        ram.parse().unwrap(),
+                    )
+                    .with_properties([format!("cl_{name}")]),
+                ],
+            )
+        })
+        .collect();
+    Topology::new(clusters)
+}
+
+/// The SWF reader's rules on a whitespace-split line: requested processors = field 8 else 5,
+/// requested time = field 9 else the runtime; jobs with no runtime or processors are dropped.
+fn swf_job(f: &[&str]) -> Option<Job> {
+    let int = |i: usize| f[i].parse::<f64>().map_or(-1, |v| v as i64);
+    let runtime = int(3);
+    let procs = if int(7) > 0 { int(7) } else { int(4) };
+    if runtime <= 0 || procs <= 0 {
+        return None;
+    }
+    let requested = if int(8) > 0 { int(8) } else { runtime };
+    Some(Job {
+        id: int(0) as u64,
+        submit: int(1),
+        runtime,
+        requested_time: requested,
+        procs: procs as u32,
+        user: int(11) as i32,
+        ..Job::default()
+    })
+}
+
+pub fn metacentrum_2009() -> Workload {
+    let jobs = lines(&shared().join("METACENTRUM-2009-2.swf.gz"))
+        .iter()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let mut job = swf_job(&f)?;
+            job.memory_kb = f[6].parse::<i64>().unwrap_or(0).max(0) as u64;
+            Some(job)
+        })
+        .collect();
+    Workload::new(jobs)
+}
+
+pub fn wagap_2013() -> Workload {
+    let mut table = ConstraintTable::default();
+    let mut ids = HashMap::new();
+    let jobs = lines(&shared().join("alea/wagap-2013.swf.gz"))
+        .iter()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let mut job = swf_job(&f)?;
+            let (spec, exclusive) = match f[f.len() - 1].split_once('#') {
+                Some((s, flag)) => (s, flag == "excl"),
+                None => (f[f.len() - 1], false),
+            };
+            let spec = spec.split('+').next().unwrap_or("");
+            let mut parts = spec.split(':');
+            let count = parts
+                .next()
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(1)
+                .max(1);
+            let mut ppn = 1;
+            let mut props: Vec<String> = Vec::new();
+            for p in parts {
+                if let Some(n) = p.strip_prefix("ppn=") {
+                    ppn = n.parse().unwrap_or(1);
+                } else if p.starts_with("cl_") {
+                    props.push(p.to_string());
+                }
+            }
+            let bytes = f[9].parse::<i64>().unwrap_or(0).max(0) as u64;
+            let constraint = Constraint::properties(props);
+            let id = *ids
+                .entry(constraint.clone())
+                .or_insert_with(|| table.intern(constraint));
+            job.procs = count * ppn;
+            job.request = JobRequest {
+                constraint: id,
+                exclusive,
+                ..JobRequest::nodes(
+                    count,
+                    NodeDemand {
+                        cores: ppn,
+                        memory_kb: bytes / 1024,
+                        gpus: 0,
+                    },
+                )
+            };
+            Some(job)
+        })
+        .collect();
+    Workload::with_constraints(jobs, table)
+}
+
+/// Recomputes every node's use over time from the outcome and panics if any component of any
+/// node is ever over its capacity.
+fn assert_no_overallocation(w: &Workload, machine: &TopologyMachine, out: &SimOutcome) {
+    let layout = Layout::new(machine).expect("valid topology");
+    let mut events: Vec<(u32, i64, bool, [u64; 3])> = Vec::new();
+    for (a, o) in out.assignments.iter().zip(&out.jobs) {
+        assert_eq!(a.job, o.job);
+        let shape = layout
+            .shape(&w.jobs[a.job as usize], a.class)
+            .expect("fits");
+        assert_eq!(a.nodes.len(), shape.count as usize);
+        for (i, &node) in a.nodes.iter().enumerate() {
+            assert_eq!(layout.class_of(node), a.class);
+            let v = shape.amount(i as u32).0;
+            events.push((node, o.start, true, v));
+            events.push((node, o.end, false, v));
+        }
+    }
+    events.sort_by_key(|e| (e.0, e.1, e.2));
+    let mut used = [0u64; 3];
+    let mut current = u32::MAX;
+    for (node, t, take, v) in events {
+        if node != current {
+            assert_eq!(used, [0; 3], "node {current} ends with something held");
+            current = node;
+        }
+        let cap = layout.capacity_of(node).0;
+        for k in 0..3 {
+            if take {
+                used[k] += v[k];
+                assert!(used[k] <= cap[k], "node {node} over-allocated at t={t}");
+            } else {
+                used[k] -= v[k];
+            }
+        }
+    }
+}
+
+pub fn bench(filter: Option<&str>) {
+    if !shared().join("alea/mc.swf.machines").is_file() {
+        println!("\n(../shared/workloads not found: node-level MetaCentrum figures skipped)");
+        return;
+    }
+    type Loader = fn() -> Workload;
+    let cases: [(&str, Loader); 2] = [
+        ("METACENTRUM-2009", metacentrum_2009),
+        ("wagap-2013", wagap_2013),
+    ];
+    let selected: Vec<_> = cases
+        .iter()
+        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f) || "mc".contains(f)))
+        .collect();
+    if selected.is_empty() {
+        return;
+    }
+    let topology = mc_topology();
+    assert_eq!((topology.clusters.len(), topology.nodes()), (20, 495));
+    println!(
+        "\n## Node-level simulation on mc.swf.machines (20 clusters, 495 nodes; one thread, median)\n"
+    );
+    println!("| workload | jobs | simulated | scheduler | reps | median s | jobs/s |");
+    println!("|---|---:|---:|---|---:|---:|---:|");
+    for (name, load) in selected {
+        let w = load();
+        for kind in SchedulerKind::ALL {
+            let machine = TopologyMachine::new(topology.clone());
+            let config = SimConfig::new(Machine::Topology(machine.clone()), kind);
+            let reference = simulate(&w, &config).expect("simulates");
+            assert_eq!(reference.jobs.len() + reference.skipped.len(), w.len());
+            assert_no_overallocation(&w, &machine, &reference);
+            let reps = if kind == SchedulerKind::Conservative {
+                3
+            } else {
+                11
+            };
+            let (secs, out) = crate::time(reps, || simulate(&w, &config).expect("simulates"));
+            assert_eq!(out, reference, "simulation is deterministic");
+            println!(
+                "| {name} | {} | {} | {kind} | {reps} | {secs:.4} | {:.0} |",
+                w.len(),
+                out.jobs.len(),
+                w.len() as f64 / secs
+            );
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! EASY backfilling on nodes (docs/semantics.md, "EASY on a topology"):
+//!
+//! 1. In queue order, start each job while it fits now (on the first class, in placement
+//!    order, with enough nodes free for its per-node amounts).
+//! 2. For the first job that does not — the head — compute its shadow time on nodes
+//!    ([`super::shadow`]).
+//! 3. Backfill: every later job that fits now starts if it ends (by its requested time) no
+//!    later than the shadow time, or if, taking its nodes from what would be free at the shadow
+//!    time, it leaves the head able to fit then.
+//!
+//! Without advance reservations this runs on the current state and the running jobs' releases
+//! (the fast path); with them, on a [`Timeline`] ([`super::easy_timeline`]) — the same rule,
+//! where "fits now" means fits beside every reservation until the job's requested time is up.
+//! A property test runs both on random topologies.
+
+use super::easy_timeline::EasyOnTimeline;
+use super::pass::{Failed, Pass};
+use super::shadow::{Shadow, Started};
+use super::{Decisions, NodeScheduler, NodeView};
+use crate::sim::scheduler::order::{Ordered, QueueOrder};
+
+pub struct NodeEasy {
+    order: Box<dyn QueueOrder>,
+    positions: Vec<usize>,
+    pass: Pass,
+    shadow: Shadow,
+    started: Vec<Started>,
+    started_nodes: Vec<u32>,
+    nodes: Vec<u32>,
+    failed: Failed,
+    on_timeline: EasyOnTimeline,
+    /// Always use the timeline formulation (for the equivalence tests).
+    always_timeline: bool,
+    last_shadow: Option<(u32, crate::sim::job::Time)>,
+}
+
+impl NodeEasy {
+    pub fn new(order: Box<dyn QueueOrder>) -> Self {
+        NodeEasy {
+            order,
+            positions: Vec::new(),
+            pass: Pass::default(),
+            shadow: Shadow::default(),
+            started: Vec::new(),
+            started_nodes: Vec::new(),
+            nodes: Vec::new(),
+            failed: Failed::default(),
+            on_timeline: EasyOnTimeline::default(),
+            always_timeline: false,
+            last_shadow: None,
+        }
+    }
+
+    /// EASY that always plans on a timeline: the same decisions by another computation.
+    pub fn on_timeline(order: Box<dyn QueueOrder>) -> Self {
+        NodeEasy {
+            always_timeline: true,
+            ..Self::new(order)
+        }
+    }
+
+    /// The blocked head of the last call and its shadow time, if there was one.
+    pub fn last_shadow(&self) -> Option<(u32, crate::sim::job::Time)> {
+        self.last_shadow
+    }
+}
+
+impl NodeScheduler for NodeEasy {
+    fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        let now = view.now;
+        self.pass.begin(view);
+        self.last_shadow = None;
+        let mut queue = Ordered::new(
+            &mut *self.order,
+            now,
+            view.queue,
+            view.jobs,
+            &mut self.positions,
+        );
+        if self.always_timeline || !view.reservations.is_empty() {
+            self.last_shadow = self
+                .on_timeline
+                .schedule(view, &mut self.pass, queue, decisions);
+            return;
+        }
+        self.started.clear();
+        self.started_nodes.clear();
+        let head = loop {
+            let Some((pos, q)) = queue.next() else { return };
+            let mut placed = None;
+            for &class in view.classes_of(q.job) {
+                let Some(shape) = view.shape(q.job, class) else {
+                    continue;
+                };
+                if self.pass.select_any(view, class, &shape, &mut self.nodes) {
+                    placed = Some((class, shape));
+                    break;
+                }
+            }
+            let Some((class, shape)) = placed else {
+                break q.job;
+            };
+            self.pass.take(view, class, &shape, &self.nodes);
+            decisions.start(pos, class, &self.nodes);
+            let from = self.started_nodes.len() as u32;
+            self.started_nodes.extend_from_slice(&self.nodes);
+            self.started.push(Started {
+                end: now + q.requested_time,
+                class,
+                shape,
+                nodes: (from, self.started_nodes.len() as u32),
+            });
+        };
+        self.started.sort_by_key(|s| s.end);
+        let Some(shadow) =
+            self.shadow
+                .compute(view, &self.pass, head, &self.started, &self.started_nodes)
+        else {
+            return;
+        };
+        self.last_shadow = Some((head, shadow));
+        self.failed.clear();
+        'queue: for (pos, q) in queue {
+            let ends_by_shadow = now + q.requested_time <= shadow;
+            let job = &view.jobs[q.job as usize];
+            if self.failed.contains(job, !ends_by_shadow) {
+                continue;
+            }
+            for &class in view.classes_of(q.job) {
+                let Some(shape) = view.shape(q.job, class) else {
+                    continue;
+                };
+                if !self.pass.may_fit(view, class, &shape) {
+                    continue;
+                }
+                let ok = if ends_by_shadow {
+                    self.pass.select_any(view, class, &shape, &mut self.nodes)
+                } else {
+                    self.shadow
+                        .select_long(view, &mut self.pass, class, &shape, &mut self.nodes)
+                };
+                if ok {
+                    self.pass.take(view, class, &shape, &self.nodes);
+                    decisions.start(pos, class, &self.nodes);
+                    continue 'queue;
+                }
+            }
+            self.failed.insert(job, !ends_by_shadow);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! First-come first-served on nodes: start queued jobs in queue order while each fits now (on
+//! the first class, in placement order, with enough nodes free for its per-node amounts); never
+//! start a job past one that is waiting. With advance reservations, "fits" means fits beside
+//! every reservation until the job's requested time is up (planned on a [`Timeline`]).
+
+use super::pass::Pass;
+use super::{Decisions, NodeScheduler, NodeView};
+use crate::sim::scheduler::order::{Ordered, QueueOrder};
+use crate::sim::topology::Timeline;
+
+pub struct NodeFcfs {
+    order: Box<dyn QueueOrder>,
+    positions: Vec<usize>,
+    pass: Pass,
+    tl: Timeline,
+    nodes: Vec<u32>,
+}
+
+impl NodeFcfs {
+    pub fn new(order: Box<dyn QueueOrder>) -> Self {
+        NodeFcfs {
+            order,
+            positions: Vec::new(),
+            pass: Pass::default(),
+            tl: Timeline::default(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
+impl NodeScheduler for NodeFcfs {
+    fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        self.pass.begin(view);
+        let planned = !view.reservations.is_empty();
+        if planned {
+            view.committed_timeline(&mut self.tl);
+        }
+        let now = view.now;
+        let queue = Ordered::new(
+            &mut *self.order,
+            now,
+            view.queue,
+            view.jobs,
+            &mut self.positions,
+        );
+        'queue: for (pos, q) in queue {
+            for &class in view.classes_of(q.job) {
+                let Some(shape) = view.shape(q.job, class) else {
+                    continue;
+                };
+                let fits = if !planned {
+                    self.pass.select_any(view, class, &shape, &mut self.nodes)
+                } else if self.tl.is_whole(class) {
+                    self.tl.idle_min(class, now, now + q.requested_time) >= i64::from(shape.count)
+                        && self.pass.select_any(view, class, &shape, &mut self.nodes)
+                } else {
+                    self.pass.may_fit(view, class, &shape)
+                        && self.tl.select(
+                            view.layout,
+                            class,
+                            &shape,
+                            now,
+                            q.requested_time,
+                            view.placement,
+                            &mut self.nodes,
+                        )
+                };
+                if fits {
+                    if planned {
+                        self.tl
+                            .hold(class, &shape, &self.nodes, now, now + q.requested_time);
+                    }
+                    self.pass.take(view, class, &shape, &self.nodes);
+                    decisions.start(pos, class, &self.nodes);
+                    continue 'queue;
+                }
+            }
+            break;
+        }
+    }
+}

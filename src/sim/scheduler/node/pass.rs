@@ -1,0 +1,271 @@
+//! The state *now* during one scheduler call — the engine's free vectors minus what the call has
+//! already decided to start — and the choice of nodes for a start now.
+//!
+//! The engine's state is borrowed, never copied: what the call takes is recorded per touched
+//! node and per class, and undone in O(touched) at the next call. Cheap rejections come first
+//! (a class's free total, its idle-node count for whole nodes); only then are nodes visited,
+//! through the class's idle/partial index, in placement order.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::NodeView;
+use crate::sim::job::{Job, Time};
+use crate::sim::resources::ResourceVec;
+use crate::sim::topology::timeline::Picker;
+use crate::sim::topology::{JobRequest, NodeShape, Placement};
+
+/// Requests that found no nodes earlier in a call. Within a call resources only shrink, so the
+/// same request (same shape and constraint, same side of the shadow time) fails again: a queue
+/// of many identical jobs costs one search, not one per job. On a timeline (advance
+/// reservations) whether a job fits also depends on how long it runs, which is then part of
+/// the key.
+#[derive(Clone, Debug, Default)]
+pub struct Failed {
+    seen: HashSet<(JobRequest, u32, u64, bool, Time), BuildHasherDefault<MixHasher>>,
+    /// Whether the requested time is part of the key.
+    by_duration: bool,
+}
+
+impl Failed {
+    /// Keys on the requested time too.
+    pub fn by_duration() -> Self {
+        Failed {
+            by_duration: true,
+            ..Failed::default()
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    fn key(&self, job: &Job, long: bool) -> (JobRequest, u32, u64, bool, Time) {
+        let d = if self.by_duration {
+            job.requested_time
+        } else {
+            0
+        };
+        (job.request, job.procs, job.memory_kb, long, d)
+    }
+
+    /// Whether `job`'s request already failed on this side of the shadow time.
+    #[inline]
+    pub fn contains(&self, job: &Job, long: bool) -> bool {
+        !self.seen.is_empty() && self.seen.contains(&self.key(job, long))
+    }
+
+    pub fn insert(&mut self, job: &Job, long: bool) {
+        self.seen.insert(self.key(job, long));
+    }
+}
+
+/// A fast non-cryptographic hasher (multiply-rotate per word, as FxHash does) for the small
+/// integer keys of [`Failed`]: the keys come from the workload, not from an adversary, and
+/// iteration order never reaches an output.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Pass {
+    taken: Vec<ResourceVec>,
+    touched: Vec<u32>,
+    class_taken: Vec<ResourceVec>,
+    idle_taken: Vec<u32>,
+    order: Vec<(u64, u64, u32)>,
+    used: Vec<u32>,
+}
+
+impl Pass {
+    /// Forgets the previous call's starts.
+    pub fn begin(&mut self, view: &NodeView<'_>) {
+        let nodes = view.layout.node_count() as usize;
+        if self.taken.len() != nodes {
+            self.taken = vec![ResourceVec::ZERO; nodes];
+        } else {
+            for &n in &self.touched {
+                self.taken[n as usize] = ResourceVec::ZERO;
+            }
+        }
+        self.touched.clear();
+        let classes = view.layout.classes().len();
+        self.class_taken.clear();
+        self.class_taken.resize(classes, ResourceVec::ZERO);
+        self.idle_taken.clear();
+        self.idle_taken.resize(classes, 0);
+    }
+
+    /// What `node` has free now, after this call's starts.
+    #[inline]
+    pub fn free(&self, view: &NodeView<'_>, node: u32) -> ResourceVec {
+        view.free.free(node) - self.taken[node as usize]
+    }
+
+    /// Whether this call has started something on `node`.
+    #[inline]
+    pub fn touched(&self, node: u32) -> bool {
+        self.taken[node as usize] != ResourceVec::ZERO
+    }
+
+    /// Idle nodes of `class` now.
+    #[inline]
+    pub fn idle(&self, view: &NodeView<'_>, class: u32) -> u32 {
+        view.free.idle_count(class) - self.idle_taken[class as usize]
+    }
+
+    /// Records that this call starts `shape` on `nodes` of `class`.
+    pub fn take(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        for (i, &node) in nodes.iter().enumerate() {
+            let amount = shape.amount(i as u32);
+            if !self.touched(node) {
+                self.touched.push(node);
+                if view.free.is_idle(node) {
+                    self.idle_taken[class as usize] += 1;
+                }
+            }
+            self.taken[node as usize] += amount;
+            self.class_taken[class as usize] += amount;
+        }
+    }
+
+    /// The cheap test: false when `shape` cannot fit `class` now whatever the nodes (not
+    /// enough idle nodes for whole nodes, no node with enough free cores, or not enough free in
+    /// the class's total).
+    #[inline]
+    pub fn may_fit(&self, view: &NodeView<'_>, class: u32, shape: &NodeShape) -> bool {
+        if shape.whole {
+            return self.idle(view, class) >= shape.count;
+        }
+        if view.free.max_free_cores(class) < shape.per_node.0[0] {
+            return false;
+        }
+        let free = view.free.class_free(class) - self.class_taken[class as usize];
+        shape.total().fits_in(&free)
+    }
+
+    /// Chooses nodes of `class` for `shape` now, in placement order, into `out` (full nodes
+    /// first, the last node last). A node is offered for the first role it can take; `allow`
+    /// (node, amount, sweep) may refuse it. Nodes are visited `sweeps` times (a policy refusing
+    /// some nodes in the first sweep may accept them in the next). False if the shape is not
+    /// filled (`out` unspecified); nothing is recorded either way (see [`Pass::take`]).
+    pub fn select(
+        &mut self,
+        view: &NodeView<'_>,
+        class: u32,
+        shape: &NodeShape,
+        sweeps: u32,
+        allow: &mut impl FnMut(u32, ResourceVec, u32) -> bool,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        if !self.may_fit(view, class, shape) {
+            return false;
+        }
+        let whole = shape.whole;
+        let full = shape.per_node;
+        let last = shape.last.unwrap_or(full);
+        let mut picker = Picker::new(shape);
+        self.used.clear();
+        if view.placement == Placement::BestFit {
+            self.order.clear();
+            for node in view.free.candidates(class, last.0[0], whole) {
+                let f = self.free(view, node);
+                if last.fits_in(&f) && !(whole && self.touched(node)) {
+                    self.order.push(view.placement.node_key(node, &f));
+                }
+            }
+            self.order.sort_unstable();
+        }
+        'sweeps: for sweep in 0..sweeps {
+            let mut offer = |pass: &mut Pass, node: u32, picker: &mut Picker| -> bool {
+                if whole && pass.touched(node) {
+                    return false;
+                }
+                if sweep > 0 && pass.used.contains(&node) {
+                    return false;
+                }
+                let f = pass.free(view, node);
+                let Some(role) = picker.role(full.fits_in(&f), last.fits_in(&f)) else {
+                    return false;
+                };
+                let amount = if role { full } else { last };
+                if allow(node, amount, sweep) {
+                    picker.assign(node, role, out);
+                    pass.used.push(node);
+                    return picker.done();
+                }
+                false
+            };
+            match view.placement {
+                Placement::FirstFit => {
+                    for node in view.free.candidates(class, last.0[0], whole) {
+                        if offer(self, node, &mut picker) {
+                            break 'sweeps;
+                        }
+                    }
+                }
+                Placement::BestFit => {
+                    for i in 0..self.order.len() {
+                        let node = self.order[i].2;
+                        if offer(self, node, &mut picker) {
+                            break 'sweeps;
+                        }
+                    }
+                }
+            }
+        }
+        picker.finish(out)
+    }
+
+    /// [`Pass::select`] with every node allowed, in one sweep.
+    pub fn select_any(
+        &mut self,
+        view: &NodeView<'_>,
+        class: u32,
+        shape: &NodeShape,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        self.select(view, class, shape, 1, &mut |_, _, _| true, out)
+    }
+}

@@ -1,0 +1,228 @@
+//! EASY's promise to the blocked queue head, on nodes: its *shadow time* and the state of the
+//! head's classes at that time, which no backfilled job may spoil.
+//!
+//! The shadow time is found by releasing running jobs (and jobs started in this call) node by
+//! node in order of predicted end — all releases of one instant together — until the head fits
+//! on some eligible class: enough nodes each with the head's per-node amounts free. The state at
+//! that instant `S` (per node of the head's classes) and the number of nodes that qualify for
+//! the head in each class are kept.
+//!
+//! A job that would still run at the shadow time takes its amounts from `S` too, and may start
+//! only if the head still fits on some class afterwards. Its nodes are chosen so as to spare the
+//! head: first among nodes whose loss does not change what the head can use, then — only if it
+//! needs more — among the others, each accepted only while the head still fits. The head holds
+//! a time, not particular nodes; with exact estimates it starts no later than its shadow time
+//! (docs/semantics.md, tests/topology_properties.rs).
+//!
+//! On a pool (one node) this is the exercise's rule — backfill if it ends by the shadow time or
+//! fits in the extra capacity — and on whole nodes of one class its node-count form.
+
+use super::NodeView;
+use super::pass::Pass;
+use crate::sim::job::Time;
+use crate::sim::resources::ResourceVec;
+use crate::sim::topology::NodeShape;
+
+const NONE: u32 = u32::MAX;
+
+/// The head on one of its classes: its shape there and how many nodes qualify.
+#[derive(Clone, Copy, Debug)]
+struct HeadClass {
+    shape: NodeShape,
+    q_full: u32,
+    q_last: u32,
+}
+
+impl HeadClass {
+    /// (can take the full amount, can take the last amount).
+    #[inline]
+    fn qualifies(&self, v: &ResourceVec) -> (bool, bool) {
+        let full = self.shape.per_node.fits_in(v);
+        (full, full || self.shape.last.is_some_and(|l| l.fits_in(v)))
+    }
+
+    #[inline]
+    fn fits(&self) -> bool {
+        self.q_full >= self.shape.full() && self.q_last >= self.shape.count
+    }
+}
+
+/// A job started earlier in this call: it releases `nodes` of `class` at `end`.
+#[derive(Clone, Copy, Debug)]
+pub struct Started {
+    pub end: Time,
+    pub class: u32,
+    pub shape: NodeShape,
+    pub nodes: (u32, u32),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Shadow {
+    /// Per node of the head's classes: free at the shadow time, after long backfills.
+    s: Vec<ResourceVec>,
+    /// Per class: index into `heads`, or NONE.
+    slot: Vec<u32>,
+    heads: Vec<HeadClass>,
+    /// Classes on which the head fits at the shadow time.
+    fitting: u32,
+    /// (node, previous S) of the selection in progress.
+    log: Vec<(u32, ResourceVec)>,
+}
+
+impl Shadow {
+    fn set(&mut self, node: u32, class: u32, value: ResourceVec) {
+        let h = &mut self.heads[self.slot[class as usize] as usize];
+        let before = h.fits();
+        let (f0, l0) = h.qualifies(&self.s[node as usize]);
+        let (f1, l1) = h.qualifies(&value);
+        h.q_full = h.q_full + u32::from(f1) - u32::from(f0);
+        h.q_last = h.q_last + u32::from(l1) - u32::from(l0);
+        let after = h.fits();
+        self.fitting = self.fitting + u32::from(after) - u32::from(before);
+        self.s[node as usize] = value;
+    }
+
+    /// The head's shadow time: the first instant at which, with every release up to then, it
+    /// fits on one of its classes. `None` if it never does.
+    pub fn compute(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &Pass,
+        head: u32,
+        started: &[Started],
+        started_nodes: &[u32],
+    ) -> Option<Time> {
+        let layout = view.layout;
+        let nodes = layout.node_count() as usize;
+        if self.s.len() != nodes {
+            self.s = vec![ResourceVec::ZERO; nodes];
+        }
+        self.slot.clear();
+        self.slot.resize(layout.classes().len(), NONE);
+        self.heads.clear();
+        self.fitting = 0;
+        self.log.clear();
+        for &class in view.classes_of(head) {
+            let Some(shape) = view.shape(head, class) else {
+                continue;
+            };
+            let mut h = HeadClass {
+                shape,
+                q_full: 0,
+                q_last: 0,
+            };
+            for node in layout.class(class).nodes.clone() {
+                let v = pass.free(view, node);
+                self.s[node as usize] = v;
+                let (f, l) = h.qualifies(&v);
+                h.q_full += u32::from(f);
+                h.q_last += u32::from(l);
+            }
+            self.fitting += u32::from(h.fits());
+            self.slot[class as usize] = self.heads.len() as u32;
+            self.heads.push(h);
+        }
+        if self.heads.is_empty() {
+            return None;
+        }
+        if self.fitting > 0 {
+            return Some(view.now);
+        }
+        let mut running = view
+            .running
+            .iter()
+            .map(|r| (view.predicted_end(r.expected_end), r.job))
+            .peekable();
+        let mut mine = started.iter().peekable();
+        let mut current = None;
+        loop {
+            let take_running = match (running.peek(), mine.peek()) {
+                (Some(a), Some(b)) => a.0 <= b.end,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let t = if take_running {
+                running.peek().map(|r| r.0)
+            } else {
+                mine.peek().map(|s| s.end)
+            }
+            .expect("one stream has a release");
+            if let Some(c) = current
+                && t > c
+                && self.fitting > 0
+            {
+                return Some(c);
+            }
+            current = Some(t);
+            let (class, shape, nodes): (u32, NodeShape, &[u32]) = if take_running {
+                let (_, job) = running.next().expect("peeked");
+                let a = view.alloc(job);
+                (a.class, a.shape, &a.nodes)
+            } else {
+                let s = mine.next().expect("peeked");
+                (
+                    s.class,
+                    s.shape,
+                    &started_nodes[s.nodes.0 as usize..s.nodes.1 as usize],
+                )
+            };
+            if self.slot[class as usize] == NONE {
+                continue;
+            }
+            for (i, &node) in nodes.iter().enumerate() {
+                let v = self.s[node as usize] + shape.amount(i as u32);
+                self.set(node, class, v);
+            }
+        }
+        current.filter(|_| self.fitting > 0)
+    }
+
+    /// Chooses nodes now for a job that would still run at the shadow time (see the module
+    /// documentation) and takes its amounts from the shadow state. False, with nothing
+    /// changed, if the head would no longer fit.
+    pub fn select_long(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        class: u32,
+        shape: &NodeShape,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        if self.slot[class as usize] == NONE {
+            return pass.select_any(view, class, shape, out);
+        }
+        self.log.clear();
+        let ok = pass.select(
+            view,
+            class,
+            shape,
+            2,
+            &mut |node, amount, sweep| {
+                let h = &self.heads[self.slot[class as usize] as usize];
+                let old = self.s[node as usize];
+                let new = old.checked_sub(&amount).unwrap_or(ResourceVec::ZERO);
+                let (f0, l0) = h.qualifies(&old);
+                let (f1, l1) = h.qualifies(&new);
+                let costly = (f0 && !f1) || (l0 && !l1);
+                if costly && sweep == 0 {
+                    return false;
+                }
+                self.set(node, class, new);
+                if self.fitting == 0 {
+                    self.set(node, class, old);
+                    return false;
+                }
+                self.log.push((node, old));
+                true
+            },
+            out,
+        );
+        if !ok {
+            while let Some((node, old)) = self.log.pop() {
+                self.set(node, class, old);
+            }
+        }
+        ok
+    }
+}

@@ -1,0 +1,33 @@
+//! Cluster topologies: heterogeneous multi-resource nodes, what jobs ask of them, and where
+//! they go (issue 10).
+//!
+//! - [`cluster`]: the static description — [`Topology`] → [`Cluster`] → [`NodeClass`] (count ×
+//!   cores, memory, GPUs, speed, properties, cost).
+//! - [`constraint`]: required properties / cluster, interned per workload ([`ConstraintTable`]).
+//! - [`request`]: what a job asks for ([`JobRequest`]: flexible cores or nodes × per-node
+//!   vector) and how it lands on one class ([`NodeShape`]).
+//! - [`layout`]: the topology flattened into class and node indices; eligibility, feasibility.
+//! - [`placement`]: the named policy choosing classes and nodes among those that fit.
+//! - [`free`]: every node's free vector now, indexed per class (the engine's state).
+//! - [`steps`], [`timeline`]: availability over time, per node or per whole-node class, for the
+//!   policies that plan ahead.
+//!
+//! Pure data and arithmetic: nothing here reads files (the Alea/AleaNG machine-file importers
+//! live outside `sim`).
+
+pub mod cluster;
+pub mod constraint;
+pub mod free;
+pub mod layout;
+pub mod placement;
+pub mod request;
+pub mod steps;
+pub mod timeline;
+
+pub use cluster::{Cluster, NodeClass, Topology, TopologyError};
+pub use constraint::{Constraint, ConstraintId, ConstraintTable};
+pub use free::FreeNodes;
+pub use layout::{ClassInfo, Layout};
+pub use placement::Placement;
+pub use request::{JobRequest, Misfit, NodeDemand, NodeShape, Shape};
+pub use timeline::Timeline;

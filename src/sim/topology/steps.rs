@@ -1,0 +1,225 @@
+//! A step function of time: what is free from each breakpoint until the next, the last value
+//! holding forever. The building block of [`super::timeline::Timeline`]: one per node of a
+//! shared class (a resource vector), one per whole-node class (a count of nodes).
+//!
+//! Values are signed so that a transiently over-committed future (a job allowed to overrun, a
+//! reservation kept while the queue is re-planned) is representable; such capacity never fits.
+
+use crate::sim::job::Time;
+use crate::sim::resources::{KINDS, ResourceVec};
+
+/// A value a [`Steps`] holds: a count or a resource vector, compared component-wise.
+pub trait Amount: Copy + PartialEq + std::fmt::Debug {
+    const ZERO: Self;
+    fn plus(self, other: Self) -> Self;
+    fn minus(self, other: Self) -> Self;
+    /// Every component at least `other`'s.
+    fn covers(&self, other: &Self) -> bool;
+    /// Component-wise minimum.
+    fn meet(self, other: Self) -> Self;
+}
+
+impl Amount for i64 {
+    const ZERO: Self = 0;
+    #[inline]
+    fn plus(self, other: Self) -> Self {
+        self + other
+    }
+    #[inline]
+    fn minus(self, other: Self) -> Self {
+        self - other
+    }
+    #[inline]
+    fn covers(&self, other: &Self) -> bool {
+        self >= other
+    }
+    #[inline]
+    fn meet(self, other: Self) -> Self {
+        self.min(other)
+    }
+}
+
+/// A signed resource vector (cores, memory KB, GPUs).
+pub type Vector = [i64; KINDS];
+
+/// The signed form of a resource vector.
+#[inline]
+pub fn vector(v: ResourceVec) -> Vector {
+    v.0.map(|x| x as i64)
+}
+
+impl Amount for Vector {
+    const ZERO: Self = [0; KINDS];
+    #[inline]
+    fn plus(self, o: Self) -> Self {
+        [self[0] + o[0], self[1] + o[1], self[2] + o[2]]
+    }
+    #[inline]
+    fn minus(self, o: Self) -> Self {
+        [self[0] - o[0], self[1] - o[1], self[2] - o[2]]
+    }
+    #[inline]
+    fn covers(&self, o: &Self) -> bool {
+        self[0] >= o[0] && self[1] >= o[1] && self[2] >= o[2]
+    }
+    #[inline]
+    fn meet(self, o: Self) -> Self {
+        [self[0].min(o[0]), self[1].min(o[1]), self[2].min(o[2])]
+    }
+}
+
+/// Breakpoints `(t_i, v_i)` sorted by time; `v_i` holds on `[t_i, t_{i+1})`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Steps<V> {
+    points: Vec<(Time, V)>,
+}
+
+impl<V: Amount> Default for Steps<V> {
+    fn default() -> Self {
+        Steps {
+            points: vec![(0, V::ZERO)],
+        }
+    }
+}
+
+impl<V: Amount> Steps<V> {
+    /// `value` from `start` on.
+    pub fn reset(&mut self, start: Time, value: V) {
+        self.points.clear();
+        self.points.push((start, value));
+    }
+
+    pub fn start(&self) -> Time {
+        self.points[0].0
+    }
+
+    /// Breakpoints after the start.
+    pub fn changes(&self) -> usize {
+        self.points.len() - 1
+    }
+
+    #[inline]
+    fn segment_of(&self, t: Time) -> usize {
+        self.points.partition_point(|p| p.0 <= t).saturating_sub(1)
+    }
+
+    /// The value at `t` (the start value before the start).
+    #[inline]
+    pub fn at(&self, t: Time) -> V {
+        self.points[self.segment_of(t)].1
+    }
+
+    /// The first breakpoint strictly after `t`.
+    pub fn next_change(&self, t: Time) -> Option<Time> {
+        let i = self.points.partition_point(|p| p.0 <= t);
+        self.points.get(i).map(|p| p.0)
+    }
+
+    fn split_at(&mut self, t: Time) -> usize {
+        let i = self.points.partition_point(|p| p.0 < t);
+        if i < self.points.len() && self.points[i].0 == t {
+            return i;
+        }
+        let value = self.points[i - 1].1;
+        self.points.insert(i, (t, value));
+        i
+    }
+
+    /// Adds `delta` over `[from, to)` (`to = None`: forever); `from` is clamped to the start.
+    pub fn add(&mut self, from: Time, to: Option<Time>, delta: V) {
+        let from = from.max(self.start());
+        if to.is_some_and(|to| to <= from) {
+            return;
+        }
+        let first = self.split_at(from);
+        let last = match to {
+            Some(to) => self.split_at(to),
+            None => self.points.len(),
+        };
+        for p in &mut self.points[first..last] {
+            p.1 = p.1.plus(delta);
+        }
+    }
+
+    /// The component-wise minimum over `[from, to)` (`from` ≥ start, `to` > `from`).
+    pub fn min_over(&self, from: Time, to: Time) -> V {
+        let mut i = self.segment_of(from);
+        let mut m = self.points[i].1;
+        i += 1;
+        while i < self.points.len() && self.points[i].0 < to {
+            m = m.meet(self.points[i].1);
+            i += 1;
+        }
+        m
+    }
+
+    /// Whether `demand` is free over `[from, from + duration)`.
+    #[inline]
+    pub fn fits(&self, from: Time, duration: Time, demand: &V) -> bool {
+        self.min_over(from, from + duration).covers(demand)
+    }
+
+    /// The earliest `t ≥ from` with `demand` free over `[t, t + duration)`; `None` if never.
+    pub fn earliest_fit(&self, from: Time, duration: Time, demand: &V) -> Option<Time> {
+        let from = from.max(self.start());
+        let mut candidate = from;
+        let mut i = self.segment_of(from);
+        while i < self.points.len() {
+            let (t, free) = self.points[i];
+            if t >= candidate + duration && t > candidate {
+                return Some(candidate);
+            }
+            if !free.covers(demand) {
+                candidate = self.points.get(i + 1)?.0;
+            }
+            i += 1;
+        }
+        Some(candidate)
+    }
+
+    /// Moves the start to `now` (≥ start), forgetting the past and merging equal neighbours.
+    pub fn advance(&mut self, now: Time) {
+        let i = self.segment_of(now);
+        if i > 0 {
+            self.points.drain(..i);
+        }
+        self.points[0].0 = now.max(self.points[0].0);
+        self.points.dedup_by(|b, a| a.1 == b.1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_over_intervals() {
+        let mut s: Steps<i64> = Steps::default();
+        s.reset(0, 2);
+        s.add(10, None, 6); // 8 from 10
+        s.add(5, Some(15), -1); // 1 on [5,10), 7 on [10,15)
+        assert_eq!((s.at(4), s.at(5), s.at(10), s.at(15)), (2, 1, 7, 8));
+        assert_eq!(s.min_over(0, 5), 2);
+        assert_eq!(s.min_over(0, 6), 1);
+        assert_eq!(s.min_over(10, 100), 7);
+        assert_eq!(s.earliest_fit(0, 5, &2), Some(0));
+        assert_eq!(s.earliest_fit(0, 6, &2), Some(10));
+        assert_eq!(s.earliest_fit(0, 5, &8), Some(15));
+        assert_eq!(s.earliest_fit(0, 5, &9), None);
+        assert_eq!(s.next_change(5), Some(10));
+        assert_eq!(s.next_change(15), None);
+        s.advance(12);
+        assert_eq!((s.start(), s.at(12), s.at(20), s.changes()), (12, 7, 8, 1));
+    }
+
+    #[test]
+    fn vectors_fit_component_wise() {
+        let mut s: Steps<Vector> = Steps::default();
+        s.reset(0, [8, 16, 0]);
+        s.add(0, Some(10), [-1, -16, 0]);
+        assert!(s.fits(0, 5, &[7, 0, 0]));
+        assert!(!s.fits(0, 5, &[1, 1, 0]));
+        assert_eq!(s.earliest_fit(0, 5, &[1, 1, 0]), Some(10));
+        assert_eq!(s.earliest_fit(0, 5, &[1, 0, 1]), None);
+    }
+}

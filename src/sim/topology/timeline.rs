@@ -1,0 +1,467 @@
+//! Availability over time on a topology, for the policies that plan ahead (conservative
+//! backfilling; every policy when advance reservations exist).
+//!
+//! - A **shared** class keeps one step function per node (its free vector over time): a job
+//!   planned there is held on concrete nodes.
+//! - A **whole-node** class (a cluster with exclusive allocation) keeps one step function of
+//!   its idle-node count: its nodes are interchangeable, so a planned job holds a number of
+//!   nodes and concrete ones are chosen when it starts. This is the uniform exclusive machine's
+//!   model, and why a topology of one such class schedules exactly like it.
+//!
+//! "Fits" is a count: a job of `count` nodes (all taking `per_node`, except possibly a last one
+//! taking less) fits over `[t, t + d)` when at least `full` nodes can take `per_node` over that
+//! interval and at least `count` can take the last amount (docs/semantics.md). The earliest such
+//! `t` is found without trying every breakpoint: each node's own earliest fit from `t` is
+//! computed and `t` moves to the k-th smallest, until it stops moving.
+
+use super::free::FreeNodes;
+use super::layout::Layout;
+use super::placement::Placement;
+use super::request::NodeShape;
+use super::steps::{Amount, Steps, Vector, vector};
+use crate::sim::job::Time;
+use crate::sim::resources::ResourceVec;
+
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    /// Per class: idle nodes over time (whole-node classes only).
+    counts: Vec<Steps<i64>>,
+    /// Per node: free vector over time (nodes of shared classes only).
+    nodes: Vec<Steps<Vector>>,
+    /// Per class: whether jobs take whole nodes there.
+    whole: Vec<bool>,
+    scratch_full: Vec<Time>,
+    scratch_last: Vec<Time>,
+}
+
+impl Timeline {
+    /// Resets to the state of `free` at `now`, with nothing to come.
+    pub fn reset(&mut self, layout: &Layout, now: Time, free: &FreeNodes) {
+        let classes = layout.classes();
+        self.whole.clear();
+        self.whole
+            .extend(classes.iter().map(|c| c.capacity.whole_nodes));
+        self.counts.resize_with(classes.len(), Steps::default);
+        self.nodes
+            .resize_with(layout.node_count() as usize, Steps::default);
+        for (c, class) in classes.iter().enumerate() {
+            if class.capacity.whole_nodes {
+                self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
+            } else {
+                for node in class.nodes.clone() {
+                    self.nodes[node as usize].reset(now, vector(free.free(node)));
+                }
+            }
+        }
+    }
+
+    /// Forgets everything before `now`.
+    pub fn advance(&mut self, layout: &Layout, now: Time) {
+        for (c, class) in layout.classes().iter().enumerate() {
+            if class.capacity.whole_nodes {
+                self.counts[c].advance(now);
+            } else {
+                for node in class.nodes.clone() {
+                    self.nodes[node as usize].advance(now);
+                }
+            }
+        }
+    }
+
+    /// Adds `sign` × (what `shape` takes on `nodes` of `class`) over `[from, to)` (`to = None`:
+    /// forever). Whole-node classes count nodes; `nodes` may then be empty.
+    fn change(
+        &mut self,
+        class: u32,
+        shape: &NodeShape,
+        nodes: &[u32],
+        from: Time,
+        to: Option<Time>,
+        sign: i64,
+    ) {
+        if self.whole[class as usize] {
+            self.counts[class as usize].add(from, to, sign * i64::from(shape.count));
+        } else {
+            for (i, &node) in nodes.iter().enumerate() {
+                let a = vector(shape.amount(i as u32)).map(|x| sign * x);
+                self.nodes[node as usize].add(from, to, a);
+            }
+        }
+    }
+
+    /// A running job (or started reservation) gives its nodes back at `at`.
+    pub fn release(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], at: Time) {
+        self.change(class, shape, nodes, at, None, 1);
+    }
+
+    /// Holds what `shape` takes on `nodes` over `[from, to)`.
+    pub fn hold(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], from: Time, to: Time) {
+        self.change(class, shape, nodes, from, Some(to), -1);
+    }
+
+    /// Undoes [`Timeline::hold`].
+    pub fn unhold(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], from: Time, to: Time) {
+        self.change(class, shape, nodes, from, Some(to), 1);
+    }
+
+    /// Idle nodes of a whole-node class, minimum over `[from, to)`.
+    pub fn idle_min(&self, class: u32, from: Time, to: Time) -> i64 {
+        self.counts[class as usize].min_over(from, to)
+    }
+
+    /// A shared-class node's free vector, minimum over `[from, to)`.
+    pub fn node_min(&self, node: u32, from: Time, to: Time) -> Vector {
+        self.nodes[node as usize].min_over(from, to)
+    }
+
+    /// A shared-class node's free vector at `t`.
+    pub fn node_at(&self, node: u32, t: Time) -> Vector {
+        self.nodes[node as usize].at(t)
+    }
+
+    pub fn is_whole(&self, class: u32) -> bool {
+        self.whole[class as usize]
+    }
+
+    /// Whether `shape` fits on `class` over `[t, t + duration)`.
+    pub fn fits(
+        &self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        t: Time,
+        duration: Time,
+    ) -> bool {
+        if self.whole[class as usize] {
+            return self.idle_min(class, t, t + duration) >= i64::from(shape.count);
+        }
+        let (full, last) = demands(layout, class, shape);
+        let need_full = shape.full();
+        let (mut q_full, mut q_last) = (0, 0);
+        for node in layout.class(class).nodes.clone() {
+            let m = self.node_min(node, t, t + duration);
+            if m.covers(&full) {
+                q_full += 1;
+                q_last += 1;
+            } else if last.is_some_and(|l| m.covers(&l)) {
+                q_last += 1;
+            }
+            if q_full >= need_full && q_last >= shape.count {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The earliest `t ≥ from` at which `shape` fits on `class` for `duration`; `None` if never.
+    pub fn earliest(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        from: Time,
+        duration: Time,
+    ) -> Option<Time> {
+        if self.whole[class as usize] {
+            return self.counts[class as usize].earliest_fit(
+                from,
+                duration,
+                &i64::from(shape.count),
+            );
+        }
+        let (full, last) = demands(layout, class, shape);
+        let need_full = shape.full() as usize;
+        let need_all = shape.count as usize;
+        let mut t = from;
+        loop {
+            self.scratch_full.clear();
+            self.scratch_last.clear();
+            for node in layout.class(class).nodes.clone() {
+                let steps = &self.nodes[node as usize];
+                if need_full > 0
+                    && let Some(e) = steps.earliest_fit(t, duration, &full)
+                {
+                    self.scratch_full.push(e);
+                }
+                if let Some(l) = last
+                    && let Some(e) = steps.earliest_fit(t, duration, &l)
+                {
+                    self.scratch_last.push(e);
+                }
+            }
+            let mut next = t;
+            if need_full > 0 {
+                next = next.max(kth_smallest(&mut self.scratch_full, need_full)?);
+            }
+            if last.is_some() {
+                next = next.max(kth_smallest(&mut self.scratch_last, need_all)?);
+            }
+            if next == t {
+                return Some(t);
+            }
+            t = next;
+        }
+    }
+
+    /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in
+    /// `placement` order (best fit measures what each node has free at `t`), into `out` (full
+    /// nodes first, the last node last). False, with `out` unspecified, if it does not fit.
+    #[allow(clippy::too_many_arguments)]
+    pub fn select(
+        &self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        t: Time,
+        duration: Time,
+        placement: Placement,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        self.select_with(
+            layout,
+            class,
+            shape,
+            (t, duration),
+            placement,
+            1,
+            &mut |_, _, _| true,
+            out,
+        )
+    }
+
+    /// [`Timeline::select`] where `allow(node, amount, sweep)` may refuse a node offered for a
+    /// role, and nodes are visited `sweeps` times (nodes already chosen are not offered again).
+    #[allow(clippy::too_many_arguments)]
+    pub fn select_with(
+        &self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (t, duration): (Time, Time),
+        placement: Placement,
+        sweeps: u32,
+        allow: &mut dyn FnMut(u32, Vector, u32) -> bool,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        debug_assert!(!self.whole[class as usize]);
+        let (full, last) = demands(layout, class, shape);
+        let smallest = last.unwrap_or(full);
+        let mut picker = Picker::new(shape);
+        out.clear();
+        let nodes = layout.class(class).nodes.clone();
+        let mut order: Vec<u32> = Vec::new();
+        match placement {
+            Placement::FirstFit => order.extend(nodes),
+            Placement::BestFit => {
+                let mut keyed: Vec<(u64, u64, u32)> = nodes
+                    .filter(|&n| self.node_min(n, t, t + duration).covers(&smallest))
+                    .map(|n| {
+                        let v = self.node_at(n, t);
+                        placement.node_key(n, &ResourceVec(v.map(|x| x.max(0) as u64)))
+                    })
+                    .collect();
+                keyed.sort_unstable();
+                order.extend(keyed.into_iter().map(|k| k.2));
+            }
+        }
+        let mut used: Vec<u32> = Vec::new();
+        'sweeps: for sweep in 0..sweeps {
+            for &node in &order {
+                if sweep > 0 && used.contains(&node) {
+                    continue;
+                }
+                let m = self.node_min(node, t, t + duration);
+                let Some(role) = picker.role(m.covers(&full), m.covers(&smallest)) else {
+                    continue;
+                };
+                let amount = if role { full } else { smallest };
+                if allow(node, amount, sweep) {
+                    picker.assign(node, role, out);
+                    used.push(node);
+                    if picker.done() {
+                        break 'sweeps;
+                    }
+                }
+            }
+        }
+        picker.finish(out)
+    }
+}
+
+/// The signed per-node demands of a shape: the full amount and the last one, if any.
+#[inline]
+pub fn demands(_layout: &Layout, _class: u32, shape: &NodeShape) -> (Vector, Option<Vector>) {
+    (vector(shape.per_node), shape.last.map(vector))
+}
+
+/// The `k`-th smallest (1-based) of `v`, `None` if `v` has fewer.
+fn kth_smallest(v: &mut [Time], k: usize) -> Option<Time> {
+    if v.len() < k || k == 0 {
+        return if k == 0 { Some(Time::MIN) } else { None };
+    }
+    let (_, kth, _) = v.select_nth_unstable(k - 1);
+    Some(*kth)
+}
+
+/// Greedy assignment of offered nodes to a shape's roles: the first `full` nodes that can take
+/// the full amount, then one more that can take the last amount. Succeeds exactly when the
+/// count condition holds over the offered nodes, whatever their order.
+#[derive(Clone, Copy, Debug)]
+pub struct Picker {
+    full_left: u32,
+    last_wanted: bool,
+    last: Option<u32>,
+}
+
+impl Picker {
+    pub fn new(shape: &NodeShape) -> Self {
+        Picker {
+            full_left: shape.full(),
+            last_wanted: shape.last.is_some(),
+            last: None,
+        }
+    }
+
+    /// The role a node would take: `Some(true)` full, `Some(false)` last, `None` none.
+    #[inline]
+    pub fn role(&self, takes_full: bool, takes_last: bool) -> Option<bool> {
+        if self.full_left > 0 && takes_full {
+            Some(true)
+        } else if self.last_wanted && self.last.is_none() && (takes_last || takes_full) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Assigns `node` to `role` (from [`Picker::role`]).
+    #[inline]
+    pub fn assign(&mut self, node: u32, full_role: bool, out: &mut Vec<u32>) {
+        if full_role {
+            self.full_left -= 1;
+            out.push(node);
+        } else {
+            self.last = Some(node);
+        }
+    }
+
+    /// Offers a node; it takes the first role it qualifies for.
+    #[inline]
+    pub fn offer(&mut self, node: u32, takes_full: bool, takes_last: bool, out: &mut Vec<u32>) {
+        if let Some(role) = self.role(takes_full, takes_last) {
+            self.assign(node, role, out);
+        }
+    }
+
+    #[inline]
+    pub fn done(&self) -> bool {
+        self.full_left == 0 && (!self.last_wanted || self.last.is_some())
+    }
+
+    /// Appends the last node; true if every role is filled.
+    pub fn finish(&self, out: &mut Vec<u32>) -> bool {
+        if !self.done() {
+            return false;
+        }
+        if let Some(l) = self.last {
+            out.push(l);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cluster::{Cluster, NodeClass, Topology};
+    use super::*;
+    use crate::sim::machine::{Allocation, TopologyMachine};
+
+    fn layout() -> Layout {
+        Layout::new(&TopologyMachine::new(Topology::new(vec![
+            Cluster::new("s", Allocation::Shared, vec![NodeClass::new("n", 3, 8, 16)]),
+            Cluster::new(
+                "x",
+                Allocation::ExclusiveNodes,
+                vec![NodeClass::new("n", 4, 4, 8)],
+            ),
+        ])))
+        .unwrap()
+    }
+
+    fn shape(count: u32, cores: u64, last: Option<u64>) -> NodeShape {
+        NodeShape {
+            count,
+            per_node: ResourceVec([cores, 0, 0]),
+            last: last.map(|l| ResourceVec([l, 0, 0])),
+            whole: false,
+        }
+    }
+
+    #[test]
+    fn earliest_fit_needs_enough_nodes_at_one_time() {
+        let l = layout();
+        let mut tl = Timeline::default();
+        tl.reset(&l, 0, &FreeNodes::new(&l));
+        // Node 0 busy on [0, 10), node 1 on [5, 20), node 2 free.
+        tl.hold(0, &shape(1, 8, None), &[0], 0, 10);
+        tl.hold(0, &shape(1, 8, None), &[1], 5, 20);
+        assert_eq!(tl.earliest(&l, 0, &shape(1, 8, None), 0, 100), Some(0));
+        // Two whole nodes for 5 s: nodes 1 and 2 on [0, 5).
+        assert_eq!(tl.earliest(&l, 0, &shape(2, 8, None), 0, 5), Some(0));
+        // Two for 6 s: node 0 frees at 10 (node 1 is busy until 20) → 10 with nodes 0 and 2.
+        assert_eq!(tl.earliest(&l, 0, &shape(2, 8, None), 0, 6), Some(10));
+        assert_eq!(tl.earliest(&l, 0, &shape(3, 8, None), 0, 1), Some(20));
+        // 8 + 4 cores: the 4 fit beside nothing else, so the same as two whole nodes here.
+        assert_eq!(tl.earliest(&l, 0, &shape(2, 8, Some(4)), 0, 6), Some(10));
+        let mut out = Vec::new();
+        assert!(tl.select(
+            &l,
+            0,
+            &shape(2, 8, None),
+            10,
+            6,
+            Placement::FirstFit,
+            &mut out
+        ));
+        assert_eq!(out, [0, 2]);
+        assert!(!tl.select(
+            &l,
+            0,
+            &shape(2, 8, None),
+            9,
+            6,
+            Placement::FirstFit,
+            &mut out
+        ));
+        assert!(tl.fits(&l, 0, &shape(2, 8, None), 10, 6));
+        assert!(!tl.fits(&l, 0, &shape(2, 8, None), 9, 6));
+    }
+
+    #[test]
+    fn whole_node_classes_count_nodes() {
+        let l = layout();
+        let mut tl = Timeline::default();
+        let mut free = FreeNodes::new(&l);
+        free.take(3, ResourceVec([4, 8, 0])).unwrap();
+        tl.reset(&l, 0, &free);
+        assert_eq!(tl.idle_min(1, 0, 1), 3);
+        tl.release(1, &shape(1, 4, None), &[3], 50);
+        tl.hold(1, &shape(2, 4, None), &[], 10, 60);
+        assert_eq!(tl.earliest(&l, 1, &shape(3, 4, None), 0, 10), Some(0));
+        assert_eq!(tl.earliest(&l, 1, &shape(3, 4, None), 0, 11), Some(60));
+        assert_eq!(tl.earliest(&l, 1, &shape(2, 4, None), 0, 11), Some(50));
+    }
+
+    #[test]
+    fn the_picker_fills_full_roles_before_the_last() {
+        let s = shape(3, 8, Some(2));
+        let mut p = Picker::new(&s);
+        let mut out = Vec::new();
+        p.offer(7, false, true, &mut out); // only the last fits here
+        p.offer(8, true, true, &mut out);
+        assert!(!p.done());
+        p.offer(9, true, true, &mut out);
+        assert!(p.finish(&mut out));
+        assert_eq!(out, [8, 9, 7]);
+    }
+}

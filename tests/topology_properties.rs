@@ -1,0 +1,501 @@
+//! Property tests of node-level scheduling on random heterogeneous topologies (issue 10):
+//! nothing is ever over-allocated (recomputed from the outcome, per node and component); with
+//! exact estimates no reserved job (EASY's head, conservative's queue) starts later than its
+//! reservation; a pool and whole nodes of one class, written as topologies, schedule exactly like
+//! the uniform machine; EASY's fast path and its timeline formulation decide alike.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use proptest::prelude::*;
+use schedlab::sim::reservation::{
+    OnConflict, Placement as AfterOrAt, ReservationRequest, Reservations,
+};
+use schedlab::sim::scheduler::node::{
+    Decisions, NodeConservative, NodeEasy, NodeScheduler, NodeView,
+};
+use schedlab::sim::scheduler::order::Submission;
+use schedlab::sim::topology::{
+    Cluster, Constraint, ConstraintTable, JobRequest, Layout, NodeClass, NodeDemand, Placement,
+    Shape, Topology,
+};
+use schedlab::sim::{
+    Allocation, Job, Machine, Overrun, Policy, SchedulerKind, SimConfig, SimOutcome, Time,
+    TopologyMachine, Workload, simulate, simulate_policy, simulate_reserving,
+};
+
+fn arb_class(i: usize) -> impl Strategy<Value = NodeClass> {
+    (1u32..5, 1u32..9, 0u64..5, 0u32..3, any::<bool>(), 1u32..4).prop_map(
+        move |(count, cores, mem, gpus, tagged, speed)| {
+            let mut c = NodeClass::new(format!("k{i}"), count, cores, mem * 16)
+                .with_gpus(gpus)
+                .with_speed(f64::from(speed));
+            if tagged {
+                c = c.with_properties(["fast"]);
+            }
+            c
+        },
+    )
+}
+
+fn arb_topology() -> impl Strategy<Value = Topology> {
+    prop::collection::vec(
+        (
+            any::<bool>(),
+            prop::collection::vec((0usize..1).prop_flat_map(arb_class), 1..3),
+        ),
+        1..4,
+    )
+    .prop_map(|clusters| {
+        Topology::new(
+            clusters
+                .into_iter()
+                .enumerate()
+                .map(|(i, (exclusive, mut classes))| {
+                    for (k, c) in classes.iter_mut().enumerate() {
+                        c.name = format!("k{k}");
+                    }
+                    let allocation = if exclusive {
+                        Allocation::ExclusiveNodes
+                    } else {
+                        Allocation::Shared
+                    };
+                    Cluster::new(format!("c{i}"), allocation, classes)
+                })
+                .collect(),
+        )
+    })
+}
+
+/// Jobs with flexible or node requests, constraints (none, a property, a cluster, a missing
+/// property) and sometimes whole nodes; memory in the same small units as the classes.
+fn arb_jobs(exact: bool) -> impl Strategy<Value = Workload> {
+    prop::collection::vec(
+        (
+            (0i64..300, 1i64..100, 0i64..3, 1i64..40),
+            (
+                any::<bool>(),
+                1u32..14,
+                0u64..24,
+                1u32..4,
+                0u32..9,
+                0u64..80,
+                0u32..3,
+            ),
+            (0u8..8, 0u8..6),
+        ),
+        1..40,
+    )
+    .prop_map(move |raw| {
+        let mut table = ConstraintTable::default();
+        let ids = [
+            table.intern(Constraint::properties(["fast"])),
+            table.intern(Constraint::cluster("c0")),
+            table.intern(Constraint::cluster("c1")),
+            table.intern(Constraint::properties(["missing"])),
+        ];
+        let jobs = raw
+            .into_iter()
+            .enumerate()
+            .map(
+                |(
+                    i,
+                    (
+                        (submit, runtime, mult, extra),
+                        (flexible, procs, mem, n, cores, nmem, gpus),
+                        (c, x),
+                    ),
+                )| {
+                    let requested = if exact {
+                        runtime
+                    } else {
+                        (runtime * mult).max(1) + extra
+                    };
+                    let shape = if flexible {
+                        Shape::Flexible
+                    } else {
+                        Shape::Nodes {
+                            count: n,
+                            per_node: NodeDemand {
+                                cores,
+                                memory_kb: nmem,
+                                gpus,
+                            },
+                        }
+                    };
+                    Job {
+                        id: i as u64 + 1,
+                        submit,
+                        runtime,
+                        requested_time: requested,
+                        procs: if flexible { procs } else { n * cores.max(1) },
+                        memory_kb: if flexible { mem } else { 0 },
+                        request: JobRequest {
+                            shape,
+                            constraint: ids.get(c as usize).copied().unwrap_or_default(),
+                            exclusive: x == 0,
+                        },
+                        ..Job::default()
+                    }
+                },
+            )
+            .collect();
+        Workload::with_constraints(jobs, table)
+    })
+}
+
+fn config(topology: &Topology, kind: SchedulerKind, placement: Placement) -> SimConfig {
+    SimConfig {
+        placement,
+        ..SimConfig::new(Machine::topology(topology.clone()), kind)
+    }
+}
+
+fn layout(topology: &Topology) -> Layout {
+    Layout::new(&TopologyMachine::new(topology.clone())).unwrap()
+}
+
+/// Recomputes every node's use over time from the outcome (jobs and started reservations) and
+/// checks each component against the node's capacity.
+fn check_no_overallocation(
+    w: &Workload,
+    topology: &Topology,
+    reservations: &Reservations,
+    out: &SimOutcome,
+) -> Result<(), TestCaseError> {
+    let l = layout(topology);
+    let mut events: HashMap<u32, Vec<(Time, i8, [i64; 3])>> = HashMap::new();
+    prop_assert_eq!(out.assignments.len(), out.jobs.len());
+    for (a, o) in out.assignments.iter().zip(&out.jobs) {
+        prop_assert_eq!(a.job, o.job);
+        let shape = l.shape(&w.jobs[a.job as usize], a.class).unwrap();
+        prop_assert_eq!(a.nodes.len(), shape.count as usize);
+        prop_assert_eq!(o.held, shape.total());
+        prop_assert_eq!(o.cluster, l.class(a.class).cluster);
+        for (i, &node) in a.nodes.iter().enumerate() {
+            prop_assert_eq!(l.class_of(node), a.class, "node {} outside its class", node);
+            let v = shape.amount(i as u32).0.map(|x| x as i64);
+            events.entry(node).or_default().push((o.start, 1, v));
+            events.entry(node).or_default().push((o.end, 0, v));
+        }
+    }
+    for (request, nodes) in &out.reserved_nodes {
+        let (start, end) = out.reservations[*request as usize].window.unwrap();
+        prop_assert_eq!(
+            nodes.len() as u64,
+            reservations.requests[*request as usize].width
+        );
+        for &node in nodes {
+            let v = l.capacity_of(node).0.map(|x| x as i64);
+            events.entry(node).or_default().push((start, 1, v));
+            events.entry(node).or_default().push((end, 0, v));
+        }
+    }
+    for (node, mut ev) in events {
+        // Releases before acquisitions at the same instant.
+        ev.sort_by_key(|e| (e.0, e.1));
+        let cap = l.capacity_of(node).0.map(|x| x as i64);
+        let mut used = [0i64; 3];
+        for (t, sign, v) in ev {
+            for k in 0..3 {
+                used[k] += if sign == 1 { v[k] } else { -v[k] };
+                prop_assert!(
+                    used[k] <= cap[k],
+                    "node {} over-allocated in component {} at t={}",
+                    node,
+                    k,
+                    t
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_basics(
+    w: &Workload,
+    topology: &Topology,
+    config: &SimConfig,
+    reservations: &Reservations,
+    out: &SimOutcome,
+) -> Result<(), TestCaseError> {
+    let l = layout(topology);
+    prop_assert_eq!(out.jobs.len() + out.skipped.len(), w.len());
+    for &(job, why) in &out.skipped {
+        let j = &w.jobs[job as usize];
+        let classes = l.eligible(w.constraints.get(j.request.constraint), Placement::FirstFit);
+        let reason = classes.and_then(|c| l.admit(j, &c).map(|()| c));
+        prop_assert_eq!(
+            reason.err(),
+            Some(why),
+            "job {} skipped for another reason",
+            job
+        );
+    }
+    for o in &out.jobs {
+        let j = &w.jobs[o.job as usize];
+        prop_assert!(o.start >= j.submit);
+        let run = o.end - o.start;
+        match config.overrun {
+            Overrun::Kill => prop_assert_eq!(run, j.runtime.min(j.requested_time)),
+            Overrun::Continue => prop_assert_eq!(run, j.runtime),
+        }
+    }
+    check_no_overallocation(w, topology, reservations, out)
+}
+
+/// Wraps a node-level policy and records, per job, a reservation it made.
+struct Spy<S> {
+    inner: S,
+    log: Rc<RefCell<HashMap<u32, Time>>>,
+    record: fn(&S, &NodeView<'_>, &Decisions, &mut HashMap<u32, Time>),
+}
+
+impl<S: NodeScheduler> NodeScheduler for Spy<S> {
+    fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        self.inner.schedule(view, decisions);
+        (self.record)(&self.inner, view, decisions, &mut self.log.borrow_mut());
+    }
+}
+
+/// The first shadow time EASY computes for each job that becomes the blocked head.
+fn record_shadow(e: &NodeEasy, _: &NodeView<'_>, _: &Decisions, log: &mut HashMap<u32, Time>) {
+    if let Some((head, shadow)) = e.last_shadow() {
+        log.entry(head).or_insert(shadow);
+    }
+}
+
+/// The first reservation conservative gives each job.
+fn record_reservation(
+    c: &NodeConservative,
+    view: &NodeView<'_>,
+    d: &Decisions,
+    log: &mut HashMap<u32, Time>,
+) {
+    for (pos, q) in view.queue.iter().enumerate() {
+        let reserved = if d.starts().iter().any(|s| s.pos == pos) {
+            Some(view.now)
+        } else {
+            c.reservation(q.job)
+        };
+        if let Some(t) = reserved {
+            log.entry(q.job).or_insert(t);
+        }
+    }
+}
+
+fn arb_reservations(topology: &Topology) -> impl Strategy<Value = Reservations> + use<> {
+    let clusters: Vec<Option<String>> = std::iter::once(None)
+        .chain(topology.clusters.iter().map(|c| Some(c.name.clone())))
+        .collect();
+    (
+        prop::collection::vec(
+            (
+                0i64..300,
+                0i64..80,
+                1i64..60,
+                1u64..3,
+                prop::sample::select(clusters),
+            ),
+            0..4,
+        ),
+        prop::sample::select(vec![AfterOrAt::AfterQueue, AfterOrAt::AtRequestedTime]),
+        prop::sample::select(vec![OnConflict::Reject, OnConflict::Shift]),
+    )
+        .prop_map(|(raw, placement, on_conflict)| Reservations {
+            requests: raw
+                .into_iter()
+                .enumerate()
+                .map(
+                    |(i, (created, notice, duration, width, cluster))| ReservationRequest {
+                        id: i as u64 + 1,
+                        owner: "o".into(),
+                        created,
+                        start: created + notice,
+                        duration,
+                        width,
+                        cluster,
+                    },
+                )
+                .collect(),
+            placement,
+            on_conflict,
+            ..Reservations::default()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn schedules_on_topologies_are_valid(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+        interval in prop::option::of(1i64..50),
+    ) {
+        let config = SimConfig { overrun, interval, ..config(&topology, kind, placement) };
+        let out = simulate(&w, &config).unwrap();
+        check_basics(&w, &topology, &config, &Reservations::default(), &out)?;
+        prop_assert_eq!(&simulate(&w, &config).unwrap(), &out);
+    }
+
+    #[test]
+    fn reservations_on_topologies_are_respected(
+        (topology, reservations) in arb_topology().prop_flat_map(|t| {
+            let r = arb_reservations(&t);
+            (Just(t), r)
+        }),
+        w in arb_jobs(false),
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        interval in prop::option::of(1i64..50),
+    ) {
+        let config = SimConfig { interval, ..config(&topology, kind, placement) };
+        let out = simulate_reserving(&w, &config, &reservations).unwrap();
+        check_basics(&w, &topology, &config, &reservations, &out)?;
+        prop_assert_eq!(out.reservations.len(), reservations.requests.len());
+        let started = out.reservations.iter().filter(|r| r.window.is_some_and(|(s, _)| s <= out.steps.last().map_or(0, |x| x.time))).count();
+        prop_assert!(out.reserved_nodes.len() <= started);
+    }
+
+    #[test]
+    fn fcfs_on_nodes_starts_in_submission_order(topology in arb_topology(), w in arb_jobs(false)) {
+        let out = simulate(&w, &config(&topology, SchedulerKind::Fcfs, Placement::FirstFit)).unwrap();
+        for pair in out.jobs.windows(2) {
+            prop_assert!(pair[0].start <= pair[1].start);
+        }
+        prop_assert!(out.jobs.iter().all(|o| !o.backfilled));
+    }
+
+    #[test]
+    fn easy_head_never_starts_after_its_shadow_time_on_nodes(
+        topology in arb_topology(),
+        w in arb_jobs(true),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let config = config(&topology, SchedulerKind::Easy, placement);
+        let log = Rc::new(RefCell::new(HashMap::new()));
+        let spy = Spy { inner: NodeEasy::new(Box::new(Submission)), log: log.clone(), record: record_shadow };
+        let out = simulate_policy(&w, &config, Policy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        check_basics(&w, &topology, &config, &Reservations::default(), &out)?;
+        prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
+        for o in &out.jobs {
+            if let Some(&shadow) = log.borrow().get(&o.job) {
+                prop_assert!(o.start <= shadow, "job {} started at {} after its shadow time {}", o.job, o.start, shadow);
+            }
+        }
+    }
+
+    #[test]
+    fn conservative_never_starts_a_job_after_its_reservation_on_nodes(
+        topology in arb_topology(),
+        w in arb_jobs(true),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let config = config(&topology, SchedulerKind::Conservative, placement);
+        let log = Rc::new(RefCell::new(HashMap::new()));
+        let spy = Spy { inner: NodeConservative::new(Box::new(Submission)), log: log.clone(), record: record_reservation };
+        let out = simulate_policy(&w, &config, Policy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        check_basics(&w, &topology, &config, &Reservations::default(), &out)?;
+        prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
+        for o in &out.jobs {
+            let reserved = log.borrow()[&o.job];
+            prop_assert!(o.start <= reserved, "job {} started at {} after its reservation {}", o.job, o.start, reserved);
+        }
+    }
+
+    #[test]
+    fn easy_fast_path_and_timeline_decide_alike(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+    ) {
+        let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
+        let fast = simulate(&w, &config).unwrap();
+        let planned = simulate_policy(
+            &w,
+            &config,
+            Policy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+            &Reservations::default(),
+        )
+        .unwrap();
+        prop_assert_eq!(fast, planned);
+    }
+
+    #[test]
+    fn a_pool_written_as_a_topology_schedules_like_the_pool(
+        jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..60),
+        procs in 4u32..40,
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+        interval in prop::option::of(1i64..50),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let w = pool_jobs(jobs);
+        let pool = SimConfig { interval, overrun, ..SimConfig::new(Machine::pool(procs), kind) };
+        let topology = Topology::new(vec![Cluster::new(
+            "pool",
+            Allocation::Shared,
+            vec![NodeClass::new("node", 1, procs, 0)],
+        )]);
+        let nodes = SimConfig { interval, overrun, placement, ..SimConfig::new(Machine::topology(topology), kind) };
+        let a = simulate(&w, &pool).unwrap();
+        let b = simulate(&w, &nodes).unwrap();
+        prop_assert_eq!(&a.jobs, &b.jobs);
+        prop_assert_eq!(&a.invocations, &b.invocations);
+        prop_assert_eq!(&a.steps, &b.steps);
+        let skipped = |o: &SimOutcome| o.skipped.iter().map(|s| s.0).collect::<Vec<_>>();
+        prop_assert_eq!(skipped(&a), skipped(&b));
+    }
+
+    #[test]
+    fn whole_nodes_of_one_class_schedule_like_the_exclusive_machine(
+        jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..60),
+        nodes in 2u32..10,
+        size in 1u32..5,
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        interval in prop::option::of(1i64..50),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let w = pool_jobs(jobs);
+        let uniform = SimConfig { interval, ..SimConfig::new(Machine::exclusive_nodes(nodes, size), kind) };
+        let topology = Topology::new(vec![Cluster::new(
+            "nodes",
+            Allocation::ExclusiveNodes,
+            vec![NodeClass::new("node", nodes, size, 0)],
+        )]);
+        let on_nodes = SimConfig { interval, placement, ..SimConfig::new(Machine::topology(topology), kind) };
+        let a = simulate(&w, &uniform).unwrap();
+        let b = simulate(&w, &on_nodes).unwrap();
+        // The uniform machine counts nodes, the topology cores: the same schedule, scaled.
+        prop_assert_eq!(a.jobs.len(), b.jobs.len());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            prop_assert_eq!((x.job, x.start, x.end, x.killed, x.backfilled), (y.job, y.start, y.end, y.killed, y.backfilled));
+            prop_assert_eq!((x.nodes, x.held), (y.nodes, y.held));
+            prop_assert_eq!(x.units * u64::from(size), y.units);
+        }
+        prop_assert_eq!(&a.invocations, &b.invocations);
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            prop_assert_eq!((x.time, x.queue_len, x.busy * u64::from(size)), (y.time, y.queue_len, y.busy));
+        }
+    }
+}
+
+fn pool_jobs(raw: Vec<(i64, u32, i64, i64, i64)>) -> Workload {
+    Workload::new(
+        raw.into_iter()
+            .enumerate()
+            .map(|(i, (submit, procs, runtime, mult, extra))| {
+                let requested = (runtime * mult).max(1) + extra;
+                common::job(i as u64 + 1, submit, procs, runtime, requested)
+            })
+            .collect(),
+    )
+}
