@@ -73,7 +73,9 @@ fn measure(dir: &Path, args: &[&str]) -> (f64, f64) {
 fn project(dir: &Path, trace: &Path, procs: Option<u32>, interval: &str) {
     let _ = std::fs::remove_dir_all(dir.join("results"));
     std::fs::create_dir_all(dir.join("experiments")).unwrap();
-    let procs = procs.map_or(String::new(), |p| format!("\nclusters:\n  c: {{procs: {p}}}"));
+    let procs = procs.map_or(String::new(), |p| {
+        format!("\nclusters:\n  c: {{procs: {p}}}")
+    });
     std::fs::write(
         dir.join("experiments/bench.yaml"),
         format!(
@@ -90,7 +92,10 @@ fn cold_runs(dir: &Path) -> (f64, f64) {
     let mut mb = Vec::new();
     for _ in 0..3 {
         let _ = std::fs::remove_dir_all(dir.join("results"));
-        let (s, m) = measure(dir, &["run", "--quiet", "-j", "1", "experiments/bench.yaml"]);
+        let (s, m) = measure(
+            dir,
+            &["run", "--quiet", "-j", "1", "experiments/bench.yaml"],
+        );
         assert!(dir.join("results/bench/summary.parquet").is_file());
         secs.push(s);
         mb.push(m);
@@ -99,8 +104,7 @@ fn cold_runs(dir: &Path) -> (f64, f64) {
 }
 
 fn main() {
-    if !Path::new("/usr/bin/time").is_file() || !root().join("target/release/schedlab").is_file()
-    {
+    if !Path::new("/usr/bin/time").is_file() || !root().join("target/release/schedlab").is_file() {
         println!("(memory figures need /usr/bin/time and `make build`)");
         return;
     }
@@ -108,7 +112,9 @@ fn main() {
     std::fs::create_dir_all(&work).unwrap();
 
     println!("## Peak memory of a simulation against the number of jobs (median of 3)\n");
-    println!("`schedlab run -j 1` of one EASY cell on a synthetic trace (1,024 processors, load ~0.5)\n");
+    println!(
+        "`schedlab run -j 1` of one EASY cell on a synthetic trace (1,024 processors, load ~0.5)\n"
+    );
     println!("| jobs | median s | peak RSS MB | bytes per job |");
     println!("|---:|---:|---:|---:|");
     for millions in [1u64, 2, 5] {

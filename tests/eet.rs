@@ -438,6 +438,7 @@ fn a_simulated_schedule_is_judged_through_its_records() {
         group: 1,
         queue: -1,
         partition: -1,
+        ..Job::default()
     };
     let workload = Workload::new(vec![
         job(1, 1, 1),

@@ -144,12 +144,19 @@ grid:
 #[test]
 fn readme_quick_tour_runs_as_written() {
     let readme = fs::read_to_string(repo().join("README.md")).unwrap();
-    let tour_start = readme.find("## Quick tour").expect("README has a quick tour");
+    let tour_start = readme
+        .find("## Quick tour")
+        .expect("README has a quick tour");
     let rest = &readme[tour_start..];
     let block_start = rest.find("```sh\n").expect("the tour is a sh block") + 6;
     let block_len = rest[block_start..].find("```").unwrap();
     let tour = &rest[block_start..block_start + block_len];
-    for needed in ["pandas.read_parquet", "make venv", "schedlab run", "schedlab export"] {
+    for needed in [
+        "pandas.read_parquet",
+        "make venv",
+        "schedlab run",
+        "schedlab export",
+    ] {
         assert!(tour.contains(needed), "the tour no longer shows {needed}");
     }
 
@@ -189,7 +196,10 @@ fn readme_quick_tour_runs_as_written() {
     // pandas printed the summary: one row per cell of the experiment (12).
     let text = stdout(&out);
     assert!(text.contains("easy-vs-fcfs"), "{text}");
-    assert!(text.contains("[12 rows x"), "pandas' summary frame:\n{text}");
+    assert!(
+        text.contains("[12 rows x"),
+        "pandas' summary frame:\n{text}"
+    );
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -282,7 +292,10 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
         .collect();
     // Damage: one byte of the aggregate's summary, one byte of a cell's jobs, and one cell's
     // marker removed (half-present).
-    for file in [aggregate.join("summary.parquet"), cells[0].join("jobs.parquet")] {
+    for file in [
+        aggregate.join("summary.parquet"),
+        cells[0].join("jobs.parquet"),
+    ] {
         let mut bytes = fs::read(&file).unwrap();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x55;
@@ -300,9 +313,16 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
         3,
         "one warning per damaged entry: {err}"
     );
-    assert!(err.contains("moved it to") && err.contains("computing it again"), "{err}");
+    assert!(
+        err.contains("moved it to") && err.contains("computing it again"),
+        "{err}"
+    );
     assert_eq!(with_outcome(&events, "ran").len(), 3, "{events:?}");
-    assert_eq!(p.published("grid"), original, "recomputed results are the same");
+    assert_eq!(
+        p.published("grid"),
+        original,
+        "recomputed results are the same"
+    );
     let quarantine = p.state().join("quarantine");
     let set_aside: Vec<_> = fs::read_dir(&quarantine).unwrap().collect();
     assert_eq!(set_aside.len(), 3);
@@ -500,7 +520,9 @@ grid:
         .unwrap();
     let (status, peak_kib) = wait_with_peak_rss(child);
     assert_eq!(status, 0);
-    let planned = BufReader::new(fs::File::open(&lines).unwrap()).lines().count();
+    let planned = BufReader::new(fs::File::open(&lines).unwrap())
+        .lines()
+        .count();
     assert_eq!(planned, 1_000_001, "every cell and the aggregate");
     // Measured: about 0.5 GB (BENCHMARKS.md); the bound leaves room for allocator noise.
     assert!(peak_kib < 1024 * 1024, "planning took {peak_kib} KiB");
@@ -511,9 +533,24 @@ grid:
 #[test]
 fn inputs_beyond_the_bounds_get_a_located_error_with_the_size_and_the_way_to_raise_it() {
     for (case, line, size, raise) in [
-        ("too-many-replicas", ":6:", "2000000 cells", "limits: {max_cells: 2000000}"),
-        ("too-many-cells", ":5:", "1001000 cells", "limits: {max_cells: 1001000}"),
-        ("synthetic-too-long", ":4:", "38398648 jobs", "limits: {max_jobs:"),
+        (
+            "too-many-replicas",
+            ":6:",
+            "2000000 cells",
+            "limits: {max_cells: 2000000}",
+        ),
+        (
+            "too-many-cells",
+            ":5:",
+            "1001000 cells",
+            "limits: {max_cells: 1001000}",
+        ),
+        (
+            "synthetic-too-long",
+            ":4:",
+            "38398648 jobs",
+            "limits: {max_jobs:",
+        ),
     ] {
         let path = repo().join(format!("tests/fixtures/manifests/invalid/{case}.yaml"));
         let err = schedlab::manifest::load(&path).unwrap_err().to_string();
@@ -548,7 +585,14 @@ schedulers:
 ",
     );
     let child = p
-        .cmd(&["generate", "experiments/syn.yaml", "--workload", "users", "-o", "syn.swf"])
+        .cmd(&[
+            "generate",
+            "experiments/syn.yaml",
+            "--workload",
+            "users",
+            "-o",
+            "syn.swf",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -671,7 +715,11 @@ grid:
     }
     let (out, events) = p.run(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(with_outcome(&events, "hit").len(), done_so_far, "{events:?}");
+    assert_eq!(
+        with_outcome(&events, "hit").len(),
+        done_so_far,
+        "{events:?}"
+    );
     assert_eq!(with_outcome(&events, "ran").len(), 37 - done_so_far);
 }
 
@@ -728,7 +776,10 @@ fn two_manifests_defining_one_experiment_are_both_named() {
     let out = p.schedlab(&["plan"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("first.yaml") && err.contains("second.yaml"), "{err}");
+    assert!(
+        err.contains("first.yaml") && err.contains("second.yaml"),
+        "{err}"
+    );
     assert!(err.contains("grid"), "{err}");
 }
 
@@ -816,7 +867,10 @@ fn report_templates_outside_the_project_are_refused_unless_allowed() {
     let out = p.schedlab(&["report"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("grid.yaml:") && err.contains("reports.template"), "{err}");
+    assert!(
+        err.contains("grid.yaml:") && err.contains("reports.template"),
+        "{err}"
+    );
     assert!(err.contains("outside the project"), "{err}");
     assert!(err.contains("--allow-template-outside-project"), "{err}");
     assert!(!p.path().join("reports/grid.html").exists());
@@ -885,8 +939,15 @@ fn result_columns_carry_units_descriptions_and_provenance() {
     assert_eq!(wait.get("unit").map(String::as_str), Some("s"), "{wait:?}");
     assert!(wait.get("description").is_some_and(|d| d.contains("wait")));
     assert!(fields.contains_key("experiment"));
-    assert_eq!(kv["schedlab.manifest"], fs::read_to_string(&manifest).unwrap());
-    assert!(kv["schedlab.traces"].contains("kth.swf.gz"), "{}", kv["schedlab.traces"]);
+    assert_eq!(
+        kv["schedlab.manifest"],
+        fs::read_to_string(&manifest).unwrap()
+    );
+    assert!(
+        kv["schedlab.traces"].contains("kth.swf.gz"),
+        "{}",
+        kv["schedlab.traces"]
+    );
     let digest = blake3::hash(&fs::read(p.path().join("workloads/kth.swf.gz")).unwrap());
     assert!(
         kv["schedlab.traces"].contains(digest.to_hex().as_str()),
@@ -934,11 +995,8 @@ fn a_simulated_schedule_exports_as_swf_with_its_waits() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
 
-    let exported = schedlab::swf::read_path(
-        &p.path().join("easy.swf"),
-        schedlab::swf::Mode::Strict,
-    )
-    .unwrap();
+    let exported =
+        schedlab::swf::read_path(&p.path().join("easy.swf"), schedlab::swf::Mode::Strict).unwrap();
     // The stored schedule of that cell.
     let file = fs::File::open(&jobs).unwrap();
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
@@ -1014,7 +1072,9 @@ fn every_help_has_examples_and_exit_codes() {
             .unwrap();
         assert!(out.status.success(), "{command:?}");
         let help = stdout(&out);
-        let examples = help.find("\nExamples:\n").unwrap_or_else(|| panic!("{command:?}"));
+        let examples = help
+            .find("\nExamples:\n")
+            .unwrap_or_else(|| panic!("{command:?}"));
         let example = &help[examples..];
         assert!(
             example.contains(&format!("schedlab {}", command.join(" "))),
@@ -1035,7 +1095,12 @@ fn shell_completions_are_generated_for_bash_zsh_and_fish() {
             .unwrap();
         assert!(out.status.success(), "{shell}");
         let script = stdout(&out);
-        for word in ["simulate", "export", "events", "allow-template-outside-project"] {
+        for word in [
+            "simulate",
+            "export",
+            "events",
+            "allow-template-outside-project",
+        ] {
             assert!(script.contains(word), "{shell}: no {word}");
         }
         if shell == "bash" {
@@ -1159,7 +1224,10 @@ fn fuzzed_traces_and_manifests_are_read_or_refused_never_a_panic() {
     assert!(kth.workload.jobs.len() > 1000);
     // The head of the real trace: its header and a few hundred job lines.
     let text = {
-        let mut head = gunzip_head(&repo().join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"), 40_000);
+        let mut head = gunzip_head(
+            &repo().join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
+            40_000,
+        );
         let end = head.iter().rposition(|&b| b == b'\n').unwrap() + 1;
         head.truncate(end);
         head

@@ -16,8 +16,7 @@ use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
 use crate::sim::metrics::ReservationCounts;
 use crate::sim::reservation::Reservations;
-use crate::sim::schedule::{Instant, ScheduleSink};
-use crate::sim::{Machine, SimConfig, Time, Workload, simulate_reserving};
+use crate::sim::{Machine, SimConfig, Time, Workload, simulate_into};
 use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
 use crate::swf::{self, Anomalies, Mode, Trace};
@@ -237,23 +236,11 @@ pub fn run(
         &workload,
     )
     .map_err(|e| e.to_string())?;
-    let outcome =
-        simulate_reserving(&workload, &config, &reservations).map_err(|e| e.to_string())?;
-    for job in &outcome.jobs {
-        schedule.job(job);
-    }
-    let mut calls = outcome.invocations.iter().peekable();
-    for s in &outcome.steps {
-        let call = calls.next_if(|c| c.time == s.time).map(|c| c.queue_len);
-        schedule.instant(&Instant {
-            time: s.time,
-            queue_len: s.queue_len,
-            busy: s.busy,
-            reserved: s.reserved,
-            call,
-        });
-    }
-    let span = outcome.steps.first().zip(outcome.steps.last());
+    // The schedule streams into the entry as it is simulated: nothing per job or per
+    // scheduler call stays in memory.
+    let outcome = simulate_into(&workload, &config, &reservations, &mut schedule)
+        .map_err(|e| e.to_string())?;
+    let span = schedule.span();
     let facts = ScheduleFacts {
         policy: cell.scheduler.policy.to_string(),
         procs: machine.procs(),
@@ -268,7 +255,7 @@ pub fn run(
         anomalies: facts.anomalies,
         skipped_too_large: outcome.skipped.len() as u64,
         reservations: ReservationCounts::of(&outcome),
-        span: span.map(|(first, last)| (first.time, last.time)),
+        span,
     };
     let text = serde_json::to_string(&facts).map_err(|e| e.to_string())?;
     schedule.finish(&text).map_err(|e| e.to_string())?;

@@ -10,7 +10,7 @@
 //! topology whose node-level policies name the nodes of every start.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::job::{Time, Workload};
 use super::machine::{Infeasible, Machine};
@@ -22,6 +22,7 @@ use super::reservation::{
 };
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
+use super::schedule::{Instant, ScheduleSink};
 use super::scheduler::node::{self, Decisions, NodeReservation, NodeScheduler, NodeView};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
 use super::topology::{Placement, TopologyError};
@@ -227,7 +228,21 @@ pub fn simulate_reserving(
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
     let policy = Policy::build(config.scheduler, &config.machine);
-    Engine::new(workload, config, policy, reservations)?.run()
+    Engine::new(workload, config, policy, reservations)?.collect()
+}
+
+/// Simulates `workload` under `config` with reservations, handing each job's outcome (in
+/// submission order) and each instant to `sink` as they are known — nothing per job or per
+/// scheduler call is kept here. Returns the rest: skipped jobs, reservation outcomes and
+/// topology assignments (`jobs`, `steps` and `invocations` are empty).
+pub fn simulate_into(
+    workload: &Workload,
+    config: &SimConfig,
+    reservations: &Reservations,
+    sink: &mut dyn ScheduleSink,
+) -> Result<SimOutcome, SimError> {
+    let policy = Policy::build(config.scheduler, &config.machine);
+    Engine::new(workload, config, policy, reservations)?.run(sink)
 }
 
 /// Simulates with a caller-supplied policy of either kind, and reservations.
@@ -237,7 +252,7 @@ pub fn simulate_policy(
     policy: Policy,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, policy, reservations)?.run()
+    Engine::new(workload, config, policy, reservations)?.collect()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -252,7 +267,7 @@ pub fn simulate_with(
         Policy::Units(scheduler),
         &Reservations::default(),
     )?
-    .run()
+    .collect()
 }
 
 /// [`simulate_with`] and reservations.
@@ -262,7 +277,7 @@ pub fn simulate_with_reserving(
     scheduler: Box<dyn Scheduler>,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, Policy::Units(scheduler), reservations)?.run()
+    Engine::new(workload, config, Policy::Units(scheduler), reservations)?.collect()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -273,9 +288,11 @@ struct Engine<'w> {
     workload: &'w Workload,
     config: SimConfig,
     policy: Policy,
-    /// Feasible jobs with their demand, in submission order.
-    arrivals: Vec<QueuedJob>,
-    next_arrival: usize,
+    /// The next feasible job to arrive, with its demand (admitted one job ahead, so that
+    /// infeasible jobs never make an instant and no copy of the workload is kept).
+    next_arrival: Option<QueuedJob>,
+    /// Index of the first job of the workload not yet admitted.
+    unadmitted: usize,
     completions: BinaryHeap<Reverse<(Time, u32)>>,
     queue: Queue,
     running: RunningSet,
@@ -289,7 +306,8 @@ struct Engine<'w> {
     decisions: Decisions,
     /// Per job index, on a topology: where it ran.
     assignments: Vec<Option<Assignment>>,
-    outcomes: Vec<Option<JobOutcome>>,
+    /// Outcomes on their way to the sink, in submission order.
+    outcomes: Reorder,
     started_jobs: Vec<u32>,
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
@@ -373,6 +391,16 @@ impl<'w> Booking<'w> {
 }
 
 impl<'w> Engine<'w> {
+    /// Runs to the end, keeping everything in the outcome.
+    fn collect(self) -> Result<SimOutcome, SimError> {
+        let mut kept = SimOutcome::default();
+        let mut out = self.run(&mut kept)?;
+        out.jobs = kept.jobs;
+        out.steps = kept.steps;
+        out.invocations = kept.invocations;
+        Ok(out)
+    }
+
     fn new(
         workload: &'w Workload,
         config: &SimConfig,
@@ -398,34 +426,23 @@ impl<'w> Engine<'w> {
             }
             _ => {}
         }
-        let mut out = SimOutcome::default();
-        let mut arrivals = Vec::with_capacity(workload.len());
-        for (i, job) in workload.jobs.iter().enumerate() {
-            let constraint = job.request.constraint.0;
-            if matches!(state, MachineState::Topology(_))
-                && constraint as usize >= workload.constraints.len()
-            {
-                return Err(SimError::UnknownConstraint {
-                    job_id: job.id,
-                    constraint,
-                });
-            }
-            match state.admit(workload, job) {
-                Ok(demand) => arrivals.push(QueuedJob {
-                    job: i as u32,
-                    submit: job.submit,
-                    requested_time: job.requested_time,
-                    demand,
-                }),
-                Err(why) => out.skipped.push((i as u32, why)),
-            }
+        if matches!(state, MachineState::Topology(_))
+            && let Some(job) = workload
+                .jobs
+                .iter()
+                .find(|job| job.request.constraint.0 as usize >= workload.constraints.len())
+        {
+            return Err(SimError::UnknownConstraint {
+                job_id: job.id,
+                constraint: job.request.constraint.0,
+            });
         }
-        Ok(Engine {
+        let mut engine = Engine {
             workload,
             config: config.clone(),
             policy,
-            arrivals,
-            next_arrival: 0,
+            next_arrival: None,
+            unadmitted: 0,
             completions: BinaryHeap::new(),
             queue: Queue::default(),
             running: RunningSet::default(),
@@ -435,17 +452,43 @@ impl<'w> Engine<'w> {
             free: config.machine.capacity(),
             decisions: Decisions::default(),
             assignments: Vec::new(),
-            outcomes: vec![None; workload.len()],
+            outcomes: Reorder::default(),
             started_jobs: Vec::new(),
             idle_calls: 0,
             booking,
-            out,
-        })
+            out: SimOutcome::default(),
+        };
+        engine.admit_next();
+        Ok(engine)
+    }
+
+    /// Admits jobs until the next feasible one (infeasible ones are recorded as skipped).
+    fn admit_next(&mut self) {
+        self.next_arrival = None;
+        while let Some(job) = self.workload.jobs.get(self.unadmitted) {
+            let i = self.unadmitted as u32;
+            self.unadmitted += 1;
+            match self.state.admit(self.workload, job) {
+                Ok(demand) => {
+                    self.next_arrival = Some(QueuedJob {
+                        job: i,
+                        submit: job.submit,
+                        requested_time: job.requested_time,
+                        demand,
+                    });
+                    return;
+                }
+                Err(why) => {
+                    self.out.skipped.push((i, why));
+                    self.outcomes.skip(i);
+                }
+            }
+        }
     }
 
     /// The next instant with something to do, if any.
     fn next_instant(&self, after: Option<Time>) -> Option<Time> {
-        let arrival = self.arrivals.get(self.next_arrival).map(|j| j.submit);
+        let arrival = self.next_arrival.map(|j| j.submit);
         let completion = self.completions.peek().map(|Reverse((t, _))| *t);
         let tick = match (self.config.interval, self.queue.is_empty()) {
             (Some(n), false) => {
@@ -461,19 +504,19 @@ impl<'w> Engine<'w> {
             .min()
     }
 
-    fn run(mut self) -> Result<SimOutcome, SimError> {
+    /// Runs to the end, handing every job outcome and instant to `sink`; returns the rest of
+    /// the outcome (skipped jobs, reservations, assignments: `jobs`, `steps` and `invocations`
+    /// stay empty).
+    fn run(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
         let mut starts = Vec::new();
         let mut last = None;
         while let Some(now) = self.next_instant(last) {
             last = Some(now);
             self.complete_until(now);
             self.end_reservations(now);
-            while let Some(job) = self.arrivals.get(self.next_arrival) {
-                if job.submit != now {
-                    break;
-                }
-                self.queue.push(*job);
-                self.next_arrival += 1;
+            while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
+                self.queue.push(job);
+                self.admit_next();
             }
             // Reservations due now start before requests are placed: a view counts every
             // reservation with start ≤ now as started (one granted to start at once starts as
@@ -484,17 +527,20 @@ impl<'w> Engine<'w> {
                 None => true,
                 Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
             };
+            let call = decides.then(|| self.queue.len() as u32);
             if decides {
                 self.decide(now, &mut starts)?;
             }
+            self.outcomes.emit_ready(sink);
             let reserved = self.booking.reserved;
             let busy =
                 self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
-            self.out.steps.push(Step {
+            sink.instant(&Instant {
                 time: now,
                 queue_len: self.queue.len() as u32,
                 busy,
                 reserved,
+                call,
             });
         }
         if !self.queue.is_empty() {
@@ -505,8 +551,8 @@ impl<'w> Engine<'w> {
                 waiting: self.queue.len(),
             });
         }
+        self.outcomes.emit_ready(sink);
         let mut out = self.out;
-        out.jobs = self.outcomes.into_iter().flatten().collect();
         out.assignments = self.assignments.into_iter().flatten().collect();
         out.reserved_nodes.sort_by_key(|r| r.0);
         out.reservations.sort_by_key(|r| r.request);
@@ -755,10 +801,6 @@ impl<'w> Engine<'w> {
     }
 
     fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
-        self.out.invocations.push(Invocation {
-            time: now,
-            queue_len: self.queue.len() as u32,
-        });
         self.ask(now, starts)?;
         if !starts.is_empty() {
             // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
@@ -767,19 +809,15 @@ impl<'w> Engine<'w> {
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {
                 for &job in &self.started_jobs {
-                    if job > head
-                        && let Some(outcome) = &mut self.outcomes[job as usize]
-                    {
-                        outcome.backfilled = true;
+                    if job > head {
+                        self.outcomes.mark_backfilled(job);
                     }
                 }
             }
         }
         // Periodic mode keeps ticking while jobs wait, so a policy that leaves an idle machine
         // idle forever would never end: report it after a bounded number of such calls.
-        let idle = self.running.is_empty()
-            && self.next_arrival == self.arrivals.len()
-            && self.booking.is_done();
+        let idle = self.running.is_empty() && self.next_arrival.is_none() && self.booking.is_done();
         if idle && !self.queue.is_empty() {
             self.idle_calls += 1;
             if self.idle_calls > MAX_IDLE_CALLS {
@@ -935,7 +973,7 @@ impl<'w> Engine<'w> {
             demand,
         });
         self.completions.push(Reverse((now + run, queued.job)));
-        self.outcomes[queued.job as usize] = Some(JobOutcome {
+        self.outcomes.started(JobOutcome {
             job: queued.job,
             start: now,
             end: now + run,
@@ -947,6 +985,63 @@ impl<'w> Engine<'w> {
             backfilled: false,
         });
         Ok(())
+    }
+}
+
+/// Job outcomes on their way to the sink in submission order: an outcome leaves once every
+/// earlier job has started (or was skipped as infeasible). Holds only the outcomes of jobs that
+/// started ahead of a job still waiting — a handful, not the workload.
+#[derive(Default)]
+struct Reorder {
+    /// Index of the next job to hand over.
+    next: u32,
+    /// Slots of jobs `next ..`, in order.
+    slots: VecDeque<Slot>,
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    Waiting,
+    Started(JobOutcome),
+    Skipped,
+}
+
+impl Reorder {
+    fn slot(&mut self, job: u32) -> &mut Slot {
+        let at = (job - self.next) as usize;
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, Slot::Waiting);
+        }
+        &mut self.slots[at]
+    }
+
+    fn started(&mut self, outcome: JobOutcome) {
+        *self.slot(outcome.job) = Slot::Started(outcome);
+    }
+
+    fn skip(&mut self, job: u32) {
+        *self.slot(job) = Slot::Skipped;
+    }
+
+    fn mark_backfilled(&mut self, job: u32) {
+        if job >= self.next
+            && let Slot::Started(outcome) = self.slot(job)
+        {
+            outcome.backfilled = true;
+        }
+    }
+
+    /// Hands over every outcome whose earlier jobs have all started or been skipped.
+    fn emit_ready(&mut self, sink: &mut dyn ScheduleSink) {
+        while let Some(slot) = self.slots.front() {
+            match slot {
+                Slot::Waiting => break,
+                Slot::Started(outcome) => sink.job(outcome),
+                Slot::Skipped => {}
+            }
+            self.slots.pop_front();
+            self.next += 1;
+        }
     }
 }
 

@@ -23,7 +23,8 @@ pub mod transform;
 
 pub use engine::{
     Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
-    simulate, simulate_policy, simulate_reserving, simulate_with, simulate_with_reserving,
+    simulate, simulate_into, simulate_policy, simulate_reserving, simulate_with,
+    simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

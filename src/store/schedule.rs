@@ -24,7 +24,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use super::{ParquetSink, StoreError};
 use crate::sim::engine::JobOutcome;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
-use crate::sim::{Job, Workload};
+use crate::sim::{Job, Time, Workload};
 
 /// The key-value metadata key of `schedule.parquet` holding the run's facts (JSON).
 pub const FACTS_KEY: &str = "schedlab.schedule_facts";
@@ -69,6 +69,7 @@ pub struct ScheduleWriter<'w> {
     job_rows: Vec<ScheduledJob>,
     runs: Vec<InstantRun>,
     folding: RunLength,
+    span: Option<(Time, Time)>,
     error: Option<StoreError>,
 }
 
@@ -87,8 +88,14 @@ impl<'w> ScheduleWriter<'w> {
             job_rows: Vec::with_capacity(BATCH_ROWS),
             runs: Vec::new(),
             folding: RunLength::default(),
+            span: None,
             error: None,
         })
+    }
+
+    /// The first and last instants so far.
+    pub fn span(&self) -> Option<(Time, Time)> {
+        self.span
     }
 
     fn keep(&mut self, result: Result<(), StoreError>) {
@@ -147,6 +154,8 @@ impl ScheduleSink for ScheduleWriter<'_> {
     }
 
     fn instant(&mut self, instant: &Instant) {
+        let first = self.span.map_or(instant.time, |(first, _)| first);
+        self.span = Some((first, instant.time));
         if let Some(run) = self.folding.push(instant) {
             self.runs.push(run);
             if self.runs.len() >= BATCH_ROWS {
