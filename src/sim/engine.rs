@@ -293,13 +293,13 @@ struct Engine<'w> {
     next_arrival: Option<QueuedJob>,
     /// Index of the first job of the workload not yet admitted.
     unadmitted: usize,
-    completions: BinaryHeap<Reverse<(Time, u32)>>,
+    /// (end, job, expected end) of running jobs: the expected end travels with the job, so
+    /// nothing is kept per job of the workload.
+    completions: BinaryHeap<Reverse<(Time, u32, Time)>>,
     queue: Queue,
     running: RunningSet,
     /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
     ended: Vec<RunningJob>,
-    /// Per job index: expected end while it runs.
-    expected_end: Vec<Time>,
     state: MachineState,
     /// Allocation units free (cores on a topology).
     free: ResourceVec,
@@ -447,7 +447,6 @@ impl<'w> Engine<'w> {
             queue: Queue::default(),
             running: RunningSet::default(),
             ended: Vec::new(),
-            expected_end: vec![0; workload.len()],
             state,
             free: config.machine.capacity(),
             decisions: Decisions::default(),
@@ -489,7 +488,7 @@ impl<'w> Engine<'w> {
     /// The next instant with something to do, if any.
     fn next_instant(&self, after: Option<Time>) -> Option<Time> {
         let arrival = self.next_arrival.map(|j| j.submit);
-        let completion = self.completions.peek().map(|Reverse((t, _))| *t);
+        let completion = self.completions.peek().map(|Reverse((t, _, _))| *t);
         let tick = match (self.config.interval, self.queue.is_empty()) {
             (Some(n), false) => {
                 let from = after.map_or(Time::MIN, |t| t + 1);
@@ -766,12 +765,11 @@ impl<'w> Engine<'w> {
     }
 
     fn complete_until(&mut self, now: Time) {
-        while let Some(&Reverse((end, job))) = self.completions.peek() {
+        while let Some(&Reverse((end, job, expected_end))) = self.completions.peek() {
             if end != now {
                 break;
             }
             self.completions.pop();
-            let expected_end = self.expected_end[job as usize];
             let running = self
                 .running
                 .remove(expected_end, job)
@@ -779,7 +777,7 @@ impl<'w> Engine<'w> {
             self.free += running.demand;
             match &mut self.state {
                 MachineState::Uniform(u) => {
-                    let nodes = std::mem::take(&mut u.held[job as usize]);
+                    let nodes = u.held.remove(&job).unwrap_or_default();
                     u.table.release(running.demand, &nodes);
                 }
                 MachineState::Topology(t) => {
@@ -915,7 +913,7 @@ impl<'w> Engine<'w> {
         };
         let (units, cluster, nodes, held, runtime) = match &mut self.state {
             MachineState::Uniform(u) => {
-                let held = &mut u.held[queued.job as usize];
+                let held = u.held.entry(queued.job).or_default();
                 if !queued.demand.fits_in(&self.free)
                     || u.table.allocate(queued.demand, held).is_err()
                 {
@@ -965,14 +963,14 @@ impl<'w> Engine<'w> {
         let killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
         let run = if killed { job.requested_time } else { runtime };
         let expected_end = now + job.requested_time;
-        self.expected_end[queued.job as usize] = expected_end;
         self.running.insert(RunningJob {
             job: queued.job,
             start: now,
             expected_end,
             demand,
         });
-        self.completions.push(Reverse((now + run, queued.job)));
+        self.completions
+            .push(Reverse((now + run, queued.job, expected_end)));
         self.outcomes.started(JobOutcome {
             job: queued.job,
             start: now,
