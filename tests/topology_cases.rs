@@ -3,7 +3,9 @@
 //! §2.3): ten nodes of 8 CPUs / 16 GB (nodes 0–9) and one of 80 CPUs / 512 GB (node 10), one
 //! shared cluster. Every expected start below is worked out by hand in the comments.
 
-use schedlab::sim::reservation::{OnConflict, Placement as When, ReservationRequest, Reservations};
+use schedlab::sim::reservation::{
+    Decision, OnConflict, Placement as When, ReservationRequest, Reservations, Rule,
+};
 use schedlab::sim::topology::{
     Cluster, Constraint, ConstraintTable, JobRequest, NodeClass, NodeDemand, Placement, Topology,
 };
@@ -388,5 +390,158 @@ fn a_reservation_holds_whole_nodes_and_every_policy_plans_around_it() {
         assert_eq!(got, want, "{kind}");
         assert_eq!(out.reserved_nodes, [(0, vec![0, 1])], "{kind}");
         assert_eq!(out.reservations[0].window, Some((50, 150)));
+    }
+}
+
+/// One reservation request on the Example 3 system's cluster.
+fn reserve(
+    created: Time,
+    start: Time,
+    duration: Time,
+    width: u64,
+    cluster: Option<&str>,
+) -> ReservationRequest {
+    ReservationRequest {
+        id: 1,
+        owner: "o".into(),
+        created,
+        start,
+        duration,
+        width,
+        cluster: cluster.map(Into::into),
+    }
+}
+
+/// J1 holds all ten small nodes over [0, 100); J2, submitted at 1, needs all ten for 50 s.
+fn full_then_queued() -> Vec<Job> {
+    vec![nodes(1, 0, 10, 8, 16, 100), nodes(2, 1, 10, 8, 16, 50)]
+}
+
+#[test]
+fn after_the_queue_a_reservation_on_nodes_waits_for_the_queued_jobs() {
+    // At 2, two whole nodes of the cluster for 30 s, as soon as possible. Only the small class
+    // has two nodes. After the queue: J2 keeps its slot [100, 150) on all ten small nodes, so
+    // the earliest window is [150, 180), pinned by first fit to nodes 0 and 1; J2 starts at
+    // 100 under every policy.
+    let reservations = Reservations {
+        requests: vec![reserve(2, 2, 30, 2, Some("example"))],
+        placement: When::AfterQueue,
+        on_conflict: OnConflict::Shift,
+        ..Reservations::default()
+    };
+    for kind in SchedulerKind::ALL {
+        let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
+        let out =
+            simulate_reserving(&Workload::new(full_then_queued()), &config, &reservations).unwrap();
+        let got: Vec<Time> = out.jobs.iter().map(|o| o.start).collect();
+        assert_eq!(got, [0, 100], "{kind}");
+        assert_eq!(out.reservations[0].decision, Decision::Shifted, "{kind}");
+        assert_eq!(out.reservations[0].window, Some((150, 180)), "{kind}");
+        assert_eq!(out.reserved_nodes, [(0, vec![0, 1])], "{kind}");
+    }
+}
+
+#[test]
+fn at_the_requested_time_a_reservation_on_nodes_goes_before_the_queue_or_is_refused() {
+    // The same request placed at its requested time: the earliest two free small nodes are at
+    // 100 (J1's requested end), so with `shift` it gets [100, 130) on nodes 0 and 1, and J2,
+    // which needs all ten small nodes, waits until 130. With `reject` it is refused (100 is not
+    // the requested 2) and J2 starts at 100.
+    for (on_conflict, window, j2) in [
+        (OnConflict::Shift, Some((100, 130)), 130),
+        (OnConflict::Reject, None, 100),
+    ] {
+        let reservations = Reservations {
+            requests: vec![reserve(2, 2, 30, 2, Some("example"))],
+            placement: When::AtRequestedTime,
+            on_conflict,
+            ..Reservations::default()
+        };
+        for kind in SchedulerKind::ALL {
+            let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
+            let out =
+                simulate_reserving(&Workload::new(full_then_queued()), &config, &reservations)
+                    .unwrap();
+            let got: Vec<Time> = out.jobs.iter().map(|o| o.start).collect();
+            assert_eq!(got, [0, j2], "{kind} {on_conflict:?}");
+            assert_eq!(out.reservations[0].window, window, "{kind} {on_conflict:?}");
+            let expected: Vec<(u32, Vec<u32>)> = match window {
+                Some(_) => vec![(0, vec![0, 1])],
+                None => vec![],
+            };
+            assert_eq!(out.reserved_nodes, expected, "{kind} {on_conflict:?}");
+            if window.is_none() {
+                assert_eq!(
+                    out.reservations[0].decision,
+                    Decision::Rejected(Rule::NoRoom)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_one_node_reservation_takes_the_class_free_earliest() {
+    // One whole node, any cluster, from 2 for 30 s: the small nodes are busy until 100 but the
+    // big node is idle, so the reservation holds node 10 over [2, 32). J3 (submitted at 3) needs
+    // 300 GB on one node, which only the big node has: it waits for the reservation's end.
+    let reservations = Reservations {
+        requests: vec![reserve(2, 2, 30, 1, None)],
+        placement: When::AtRequestedTime,
+        on_conflict: OnConflict::Reject,
+        ..Reservations::default()
+    };
+    let mut jobs = full_then_queued();
+    jobs.push(nodes(3, 3, 1, 1, 300, 10));
+    for kind in SchedulerKind::ALL {
+        let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
+        let out = simulate_reserving(&Workload::new(jobs.clone()), &config, &reservations).unwrap();
+        assert_eq!(out.reservations[0].decision, Decision::Granted, "{kind}");
+        assert_eq!(out.reservations[0].window, Some((2, 32)), "{kind}");
+        assert_eq!(out.reserved_nodes, [(0, vec![10])], "{kind}");
+        let s = starts(&jobs, &out);
+        // FCFS: J3 waits behind J2 (blocked until 100) although the big node frees at 32.
+        let j3 = if kind == SchedulerKind::Fcfs { 100 } else { 32 };
+        assert_eq!(s, [(1, 0, 0), (2, 100, 0), (3, j3, 10)], "{kind}");
+    }
+}
+
+#[test]
+fn on_whole_node_clusters_reserved_nodes_are_chosen_when_the_reservation_starts() {
+    // Four interchangeable whole nodes of 4 cores. J1 holds node 0 over [0, 100). Two nodes are
+    // reserved over [10, 40) (granted at 0). J2 (at 5) needs two nodes for 20 s: with J1 and the
+    // reservation only one node is left over [10, 25), so it waits until 40. J3 (at 6) needs one
+    // node for 4 s and ends by 10: EASY backfills it (it ends before J2's shadow time, 40) and
+    // conservative plans it at 6; FCFS keeps it behind J2. At 10 the reservation takes the idle
+    // nodes of lowest index: 1 and 2 (J3 has left node 1 at 10, ends before starts).
+    let topology = Topology::new(vec![Cluster::new(
+        "x",
+        Allocation::ExclusiveNodes,
+        vec![NodeClass::new("n", 4, 4, 0)],
+    )]);
+    let reservations = Reservations {
+        requests: vec![reserve(0, 10, 30, 2, Some("x"))],
+        placement: When::AtRequestedTime,
+        on_conflict: OnConflict::Reject,
+        ..Reservations::default()
+    };
+    let jobs = vec![
+        nodes(1, 0, 1, 4, 0, 100),
+        nodes(2, 5, 2, 4, 0, 20),
+        nodes(3, 6, 1, 4, 0, 4),
+    ];
+    for (kind, j3, j2_nodes) in [
+        (SchedulerKind::Fcfs, 40, 1),
+        (SchedulerKind::Easy, 6, 1),
+        (SchedulerKind::Conservative, 6, 1),
+    ] {
+        let config = SimConfig::new(Machine::topology(topology.clone()), kind);
+        let out = simulate_reserving(&Workload::new(jobs.clone()), &config, &reservations).unwrap();
+        assert_eq!(out.reservations[0].window, Some((10, 40)), "{kind}");
+        assert_eq!(out.reserved_nodes, [(0, vec![1, 2])], "{kind}");
+        let s = starts(&jobs, &out);
+        assert_eq!(s[0], (1, 0, 0), "{kind}");
+        assert_eq!((s[1].0, s[1].1, s[1].2), (2, 40, j2_nodes), "{kind}");
+        assert_eq!((s[2].0, s[2].1), (3, j3), "{kind}");
     }
 }

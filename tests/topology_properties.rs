@@ -1,8 +1,11 @@
 //! Property tests of node-level scheduling on random heterogeneous topologies (issue 10):
 //! nothing is ever over-allocated (recomputed from the outcome, per node and component); with
 //! exact estimates no reserved job (EASY's head, conservative's queue) starts later than its
-//! reservation; a pool and whole nodes of one class, written as topologies, schedule exactly like
-//! the uniform machine; EASY's fast path and its timeline formulation decide alike.
+//! reservation; a pool written as a topology (one node of P cores; P nodes of one core, except
+//! for conservative on a shared class) and whole nodes of one class schedule exactly like the
+//! uniform machine; EASY's fast path and
+//! its timeline formulation decide alike. Started jobs are also checked against their requests
+//! without the layout's help: the right cluster and properties, distinct nodes, the amounts asked.
 
 mod common;
 
@@ -19,8 +22,8 @@ use schedlab::sim::scheduler::node::{
 };
 use schedlab::sim::scheduler::order::Submission;
 use schedlab::sim::topology::{
-    Cluster, Constraint, ConstraintTable, JobRequest, Layout, NodeClass, NodeDemand, Placement,
-    Shape, Topology,
+    Cluster, Constraint, ConstraintTable, JobRequest, Layout, NodeClass, NodeDemand, NodeShape,
+    Placement, Shape, Topology,
 };
 use schedlab::sim::{
     Allocation, Job, Machine, Overrun, Policy, SchedulerKind, SimConfig, SimOutcome, Time,
@@ -169,12 +172,18 @@ fn check_no_overallocation(
     let l = layout(topology);
     let mut events: HashMap<u32, Vec<(Time, i8, [i64; 3])>> = HashMap::new();
     prop_assert_eq!(out.assignments.len(), out.jobs.len());
+    let classes = flat_classes(topology);
     for (a, o) in out.assignments.iter().zip(&out.jobs) {
         prop_assert_eq!(a.job, o.job);
-        let shape = l.shape(&w.jobs[a.job as usize], a.class).unwrap();
+        let j = &w.jobs[a.job as usize];
+        let shape = l.shape(j, a.class).unwrap();
         prop_assert_eq!(a.nodes.len(), shape.count as usize);
         prop_assert_eq!(o.held, shape.total());
-        prop_assert_eq!(o.cluster, l.class(a.class).cluster);
+        // Independently of the layout: the class is in the job's cluster and has its
+        // properties, the nodes are distinct, and what each takes is what the job asked for.
+        let (cluster, class) = classes[a.class as usize];
+        prop_assert_eq!(o.cluster as usize, cluster);
+        check_request(w, j, &topology.clusters[cluster], class, &a.nodes, &shape)?;
         for (i, &node) in a.nodes.iter().enumerate() {
             prop_assert_eq!(l.class_of(node), a.class, "node {} outside its class", node);
             let v = shape.amount(i as u32).0.map(|x| x as i64);
@@ -184,10 +193,15 @@ fn check_no_overallocation(
     }
     for (request, nodes) in &out.reserved_nodes {
         let (start, end) = out.reservations[*request as usize].window.unwrap();
-        prop_assert_eq!(
-            nodes.len() as u64,
-            reservations.requests[*request as usize].width
-        );
+        let asked = &reservations.requests[*request as usize];
+        prop_assert_eq!(nodes.len() as u64, asked.width);
+        // Whole nodes of one class, distinct, in the cluster the request named.
+        prop_assert!(distinct(nodes));
+        let class = l.class_of(nodes[0]);
+        prop_assert!(nodes.iter().all(|&n| l.class_of(n) == class));
+        if let Some(name) = &asked.cluster {
+            prop_assert_eq!(&topology.clusters[classes[class as usize].0].name, name);
+        }
         for &node in nodes {
             let v = l.capacity_of(node).0.map(|x| x as i64);
             events.entry(node).or_default().push((start, 1, v));
@@ -209,6 +223,88 @@ fn check_no_overallocation(
                     k,
                     t
                 );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every class of the topology in layout order, with its cluster's index.
+fn flat_classes(topology: &Topology) -> Vec<(usize, &NodeClass)> {
+    topology
+        .clusters
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.classes.iter().map(move |k| (i, k)))
+        .collect()
+}
+
+fn distinct(nodes: &[u32]) -> bool {
+    let mut v = nodes.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v.len() == nodes.len()
+}
+
+/// A started job's nodes against its request, worked out from the request and the class alone.
+fn check_request(
+    w: &Workload,
+    j: &Job,
+    cluster: &Cluster,
+    class: &NodeClass,
+    nodes: &[u32],
+    shape: &NodeShape,
+) -> Result<(), TestCaseError> {
+    let constraint = w.constraints.get(j.request.constraint);
+    if let Some(name) = &constraint.cluster {
+        prop_assert_eq!(&cluster.name, name, "job {} outside its cluster", j.id);
+    }
+    for p in &constraint.properties {
+        prop_assert!(
+            *p == cluster.name || class.properties.contains(p),
+            "job {} on a class without {}",
+            j.id,
+            p
+        );
+    }
+    prop_assert!(distinct(nodes), "job {} holds a node twice", j.id);
+    let capacity = [
+        u64::from(class.cores),
+        class.memory_kb,
+        u64::from(class.gpus),
+    ];
+    let whole = j.request.exclusive || cluster.allocation == Allocation::ExclusiveNodes;
+    let amounts: Vec<[u64; 3]> = (0..nodes.len() as u32).map(|i| shape.amount(i).0).collect();
+    match j.request.shape {
+        Shape::Nodes { count, per_node } => {
+            prop_assert_eq!(nodes.len(), count as usize);
+            let each = if whole {
+                capacity
+            } else {
+                [
+                    u64::from(per_node.cores),
+                    per_node.memory_kb,
+                    u64::from(per_node.gpus),
+                ]
+            };
+            prop_assert!(
+                amounts.iter().all(|v| *v == each),
+                "job {}: {:?}",
+                j.id,
+                amounts
+            );
+        }
+        Shape::Flexible => {
+            let cores: u64 = amounts.iter().map(|v| v[0]).sum();
+            if whole {
+                prop_assert!(amounts.iter().all(|v| *v == capacity));
+                prop_assert!(cores >= u64::from(j.procs.max(1)));
+            } else {
+                prop_assert_eq!(cores, u64::from(j.procs.max(1)));
+                for v in &amounts {
+                    prop_assert_eq!(v[1], v[0] * j.memory_kb);
+                    prop_assert_eq!(v[2], 0);
+                }
             }
         }
     }
@@ -456,6 +552,41 @@ proptest! {
     }
 
     #[test]
+    fn single_core_nodes_schedule_like_the_pool(
+        jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..60),
+        procs in 4u32..40,
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+        interval in prop::option::of(1i64..50),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        allocation in prop::sample::select(vec![Allocation::Shared, Allocation::ExclusiveNodes]),
+    ) {
+        // P nodes of one core each: a job of p processors takes p of them. Conservative on a
+        // shared class reserves concrete nodes, which the pool's count does not: there it may
+        // differ (docs/semantics.md); on whole nodes the class's nodes are counted.
+        prop_assume!(kind != SchedulerKind::Conservative || allocation == Allocation::ExclusiveNodes);
+        let w = pool_jobs(jobs);
+        let pool = SimConfig { interval, overrun, ..SimConfig::new(Machine::pool(procs), kind) };
+        let topology = Topology::new(vec![Cluster::new(
+            "cores",
+            allocation,
+            vec![NodeClass::new("core", procs, 1, 0)],
+        )]);
+        let cores = SimConfig { interval, overrun, placement, ..SimConfig::new(Machine::topology(topology), kind) };
+        let a = simulate(&w, &pool).unwrap();
+        let b = simulate(&w, &cores).unwrap();
+        prop_assert_eq!(a.jobs.len(), b.jobs.len());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            prop_assert_eq!((x.job, x.start, x.end, x.killed, x.backfilled, x.units), (y.job, y.start, y.end, y.killed, y.backfilled, y.units));
+            prop_assert_eq!((y.nodes, y.held.0[0]), (x.units as u32, x.units));
+        }
+        prop_assert_eq!(&a.invocations, &b.invocations);
+        prop_assert_eq!(&a.steps, &b.steps);
+        let skipped = |o: &SimOutcome| o.skipped.iter().map(|s| s.0).collect::<Vec<_>>();
+        prop_assert_eq!(skipped(&a), skipped(&b));
+    }
+
+    #[test]
     fn whole_nodes_of_one_class_schedule_like_the_exclusive_machine(
         jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..60),
         nodes in 2u32..10,
@@ -485,6 +616,39 @@ proptest! {
         for (x, y) in a.steps.iter().zip(&b.steps) {
             prop_assert_eq!((x.time, x.queue_len, x.busy * u64::from(size)), (y.time, y.queue_len, y.busy));
         }
+    }
+
+    #[test]
+    fn reservations_on_whole_nodes_match_the_exclusive_machine(
+        jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..50),
+        nodes in 2u32..10,
+        size in 1u32..5,
+        kind in prop::sample::select(SchedulerKind::ALL.to_vec()),
+        interval in prop::option::of(1i64..50),
+        reservations in arb_reservations(&Topology::new(vec![Cluster::new(
+            "nodes",
+            Allocation::ExclusiveNodes,
+            vec![NodeClass::new("node", 1, 1, 0)],
+        )])),
+    ) {
+        // A reservation's width counts whole nodes on both machines.
+        let w = pool_jobs(jobs);
+        let uniform = SimConfig { interval, ..SimConfig::new(Machine::exclusive_nodes(nodes, size), kind) };
+        let topology = Topology::new(vec![Cluster::new(
+            "nodes",
+            Allocation::ExclusiveNodes,
+            vec![NodeClass::new("node", nodes, size, 0)],
+        )]);
+        let on_nodes = SimConfig { interval, ..SimConfig::new(Machine::topology(topology.clone()), kind) };
+        let a = simulate_reserving(&w, &uniform, &reservations).unwrap();
+        let b = simulate_reserving(&w, &on_nodes, &reservations).unwrap();
+        check_basics(&w, &topology, &on_nodes, &reservations, &b)?;
+        prop_assert_eq!(&a.reservations, &b.reservations);
+        prop_assert_eq!(a.jobs.len(), b.jobs.len());
+        for (x, y) in a.jobs.iter().zip(&b.jobs) {
+            prop_assert_eq!((x.job, x.start, x.end, x.killed, x.backfilled), (y.job, y.start, y.end, y.killed, y.backfilled));
+        }
+        prop_assert_eq!(&a.invocations, &b.invocations);
     }
 }
 
