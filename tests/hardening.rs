@@ -1305,3 +1305,41 @@ fn replace_trace_paths(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// On a terminal the progress bar redraws on a timer, so elapsed time and spinner move while a
+/// long node runs (it froze for 40 s before): one long simulation plus its aggregation give
+/// many more redraws than finished nodes. Run under a pseudo-terminal by `script` (util-linux).
+#[test]
+fn the_progress_bar_ticks_while_long_nodes_run() {
+    let p = Project::new();
+    let blue = repo().join("workloads/SDSC-BLUE-2000-4.2-cln.swf.gz");
+    p.manifest(
+        "long",
+        &format!(
+            "name: long
+workloads:
+  blue: {{trace: {}}}
+clusters:
+  blue: {{procs: 1152, node_size: 8}}
+schedulers:
+  conservative: {{policy: conservative}}
+",
+            blue.display()
+        ),
+    );
+    let out = Command::new("script")
+        .args(["-qefc", &format!("{EXE} run -j 1"), "/dev/null"])
+        .current_dir(p.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs commands on a pseudo-terminal");
+    let screen = stdout(&out);
+    assert!(out.status.success(), "{screen}");
+    let redraws = screen.matches(" nodes, about ").count();
+    // Two nodes finish; a bar drawn only when they do would show about three frames.
+    assert!(redraws >= 6, "{redraws} redraws:\n{screen}");
+    assert!(
+        screen.contains("1/2 nodes") || screen.contains("2/2 nodes"),
+        "{screen}"
+    );
+}

@@ -16,9 +16,25 @@ pub enum OutputFile {
     Timeseries,
     Reservations,
     Stats,
+    EetJobs,
+    EetUsers,
+    EetHeatmap,
+    EetUsage,
 }
 
 impl OutputFile {
+    /// Files of `results/<experiment>/` (which carry the experiment columns), as opposed to
+    /// the files of the trace commands.
+    fn is_experiment_result(self) -> bool {
+        matches!(
+            self,
+            OutputFile::Jobs
+                | OutputFile::Summary
+                | OutputFile::Timeseries
+                | OutputFile::Reservations
+        )
+    }
+
     fn heading(self) -> &'static str {
         match self {
             OutputFile::Jobs => "## jobs.parquet",
@@ -26,6 +42,10 @@ impl OutputFile {
             OutputFile::Timeseries => "### timeseries.parquet",
             OutputFile::Reservations => "### reservations.parquet",
             OutputFile::Stats => "## stats.parquet (`schedlab trace stats -o`)",
+            OutputFile::EetJobs => "## eet_jobs.parquet (`schedlab trace eet --jobs-out`)",
+            OutputFile::EetUsers => "## eet_users.parquet (`schedlab trace eet --users-out`)",
+            OutputFile::EetHeatmap => "## eet_heatmap.parquet (`schedlab trace eet --heatmap-out`)",
+            OutputFile::EetUsage => "## eet_usage.parquet (`schedlab trace eet --usage-out`)",
         }
     }
 }
@@ -54,6 +74,10 @@ fn tables() -> &'static Tables {
             OutputFile::Timeseries,
             OutputFile::Reservations,
             OutputFile::Stats,
+            OutputFile::EetJobs,
+            OutputFile::EetUsers,
+            OutputFile::EetHeatmap,
+            OutputFile::EetUsage,
         ]
         .map(OutputFile::heading);
         headings
@@ -125,7 +149,7 @@ pub fn describe(file: OutputFile, column: &str) -> Option<Column> {
         return Some(c.clone());
     }
     if let Some(c) = tables[EXPERIMENT_COLUMNS].get(column)
-        && file != OutputFile::Stats
+        && file.is_experiment_result()
     {
         return Some(c.clone());
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array};
 use arrow_schema::{DataType, Field, Schema};
 
+use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
 use crate::sim::metrics::eet::{EetJob, Heatmap, JobEet, Resource, UserEet};
 
@@ -15,13 +16,13 @@ fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-fn schema(columns: &[(&str, DataType, bool)]) -> Arc<Schema> {
-    Arc::new(Schema::new(
-        columns
-            .iter()
-            .map(|(name, ty, nullable)| Field::new(*name, ty.clone(), *nullable))
-            .collect::<Vec<_>>(),
-    ))
+/// The schema of `file`, each field with its documented unit and description.
+fn schema(file: OutputFile, columns: &[(&str, DataType, bool)]) -> Arc<Schema> {
+    let fields = columns
+        .iter()
+        .map(|(name, ty, nullable)| Field::new(*name, ty.clone(), *nullable))
+        .collect::<Vec<_>>();
+    described(file, &Schema::new(fields))
 }
 
 /// `eet_jobs.parquet`: one row per job, in the order given.
@@ -32,24 +33,27 @@ pub fn write_eet_jobs(
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     use DataType::{Boolean, Int32, Int64};
-    let schema = schema(&[
-        ("job_id", Int64, false),
-        ("user", Int32, false),
-        ("group", Int32, false),
-        ("submit", Int64, false),
-        ("start", Int64, true),
-        ("end", Int64, true),
-        ("runtime", Int64, false),
-        ("cpus", Int64, false),
-        ("memory_kb", Int64, false),
-        ("eet", Int64, false),
-        ("eet_cpu", Int64, true),
-        ("eet_memory", Int64, true),
-        ("latest_start", Int64, false),
-        ("violated", Boolean, true),
-        ("tardiness", Int64, true),
-        ("weighted_tardiness", Int64, true),
-    ]);
+    let schema = schema(
+        OutputFile::EetJobs,
+        &[
+            ("job_id", Int64, false),
+            ("user", Int32, false),
+            ("group", Int32, false),
+            ("submit", Int64, false),
+            ("start", Int64, true),
+            ("end", Int64, true),
+            ("runtime", Int64, false),
+            ("cpus", Int64, false),
+            ("memory_kb", Int64, false),
+            ("eet", Int64, false),
+            ("eet_cpu", Int64, true),
+            ("eet_memory", Int64, true),
+            ("latest_start", Int64, false),
+            ("violated", Boolean, true),
+            ("tardiness", Int64, true),
+            ("weighted_tardiness", Int64, true),
+        ],
+    );
     let ints = |f: &dyn Fn(&EetJob, &JobEet) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from_iter_values(
             jobs.iter().zip(results).map(|(j, r)| f(j, r)),
@@ -91,19 +95,22 @@ pub fn write_eet_users(
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     use DataType::{Float64, Int32, Int64};
-    let schema = schema(&[
-        ("user", Int32, false),
-        ("group", Int32, false),
-        ("capacity_cpu", Float64, true),
-        ("capacity_memory_kb", Float64, true),
-        ("jobs", Int64, false),
-        ("judged", Int64, false),
-        ("violated", Int64, false),
-        ("veet", Float64, true),
-        ("tardiness", Int64, false),
-        ("weighted_tardiness", Int64, false),
-        ("max_tardiness", Int64, false),
-    ]);
+    let schema = schema(
+        OutputFile::EetUsers,
+        &[
+            ("user", Int32, false),
+            ("group", Int32, false),
+            ("capacity_cpu", Float64, true),
+            ("capacity_memory_kb", Float64, true),
+            ("jobs", Int64, false),
+            ("judged", Int64, false),
+            ("violated", Int64, false),
+            ("veet", Float64, true),
+            ("tardiness", Int64, false),
+            ("weighted_tardiness", Int64, false),
+            ("max_tardiness", Int64, false),
+        ],
+    );
     let ints = |f: fn(&UserEet) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from_iter_values(users.iter().map(f)))
     };
@@ -136,13 +143,16 @@ pub fn write_eet_heatmap(
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     use DataType::{Float64, Int32, Int64};
-    let schema = schema(&[
-        ("user", Int32, false),
-        ("row", Int64, false),
-        ("time", Int64, false),
-        ("violated_mean", Float64, false),
-        ("violated_max", Int64, false),
-    ]);
+    let schema = schema(
+        OutputFile::EetHeatmap,
+        &[
+            ("user", Int32, false),
+            ("row", Int64, false),
+            ("time", Int64, false),
+            ("violated_mean", Float64, false),
+            ("violated_max", Int64, false),
+        ],
+    );
     let cells = || {
         heatmap
             .rows
@@ -178,13 +188,16 @@ pub fn write_eet_usage(
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     use DataType::{Float64, Int64};
-    let schema = schema(&[
-        ("time", Int64, false),
-        ("cpu", Float64, false),
-        ("memory_kb", Float64, false),
-        ("cpu_fraction", Float64, true),
-        ("memory_fraction", Float64, true),
-    ]);
+    let schema = schema(
+        OutputFile::EetUsage,
+        &[
+            ("time", Int64, false),
+            ("cpu", Float64, false),
+            ("memory_kb", Float64, false),
+            ("cpu_fraction", Float64, true),
+            ("memory_fraction", Float64, true),
+        ],
+    );
     let fraction = |capacity: Option<u64>,
                     f: fn(&crate::sim::metrics::eet::heatmap::Usage) -> f64|
      -> ArrayRef {
