@@ -606,11 +606,12 @@ schedulers:
     assert_eq!(status, 0);
     let written = fs::metadata(p.path().join("syn.swf")).unwrap().len();
     assert!(written > 64 << 20, "a large file: {written} bytes");
-    // The jobs themselves are held (they are sorted by submit time), about as many bytes as
-    // their SWF lines; the whole text in memory as well would double that.
+    // The jobs themselves are held (they are sorted by submit time): 96 bytes a job since
+    // topology requests joined `Job`, about 1.6 times their SWF lines (measured 1.63); the whole
+    // text in memory as well would add the file's size again.
     let peak = peak_kib as u64 * 1024;
     assert!(
-        peak < written * 3 / 2,
+        peak < written * 2,
         "peak {peak} bytes for a {written}-byte file"
     );
 }
