@@ -43,6 +43,7 @@ bench: build
 	$(CARGO) bench --locked --bench pipeline
 	$(CARGO) bench --locked --bench throttle
 	$(CARGO) bench --locked --bench generate
+	$(CARGO) bench --locked --bench fairshare
 	$(CARGO) bench --locked --bench eet
 	$(CARGO) bench --locked --bench memory
 

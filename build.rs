@@ -23,6 +23,9 @@ const METRICS_SOURCES: &[&str] = &[
     "src/execute/metrics_node.rs",
     "src/store/jobs.rs",
     "src/store/timeseries.rs",
+    "src/store/users.rs",
+    "src/store/table.rs",
+    "src/store/columns.rs",
 ];
 /// Source trees whose content defines what an aggregation node writes.
 const AGGREGATE_SOURCES: &[&str] = &["src/store", "src/execute/aggregate_node.rs"];

@@ -117,6 +117,7 @@ fn main() {
             .expect("bundled traces have MaxProcs");
         for kind in SchedulerKind::ALL {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(procs),
                 scheduler: kind,
                 interval: None,
@@ -147,6 +148,13 @@ fn main() {
 
     mc::bench(filter.as_deref());
 
+    if filter
+        .as_ref()
+        .is_none_or(|f| "LPC-EGEE limits".contains(f.as_str()))
+    {
+        limits_bench();
+    }
+
     for (path, procs) in shared_traces().into_iter().filter(|(p, _)| {
         filter
             .as_ref()
@@ -159,6 +167,7 @@ fn main() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for kind in SchedulerKind::ALL {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(procs),
                 scheduler: kind,
                 interval: None,
@@ -195,6 +204,7 @@ fn main() {
         println!("| scheduler | jobs | max queue | reps | median s |\n|---|---:|---:|---:|---:|");
         for kind in [SchedulerKind::Easy, SchedulerKind::Conservative] {
             let config = SimConfig {
+                order: Default::default(),
                 machine: Machine::pool(1024),
                 scheduler: kind,
                 interval: None,
@@ -295,4 +305,85 @@ fn main() {
             "\n(build target/release/schedlab first for the whole-command figure: `make build`)"
         );
     }
+}
+
+/// EASY on LPC-EGEE (bundled) without and with Medernach's five queues (130 running jobs each,
+/// routed by the log's queue field) plus 6 eligible jobs per user: what limits cost (issue 11).
+fn limits_bench() {
+    use schedlab::sim::limits::{AccountTable, Caps, Limits, Queue, Routing};
+    use schedlab::sim::reservation::Reservations;
+    use schedlab::sim::{Policy, simulate_limited};
+    let trace = read_path(
+        &workloads().join("LPC-EGEE-2004-1.2-cln.swf.gz"),
+        Mode::Lenient,
+    )
+    .expect("bundled LPC-EGEE reads");
+    let config = SimConfig::new(Machine::pool(140), SchedulerKind::Easy);
+    let queue = |name: &str, wall: i64| Queue {
+        name: name.into(),
+        max_walltime: Some(wall),
+        caps: Caps {
+            max_running: Some(130),
+            ..Caps::default()
+        },
+        ..Queue::default()
+    };
+    let limits = Limits {
+        queues: vec![
+            queue("test", 900),
+            queue("short", 5400),
+            queue("long", 86_400),
+            queue("day", 129_600),
+            queue("infinite", 259_200),
+        ],
+        routing: Routing::SwfQueue {
+            map: [(1, 0), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4)]
+                .into_iter()
+                .collect(),
+            default: None,
+        },
+        users: AccountTable {
+            default: Caps {
+                max_queued: Some(6),
+                ..Caps::default()
+            },
+            by_id: Default::default(),
+        },
+        ..Limits::default()
+    };
+    println!("\n## Queue limits (issue 11): EASY on LPC-EGEE, 140 processors (median)\n");
+    println!("| run | jobs | reps | median s | jobs/s |");
+    println!("|---|---:|---:|---:|---:|");
+    let jobs = trace.workload.len();
+    let (plain, _) = time(11, || {
+        simulate(&trace.workload, &config).expect("simulates")
+    });
+    println!(
+        "| EASY | {jobs} | 11 | {plain:.4} | {:.0} |",
+        jobs as f64 / plain
+    );
+    let run = || {
+        let policy = Policy::build(config.scheduler, &config.machine);
+        simulate_limited(
+            &trace.workload,
+            &config,
+            policy,
+            &Reservations::default(),
+            &limits,
+        )
+        .expect("simulates")
+    };
+    let reference = run();
+    let held = reference
+        .limits
+        .as_ref()
+        .map_or(0, |l| l.held_by.iter().filter(|h| h.is_some()).count());
+    assert!(held > 0, "the limits hold jobs back");
+    let (limited, out) = time(11, run);
+    assert_eq!(out, reference, "simulation is deterministic");
+    println!(
+        "| EASY + 5 queues × 130 running + 6 eligible per user | {jobs} | 11 | {limited:.4} | {:.0} |",
+        jobs as f64 / limited
+    );
+    println!("\nratio limited / plain: {:.2}", limited / plain);
 }

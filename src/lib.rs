@@ -9,6 +9,7 @@ pub mod cache;
 pub mod cli;
 pub mod diff;
 pub mod execute;
+pub mod machines;
 pub mod manifest;
 pub mod plan;
 pub mod report;

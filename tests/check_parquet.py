@@ -94,7 +94,12 @@ def main():
             sys.exit("a job starts before it is submitted")
         if any(w != s - sub for w, s, sub in zip(cols["wait"], cols["start"], cols["submit"])):
             sys.exit("wait != start - submit")
+        if any(c is not None for c in cols["cluster"]):
+            sys.exit("jobs.parquet: a processor pool has no named clusters")
         check_experiment(exe, trace, pathlib.Path(tmp))
+        check_users(exe, trace, pathlib.Path(tmp))
+        check_topology(exe, pathlib.Path(tmp))
+        check_queues(exe, trace, pathlib.Path(tmp))
         stats = pathlib.Path(tmp) / "stats.parquet"
         subprocess.run([exe, "trace", "stats", trace, "--by", "user", "--top", "20", "-o", stats],
                        check=True, stdout=subprocess.DEVNULL)
@@ -105,6 +110,14 @@ def main():
             if sum(table[f"hour_{h:02}"][row] for h in range(24)) != table["jobs"][row]:
                 sys.exit("stats.parquet: the daily histogram does not add up to the jobs")
         check_eet(exe, trace, pathlib.Path(tmp))
+        penalties = pathlib.Path(tmp) / "penalties.parquet"
+        subprocess.run([exe, "trace", "penalties", ROOT / "workloads" / "wagap-2013.swf.gz",
+                        "--machines", ROOT / "workloads" / "wagap-2013.swf.machines",
+                        "--memory", "bytes_per_node", "-o", penalties],
+                       check=True, stdout=subprocess.DEVNULL)
+        rows = check(penalties, "penalties.parquet (`schedlab trace penalties -o`)").to_pydict()
+        if rows["job_id"] != sorted(rows["job_id"]):
+            sys.exit("penalties.parquet: not in trace order")
     print("parquet outputs match docs/outputs.md")
 
 
@@ -208,7 +221,8 @@ grid:
             sys.exit(f"inconsistent reservation row: {outcome} {reason} {start}")
         if start is not None and start - requested != shift:
             sys.exit("shift != start - requested_start")
-    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet"]:
+    for name in ["summary.parquet", "jobs.parquet", "timeseries.parquet", "reservations.parquet",
+                 "users.parquet", "user_timeseries.parquet"]:
         meta = pq.read_metadata(out / name).metadata
         for key in [b"schedlab.manifest_hash", b"schedlab.version", b"schedlab.commit", b"schedlab.experiment",
                     b"schedlab.manifest", b"schedlab.traces", b"schedlab.command", b"schedlab.model_version"]:
@@ -244,6 +258,205 @@ grid:
     jobs = ds.dataset(sorted(str(p) for p in results.glob("*/jobs.parquet")), format="parquet").to_table()
     if set(jobs.column("experiment").to_pylist()) != {"small"}:
         sys.exit("results/*/jobs.parquet: experiment column")
+
+
+def check_users(exe, trace, tmp):
+    """A fairshare experiment: users.parquet and user_timeseries.parquet against the jobs and the
+    documented definitions (FF = 2^-(U/ΣU)/S, Jain's index, core-hours from the jobs)."""
+    manifest = tmp / "fair.yaml"
+    manifest.write_text(f"""name: fair
+workloads:
+  kth: {{trace: {trace}, first_jobs: 3000}}
+schedulers:
+  fcfs-easy: {{backfill: easy}}
+  fair-easy:
+    backfill: easy
+    order: fairshare
+    fairshare: {{charging: continuous, decay: {{factor: 0.75, every: 172800}}, shares: {{users: {{1: 4}}}}}}
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "fair"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pylist()
+    users = check(out / "users.parquet", "users.parquet").to_pylist()
+    series = check(out / "user_timeseries.parquet", "user_timeseries.parquet").to_pylist()
+    jobs = pq.read_table(out / "jobs.parquet").to_pylist()
+    for row in summary:
+        cell = row["cell"]
+        mine = [u for u in users if u["cell"] == cell]
+        if [u["user"] for u in mine] != sorted({j["user"] for j in jobs if j["cell"] == cell}):
+            sys.exit(f"users.parquet {cell}: not one row per user, by id")
+        if sum(u["jobs"] for u in mine) != row["jobs"] or len(mine) != row["users"]:
+            sys.exit(f"users.parquet {cell}: jobs or users do not add up to the summary")
+        core_hours = sum(j["units"] * j["run"] for j in jobs if j["cell"] == cell) / 3600
+        if abs(sum(u["core_hours"] for u in mine) - core_hours) > 1e-6 * core_hours:
+            sys.exit(f"users.parquet {cell}: core-hours differ from jobs.parquet")
+        if abs(sum(u["share"] for u in mine) - 1) > 1e-9:
+            sys.exit(f"users.parquet {cell}: shares do not sum to 1")
+        total = sum(u["usage"] for u in mine)
+        for u in mine:
+            want = 2 ** (-(u["usage"] / total) / u["share"])
+            if abs(u["fairshare_factor"] - want) > 1e-9:
+                sys.exit(f"users.parquet {cell} user {u['user']}: factor {u['fairshare_factor']} != {want}")
+            if u["usage"] > u["penalised_usage"] * (1 + 1e-12):
+                sys.exit(f"users.parquet {cell}: decayed usage above what was charged")
+        xs = [u["bounded_slowdown_mean"] for u in mine if u["bounded_slowdown_mean"] is not None]
+        jain = sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+        if abs(row["jain_bounded_slowdown"] - jain) > 1e-9:
+            sys.exit(f"summary {cell}: jain_bounded_slowdown {row['jain_bounded_slowdown']} != {jain}")
+        mine_series = [s for s in series if s["cell"] == cell]
+        named = {s["user"] for s in mine_series if s["user"] is not None}
+        top = sorted(mine, key=lambda u: (-u["penalised_usage"], u["user"]))[:10]
+        if named != {u["user"] for u in top}:
+            sys.exit(f"user_timeseries.parquet {cell}: not the 10 users with the most usage")
+    orders = {r["cell"]: r["order"] for r in summary}
+    if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
+        sys.exit(f"summary orders {orders}")
+
+
+def check_queues(exe, trace, tmp):
+    """Runs KTH with a queue setup and recomputes every cap from jobs.parquet alone
+    (docs/queues.md): running jobs per queue, eligible jobs per user, walltime kills."""
+    manifest = tmp / "queues.yaml"
+    manifest.write_text(f"""name: limited
+workloads:
+  kth: {{trace: {trace}, first_jobs: 3000}}
+schedulers:
+  easy: {{policy: easy}}
+queues:
+  capped:
+    routing: requested_time
+    queues:
+      - {{name: short, max_walltime: "1:00", max_running: 4}}
+      - {{name: long, max_walltime: "4:00", max_running: 6}}
+    users: {{default: {{max_queued: 2}}}}
+grid:
+  axes:
+    queues: [none, capped]
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "limited"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
+    if summary["queues"] != ["none", "capped"]:
+        sys.exit(f"summary queues {summary['queues']}")
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pylist()
+    queues = check(out / "queues.parquet", "queues.parquet").to_pylist()
+    capped = [j for j in jobs if j["cell"] == "capped"]
+    if not any(j["held_seconds"] > 0 for j in capped):
+        sys.exit("queues: no job was held; the check would prove nothing")
+    caps = {"short": 4, "long": 6}
+    limit = {"short": 3600, "long": 14400}
+    instants = sorted({j["start"] for j in capped})
+    for t in instants:
+        running, eligible = {}, {}
+        for j in capped:
+            if j["start"] <= t < j["end"]:
+                running[j["sim_queue"]] = running.get(j["sim_queue"], 0) + 1
+            if j["submit"] + j["held_seconds"] <= t < j["start"]:
+                eligible[j["user"]] = eligible.get(j["user"], 0) + 1
+        for q, n in running.items():
+            if n > caps[q]:
+                sys.exit(f"queues: {n} jobs of {q} run at t={t}")
+        for u, n in eligible.items():
+            if n > 2:
+                sys.exit(f"queues: user {u} has {n} eligible jobs at t={t}")
+    for j in capped:
+        if (j["held_seconds"] > 0) and j["held_by"] is None:
+            sys.exit("queues: a held job names no limit")
+        if j["run"] > limit[j["sim_queue"]]:
+            sys.exit("queues: a job ran past its queue's max_walltime")
+        if j["killed_by"] == "queue_max_walltime" and j["run"] != limit[j["sim_queue"]]:
+            sys.exit("queues: a walltime kill not at the limit")
+    for j in jobs:
+        if j["cell"] == "none" and (j["sim_queue"] is not None or j["held_seconds"] != 0):
+            sys.exit("queues: a cell without a setup has queue columns")
+    rows = [q for q in queues if q["cell"] == "capped"]
+    if [q["queue"] for q in rows] != ["short", "long"]:
+        sys.exit(f"queues.parquet queues {[q['queue'] for q in rows]}")
+    if sum(q["jobs"] for q in rows) != len(capped):
+        sys.exit("queues.parquet: jobs do not add up")
+    if not close(sum(q["utilization_share"] for q in rows), 1.0):
+        sys.exit("queues.parquet: utilization shares do not add up to 1")
+    for q in rows:
+        mine = [j for j in capped if j["sim_queue"] == q["queue"]]
+        if q["held_jobs"] != sum(1 for j in mine if j["held_seconds"] > 0):
+            sys.exit("queues.parquet: held_jobs differs from jobs.parquet")
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def check_topology(exe, tmp):
+    """Runs the bundled wagap-2013 trace on its two clusters and recomputes the per-cluster and
+    per-resource columns from the per-job rows (docs/metrics.md, "Utilization by resource")."""
+    manifest = tmp / "topo.yaml"
+    manifest.write_text(f"""name: topo
+workloads:
+  wagap: {{trace: {ROOT / "workloads" / "wagap-2013.swf.gz"}, memory: bytes_per_node, first_jobs: 3000}}
+clusters:
+  wagap:
+    machines: {ROOT / "workloads" / "wagap-2013.swf.machines"}
+    properties: [x86_64, brno, nfs4]
+    topology:
+      zewura: {{properties: [nodecpus80]}}
+      zegox: {{properties: [nodecpus12, debian, linux, infiniband]}}
+schedulers:
+  easy: {{policy: easy}}
+grid:
+  axes:
+    ignore_memory: [false, true]
+""")
+    results = tmp / "results"
+    subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
+    out = results / "topo"
+    summary = check(out / "summary.parquet", "summary.parquet").to_pydict()
+    jobs = check(out / "jobs.parquet", "jobs.parquet", extra_leading=[("experiment", "string"), ("cell", "string")]).to_pydict()
+    check(out / "timeseries.parquet", "timeseries.parquet")
+    clusters = check(out / "clusters.parquet", "clusters.parquet").to_pylist()
+    check(out / "cluster_timeseries.parquet", "cluster_timeseries.parquet")
+    for i, cell in enumerate(summary["cell"]):
+        if summary["memory_reading"][i] != "bytes_per_node" or summary["placement"][i] != "first_fit":
+            sys.exit(f"{cell}: reading options or placement not recorded")
+        reasons = sum(v[i] for k, v in summary.items() if k.startswith("skipped_") and k != "skipped_too_large")
+        if reasons != summary["skipped_too_large"][i]:
+            sys.exit(f"{cell}: skipped_* by reason add up to {reasons}, not skipped_too_large")
+        if summary["jobs"][i] + summary["skipped_too_large"][i] != 3000:
+            sys.exit(f"{cell}: simulated + infeasible jobs != the 3000 jobs read")
+        rows = [j for j in range(len(jobs["cell"])) if jobs["cell"][j] == cell]
+        a, b = summary["window_start"][i], summary["window_end"][i]
+        mine = [c for c in clusters if c["cell"] == cell]
+        if [c["cluster"] for c in mine] != ["zewura", "zegox"]:
+            sys.exit(f"{cell}: clusters {[c['cluster'] for c in mine]}")
+        for kind, column in [("cores", "cores"), ("memory", "memory_kb")]:
+            total = 0.0
+            for c in mine:
+                held = sum(jobs[column][j] * max(0, min(jobs["end"][j], b) - max(jobs["start"][j], a))
+                           for j in rows if jobs["cluster"][j] == c["cluster"])
+                total += held
+                if not close(c[f"utilization_{kind}"], held / (c[column] * (b - a))):
+                    sys.exit(f"{cell} {c['cluster']}: utilization_{kind} does not match the jobs")
+            if not close(summary[f"utilization_{kind}"][i], total / (summary[column][i] * (b - a))):
+                sys.exit(f"{cell}: utilization_{kind} does not match the jobs")
+        for c in mine:
+            waits = [jobs["wait"][j] for j in rows if jobs["cluster"][j] == c["cluster"]]
+            if c["measured_jobs"] != len(waits) or not close(c["wait_mean"], sum(waits) / len(waits)):
+                sys.exit(f"{cell} {c['cluster']}: per-cluster waits do not match the jobs")
+        ignore = summary["ignore_memory"][i]
+        for j in rows:
+            if jobs["cluster"][j] not in ("zewura", "zegox") or jobs["nodes"][j] < 1:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} has no cluster or nodes")
+            if not ignore and jobs["memory_kb"][j] < jobs["requested_memory_kb"][j]:
+                sys.exit(f"{cell}: job {jobs['job_id'][j]} holds less memory than it asked for")
+    # The reading does not depend on the machine: a job asks for the same memory in both cells.
+    asked = {}
+    for j in range(len(jobs["cell"])):
+        if asked.setdefault(jobs["job_id"][j], jobs["requested_memory_kb"][j]) != jobs["requested_memory_kb"][j]:
+            sys.exit("requested_memory_kb differs between memory taken into account and ignored")
+    queue_names = set(jobs["queue_name"])
+    if None in queue_names or not queue_names:
+        sys.exit("wagap-2013 names every job's queue (Alea's extended SWF)")
 
 
 if __name__ == "__main__":

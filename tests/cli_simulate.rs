@@ -231,3 +231,34 @@ fn every_command_has_help() {
         );
     }
 }
+
+#[test]
+fn the_queue_order_is_a_flag_and_fcfs_is_the_default() {
+    let summary = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["simulate", "--scheduler", "easy", "--format", "json"];
+        let trace = kth();
+        args.push(&trace);
+        args.extend_from_slice(extra);
+        let out = schedlab(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let default = summary(&[]);
+    let fcfs = summary(&["--order", "fcfs"]);
+    let fair = summary(&["--order", "fairshare"]);
+    assert_eq!(default["order"], "fcfs");
+    assert_eq!(default, fcfs, "fcfs is the default order");
+    assert_eq!(fair["order"], "fairshare");
+    assert_eq!(fair["jobs"], 28_467);
+    assert_ne!(
+        fair["wait_mean"], fcfs["wait_mean"],
+        "the order changes the schedule"
+    );
+    let bad = schedlab(&["simulate", &kth(), "-s", "easy", "--order", "fairest"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("fairshare"));
+}

@@ -122,7 +122,7 @@ proptest! {
         overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Conservative, interval, overrun, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Conservative, interval, overrun, placement: Default::default() };
         let none = Reservations::default();
         let (out, plan) = run(&w, &config, &none, Conservative::default());
         let (expected, expected_plan) = run(&w, &config, &none, Conservative::reference());
@@ -140,7 +140,7 @@ proptest! {
         on_conflict in prop::sample::select(vec![OnConflict::Reject, OnConflict::Shift]),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Conservative, interval, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Conservative, interval, overrun: Overrun::Kill, placement: Default::default() };
         let r = Reservations { requests, placement, on_conflict, ..Reservations::default() };
         let (out, plan) = run(&w, &config, &r, Conservative::default());
         let (expected, expected_plan) = run(&w, &config, &r, Conservative::reference());

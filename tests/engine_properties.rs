@@ -165,7 +165,7 @@ proptest! {
         interval in prop::option::of(1i64..50),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: kind, interval, overrun, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: kind, interval, overrun, placement: Default::default() };
         let out = simulate(&w, &config).unwrap();
         check_basics(&w, &config, &out)?;
         // Determinism: the same input gives the same outcome.
@@ -175,7 +175,7 @@ proptest! {
     #[test]
     fn fcfs_starts_jobs_in_submission_order(jobs in arb_workload(20, false), machine in arb_machine()) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Fcfs, interval: None, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Fcfs, interval: None, overrun: Overrun::Kill, placement: Default::default() };
         let out = simulate(&w, &config).unwrap();
         for pair in out.jobs.windows(2) {
             prop_assert!(pair[0].start <= pair[1].start);
@@ -186,7 +186,7 @@ proptest! {
     #[test]
     fn easy_head_never_starts_after_its_shadow_time(jobs in arb_workload(30, true), machine in arb_machine()) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Easy, interval: None, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Easy, interval: None, overrun: Overrun::Kill, placement: Default::default() };
         let log = Rc::new(RefCell::new(HashMap::new()));
         let spy = Spy { inner: Easy::default(), log: log.clone(), record: record_shadow };
         let out = simulate_with(&w, &config, Box::new(spy)).unwrap();
@@ -205,7 +205,7 @@ proptest! {
         machine in arb_machine(),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Conservative, interval: None, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Conservative, interval: None, overrun: Overrun::Kill, placement: Default::default() };
         let log = Rc::new(RefCell::new(HashMap::new()));
         let spy = Spy { inner: Conservative::default(), log: log.clone(), record: record_reservation };
         let out = simulate_with(&w, &config, Box::new(spy)).unwrap();

@@ -27,3 +27,114 @@ fn the_documented_example_loads_with_its_stated_cells() {
         m.cells.iter().map(|c| &c.id).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn the_topology_example_loads_as_documented() {
+    use schedlab::sim::Allocation;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/manifest.md")).unwrap();
+    let section = &doc[doc.find("## Topologies").unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("experiments")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
+    #[cfg(not(unix))]
+    return;
+    let path = dir.path().join("experiments/topologies.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.cells.len(), 4, "2 clusters × 2 ignore_memory values");
+    let topology = |cluster: &str| {
+        m.cells
+            .iter()
+            .find(|c| c.cluster.name == cluster)
+            .and_then(|c| c.cluster.topology.clone())
+            .unwrap()
+    };
+    // Example 3 as the paper gives it: 160 CPUs, 672 GB (binary).
+    let e3 = topology("example3");
+    assert_eq!((e3.nodes(), e3.cores()), (11, 160));
+    assert_eq!(e3.clusters[1].classes[0].memory_kb, 512 << 20);
+    assert_eq!(e3.clusters[0].allocation, Allocation::Shared);
+    // The imported wagap machines, amended: zegox exclusive with `debian` on top of the
+    // system's properties and its `cl_zegox`.
+    let wagap = topology("wagap");
+    let zegox = &wagap.clusters[1];
+    assert_eq!(
+        (zegox.name.as_str(), zegox.allocation),
+        ("zegox", Allocation::ExclusiveNodes)
+    );
+    assert_eq!(
+        zegox.classes[0].properties,
+        ["brno", "cl_zegox", "debian", "nfs4", "x86_64"]
+    );
+    assert_eq!(wagap.clusters[0].allocation, Allocation::Shared);
+    // Best fit and both values of the axis reach the cells.
+    assert!(
+        m.cells
+            .iter()
+            .all(|c| c.scheduler.placement.name() == "best_fit")
+    );
+    assert_eq!(
+        m.cells
+            .iter()
+            .filter(|c| c.cluster.topology.as_ref().unwrap().ignore_memory)
+            .count(),
+        2
+    );
+    assert_eq!(m.cells[0].workload.reading.memory.name(), "bytes_per_node");
+}
+
+#[test]
+fn the_topology_example_key_by_key() {
+    // `lab` is not on the grid of the page's example; load it alone to check every key.
+    let yaml = "workloads: {w: {trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz}}
+clusters:
+  lab:
+    allocation: shared
+    properties: [x86_64]
+    scale_runtime: true
+    topology:
+      gpu:
+        allocation: exclusive
+        properties: [infiniband]
+        cost: 2.0
+        nodes:
+          - {name: gpu-a, count: 4, cores: 32, memory: 256 GiB, gpus: 4, spec: 30.5}
+          - {name: gpu-b, count: 2, cores: 64, memory: 1 TiB, gpus: 8, spec: 41.0, properties: [fat]}
+      cpu:
+        nodes: [{count: 500, cores: 16, memory: 64 GiB, spec: 20.0}]
+schedulers: {fcfs: {policy: fcfs}}
+";
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("experiments")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
+    #[cfg(not(unix))]
+    return;
+    let path = dir.path().join("experiments/lab.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let t = m.cells[0].cluster.topology.clone().unwrap();
+    assert!(t.scale_runtime && !t.ignore_memory);
+    let names: Vec<&str> = t.clusters.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["gpu", "cpu"],
+        "clusters keep the order they are written in"
+    );
+    let b = &t.clusters[0].classes[1];
+    assert_eq!(
+        (b.name.as_str(), b.memory_kb, b.gpus),
+        ("gpu-b", 1 << 30, 8)
+    );
+    assert_eq!((b.speed, b.spec_per_core, b.cost), (41.0, Some(41.0), 2.0));
+    assert_eq!(b.properties, ["fat", "infiniband", "x86_64"]);
+    let cpu = &t.clusters[1].classes[0];
+    assert_eq!((cpu.name.as_str(), cpu.count, cpu.cost), ("cpu", 500, 1.0));
+    assert_eq!(t.clusters[1].allocation, schedlab::sim::Allocation::Shared);
+    assert_eq!(t.cores(), 4 * 32 + 2 * 64 + 500 * 16);
+}

@@ -32,3 +32,39 @@ fn committed_json_schema_is_current() {
         );
     }
 }
+
+#[test]
+fn the_schema_describes_topologies() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&schedlab::manifest::json_schema()).unwrap();
+    let defs = &schema["$defs"];
+    let cluster = &defs["RawCluster"]["properties"];
+    for key in [
+        "procs",
+        "node_size",
+        "from_trace",
+        "machines",
+        "topology",
+        "allocation",
+        "properties",
+        "ignore_memory",
+        "scale_runtime",
+    ] {
+        assert!(cluster.get(key).is_some(), "clusters.<name> lacks {key}");
+    }
+    let class = &defs["RawNodeClass"];
+    assert_eq!(class["required"], serde_json::json!(["count", "cores"]));
+    // Memory is a size with a unit, written as a string.
+    let memory = class["properties"]["memory"].to_string();
+    assert!(memory.contains("#/$defs/RawSize"), "{memory}");
+    assert_eq!(defs["RawSize"]["type"], "string");
+    let workload = &defs["RawWorkload"]["properties"];
+    for key in ["memory", "used_memory_fallback", "extended_fields"] {
+        assert!(workload.get(key).is_some(), "workloads.<name> lacks {key}");
+    }
+    assert!(
+        defs["RawScheduler"]["properties"]
+            .get("placement")
+            .is_some()
+    );
+}

@@ -114,6 +114,7 @@ fn pyss_fixtures_reproduce_exactly() {
                 "topology"
             };
             let config = SimConfig {
+                order: Default::default(),
                 machine,
                 scheduler: kind,
                 interval: None,

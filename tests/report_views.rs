@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use schedlab::report::data::{ReportData, SummaryRow};
 use schedlab::report::shape::{Grid, Level};
-use schedlab::report::views::{self, findings_for};
+use schedlab::report::users::UserRow;
+use schedlab::report::views::{self, fairshare_findings, findings_for};
 
 /// Name axes are text columns of the summary; parameter axes numbers (null = `None`).
 const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
@@ -459,5 +460,167 @@ fn findings_summarise_many_settings_with_counts_median_and_range() {
     assert_eq!(
         f[0].text,
         "Across the 5 settings of cluster, b against a — mean wait: lower in 2 and higher in 2 of 5 (median ±0.0 %, from −50.0 % to ×3.0)."
+    );
+}
+
+/// A summary row with text columns (axis levels such as `order`) and numbers.
+fn text_row(cell: &str, texts: &[(&str, &str)], numbers: &[(&str, f64)]) -> SummaryRow {
+    SummaryRow {
+        cell: cell.to_string(),
+        text: texts
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        numbers: numbers
+            .iter()
+            .map(|(k, v)| (k.to_string(), Some(*v)))
+            .collect(),
+    }
+}
+
+fn with_user_files(mut data: ReportData) -> ReportData {
+    for f in ["users.parquet", "user_timeseries.parquet"] {
+        data.files.insert(f.to_string());
+    }
+    data
+}
+
+#[test]
+fn fairshare_orders_get_the_fairshare_section_and_fcfs_alone_does_not() {
+    // experiments/fairshare-orders.yaml: order × backfill on one trace, users.parquet present.
+    let mut rows = Vec::new();
+    for order in ["fcfs", "fairshare", "priority"] {
+        for backfill in ["none", "easy", "conservative", "aggressive"] {
+            let mut numbers: Vec<(&str, f64)> = METRICS.iter().map(|m| (*m, 1.0)).collect();
+            numbers.extend([("jain_wait", 1.0), ("jain_bounded_slowdown", 1.0)]);
+            rows.push(text_row(
+                &format!("sdsc.s.{order}.{backfill}"),
+                &[
+                    ("workload", "sdsc-sp2"),
+                    ("scheduler", "s"),
+                    ("order", order),
+                    ("backfill", backfill),
+                ],
+                &numbers,
+            ));
+        }
+    }
+    let data = with_user_files(ReportData {
+        rows: rows.clone(),
+        axis_names: ["workload", "scheduler", "order", "backfill"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+        files: ["summary.parquet", "jobs.parquet", "timeseries.parquet"]
+            .iter()
+            .map(|f| f.to_string())
+            .collect(),
+        ..ReportData::default()
+    });
+    let views = selected(&data);
+    assert!(
+        views.contains(
+            "\nfairshare: section\nsweep: wait_mean bars | colours order | groups backfill\n"
+        ),
+        "{views}"
+    );
+    // The same grid with only FCFS order: users.parquet is there (every run writes it), but
+    // nothing ordered the queue by it.
+    let fcfs = ReportData {
+        rows: rows
+            .into_iter()
+            .filter(|r| r.text["order"] == "fcfs")
+            .collect(),
+        ..data.clone()
+    };
+    assert!(
+        !selected(&fcfs).contains("fairshare"),
+        "{}",
+        selected(&fcfs)
+    );
+    // Fairshare order without the per-user files (an older result set): no section.
+    let old = ReportData {
+        files: data
+            .files
+            .iter()
+            .filter(|f| !f.starts_with("user"))
+            .cloned()
+            .collect(),
+        ..data
+    };
+    assert!(!selected(&old).contains("fairshare"));
+}
+
+fn user(user: i64, usage: f64, measured: f64, wait_h: f64, factor: f64) -> UserRow {
+    UserRow {
+        user,
+        jobs: measured,
+        measured_jobs: measured,
+        core_hours: usage / 3600.0,
+        penalised_usage: usage,
+        share: 0.25,
+        fairshare_factor: factor,
+        wait_mean: Some(wait_h * 3600.0),
+        bounded_slowdown_mean: Some(1.0),
+    }
+}
+
+#[test]
+fn fairshare_findings_worked_by_hand() {
+    // Four users with equal shares (0.25 each) and penalised usage 600, 300, 60, 40 (total
+    // 1000): the heaviest two are users 1 and 2 (k = min(10, 4/2) = 2), 90.0 % of the usage on
+    // 50.0 % of the shares.
+    // Fairshare order: waits 1 h (2 jobs), 2 h (1 job), 0 (1 job), 1/3 h (3 jobs):
+    //   heaviest (2·1 + 1·2)/3 = 1.33 h, others (1·0 + 3·1/3)/4 = 0.250 h.
+    // FCFS order: 2 h (2 jobs), 1 h (1), 600 s (1), 0 (3):
+    //   heaviest (2·2 + 1·1)/3 = 1.67 h, others (600 s)/4 = 150 s = 0.0417 h.
+    // Final factors 2^(−(U/ΣU)/S): user 1 2^(−0.6/0.25) = 2^−2.4 = 0.189 (the lowest),
+    // user 2 2^−1.2 = 0.435, user 3 2^−0.24 = 0.847, user 4 2^−0.16 = 0.895.
+    let ff = |u: f64| 2f64.powf(-(u / 1000.0) / 0.25);
+    let mut data = ReportData {
+        rows: vec![
+            text_row(
+                "w.fcfs",
+                &[("workload", "w"), ("order", "fcfs")],
+                &[("jain_wait", 0.5), ("jain_bounded_slowdown", 0.4)],
+            ),
+            text_row(
+                "w.fair",
+                &[("workload", "w"), ("order", "fairshare")],
+                &[("jain_wait", 0.8), ("jain_bounded_slowdown", 0.7)],
+            ),
+        ],
+        axis_names: vec!["workload".into(), "order".into()],
+        ..ReportData::default()
+    };
+    data.users.users.insert(
+        "w.fair".into(),
+        vec![
+            user(1, 600.0, 2.0, 1.0, ff(600.0)),
+            user(2, 300.0, 1.0, 2.0, ff(300.0)),
+            user(3, 60.0, 1.0, 0.0, ff(60.0)),
+            user(4, 40.0, 3.0, 1.0 / 3.0, ff(40.0)),
+        ],
+    );
+    data.users.users.insert(
+        "w.fcfs".into(),
+        vec![
+            user(1, 600.0, 2.0, 2.0, ff(600.0)),
+            user(2, 300.0, 1.0, 1.0, ff(300.0)),
+            user(3, 60.0, 1.0, 600.0 / 3600.0, ff(60.0)),
+            user(4, 40.0, 3.0, 0.0, ff(40.0)),
+        ],
+    );
+    let grid = Grid::new(&data);
+    let f = fairshare_findings(&grid, &data);
+    assert_eq!(
+        f.len(),
+        1,
+        "one paragraph: only the fairshare-ordered configuration"
+    );
+    assert_eq!(f[0].title, "order fairshare");
+    assert_eq!(
+        f[0].text,
+        "The two heaviest users (90.0 % of the penalised usage on 50.0 % of the shares) waited 1.33 h per job on average, the other two users 0.250 h (under order fcfs: 1.67 h and 0.0417 h). Jain's index across users is 0.800 for mean waits and 0.700 for mean bounded slowdowns (order fcfs: 0.500 and 0.400; 1 is perfectly even). The lowest final fairshare factor is user 1's, 0.189, with 60.0 % of the penalised usage on a 25.0 % share."
     );
 }

@@ -68,7 +68,7 @@ fn a_full_machine_reservation_drains_the_machine_then_work_resumes() {
         assert_eq!(start_of(&out, 1), 150, "{kind}");
         match kind {
             // Backfilling fills the hole before the reservation with C.
-            SchedulerKind::Easy | SchedulerKind::Conservative => {
+            SchedulerKind::Easy | SchedulerKind::Conservative | SchedulerKind::Aggressive => {
                 assert_eq!(start_of(&out, 2), 80, "{kind}");
                 assert!(out.jobs[2].backfilled);
             }
@@ -273,7 +273,7 @@ proptest! {
         interval in prop::option::of(1i64..40),
     ) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine: machine.clone(), scheduler: kind, interval, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine: machine.clone(), scheduler: kind, interval, overrun: Overrun::Kill, placement: Default::default() };
         let r = Reservations { requests, placement, on_conflict, throttles: throttles.clone() };
         let out = simulate_reserving(&w, &config, &r).unwrap();
         let capacity = machine.capacity().unit_count() as i64;
@@ -322,7 +322,7 @@ proptest! {
     #[test]
     fn easy_on_a_profile_is_easy(jobs in arb_jobs(), machine in arb_machine(), interval in prop::option::of(1i64..40)) {
         let w = Workload::new(jobs);
-        let config = SimConfig { machine, scheduler: SchedulerKind::Easy, interval, overrun: Overrun::Kill, placement: Default::default() };
+        let config = SimConfig { order: Default::default(), machine, scheduler: SchedulerKind::Easy, interval, overrun: Overrun::Kill, placement: Default::default() };
         let classic = simulate(&w, &config).unwrap();
         let profiled = simulate_with(&w, &config, Box::new(Easy::on_profile())).unwrap();
         prop_assert_eq!(classic.jobs, profiled.jobs);

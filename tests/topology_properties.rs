@@ -136,6 +136,7 @@ fn arb_jobs(exact: bool) -> impl Strategy<Value = Workload> {
                         requested_time: requested,
                         procs: if flexible { procs } else { n * cores.max(1) },
                         memory_kb: if flexible { mem } else { 0 },
+                        cpu_time: -1,
                         request: JobRequest {
                             shape,
                             constraint: ids.get(c as usize).copied().unwrap_or_default(),

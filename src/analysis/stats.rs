@@ -128,6 +128,7 @@ mod tests {
             requested_time: runtime,
             procs: 1,
             memory_kb: 0,
+            cpu_time: -1,
             user,
             group: 1,
             queue: -1,

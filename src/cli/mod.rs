@@ -10,7 +10,9 @@ mod export;
 mod fit;
 mod gc;
 mod generate;
+mod machine;
 mod manifests;
+mod penalties;
 mod plan;
 mod report;
 mod run;
@@ -103,10 +105,19 @@ pub enum Format {
     Json,
 }
 
-/// Reads a trace, mapping reader errors to input errors.
+/// Reads a trace as the SWF standard says, mapping reader errors to input errors.
 pub fn load_trace(path: &std::path::Path, lenient: bool) -> Result<crate::swf::Trace, CliError> {
+    load_trace_with(path, lenient, &crate::swf::ReadOptions::default())
+}
+
+/// Reads a trace with explicit reading options, mapping reader errors to input errors.
+pub fn load_trace_with(
+    path: &std::path::Path,
+    lenient: bool,
+    options: &crate::swf::ReadOptions,
+) -> Result<crate::swf::Trace, CliError> {
     let mode = crate::swf::Mode::from_lenient(lenient);
-    let trace = crate::swf::read_path(path, mode).map_err(|e| {
+    let trace = crate::swf::read_path_with(path, mode, options).map_err(|e| {
         // `--lenient` skips malformed lines; it cannot mend a damaged file.
         let hint = e.hint().filter(|_| !(lenient && e.is_malformed_line()));
         let err = CliError::input(&e);

@@ -5,10 +5,15 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{CliError, Format, load_trace};
+use super::machine::{ReadArgs, TopologyArgs};
+use super::{CliError, Format, load_trace_with};
+use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
-use crate::sim::{Machine, Overrun, SchedulerKind, SimConfig, Time, simulate};
-use crate::store::JobsWriter;
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
+use crate::sim::{
+    Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, Time, simulate,
+};
+use crate::store::{JobLabels, JobsWriter};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -19,15 +24,26 @@ Exit codes: 0 simulated; 1 the simulation or writing failed; 2 bad input (trace,
 pub struct Args {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
-    /// Scheduling policy: fcfs, easy or conservative.
+    /// Backfilling rule: fcfs (none), easy, conservative or aggressive.
     #[arg(long, short)]
     pub scheduler: SchedulerKind,
+    /// Queue order the scheduler walks: fcfs, fairshare or priority (default fairshare and
+    /// priority settings, docs/fairshare.md) or sjf.
+    #[arg(long, default_value = "fcfs")]
+    pub order: OrderKind,
     /// Processors of the machine [default: the trace's MaxProcs].
     #[arg(long)]
     pub procs: Option<u32>,
     /// Allocate whole nodes of this many processors (a job takes ceil(procs/K) nodes).
     #[arg(long, value_name = "K")]
     pub node_size: Option<u32>,
+    #[command(flatten)]
+    pub topology: TopologyArgs,
+    /// Node placement on a topology: first_fit or best_fit.
+    #[arg(long, default_value = "first_fit")]
+    pub placement: Placement,
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Call the scheduler only every N seconds instead of at every event.
     #[arg(long, value_name = "SECONDS")]
     pub interval: Option<Time>,
@@ -59,6 +75,7 @@ pub struct Args {
 pub struct Report {
     pub trace: String,
     pub scheduler: SchedulerKind,
+    pub order: OrderKind,
     pub procs: u64,
     pub node_size: Option<u32>,
     pub interval: Option<Time>,
@@ -66,23 +83,43 @@ pub struct Report {
     pub warmup: Warmup,
     pub trace_jobs_skipped: u64,
     pub malformed_lines: u64,
+    /// Unit and scope of the memory fields as read.
+    pub memory_reading: &'static str,
+    /// Topology settings; absent on a processor pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
     #[serde(flatten)]
     pub summary: RunSummary,
+    pub utilization_cores: Option<f64>,
+    pub utilization_memory: Option<f64>,
+    pub utilization_gpus: Option<f64>,
+    /// Jobs that can never run on the machine, by reason (those with none are left out).
+    pub skipped_by_reason: std::collections::BTreeMap<&'static str, u64>,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
-    let trace = load_trace(&args.trace, args.lenient)?;
-    let procs = match (args.procs, trace.header.max_procs) {
-        (Some(p), _) | (None, Some(p)) => p,
-        (None, None) => {
-            return Err(CliError::input(format!(
-                "{}: the trace has no MaxProcs header",
-                trace.source
-            ))
-            .with_hint("give the machine size with --procs N"));
+    if args.topology.machines.is_some() && (args.procs.is_some() || args.node_size.is_some()) {
+        return Err(CliError::input(
+            "--machines gives the machine: leave out --procs and --node-size",
+        ));
+    }
+    let trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+    let machine = match args.topology.machine()? {
+        Some(m) => m,
+        None => {
+            let procs = match (args.procs, trace.header.max_procs) {
+                (Some(p), _) | (None, Some(p)) => p,
+                (None, None) => {
+                    return Err(CliError::input(format!(
+                        "{}: the trace has no MaxProcs header",
+                        trace.source
+                    ))
+                    .with_hint("give the machine size with --procs N, or --machines FILE"));
+                }
+            };
+            machine(procs, args.node_size)?
         }
     };
-    let machine = machine(procs, args.node_size)?;
     if let Some(n) = args.interval.filter(|&n| n <= 0) {
         return Err(CliError::input(format!(
             "--interval must be a positive number of seconds, found {n}"
@@ -94,11 +131,12 @@ pub fn run(args: Args) -> Result<(), CliError> {
         (None, None) => Warmup::None,
     };
     let config = SimConfig {
+        order: OrderSpec::of(args.order),
         machine: machine.clone(),
         scheduler: args.scheduler,
         interval: args.interval,
         overrun: args.overrun,
-        placement: Default::default(),
+        placement: args.placement,
     };
     let outcome = simulate(&trace.workload, &config).map_err(CliError::failed)?;
     let metrics = MetricsConfig {
@@ -112,9 +150,22 @@ pub fn run(args: Args) -> Result<(), CliError> {
         machine.capacity().unit_count(),
         &metrics,
     );
+    let (first, window_start, window_end) = metrics::measurement(&records, warmup);
+    let _ = first;
+    let capacities = usage::cluster_capacities(&machine);
+    let (_, by_resource): (_, Fractions) =
+        usage::utilization(&records, &capacities, (window_start, window_end));
+    let mut skipped_by_reason = std::collections::BTreeMap::new();
+    for (_, reason) in &outcome.skipped {
+        *skipped_by_reason
+            .entry(Infeasible::name(*reason))
+            .or_insert(0) += 1;
+    }
+    let topology = matches!(machine, Machine::Topology(_));
     let report = Report {
         trace: trace.source.clone(),
         scheduler: args.scheduler,
+        order: args.order,
         procs: machine.procs(),
         node_size: args.node_size,
         interval: args.interval,
@@ -122,7 +173,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
         warmup,
         trace_jobs_skipped: trace.anomalies.skipped(),
         malformed_lines: trace.malformed.count,
+        memory_reading: args.read.memory.name(),
+        placement: topology.then_some(args.placement),
         summary,
+        utilization_cores: by_resource[0],
+        utilization_memory: by_resource[1],
+        utilization_gpus: by_resource[2],
+        skipped_by_reason,
     };
     if let Some(path) = &args.jobs_out {
         let metadata = vec![
@@ -146,9 +203,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 args.overrun.name().to_string(),
             ),
             ("schedlab.tau".to_string(), args.tau.to_string()),
+            (
+                "schedlab.memory_reading".to_string(),
+                args.read.memory.name().to_string(),
+            ),
         ];
+        let clusters: Vec<String> = match &machine {
+            Machine::Topology(t) => t.topology.clusters.iter().map(|c| c.name.clone()).collect(),
+            Machine::Uniform(_) => Vec::new(),
+        };
+        let labels = JobLabels {
+            limits: outcome.limits.as_ref(),
+            clusters: &clusters,
+            queue_names: &trace.workload.queue_names,
+        };
         let mut writer = JobsWriter::create(path, &metadata, false).map_err(CliError::input)?;
-        writer.write("", &records).map_err(CliError::failed)?;
+        writer
+            .write("", &records, &labels)
+            .map_err(CliError::failed)?;
         writer.finish().map_err(CliError::failed)?;
     }
     match args.format {

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use super::{CliError, Format, load_trace};
+use super::machine::{ReadArgs, TopologyArgs};
+use super::{CliError, Format, load_trace_with};
 use crate::swf::{TraceInfo, render_info};
 
 #[derive(Debug, clap::Subcommand)]
@@ -13,6 +14,9 @@ pub enum Command {
     Stats(super::stats::StatsArgs),
     /// Expected end times on the recorded schedule: violated EETs, VEET_u, WT_u, heatmap.
     Eet(Box<super::eet::EetArgs>),
+    /// Every job's penalty under each fairshare model on a system, and who pays more under
+    /// pe_min than under cpu (Klusáček & Rudová §4).
+    Penalties(Box<super::penalties::PenaltiesArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -27,6 +31,16 @@ pub struct InfoArgs {
     /// Skip malformed lines (counted) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Count the jobs that fit no node of a pool of this many processors.
+    #[arg(long)]
+    pub procs: Option<u32>,
+    /// With --procs: whole nodes of this many processors.
+    #[arg(long, value_name = "K", requires = "procs")]
+    pub node_size: Option<u32>,
+    #[command(flatten)]
+    pub topology: TopologyArgs,
     #[arg(long, default_value = "table")]
     pub format: Format,
 }
@@ -35,9 +49,22 @@ pub fn run(command: Command) -> Result<(), CliError> {
     match command {
         Command::Stats(args) => super::stats::run(args),
         Command::Eet(args) => super::eet::run(*args),
+        Command::Penalties(args) => super::penalties::run(*args),
         Command::Info(args) => {
-            let trace = load_trace(&args.trace, args.lenient)?;
-            let info = TraceInfo::from_trace(&trace);
+            if args.topology.machines.is_some() && args.procs.is_some() {
+                return Err(CliError::input("give --machines or --procs, not both"));
+            }
+            let trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+            let mut info = TraceInfo::from_trace(&trace);
+            let machine = match (args.topology.machine()?, args.procs) {
+                (Some(m), _) => Some(m),
+                (None, Some(p)) => Some(super::simulate::machine(p, args.node_size)?),
+                (None, None) => None,
+            };
+            if let Some(machine) = &machine {
+                info.check_machine(&trace, machine)
+                    .map_err(CliError::input)?;
+            }
             match args.format {
                 Format::Table => print!("{}", render_info(&info)),
                 Format::Json => println!(

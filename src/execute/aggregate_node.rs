@@ -65,6 +65,8 @@ struct CellParts {
     timeseries: Vec<RecordBatch>,
     reservations: Vec<RecordBatch>,
     schemas: [SchemaRef; 2],
+    /// The [`EXTRA_FILES`] of the cell, in that order.
+    extra: Vec<(SchemaRef, Vec<RecordBatch>)>,
 }
 
 /// Writes the four result files of `manifest` into `entry`, reading cell `i`'s results from
@@ -91,6 +93,7 @@ pub fn run(
             &metadata,
         )
         .map_err(|e| e.to_string())?,
+        extra: Default::default(),
     };
     let window = (rayon::current_num_threads() * 2).max(4);
     let cells: Vec<(&Cell, &NodeKey)> = manifest.cells.iter().zip(cell_keys).collect();
@@ -117,6 +120,12 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
         .ok_or_else(|| format!("{}: no cell summary in jobs.parquet", dir.display()))?;
     let summary: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let (ts_schema, timeseries, _) = read_batches(&dir.join("timeseries.parquet"))?;
+    let extra = EXTRA_FILES
+        .iter()
+        .map(|(name, _)| {
+            read_batches(&dir.join(name)).map(|(schema, batches, _)| (schema, batches))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let reservations_file = dir.join("reservations.parquet");
     let reservations = if reservations_file.is_file() {
         read_batches(&reservations_file)?.1
@@ -129,10 +138,21 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
         timeseries,
         reservations,
         schemas: [jobs_schema, ts_schema],
+        extra,
     })
 }
 
-/// The four result files being written.
+/// Result files every cell entry holds besides jobs, timeseries and reservations (written by
+/// simulate_node), each concatenated with its cells' rows like the others.
+const EXTRA_FILES: [(&str, OutputFile); 5] = [
+    ("users.parquet", OutputFile::Users),
+    ("user_timeseries.parquet", OutputFile::UserTimeseries),
+    ("clusters.parquet", OutputFile::Clusters),
+    ("cluster_timeseries.parquet", OutputFile::ClusterTimeseries),
+    ("queues.parquet", OutputFile::Queues),
+];
+
+/// The result files being written.
 struct Outputs<'a> {
     manifest: &'a Manifest,
     entry: &'a EntryWriter,
@@ -143,6 +163,8 @@ struct Outputs<'a> {
     jobs: Option<ParquetSink>,
     timeseries: Option<ParquetSink>,
     reservations: ParquetSink,
+    /// The [`EXTRA_FILES`], created with the first cell (its schemas).
+    extra: [Option<ParquetSink>; EXTRA_FILES.len()],
 }
 
 impl Outputs<'_> {
@@ -169,7 +191,20 @@ impl Outputs<'_> {
             )
         })?;
         push_with_cell(timeseries, name, &cell.id, part.timeseries)?;
-        push_with_cell(&mut self.reservations, name, &cell.id, part.reservations)
+        push_with_cell(&mut self.reservations, name, &cell.id, part.reservations)?;
+        for ((slot, (file, kind)), (schema, batches)) in
+            self.extra.iter_mut().zip(EXTRA_FILES).zip(part.extra)
+        {
+            let sink = sink_for(slot, || {
+                ParquetSink::create(
+                    &self.entry.path(file),
+                    with_leading_columns(kind, &schema),
+                    self.metadata,
+                )
+            })?;
+            push_with_cell(sink, name, &cell.id, batches)?;
+        }
+        Ok(())
     }
 
     fn flush_summary(&mut self) -> Result<(), String> {
@@ -205,6 +240,7 @@ impl Outputs<'_> {
             Some(self.reservations),
         ]
         .into_iter()
+        .chain(self.extra)
         .flatten()
         {
             sink.finish().map_err(|e| e.to_string())?;
@@ -279,6 +315,15 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
                     .map_or("none".to_string(), |r| r.name.clone()),
             ),
         )
+        .set(
+            "queues",
+            Value::Str(
+                cell.queues
+                    .as_ref()
+                    .map_or("none", |q| q.name.as_str())
+                    .to_string(),
+            ),
+        )
         .set("seed", Value::Int(cell.seed as i64))
         .set("policy", Value::Str(s.policy.clone()))
         .set("procs", Value::Int(s.procs as i64))
@@ -289,6 +334,40 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
         )
         .set("interval", s.interval.map_or(Value::NullInt, Value::Int))
         .set("overrun", Value::Str(s.overrun.clone()))
+        .set(
+            "placement",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullStr, |t| Value::Str(t.placement.clone())),
+        )
+        .set(
+            "ignore_memory",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullBool, |t| Value::Bool(t.ignore_memory)),
+        )
+        .set(
+            "scale_runtime",
+            s.topology
+                .as_ref()
+                .map_or(Value::NullBool, |t| Value::Bool(t.scale_runtime)),
+        )
+        .set(
+            "memory_reading",
+            Value::Str(s.reading.memory.name().to_string()),
+        )
+        .set(
+            "used_memory_fallback",
+            Value::Bool(s.reading.used_memory_fallback),
+        )
+        .set(
+            "extended_fields",
+            Value::Str(s.reading.extended.name().to_string()),
+        )
+        .set("nodes", Value::Int(s.capacity.nodes as i64))
+        .set("cores", Value::Int(s.capacity.cores as i64))
+        .set("memory_kb", Value::Int(s.capacity.memory_kb as i64))
+        .set("gpus", Value::Int(s.capacity.gpus as i64))
         .set(
             "first_jobs",
             cell.workload
@@ -339,9 +418,23 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
             "trace_malformed_lines",
             Value::Int(s.trace_malformed_lines as i64),
         );
+    summary
+        .set("order", Value::Str(s.order.clone()))
+        .set("penalty", Value::Str(s.penalty.clone()))
+        .set("charging", Value::Str(s.charging.clone()));
     summary.set_fields(&s.summary);
-    // Per size class: `<class>_<metric>` columns, in the manifest's class order.
+    summary.set_fields(&s.fairness);
     let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    for (k, resource) in super::metrics_node::RESOURCES.iter().enumerate() {
+        summary.set(
+            &format!("utilization_{resource}"),
+            opt(s.utilization_by_resource[k]),
+        );
+    }
+    for (reason, n) in &s.skipped_by_reason {
+        summary.set(&format!("skipped_{reason}"), Value::Int(*n as i64));
+    }
+    // Per size class: `<class>_<metric>` columns, in the manifest's class order.
     for c in &s.size_classes {
         let name = &c.name;
         summary

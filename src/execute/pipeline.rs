@@ -20,11 +20,16 @@ use crate::manifest::{Manifest, WorkloadSource};
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, Reason, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 4] = [
+pub const RESULT_FILES: [&str; 9] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
     "reservations.parquet",
+    "users.parquet",
+    "user_timeseries.parquet",
+    "clusters.parquet",
+    "cluster_timeseries.parquet",
+    "queues.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -243,12 +248,20 @@ pub fn run_with(
     verify_what_will_be_read(prepared, &entries, &mut cached, observer)?;
     let nodes = dag_nodes_with(prepared, &cached);
     interrupt.set_total(nodes.len());
+    // Simulate and metrics nodes both read their cell's workload.
     let traces = TraceCache::expecting(plan.nodes.iter().zip(&nodes).filter_map(|(n, d)| {
-        let NodeKind::Simulate { cell: (e, c) } = n.kind else {
+        let (NodeKind::Simulate { cell: (e, c) } | NodeKind::Metrics { cell: (e, c) }) = n.kind
+        else {
             return None;
         };
         let workload = &manifests[e].cells[c].workload;
-        (!d.cached).then(|| Some((workload.trace()?.clone(), workload.lenient)))?
+        (!d.cached).then(|| {
+            Some((
+                workload.trace()?.clone(),
+                workload.lenient,
+                workload.reading,
+            ))
+        })?
     }));
     let committed = AtomicU64::new(0);
     let abort_after: Option<u64> = std::env::var(ABORT_AFTER_ENV)
@@ -267,21 +280,23 @@ pub fn run_with(
                 let cell = &manifests[*e].cells[*c];
                 let result = simulate_node::run(cell, &manifests[*e].limits, &traces, &entry);
                 if let Some(path) = cell.workload.trace() {
-                    traces.done(path, cell.workload.lenient);
+                    traces.done(path, cell.workload.lenient, &cell.workload.reading);
                 }
                 result?;
             }
             NodeKind::Metrics { cell: (e, c) } => {
+                let cell = &manifests[*e].cells[*c];
                 let simulation = &plan.nodes[plan.simulation_of(i)].key;
-                let schedule = entries
+                let result = entries
                     .open(simulation.as_str())
-                    .map_err(|e| e.to_string())?;
-                metrics_node::run(
-                    &manifests[*e].cells[*c],
-                    &manifests[*e].limits,
-                    &schedule,
-                    &entry,
-                )?;
+                    .map_err(|e| e.to_string())
+                    .and_then(|schedule| {
+                        metrics_node::run(cell, &manifests[*e].limits, &traces, &schedule, &entry)
+                    });
+                if let Some(path) = cell.workload.trace() {
+                    traces.done(path, cell.workload.lenient, &cell.workload.reading);
+                }
+                result?;
             }
             NodeKind::Aggregate { experiment } => {
                 let manifest = &manifests[*experiment];

@@ -5,7 +5,8 @@
 //! ([`super::metrics_node`]), so metric settings never cause a simulation. Its source is part of
 //! the model version (build.rs).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -14,23 +15,26 @@ use serde::Serialize;
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
+use crate::sim::limits::LimitsOutcome;
 use crate::sim::metrics::ReservationCounts;
 use crate::sim::reservation::Reservations;
-use crate::sim::{Machine, SimConfig, Time, Workload, simulate_into};
+use crate::sim::{
+    Infeasible, Machine, SimConfig, Time, Workload, simulate_into, simulate_limited_into,
+};
 use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
-use crate::swf::{self, Anomalies, Mode, Trace};
+use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
 
 /// A trace parsed at most once per run (or the error reading it).
 type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
 
-/// A trace, as cells read it: its path and whether it is read leniently.
-type TraceId = (PathBuf, bool);
+/// A trace, as cells read it: its path, whether it is read leniently, and how.
+pub type TraceId = (PathBuf, bool, ReadOptions);
 
 /// Traces parsed during this run, shared by every cell that uses them. When the number of
-/// simulate nodes reading each trace is known ([`TraceCache::expecting`]), a trace is dropped
-/// after its last reader ([`TraceCache::done`]): a run's memory holds the traces being
-/// simulated, not every trace it has read.
+/// nodes reading each trace is known ([`TraceCache::expecting`]), a trace is dropped after its
+/// last reader ([`TraceCache::done`]): a run's memory holds the traces being worked on, not
+/// every trace it has read.
 #[derive(Default)]
 pub struct TraceCache {
     traces: Mutex<HashMap<TraceId, TraceSlot>>,
@@ -39,7 +43,7 @@ pub struct TraceCache {
 
 impl TraceCache {
     /// A cache told which traces the nodes to run will read (one item per node).
-    pub fn expecting(reads: impl IntoIterator<Item = (PathBuf, bool)>) -> Self {
+    pub fn expecting(reads: impl IntoIterator<Item = TraceId>) -> Self {
         let mut remaining = HashMap::new();
         for read in reads {
             *remaining.entry(read).or_insert(0) += 1;
@@ -50,16 +54,21 @@ impl TraceCache {
         }
     }
 
-    pub fn get(&self, path: &Path, lenient: bool) -> Result<Arc<Trace>, String> {
+    pub fn get(
+        &self,
+        path: &Path,
+        lenient: bool,
+        reading: &ReadOptions,
+    ) -> Result<Arc<Trace>, String> {
         let slot = self
             .traces
             .lock()
             .unwrap()
-            .entry((path.to_path_buf(), lenient))
+            .entry((path.to_path_buf(), lenient, *reading))
             .or_default()
             .clone();
         slot.get_or_init(|| {
-            swf::read_path(path, Mode::from_lenient(lenient))
+            swf::read_path_with(path, Mode::from_lenient(lenient), reading)
                 .map(Arc::new)
                 .map_err(|e| e.to_string())
         })
@@ -68,8 +77,8 @@ impl TraceCache {
 
     /// A node that read (or failed to read) the trace is done with it: the last one expected
     /// drops it.
-    pub fn done(&self, path: &Path, lenient: bool) {
-        let id = (path.to_path_buf(), lenient);
+    pub fn done(&self, path: &Path, lenient: bool, reading: &ReadOptions) {
+        let id = (path.to_path_buf(), lenient, *reading);
         let mut remaining = self.remaining.lock().unwrap();
         if let Some(n) = remaining.get_mut(&id) {
             *n -= 1;
@@ -82,8 +91,8 @@ impl TraceCache {
 }
 
 /// What a simulate entry records of its run besides the schedule (`schedule.parquet`'s
-/// metadata): the settings and the workload's facts the summary reports, and what the metrics
-/// need without reading the workload.
+/// metadata): the settings and the workload's facts the summary reports, and what of the
+/// outcome is not per simulated job.
 #[derive(Debug, Serialize, serde::Deserialize)]
 pub struct ScheduleFacts {
     pub policy: String,
@@ -100,9 +109,14 @@ pub struct ScheduleFacts {
     pub trace_jobs_skipped: u64,
     pub trace_malformed_lines: u64,
     pub anomalies: Anomalies,
-    /// Jobs too large for the machine (never simulated).
+    /// Jobs that can never run on the machine (never simulated).
     pub skipped_too_large: u64,
+    /// Jobs that can never run on the machine or that the queue setup refused, by reason
+    /// (every infeasibility reason, 0 included).
+    pub skipped_by_reason: BTreeMap<String, u64>,
     pub reservations: ReservationCounts,
+    /// With queues and limits: each job's queue, what held or killed it, the rejected jobs.
+    pub limits: Option<LimitsOutcome>,
     /// The first and last processed instants (none for an empty schedule).
     pub span: Option<(Time, Time)>,
 }
@@ -125,13 +139,13 @@ pub fn interarrival_cv(workload: &Workload) -> Option<f64> {
 }
 
 /// A cell's workload before transforms: a shared parsed trace, or generated for the cell.
-enum Source {
+pub enum Source {
     Trace(Arc<Trace>),
     Generated(Workload),
 }
 
 impl Source {
-    fn workload(&self) -> &Workload {
+    pub fn workload(&self) -> &Workload {
         match self {
             Source::Trace(trace) => &trace.workload,
             Source::Generated(workload) => workload,
@@ -140,24 +154,24 @@ impl Source {
 }
 
 /// What the summary records of a workload's source.
-struct SourceFacts {
-    jobs: u64,
-    skipped: u64,
-    malformed: u64,
-    anomalies: Anomalies,
-    max_procs: Option<u32>,
+pub struct SourceFacts {
+    pub jobs: u64,
+    pub skipped: u64,
+    pub malformed: u64,
+    pub anomalies: Anomalies,
+    pub max_procs: Option<u32>,
 }
 
 /// The cell's workload before transforms: read (once per run) from its trace, or generated
 /// from its synthetic model with the replica seed.
-fn source_workload(
+pub fn source_workload(
     cell: &Cell,
     traces: &TraceCache,
     limits: &Limits,
 ) -> Result<(Source, SourceFacts), String> {
     match &cell.workload.source {
         WorkloadSource::Trace(path) => {
-            let trace = traces.get(path, cell.workload.lenient)?;
+            let trace = traces.get(path, cell.workload.lenient, &cell.workload.reading)?;
             let facts = SourceFacts {
                 jobs: trace.records,
                 skipped: trace.anomalies.skipped(),
@@ -181,18 +195,12 @@ fn source_workload(
     }
 }
 
-pub fn run(
-    cell: &Cell,
-    limits: &Limits,
-    traces: &TraceCache,
-    entry: &EntryWriter,
-) -> Result<(), String> {
-    let (source, facts) = source_workload(cell, traces, limits)?;
-    let workload = cell
-        .workload
-        .transforms
-        .to_transforms()
-        .apply_cow(source.workload());
+/// The cell's machine: its topology, or a pool (in whole nodes) of its processors or the trace's
+/// MaxProcs.
+pub fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String> {
+    if let Some(topology) = &cell.cluster.topology {
+        return Ok(topology.machine());
+    }
     let procs = match cell.cluster.procs.or(facts.max_procs) {
         Some(p) => p,
         None => {
@@ -205,21 +213,57 @@ pub fn run(
             ));
         }
     };
-    let machine = match cell.cluster.node_size {
-        None => Machine::pool(procs),
-        Some(k) if procs % k == 0 => Machine::exclusive_nodes(procs / k, k),
-        Some(k) => {
-            return Err(format!(
-                "{procs} processors (MaxProcs) do not divide into nodes of {k}"
-            ));
-        }
-    };
+    match cell.cluster.node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(k) if procs % k == 0 => Ok(Machine::exclusive_nodes(procs / k, k)),
+        Some(k) => Err(format!(
+            "{procs} processors (MaxProcs) do not divide into nodes of {k}"
+        )),
+    }
+}
+
+/// The cell's simulated workload (after transforms) and its source's facts; `keep` receives
+/// them (the workload may borrow a shared trace).
+pub fn with_workload<T>(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    keep: impl FnOnce(&Workload, &SourceFacts) -> Result<T, String>,
+) -> Result<T, String> {
+    let (source, facts) = source_workload(cell, traces, limits)?;
+    let workload: Cow<'_, Workload> = cell
+        .workload
+        .transforms
+        .to_transforms()
+        .apply_cow(source.workload());
+    keep(&workload, &facts)
+}
+
+pub fn run(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    with_workload(cell, limits, traces, |workload, facts| {
+        simulate(cell, workload, facts, entry)
+    })
+}
+
+fn simulate(
+    cell: &Cell,
+    workload: &Workload,
+    facts: &SourceFacts,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let machine = cell_machine(cell, facts)?;
     let config = SimConfig {
+        order: cell.scheduler.order.clone(),
         machine: machine.clone(),
         scheduler: cell.scheduler.policy,
         interval: cell.scheduler.interval,
         overrun: cell.scheduler.overrun,
-        placement: Default::default(),
+        placement: cell.scheduler.placement,
     };
     let reservations = match &cell.reservations {
         Some(spec) => {
@@ -233,13 +277,39 @@ pub fn run(
     let mut schedule = ScheduleWriter::create(
         &entry.path("schedule.parquet"),
         &entry.path("instants.parquet"),
-        &workload,
+        workload,
     )
     .map_err(|e| e.to_string())?;
-    // The schedule streams into the entry as it is simulated: nothing per job or per
-    // scheduler call stays in memory.
-    let outcome = simulate_into(&workload, &config, &reservations, &mut schedule)
-        .map_err(|e| e.to_string())?;
+    // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
+    // in memory.
+    let outcome = match &cell.queues {
+        Some(setup) => {
+            let policy = crate::sim::Policy::of(&config, workload).map_err(|e| e.to_string())?;
+            simulate_limited_into(
+                workload,
+                &config,
+                policy,
+                &reservations,
+                &setup.limits,
+                &mut schedule,
+            )
+        }
+        None => simulate_into(workload, &config, &reservations, &mut schedule),
+    }
+    .map_err(|e| e.to_string())?;
+    let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL
+        .iter()
+        .map(|r| (r.name().to_string(), 0))
+        .collect();
+    for (_, reason) in &outcome.skipped {
+        *skipped_by_reason
+            .entry(reason.name().to_string())
+            .or_default() += 1;
+    }
+    // Jobs refused by the queue setup (only cells with one count these reasons).
+    for (_, why) in outcome.limits.iter().flat_map(|l| &l.rejected) {
+        *skipped_by_reason.entry(why.name().to_string()).or_default() += 1;
+    }
     let span = schedule.span();
     let facts = ScheduleFacts {
         policy: cell.scheduler.policy.to_string(),
@@ -249,12 +319,14 @@ pub fn run(
         overrun: cell.scheduler.overrun.name().to_string(),
         capacity: machine.capacity().unit_count(),
         trace_jobs: facts.jobs,
-        interarrival_cv: interarrival_cv(&workload),
+        interarrival_cv: interarrival_cv(workload),
         trace_jobs_skipped: facts.skipped,
         trace_malformed_lines: facts.malformed,
         anomalies: facts.anomalies,
         skipped_too_large: outcome.skipped.len() as u64,
+        skipped_by_reason,
         reservations: ReservationCounts::of(&outcome),
+        limits: outcome.limits,
         span,
     };
     let text = serde_json::to_string(&facts).map_err(|e| e.to_string())?;

@@ -4,17 +4,25 @@
 use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
-use crate::sim::Overrun;
+use crate::sim::fairshare::{Charging, PenaltyModel};
+use crate::sim::scheduler::order::OrderKind;
+use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
-pub const NAME_AXES: [&str; 4] = ["workload", "cluster", "scheduler", "reservations"];
+pub const NAME_AXES: [&str; 5] = ["workload", "cluster", "scheduler", "reservations", "queues"];
 
 /// The reservation scenario of the baseline: no reservations.
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 11] = [
+pub const PARAM_AXES: [(&str, &str); 18] = [
+    ("backfill", "none, easy, conservative or aggressive"),
+    ("charging", "estimate or continuous"),
     ("first_jobs", "a positive integer"),
+    (
+        "ignore_memory",
+        "true or false (topologies: treat memory requests as 0)",
+    ),
     (
         "interval",
         "a positive integer (seconds) or null (every event)",
@@ -25,12 +33,22 @@ pub const PARAM_AXES: [(&str, &str); 11] = [
         "a positive number (submissions per second while logged in)",
     ),
     ("node_size", "a positive integer or null (a processor pool)"),
+    ("order", "fcfs, fairshare, priority or sjf"),
     ("overrun", "kill or continue"),
     ("p_login", "a number between 0 and 1 (exclusive)"),
+    (
+        "penalty",
+        "cpu, standard_job, pe_global, pe_local or pe_min",
+    ),
+    ("placement", "first_fit or best_fit"),
     ("procs", "a positive integer"),
     (
         "reservation_rate",
         "a non-negative number (generated reservations per week)",
+    ),
+    (
+        "scale_runtime",
+        "true or false (topologies: node speed scales runtimes)",
     ),
     ("tau", "a positive integer (seconds)"),
     (
@@ -68,6 +86,16 @@ fn positive(v: &Value) -> Option<i64> {
     v.as_i64().filter(|&n| n > 0)
 }
 
+fn penalty_model(s: &str) -> Option<PenaltyModel> {
+    PenaltyModel::ALL.into_iter().find(|m| m.name() == s)
+}
+
+fn charging(s: &str) -> Option<Charging> {
+    [Charging::Estimate, Charging::Continuous]
+        .into_iter()
+        .find(|c| c.name() == s)
+}
+
 /// Checks a parameter axis value; `Err` says what was expected.
 pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
     let ok = match axis {
@@ -75,6 +103,14 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "interval" | "node_size" => v.is_null() || positive(v).is_some(),
         "load_scale" => v.as_f64().is_some_and(valid_load_scale),
         "overrun" => v.as_str().is_some_and(|s| s.parse::<Overrun>().is_ok()),
+        "backfill" => v
+            .as_str()
+            .is_some_and(|s| super::order::parse_backfill(s).is_ok()),
+        "order" => v.as_str().is_some_and(|s| s.parse::<OrderKind>().is_ok()),
+        "penalty" => v.as_str().and_then(penalty_model).is_some(),
+        "charging" => v.as_str().and_then(charging).is_some(),
+        "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
+        "ignore_memory" | "scale_runtime" => v.is_boolean(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
         "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
         "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
@@ -108,6 +144,50 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         "tau" => {
             if let Some(tau) = v.as_i64() {
                 Arc::make_mut(&mut cell.metrics).tau = tau;
+            }
+        }
+        "backfill" => {
+            if let Some(k) = v
+                .as_str()
+                .and_then(|s| super::order::parse_backfill(s).ok())
+            {
+                Arc::make_mut(&mut cell.scheduler).policy = k;
+            }
+        }
+        "order" => {
+            if let Some(k) = v.as_str().and_then(|s| s.parse().ok()) {
+                Arc::make_mut(&mut cell.scheduler).order.kind = k;
+            }
+        }
+        "penalty" => {
+            if let Some(m) = v.as_str().and_then(penalty_model) {
+                Arc::make_mut(&mut cell.scheduler)
+                    .order
+                    .fairshare
+                    .penalty
+                    .model = m;
+            }
+        }
+        "charging" => {
+            if let Some(c) = v.as_str().and_then(charging) {
+                Arc::make_mut(&mut cell.scheduler).order.fairshare.charging = c;
+            }
+        }
+        "placement" => {
+            if let Some(p) = v.as_str().and_then(|s| s.parse().ok()) {
+                Arc::make_mut(&mut cell.scheduler).placement = p;
+            }
+        }
+        // Topology settings; a processor pool has neither memory nor speeds.
+        "ignore_memory" | "scale_runtime" => {
+            if let (true, Some(b)) = (cell.cluster.topology.is_some(), v.as_bool())
+                && let Some(t) = Arc::make_mut(&mut cell.cluster).topology.as_mut()
+            {
+                if axis == "ignore_memory" {
+                    t.ignore_memory = b;
+                } else {
+                    t.scale_runtime = b;
+                }
             }
         }
         // Arrival parameters of every user of a synthetic workload; trace workloads have none.

@@ -12,13 +12,14 @@ use serde_json::Value;
 
 use super::axis::NO_RESERVATIONS;
 use super::axis::{self, NAME_AXES};
+use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::model::{
     Cell, ClusterSpec, MetricsSpec, ParamTable, Params, SchedulerSpec, WorkloadSpec,
 };
+use super::queues::{NO_QUEUES, QueueSetup};
 use super::raw::RawGrid;
 use super::reservations::ReservationSpec;
-use super::resolve::Ctx;
 
 /// The named entries a grid can pick from.
 pub struct Sections<'a> {
@@ -26,6 +27,7 @@ pub struct Sections<'a> {
     pub clusters: &'a BTreeMap<String, ClusterSpec>,
     pub schedulers: &'a BTreeMap<String, SchedulerSpec>,
     pub reservations: &'a BTreeMap<String, ReservationSpec>,
+    pub queues: &'a BTreeMap<String, QueueSetup>,
     pub metrics: &'a MetricsSpec,
     pub seeds: &'a [u64],
     pub limits: &'a super::model::Limits,
@@ -38,6 +40,9 @@ impl Sections<'_> {
             "cluster" => self.clusters.keys().cloned().collect(),
             "reservations" => std::iter::once(NO_RESERVATIONS.to_string())
                 .chain(self.reservations.keys().cloned())
+                .collect(),
+            "queues" => std::iter::once(NO_QUEUES.to_string())
+                .chain(self.queues.keys().cloned())
                 .collect(),
             _ => self.schedulers.keys().cloned().collect(),
         }
@@ -52,13 +57,16 @@ impl Sections<'_> {
         if axis == "reservations" {
             return vec![NO_RESERVATIONS.to_string()];
         }
+        if axis == "queues" {
+            return self.queues.keys().cloned().collect();
+        }
         self.names(axis)
     }
 }
 
 /// The section a name axis picks from, for messages.
 fn section(axis: &str) -> String {
-    if axis == "reservations" {
+    if axis == "reservations" || axis == "queues" {
         axis.to_string()
     } else {
         format!("{axis}s")
@@ -118,6 +126,11 @@ pub fn expand(
         }
     }
     for name in NAME_AXES {
+        // Without queue setups the `queues` axis does not exist (cells and ids stay as they
+        // were before queues).
+        if name == "queues" && sections.queues.is_empty() {
+            continue;
+        }
         values.entry(name.to_string()).or_insert_with(|| {
             sections
                 .defaults(name)
@@ -297,6 +310,7 @@ pub fn expand(
         clusters: share(sections.clusters),
         schedulers: share(sections.schedulers),
         reservations: share(sections.reservations),
+        queues: share(sections.queues),
         metrics: Arc::new(sections.metrics.clone()),
     };
     let mut interned = Interned::default();
@@ -338,6 +352,13 @@ pub fn expand(
             scheduler: base.schedulers[&name("scheduler")].clone(),
             metrics: base.metrics.clone(),
             reservations: base.reservations.get(&name("reservations")).cloned(),
+            // The queues axis exists only when the manifest defines queue setups.
+            queues: order
+                .iter()
+                .position(|o| o == "queues")
+                .and_then(|slot| value(slot).as_str())
+                .and_then(|q| base.queues.get(q))
+                .cloned(),
             seed: first_seed,
         };
         let mut changed = Changed::default();
@@ -373,10 +394,29 @@ pub fn expand(
                 format!("cell {id}: {p} processors do not divide into nodes of {k}"),
             ));
         }
+        if cell.cluster.topology.is_some()
+            && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
+        {
+            let axis = if cell.cluster.procs.is_some() {
+                "procs"
+            } else {
+                "node_size"
+            };
+            return Err(ctx.key_error(
+                &format!("grid.axes.{axis}"),
+                axis,
+                format!(
+                    "cell {id}: the `procs` and `node_size` axes size processor pools, but cluster `{}` is a topology",
+                    cell.cluster.name
+                ),
+            )
+            .hint("exclude these combinations, or size the topology by its nodes"));
+        }
         if matches!(
             cell.workload.source,
             super::model::WorkloadSource::Synthetic(_)
         ) && cell.cluster.procs.is_none()
+            && cell.cluster.topology.is_none()
         {
             return Err(ctx
                 .key_error(
@@ -388,6 +428,20 @@ pub fn expand(
                     ),
                 )
                 .hint("give the cluster `procs: N`"));
+        }
+        if let Some(r) = &cell.reservations
+            && cell.cluster.topology.is_some()
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("reservations.{}", r.name),
+                    &r.name,
+                    format!(
+                        "cell {id}: advance reservations are not supported on topologies yet (cluster `{}`)",
+                        cell.cluster.name
+                    ),
+                )
+                .hint("use the `none` scenario with topology clusters"));
         }
         if let Some(r) = &cell.reservations
             && r.uses_nodes()
@@ -538,6 +592,7 @@ struct Shared {
     clusters: BTreeMap<String, Arc<ClusterSpec>>,
     schedulers: BTreeMap<String, Arc<SchedulerSpec>>,
     reservations: BTreeMap<String, Arc<ReservationSpec>>,
+    queues: BTreeMap<String, Arc<QueueSetup>>,
     metrics: Arc<MetricsSpec>,
 }
 

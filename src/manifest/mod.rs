@@ -6,28 +6,35 @@
 #![allow(clippy::result_large_err)]
 
 mod axis;
+mod clusters;
+mod ctx;
 mod error;
 mod grid;
 mod locate;
 pub mod model;
+mod order;
+pub mod queues;
 pub mod raw;
 mod reservations;
 mod resolve;
 pub mod synthetic;
+mod topology;
 pub mod trust;
+mod units;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
-    Cell, ClusterSpec, Limits, Manifest, MetricsSpec, SchedulerSpec, TransformSpec, WorkloadSource,
-    WorkloadSpec,
+    Cell, ClusterSpec, Limits, Manifest, MetricsSpec, NodeClassSpec, SchedulerSpec,
+    TopologyClusterSpec, TopologySpec, TransformSpec, WorkloadSource, WorkloadSpec,
 };
 pub use raw::RawManifest;
 pub use reservations::{ReservationSpec, Width};
+pub use units::parse_memory_kb;
 
 use std::cell::RefCell;
 use std::path::Path;
 
-use resolve::Ctx;
+use ctx::Ctx;
 
 /// Reads, parses and resolves the manifest at `path`.
 pub fn load(path: &Path) -> Result<Manifest, ManifestError> {

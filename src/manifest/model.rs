@@ -7,8 +7,11 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::sim::metrics::{SizeClasses, Warmup};
+use crate::sim::scheduler::order::OrderSpec;
+use crate::sim::topology::{Cluster, NodeClass, Topology};
 use crate::sim::transform::{Transforms, UserFilter};
-use crate::sim::{Overrun, SchedulerKind, Time};
+use crate::sim::{Allocation, Machine, Overrun, Placement, SchedulerKind, Time, TopologyMachine};
+use crate::swf::ReadOptions;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Manifest {
@@ -68,6 +71,8 @@ pub struct Cell {
     pub metrics: Arc<MetricsSpec>,
     /// Advance reservations injected into the run (`None`: the `none` scenario).
     pub reservations: Option<Arc<super::reservations::ReservationSpec>>,
+    /// Queues, limits and quotas (`None`: the `none` setup, one queue without limits).
+    pub queues: Option<Arc<super::queues::QueueSetup>>,
     pub seed: u64,
 }
 
@@ -149,6 +154,8 @@ pub struct WorkloadSpec {
     pub source: WorkloadSource,
     pub transforms: TransformSpec,
     pub lenient: bool,
+    /// How the trace's memory and extended fields are read (the standard by default).
+    pub reading: ReadOptions,
 }
 
 /// Where a workload's jobs come from.
@@ -162,6 +169,11 @@ pub enum WorkloadSource {
 }
 
 impl WorkloadSpec {
+    /// Whether the trace is read as the SWF standard says (no reading option set).
+    pub fn reads_standard(&self) -> bool {
+        self.reading == ReadOptions::default()
+    }
+
     /// The trace file, for trace workloads.
     pub fn trace(&self) -> Option<&PathBuf> {
         match &self.source {
@@ -202,20 +214,113 @@ impl TransformSpec {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A machine of the grid's `cluster` axis: a processor pool or exclusive nodes of `procs`
+/// processors (`None`: the trace's MaxProcs), or a topology.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClusterSpec {
     pub name: String,
-    /// `None`: the trace's MaxProcs.
+    /// `None`: the trace's MaxProcs (uniform machines only).
     pub procs: Option<u32>,
     pub node_size: Option<u32>,
+    /// Clusters of node classes; `procs` and `node_size` are then `None`.
+    pub topology: Option<TopologySpec>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A heterogeneous system as resolved from the manifest (and its machine file): what the
+/// simulator's [`Topology`] is built from, serializable for cache keys.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopologySpec {
+    pub clusters: Vec<TopologyClusterSpec>,
+    pub ignore_memory: bool,
+    pub scale_runtime: bool,
+    /// The imported machine file, as written in the manifest (its content is in `clusters`;
+    /// the path does not enter cache keys).
+    #[serde(skip)]
+    pub machines: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TopologyClusterSpec {
+    pub name: String,
+    pub allocation: Allocation,
+    pub classes: Vec<NodeClassSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeClassSpec {
+    pub name: String,
+    pub count: u32,
+    pub cores: u32,
+    pub memory_kb: u64,
+    pub gpus: u32,
+    pub speed: f64,
+    pub spec_per_core: Option<f64>,
+    pub properties: Vec<String>,
+    pub cost: f64,
+}
+
+impl TopologySpec {
+    pub fn topology(&self) -> Topology {
+        Topology::new(
+            self.clusters
+                .iter()
+                .map(|c| {
+                    Cluster::new(
+                        c.name.clone(),
+                        c.allocation,
+                        c.classes.iter().map(NodeClassSpec::node_class).collect(),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    pub fn machine(&self) -> Machine {
+        Machine::Topology(TopologyMachine {
+            ignore_memory: self.ignore_memory,
+            scale_runtime: self.scale_runtime,
+            ..TopologyMachine::new(self.topology())
+        })
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.classes().map(|c| u64::from(c.count)).sum()
+    }
+
+    pub fn cores(&self) -> u64 {
+        self.classes()
+            .map(|c| u64::from(c.count) * u64::from(c.cores))
+            .sum()
+    }
+
+    fn classes(&self) -> impl Iterator<Item = &NodeClassSpec> {
+        self.clusters.iter().flat_map(|c| c.classes.iter())
+    }
+}
+
+impl NodeClassSpec {
+    fn node_class(&self) -> NodeClass {
+        let mut class = NodeClass::new(self.name.clone(), self.count, self.cores, self.memory_kb)
+            .with_gpus(self.gpus)
+            .with_speed(self.speed)
+            .with_properties(self.properties.iter().cloned());
+        class.spec_per_core = self.spec_per_core;
+        class.cost = self.cost;
+        class
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SchedulerSpec {
     pub name: String,
+    /// The backfilling rule.
     pub policy: SchedulerKind,
+    /// The queue order the rule walks, with its fairshare and priority settings.
+    pub order: OrderSpec,
     pub interval: Option<Time>,
     pub overrun: Overrun,
+    /// Node placement on topologies (ignored by processor pools).
+    pub placement: Placement,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

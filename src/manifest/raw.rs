@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::order::{RawFairshare, RawPriority};
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::{Overrun, SchedulerKind};
 
 /// A schedlab experiment manifest (`experiments/*.yaml`).
@@ -29,6 +31,9 @@ pub struct RawManifest {
     /// Named advance-reservation scenarios (docs/reservations.md); the grid axis
     /// `reservations` picks one per cell, or `none`.
     pub reservations: Option<BTreeMap<String, RawReservations>>,
+    /// Named queue setups: queues, limits and quotas (docs/queues.md); the grid axis `queues`
+    /// picks one per cell, or `none`.
+    pub queues: Option<BTreeMap<String, RawQueueSetup>>,
     /// Metric settings shared by every cell.
     pub metrics: Option<RawMetrics>,
     /// Which combinations to run. Default: every workload × cluster × scheduler.
@@ -81,6 +86,15 @@ pub struct RawWorkload {
     pub load_scale: Option<Spanned<f64>>,
     /// Skip malformed trace lines (counted) instead of failing.
     pub lenient: Option<bool>,
+    /// Unit and scope of the memory fields: kb_per_proc (the SWF standard, default),
+    /// kb_per_node (Alea, AleaNG), bytes_per_node (wagap-2013) or ignore.
+    #[schemars(with = "Option<String>")]
+    pub memory: Option<crate::swf::MemoryReading>,
+    /// When field 10 (requested memory) is unknown, read field 7 (used memory) instead.
+    pub used_memory_fallback: Option<bool>,
+    /// Dialect of the fields after the 18th: auto (default), alea, aleang or ignore.
+    #[schemars(with = "Option<String>")]
+    pub extended_fields: Option<crate::swf::Extended>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -101,20 +115,171 @@ pub struct RawCluster {
     pub node_size: Option<Spanned<u32>>,
     /// Take the size from each trace's MaxProcs header.
     pub from_trace: Option<bool>,
+    /// An Alea or AleaNG machine file to import (relative to the manifest's folder).
+    #[schemars(with = "Option<String>")]
+    pub machines: Option<Spanned<String>>,
+    /// The clusters of the system, in order: name → node classes (or, with `machines`,
+    /// settings amending the imported cluster of that name).
+    #[schemars(with = "Option<BTreeMap<String, RawTopologyCluster>>")]
+    pub topology: Option<Spanned<Ordered<RawTopologyCluster>>>,
+    /// shared (default: jobs share nodes) or exclusive (jobs take whole nodes), for every
+    /// cluster that does not say.
+    #[schemars(with = "Option<String>")]
+    pub allocation: Option<RawAllocation>,
+    /// Properties added to every node of the system.
+    pub properties: Option<Vec<String>>,
+    /// Treat every memory request as 0 (grid axis `ignore_memory`).
+    pub ignore_memory: Option<bool>,
+    /// A job runs `fastest speed / speed of its nodes` times its trace runtime (grid axis
+    /// `scale_runtime`; default false).
+    pub scale_runtime: Option<bool>,
+}
+
+/// How jobs share a cluster's nodes.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RawAllocation {
+    /// Jobs share a node's cores, memory and GPUs.
+    Shared,
+    /// Every job takes whole nodes.
+    Exclusive,
+}
+
+/// One cluster of a topology: its node classes and settings.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTopologyCluster {
+    /// Node classes (not with `machines`, whose file defines them).
+    #[schemars(with = "Option<Vec<RawNodeClass>>")]
+    pub nodes: Option<Vec<Spanned<RawNodeClass>>>,
+    /// shared or exclusive (default: the system's `allocation`, else shared).
+    #[schemars(with = "Option<String>")]
+    pub allocation: Option<RawAllocation>,
+    /// Properties added to every node of the cluster.
+    pub properties: Option<Vec<String>>,
+    /// Relative speed of every class of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub speed: Option<Spanned<f64>>,
+    /// SPEC rating per core of every class of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub spec: Option<Spanned<f64>>,
+    /// Cost of every node of the cluster.
+    #[schemars(with = "Option<f64>")]
+    pub cost: Option<Spanned<f64>>,
+}
+
+/// `count` identical nodes.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawNodeClass {
+    /// Default: the cluster's name (one class), else `<cluster>-<n>`.
+    pub name: Option<String>,
+    pub count: u32,
+    /// Cores per node.
+    pub cores: u32,
+    /// Memory per node with a unit: `16 GiB`, `512 GB` (GB = GiB = 2^30 bytes). Default 0:
+    /// only jobs asking for no memory fit.
+    pub memory: Option<RawSize>,
+    /// GPUs per node (default 0).
+    pub gpus: Option<u32>,
+    /// Relative speed (default: `spec` when given, else 1).
+    pub speed: Option<f64>,
+    /// SPEC rating per core (Klusáček & Rudová §3.2).
+    pub spec: Option<f64>,
+    /// Labels jobs may require (`x86_64`, `infiniband`); the cluster's name is one implicitly.
+    pub properties: Option<Vec<String>>,
+    /// Relative cost of a node (default 1).
+    pub cost: Option<f64>,
+}
+
+/// A size with a unit as written (`16 GiB`); a bare number is kept to be rejected with a hint.
+#[derive(Clone, Debug, JsonSchema)]
+#[schemars(with = "String")]
+pub struct RawSize(pub String);
+
+impl<'de> Deserialize<'de> for RawSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = RawSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a size with a unit, such as `16 GiB`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawSize, E> {
+                Ok(RawSize(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A mapping kept in the order it is written (a topology's clusters are tried in that order).
+#[derive(Debug)]
+pub struct Ordered<T>(pub Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping of names")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, T>()? {
+                    entries.push((k, v));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
-    /// fcfs, easy or conservative.
-    #[schemars(with = "String")]
-    pub policy: SchedulerKind,
+    /// The backfilling rule: fcfs (no backfilling), easy, conservative or aggressive.
+    #[schemars(with = "Option<String>")]
+    pub policy: Option<SchedulerKind>,
+    /// Synonym of `policy` on the `backfill` axis's scale: none, easy, conservative or
+    /// aggressive (exclusive with `policy`).
+    #[schemars(with = "Option<String>")]
+    pub backfill: Option<Spanned<String>>,
+    /// Queue order: fcfs (default), fairshare, priority or sjf.
+    #[schemars(with = "Option<String>")]
+    pub order: Option<OrderKind>,
+    /// Seconds between priority recomputations; absent: at every scheduler call.
+    #[schemars(with = "Option<i64>")]
+    pub reorder: Option<Spanned<i64>>,
+    /// Fairshare settings of `order: fairshare` and of `priority`'s fairshare factor (also
+    /// what users.parquet reports for every order).
+    pub fairshare: Option<RawFairshare>,
+    /// Weights of `order: priority`.
+    pub priority: Option<RawPriority>,
     /// Seconds between scheduler calls; absent or null: at every event.
     #[schemars(with = "Option<i64>")]
     pub interval: Option<Spanned<i64>>,
     /// kill (default) or continue.
     #[schemars(with = "Option<String>")]
     pub overrun: Option<Overrun>,
+    /// Which nodes a job takes on a topology: first_fit (default) or best_fit (grid axis
+    /// `placement`; no effect on processor pools).
+    #[schemars(with = "Option<String>")]
+    pub placement: Option<crate::sim::Placement>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -373,4 +538,92 @@ pub struct RawProcs {
     pub log_uniform: Option<[u32; 2]>,
     /// …rounded to a power of two with this probability (default 0.75).
     pub power_of_two: Option<f64>,
+}
+
+/// One queue setup: the queues jobs are routed to, and the caps on queues, users and groups.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueueSetup {
+    /// The queues, in definition order (routing by requested time takes the first that covers
+    /// a request). Exclusive with `aleang`.
+    #[schemars(with = "Option<Vec<RawQueue>>")]
+    pub queues: Option<Spanned<Vec<RawQueue>>>,
+    /// An AleaNG workload file (relative to the manifest) whose `.queues`, `.users` and
+    /// `.groups` files beside it define the queues (id name CPU_quota priority; routed by SWF
+    /// queue number), and users' and groups' CPU quotas (id name shares CPU_quota).
+    #[schemars(with = "Option<String>")]
+    pub aleang: Option<Spanned<String>>,
+    /// How jobs reach a queue: swf_queue (default; each queue's `swf_queue` numbers),
+    /// queue_name (each queue's `trace_names`) or requested_time.
+    #[schemars(with = "Option<String>")]
+    pub routing: Option<Spanned<String>>,
+    /// The queue of jobs no rule routes (default: such jobs are rejected).
+    #[schemars(with = "Option<String>")]
+    pub default_queue: Option<Spanned<String>>,
+    /// A job requesting more than its queue's max_walltime: kill (default: cut to the limit and
+    /// killed there) or reject (refused at submission).
+    #[schemars(with = "Option<String>")]
+    pub over_walltime: Option<Spanned<String>>,
+    /// Caps on each user: `default` for all, `by_id` per SWF user id.
+    pub users: Option<RawAccounts>,
+    /// Caps on each group: `default` for all, `by_id` per SWF group id.
+    pub groups: Option<RawAccounts>,
+}
+
+/// One queue.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQueue {
+    #[schemars(with = "String")]
+    pub name: Spanned<String>,
+    /// Higher is served first (default 0).
+    pub priority: Option<i64>,
+    /// Longest run: seconds, or "H:MM" / "H:MM:SS".
+    #[schemars(with = "Option<RawDuration>")]
+    pub max_walltime: Option<Spanned<RawDuration>>,
+    /// Most CPU time a job may use (all processors): seconds, or "H:MM" / "H:MM:SS".
+    #[schemars(with = "Option<RawDuration>")]
+    pub max_cputime: Option<Spanned<RawDuration>>,
+    #[schemars(with = "Option<i64>")]
+    pub max_running: Option<Spanned<i64>>,
+    /// Eligible (waiting) jobs of the queue at once.
+    #[schemars(with = "Option<i64>")]
+    pub max_queued: Option<Spanned<i64>>,
+    /// Requested processors of its running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub cpu_quota: Option<Spanned<i64>>,
+    /// SWF queue numbers (field 15) routed here (routing: swf_queue).
+    pub swf_queue: Option<Vec<i32>>,
+    /// Queue names of the trace (Alea's extended SWF) routed here (routing: queue_name).
+    pub trace_names: Option<Vec<String>>,
+}
+
+/// Seconds, or a "H:MM" / "H:MM:SS" text.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawDuration {
+    Seconds(i64),
+    Text(String),
+}
+
+/// Caps on users or groups.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAccounts {
+    pub default: Option<RawCaps>,
+    pub by_id: Option<BTreeMap<i32, RawCaps>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawCaps {
+    /// Running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub max_running: Option<Spanned<i64>>,
+    /// Eligible (waiting) jobs at once: DataStar's six per user.
+    #[schemars(with = "Option<i64>")]
+    pub max_queued: Option<Spanned<i64>>,
+    /// Requested processors of running jobs at once.
+    #[schemars(with = "Option<i64>")]
+    pub cpu_quota: Option<Spanned<i64>>,
 }

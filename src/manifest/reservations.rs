@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::raw::{RawDistribution, RawReservations, RawThrottle};
-use super::resolve::Ctx;
 use crate::sim::reservation::{
     Distribution, OnConflict, Placement, ReservationGenerator, ReservationRequest, Reservations,
     Throttles, WindowCap,

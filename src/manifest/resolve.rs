@@ -4,88 +4,19 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_saphyr::{Location, Spanned};
-
+use super::ctx::{Ctx, check_name, positive, valid_name};
 use super::error::ManifestError;
 use super::grid::{self, Sections};
 use super::model::{
-    ClusterSpec, Limits, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec,
-    WorkloadSource, WorkloadSpec,
+    Limits, Manifest, MetricsSpec, ReportSpec, SchedulerSpec, TransformSpec, WorkloadSource,
+    WorkloadSpec,
 };
-use super::raw::{RawLimits, RawManifest, RawSizeClass};
+use super::raw::{RawLimits, RawManifest, RawSizeClass, RawWorkload};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
+use crate::swf::ReadOptions;
 
 /// Default bin width of timeseries.parquet, seconds.
 pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
-
-/// What resolving needs to know about the file, for paths and messages.
-pub struct Ctx<'a> {
-    /// The manifest path as given (used in messages).
-    pub file: &'a str,
-    pub text: &'a str,
-    pub base_dir: &'a Path,
-}
-
-impl Ctx<'_> {
-    pub fn error(&self, path: &str, message: impl Into<String>, loc: &Location) -> ManifestError {
-        self.locate(ManifestError::new(self.file, path, message), loc)
-    }
-
-    pub fn locate(&self, err: ManifestError, loc: &Location) -> ManifestError {
-        err.at(loc.line(), loc.column()).with_source(self.text)
-    }
-
-    /// An error about a mapping key (keys carry no location; find where the key path is
-    /// written, in block or flow style, else the first line defining `key`).
-    pub fn key_error(&self, path: &str, key: &str, message: impl Into<String>) -> ManifestError {
-        let err = ManifestError::new(self.file, path, message);
-        if let Some((line, column)) = super::locate::key_path(self.text, path) {
-            return err.at(line, column).with_source(self.text);
-        }
-        for (i, line) in self.text.lines().enumerate() {
-            let t = line.trim_start();
-            if t.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with(':'))
-            {
-                let col = line.len() - t.len() + 1;
-                return err.at(i as u64 + 1, col as u64).with_source(self.text);
-            }
-        }
-        err
-    }
-}
-
-fn valid_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-fn check_name(ctx: &Ctx<'_>, section: &str, name: &str) -> Result<(), ManifestError> {
-    if valid_name(name) {
-        Ok(())
-    } else {
-        Err(ctx
-            .key_error(
-                &format!("{section}.{name}"),
-                name,
-                format!("`{name}` is not a valid name"),
-            )
-            .hint("names may use letters, digits, `-` and `_` (they appear in cell ids and paths)"))
-    }
-}
-
-fn positive(ctx: &Ctx<'_>, path: &str, v: &Spanned<i64>) -> Result<i64, ManifestError> {
-    if v.value > 0 {
-        Ok(v.value)
-    } else {
-        Err(ctx.error(
-            path,
-            format!("expected a positive number of seconds, found {}", v.value),
-            &v.referenced,
-        ))
-    }
-}
 
 /// Checks `metrics.size_classes`: valid distinct names, bounds increasing, only the last open.
 fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, ManifestError> {
@@ -138,6 +69,37 @@ fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, Man
     ))
 }
 
+/// A trace's reading options (docs/swf.md); synthetic workloads have no fields to read.
+fn reading(
+    ctx: &Ctx<'_>,
+    path: &str,
+    w: &RawWorkload,
+    source: &WorkloadSource,
+) -> Result<ReadOptions, ManifestError> {
+    if matches!(source, WorkloadSource::Synthetic(_)) {
+        for (key, set) in [
+            ("memory", w.memory.is_some()),
+            ("used_memory_fallback", w.used_memory_fallback.is_some()),
+            ("extended_fields", w.extended_fields.is_some()),
+        ] {
+            if set {
+                return Err(ctx
+                    .key_error(
+                        &format!("{path}.{key}"),
+                        key,
+                        format!("`{key}` says how to read a trace, but this workload is synthetic"),
+                    )
+                    .hint("synthetic users give `memory_kb` per processor"));
+            }
+        }
+    }
+    Ok(ReadOptions {
+        memory: w.memory.unwrap_or_default(),
+        used_memory_fallback: w.used_memory_fallback.unwrap_or(false),
+        extended: w.extended_fields.unwrap_or_default(),
+    })
+}
+
 pub fn resolve(
     raw: RawManifest,
     ctx: &Ctx<'_>,
@@ -165,6 +127,8 @@ pub fn resolve(
         ));
     }
 
+    let clusters = super::clusters::resolve(ctx, raw.clusters.as_ref())?;
+
     let mut workloads = BTreeMap::new();
     for (wname, w) in &raw.workloads {
         check_name(ctx, "workloads", wname)?;
@@ -185,10 +149,14 @@ pub fn resolve(
             }
             (None, Some(s)) => {
                 let procs = |name: &str| -> Result<u64, String> {
-                    match raw.clusters.as_ref().and_then(|c| c.get(name)) {
-                        Some(c) => c.procs.as_ref().map(|p| u64::from(p.value)).ok_or_else(|| {
-                            format!("cluster `{name}` takes its size from a trace; give it `procs` to target a load")
-                        }),
+                    match clusters.get(name) {
+                        Some(c) => match (&c.topology, c.procs) {
+                            (Some(t), _) => Ok(t.cores()),
+                            (None, Some(p)) => Ok(u64::from(p)),
+                            (None, None) => Err(format!(
+                                "cluster `{name}` takes its size from a trace; give it `procs` to target a load"
+                            )),
+                        },
                         None => {
                             let defined: Vec<&str> = raw
                                 .clusters
@@ -197,7 +165,11 @@ pub fn resolve(
                                 .collect();
                             Err(format!(
                                 "no cluster named `{name}` in `clusters` (defined: {})",
-                                if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+                                if defined.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    defined.join(", ")
+                                }
                             ))
                         }
                     }
@@ -255,6 +227,7 @@ pub fn resolve(
                 &f.referenced,
             ));
         }
+        let reading = reading(ctx, &path, w, &source)?;
         workloads.insert(
             wname.clone(),
             WorkloadSpec {
@@ -270,92 +243,9 @@ pub fn resolve(
                     load_scale: w.load_scale.as_ref().map(|f| f.value),
                 },
                 lenient: w.lenient.unwrap_or(false),
+                reading,
             },
         );
-    }
-
-    let mut clusters = BTreeMap::new();
-    match &raw.clusters {
-        None => {
-            clusters.insert(
-                "trace".to_string(),
-                ClusterSpec {
-                    name: "trace".into(),
-                    procs: None,
-                    node_size: None,
-                },
-            );
-        }
-        Some(defined) => {
-            if defined.is_empty() {
-                return Err(ctx.key_error("clusters", "clusters", "at least one cluster is needed (or leave `clusters` out to use each trace's MaxProcs)"));
-            }
-            for (cname, c) in defined {
-                check_name(ctx, "clusters", cname)?;
-                let path = format!("clusters.{cname}");
-                let from_trace = c.from_trace.unwrap_or(false);
-                let procs = match (&c.procs, from_trace) {
-                    (Some(p), true) => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "give `procs` or `from_trace: true`, not both",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) if p.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.procs"),
-                            "expected a positive number of processors, found 0",
-                            &p.referenced,
-                        ));
-                    }
-                    (Some(p), false) => Some(p.value),
-                    (None, true) => None,
-                    (None, false) => {
-                        return Err(ctx
-                            .key_error(
-                                &path,
-                                cname,
-                                "a cluster needs `procs: N` or `from_trace: true`",
-                            )
-                            .hint(format!("e.g. `{cname}: {{procs: 128}}`")));
-                    }
-                };
-                let node_size = match &c.node_size {
-                    Some(k) if k.value == 0 => {
-                        return Err(ctx.error(
-                            &format!("{path}.node_size"),
-                            "expected a positive node size, found 0",
-                            &k.referenced,
-                        ));
-                    }
-                    Some(k) => {
-                        if let Some(p) = procs.filter(|p| p % k.value != 0) {
-                            return Err(ctx
-                                .error(
-                                    &format!("{path}.node_size"),
-                                    format!(
-                                        "{p} processors do not divide into nodes of {}",
-                                        k.value
-                                    ),
-                                    &k.referenced,
-                                )
-                                .hint(format!("use procs: {}", p / k.value * k.value)));
-                        }
-                        Some(k.value)
-                    }
-                    None => None,
-                };
-                clusters.insert(
-                    cname.clone(),
-                    ClusterSpec {
-                        name: cname.clone(),
-                        procs,
-                        node_size,
-                    },
-                );
-            }
-        }
     }
 
     let mut schedulers = BTreeMap::new();
@@ -365,13 +255,27 @@ pub fn resolve(
             Some(n) => Some(positive(ctx, &format!("schedulers.{sname}.interval"), n)?),
             None => None,
         };
+        let path = format!("schedulers.{sname}");
+        let policy = super::order::backfill_rule(ctx, &path, s)?;
+        let order = super::order::resolve(
+            ctx,
+            &path,
+            super::order::RawOrderKeys {
+                order: s.order,
+                reorder: s.reorder.as_ref(),
+                fairshare: s.fairshare.as_ref(),
+                priority: s.priority.as_ref(),
+            },
+        )?;
         schedulers.insert(
             sname.clone(),
             SchedulerSpec {
                 name: sname.clone(),
-                policy: s.policy,
+                policy,
+                order,
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
+                placement: s.placement.unwrap_or_default(),
             },
         );
     }
@@ -491,11 +395,27 @@ pub fn resolve(
         );
     }
 
+    let mut queue_setups = BTreeMap::new();
+    for (qname, spec) in raw.queues.iter().flatten() {
+        check_name(ctx, "queues", qname)?;
+        if qname == super::queues::NO_QUEUES {
+            return Err(ctx
+                .key_error(
+                    &format!("queues.{qname}"),
+                    qname,
+                    "`none` names the setup without queues and limits",
+                )
+                .hint("choose another name"));
+        }
+        queue_setups.insert(qname.clone(), super::queues::resolve(ctx, qname, spec)?);
+    }
+
     let sections = Sections {
         workloads: &workloads,
         clusters: &clusters,
         schedulers: &schedulers,
         reservations: &reservations,
+        queues: &queue_setups,
         metrics: &metrics,
         seeds: &seeds,
         limits: &limits,

@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
+use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::raw::{RawArrivals, RawSynthetic, RawUser};
-use super::resolve::Ctx;
 use crate::sim::synth::{
     self as sim_synth, DailyCycle, EstimateModel, HyperExponential, LogUniformStages, LoginModel,
     SizeModel,

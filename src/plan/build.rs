@@ -27,10 +27,12 @@ use serde_json::{Value, json};
 
 use super::key::{KEY_SCHEMA, NodeKey};
 use crate::cache::Digest;
+use crate::manifest::queues::QueueSetup;
 use crate::manifest::{
     Cell, ClusterSpec, Manifest, MetricsSpec, ReservationSpec, SchedulerSpec, WorkloadSource,
     WorkloadSpec,
 };
+use crate::sim::scheduler::order::OrderSpec;
 
 /// The version of the simulation model (see build.rs).
 pub const MODEL_VERSION: &str = env!("SCHEDLAB_MODEL_VERSION");
@@ -87,7 +89,7 @@ pub struct Inputs<'a> {
 /// workloads.
 pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
     let parts = simulate_material_parts(cell, trace);
-    json!({
+    let mut material = json!({
         "key_schema": KEY_SCHEMA,
         "node": "simulate",
         "model_version": MODEL_VERSION,
@@ -96,7 +98,12 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         "scheduler": parts.scheduler(),
         "reservations": parts.reservations(),
         "seed": parts.seed(),
-    })
+    });
+    // Queues count by content, and only where a cell has them (other keys are unchanged).
+    if let Some(q) = parts.queues() {
+        material["queues"] = q;
+    }
+    material
 }
 
 /// Key material of the metrics of `cell`, computed from the schedule of simulate node
@@ -128,22 +135,43 @@ impl Parts<'_> {
             WorkloadSource::Synthetic(spec) => Some(spec),
             WorkloadSource::Trace(_) => None,
         };
-        json!({
+        let mut workload = json!({
             "trace": self.trace,
             "synthetic": synthetic,
             "transforms": w.transforms,
             "lenient": w.lenient,
-        })
+        });
+        if !w.reads_standard() {
+            workload["reading"] = json!(w.reading);
+        }
+        workload
     }
 
     fn cluster(&self) -> Value {
+        // Topology settings enter only where they exist, so uniform machines keep their
+        // material.
         let c = &self.cell.cluster;
-        json!({ "procs": c.procs, "node_size": c.node_size })
+        let mut cluster = json!({ "procs": c.procs, "node_size": c.node_size });
+        if let Some(t) = &c.topology {
+            cluster["topology"] = serde_json::to_value(t).expect("topologies serialize");
+        }
+        cluster
     }
 
     fn scheduler(&self) -> Value {
         let s = &self.cell.scheduler;
-        json!({ "policy": s.policy, "interval": s.interval, "overrun": s.overrun })
+        let mut scheduler =
+            json!({ "policy": s.policy, "interval": s.interval, "overrun": s.overrun });
+        if self.cell.cluster.topology.is_some() {
+            scheduler["placement"] = json!(s.placement);
+        }
+        // The queue order enters the key only when it is not the default (submission order,
+        // default fairshare settings), so the keys of cells that predate orders stay what they
+        // were.
+        if s.order != OrderSpec::default() {
+            scheduler["order"] = json!(s.order);
+        }
+        scheduler
     }
 
     /// A reservation scenario counts by content, not by name.
@@ -158,6 +186,14 @@ impl Parts<'_> {
             }
             None => Value::Null,
         }
+    }
+
+    /// A queue setup counts by its limits (not its name); `None` without one.
+    fn queues(&self) -> Option<Value> {
+        self.cell
+            .queues
+            .as_ref()
+            .map(|q| serde_json::to_value(&q.limits).expect("limits serialize"))
     }
 
     /// The seed counts only where something is drawn at random: a synthetic workload or
@@ -181,9 +217,11 @@ impl Parts<'_> {
 struct KeyMaker {
     workloads: HashMap<*const WorkloadSpec, String>,
     clusters: HashMap<*const ClusterSpec, String>,
-    schedulers: HashMap<*const SchedulerSpec, String>,
+    /// By scheduler and whether the cluster is a topology (placement counts only there).
+    schedulers: HashMap<(*const SchedulerSpec, bool), String>,
     metrics: HashMap<*const MetricsSpec, String>,
     reservations: HashMap<*const ReservationSpec, String>,
+    queues: HashMap<*const QueueSetup, String>,
 }
 
 fn canonical(value: &Value) -> String {
@@ -203,7 +241,10 @@ impl KeyMaker {
             .or_insert_with(|| canonical(&material.cluster()));
         let scheduler = self
             .schedulers
-            .entry(Arc::as_ptr(&cell.scheduler))
+            .entry((
+                Arc::as_ptr(&cell.scheduler),
+                cell.cluster.topology.is_some(),
+            ))
             .or_insert_with(|| canonical(&material.scheduler()));
         let reservations = match &cell.reservations {
             Some(r) => self
@@ -212,11 +253,22 @@ impl KeyMaker {
                 .or_insert_with(|| canonical(&material.reservations())),
             None => "null",
         };
+        // Present only where a cell has queues, in its sorted place.
+        let queues = match &cell.queues {
+            Some(q) => {
+                let text = self
+                    .queues
+                    .entry(Arc::as_ptr(q))
+                    .or_insert_with(|| canonical(&material.queues().expect("a queue setup")));
+                format!(r#""queues":{text},"#)
+            }
+            None => String::new(),
+        };
         let seed = material
             .seed()
             .map_or("null".to_string(), |s| s.to_string());
         let bytes = format!(
-            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"model_version":"{MODEL_VERSION}","node":"simulate","reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
+            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"model_version":"{MODEL_VERSION}","node":"simulate",{queues}"reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
         );
         NodeKey::of_bytes(bytes.as_bytes())
     }
@@ -473,7 +525,7 @@ mod tests {
         let path = dir.path().join("m.yaml");
         std::fs::write(
             &path,
-            "workloads:\n  t: {trace: t.swf, first_jobs: 5}\n  s:\n    synthetic:\n      length: {jobs: 10}\n      users: [{name: u, arrivals: {lambda: 1e-3, delta: 1e-2, mu: 0.1}, runtime: [[1, 0], [60, 1]], procs: {weights: {1: 1}}}]\nclusters:\n  c: {procs: 8}\nschedulers:\n  e: {policy: easy, interval: 60}\nreservations:\n  r:\n    generate: {per_week: 3, procs: {fixed: 2}, hours: {fixed: 1}}\ngrid:\n  axes:\n    reservations: [none, r]\n    tau: [10, 20]\n    first_jobs: [3, 4]\nreplicas: 2\n",
+            "workloads:\n  t: {trace: t.swf, first_jobs: 5}\n  s:\n    synthetic:\n      length: {jobs: 10}\n      users: [{name: u, arrivals: {lambda: 1e-3, delta: 1e-2, mu: 0.1}, runtime: [[1, 0], [60, 1]], procs: {weights: {1: 1}}}]\nclusters:\n  c: {procs: 8}\nschedulers:\n  e: {policy: easy, interval: 60}\nreservations:\n  r:\n    generate: {per_week: 3, procs: {fixed: 2}, hours: {fixed: 1}}\nqueues:\n  q:\n    queues:\n      - {name: all, max_running: 2}\ngrid:\n  axes:\n    reservations: [none, r]\n    queues: [none, q]\n    tau: [10, 20]\n    first_jobs: [3, 4]\nreplicas: 2\n",
         )
         .unwrap();
         let m = crate::manifest::load(&path).unwrap();
@@ -498,6 +550,7 @@ mod tests {
                 cell.id
             );
         }
-        assert_eq!(m.cells.len(), 32);
+        assert_eq!(m.cells.len(), 64);
+        assert!(m.cells.iter().any(|c| c.queues.is_some()));
     }
 }

@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::dates::TraceClock;
 use super::gantt::{GanttJob, GanttReservation};
+use super::users::{UserBin, UserData, UserRow};
 use crate::manifest::synthetic::{SyntheticLength, SyntheticSpec};
 use crate::manifest::{Manifest, WorkloadSource};
 
@@ -69,6 +70,18 @@ pub struct Request {
     pub granted: bool,
 }
 
+/// One row of clusters.parquet: a cluster of a cell's machine.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterRow {
+    pub cell: String,
+    pub cluster: String,
+    pub numbers: BTreeMap<String, Option<f64>>,
+}
+
+/// A cluster's utilization over time: (bin start, [cores, memory, GPUs]; `None` where the
+/// cluster has none of a resource).
+pub type ClusterBins = Vec<(f64, [Option<f64>; 3])>;
+
 #[derive(Clone, Debug, Default)]
 pub struct ReportData {
     pub rows: Vec<SummaryRow>,
@@ -90,6 +103,12 @@ pub struct ReportData {
     pub gantt_reservations: Vec<GanttReservation>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
+    /// users.parquet and user_timeseries.parquet, when the result set has them.
+    pub users: UserData,
+    /// clusters.parquet's rows of topology cells (those whose summary names a placement).
+    pub clusters: Vec<ClusterRow>,
+    /// Topology cell → its clusters' utilization over time, in topology order.
+    pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -157,6 +176,71 @@ fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
         .map(|a| a.value(row) as f64)
 }
 
+/// The per-cluster files of the topology cells (`placement` set in the summary); nothing for
+/// result sets without topologies or written before them.
+fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    let topology: BTreeSet<String> = data
+        .rows
+        .iter()
+        .filter(|r| r.text.get("placement").is_some_and(|p| !p.is_empty()))
+        .map(|r| r.cell.clone())
+        .collect();
+    if topology.is_empty() || !data.files.contains("clusters.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("clusters.parquet"), None)?;
+    for b in &batches {
+        let (Some(cells), Some(clusters)) = (strings(b, "cell"), strings(b, "cluster")) else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            if !topology.contains(cells.value(row)) {
+                continue;
+            }
+            let numbers = b
+                .schema()
+                .fields()
+                .iter()
+                .filter(|f| f.name() != "cell" && f.name() != "cluster")
+                .map(|f| (f.name().clone(), number(b, f.name(), row)))
+                .collect();
+            data.clusters.push(ClusterRow {
+                cell: cells.value(row).to_string(),
+                cluster: clusters.value(row).to_string(),
+                numbers,
+            });
+        }
+    }
+    if !data.files.contains("cluster_timeseries.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("cluster_timeseries.parquet"), None)?;
+    for b in &batches {
+        let (Some(cells), Some(clusters)) = (strings(b, "cell"), strings(b, "cluster")) else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let cell = cells.value(row);
+            if !topology.contains(cell) {
+                continue;
+            }
+            let series = data.cluster_series.entry(cell.to_string()).or_default();
+            let name = clusters.value(row);
+            if series.last().is_none_or(|(n, _)| n != name) {
+                series.push((name.to_string(), Vec::new()));
+            }
+            let point = (
+                number(b, "time", row).unwrap_or(0.0),
+                ["cores", "memory", "gpus"].map(|r| number(b, &format!("utilization_{r}"), row)),
+            );
+            if let Some((_, bins)) = series.last_mut() {
+                bins.push(point);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Loads what the report of `manifest` needs from `dir` (= `results/<name>`). The Gantt view
 /// shows `gantt_cell` from `gantt_start` (default: a quarter into its measurement window) for
 /// `gantt_seconds`.
@@ -199,7 +283,18 @@ pub fn load(
                 ..SummaryRow::default()
             };
             for field in b.schema().fields() {
-                if let Some(s) = strings(b, field.name()) {
+                let flag = b
+                    .column_by_name(field.name())
+                    .and_then(|c| c.as_any().downcast_ref::<BooleanArray>());
+                if let Some(f) = flag {
+                    // Flags (`ignore_memory`) are categorical levels, `true` or `false`.
+                    let text = if f.is_null(row) {
+                        String::new()
+                    } else {
+                        f.value(row).to_string()
+                    };
+                    r.text.insert(field.name().clone(), text);
+                } else if let Some(s) = strings(b, field.name()) {
                     r.text.insert(
                         field.name().clone(),
                         if s.is_null(row) {
@@ -216,6 +311,7 @@ pub fn load(
             data.rows.push(r);
         }
     }
+    load_clusters(dir, &mut data)?;
     let start = gantt_start.map(|s| s as f64).unwrap_or_else(|| {
         let row = data.rows.iter().find(|r| r.cell == gantt_cell);
         let get = |k: &str| {
@@ -313,6 +409,7 @@ pub fn load(
             }
         }
     }
+    load_users(dir, &mut data)?;
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())
@@ -425,4 +522,73 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         zone,
     });
     (lines, clock)
+}
+
+/// users.parquet and user_timeseries.parquet, when both are present.
+fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !(data.files.contains("users.parquet") && data.files.contains("user_timeseries.parquet")) {
+        return Ok(());
+    }
+    let (batches, _) = read(
+        &dir.join("users.parquet"),
+        Some(&[
+            "cell",
+            "user",
+            "jobs",
+            "measured_jobs",
+            "core_hours",
+            "penalised_usage",
+            "share",
+            "fairshare_factor",
+            "wait_mean",
+            "bounded_slowdown_mean",
+        ]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.users
+                .users
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(UserRow {
+                    user: v("user").unwrap_or(-1.0) as i64,
+                    jobs: v("jobs").unwrap_or(0.0),
+                    measured_jobs: v("measured_jobs").unwrap_or(0.0),
+                    core_hours: v("core_hours").unwrap_or(0.0),
+                    penalised_usage: v("penalised_usage").unwrap_or(0.0),
+                    share: v("share").unwrap_or(0.0),
+                    fairshare_factor: v("fairshare_factor").unwrap_or(1.0),
+                    wait_mean: v("wait_mean"),
+                    bounded_slowdown_mean: v("bounded_slowdown_mean"),
+                });
+        }
+    }
+    let (batches, _) = read(
+        &dir.join("user_timeseries.parquet"),
+        Some(&["cell", "time", "user", "usage", "fairshare_factor", "cores"]),
+    )?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.users
+                .bins
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(UserBin {
+                    time: v("time").unwrap_or(0.0),
+                    user: v("user").map(|u| u as i64),
+                    usage: v("usage").unwrap_or(0.0),
+                    fairshare_factor: v("fairshare_factor"),
+                    cores: v("cores").unwrap_or(0.0),
+                });
+        }
+    }
+    Ok(())
 }

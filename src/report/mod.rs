@@ -20,6 +20,7 @@ pub mod shape;
 pub mod stats;
 pub mod svg;
 pub mod text;
+pub mod users;
 pub mod views;
 
 pub use render::{Rendered, render};

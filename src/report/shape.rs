@@ -47,7 +47,7 @@ struct AxisText {
     none: &'static str,
 }
 
-const AXIS_TEXT: [AxisText; 15] = [
+const AXIS_TEXT: [AxisText; 18] = [
     AxisText {
         name: "workload",
         label: "workload",
@@ -133,11 +133,39 @@ const AXIS_TEXT: [AxisText; 15] = [
         none: "none",
     },
     AxisText {
+        name: "placement",
+        label: "placement",
+        unit: "",
+        none: "pool",
+    },
+    AxisText {
+        name: "ignore_memory",
+        label: "memory ignored",
+        unit: "",
+        none: "pool",
+    },
+    AxisText {
+        name: "scale_runtime",
+        label: "runtimes scaled",
+        unit: "",
+        none: "pool",
+    },
+    AxisText {
         name: "mu",
         label: "μ",
         unit: "1/s",
         none: "none",
     },
+];
+
+/// Flag axes as a reader names their two levels: (axis, true, false).
+const FLAG_WORDS: [(&str, &str, &str); 2] = [
+    ("ignore_memory", "memory ignored", "memory counted"),
+    (
+        "scale_runtime",
+        "runtimes scaled by speed",
+        "runtimes as traced",
+    ),
 ];
 
 /// A grid axis that varies across the result set.
@@ -197,6 +225,14 @@ impl Axis {
     /// names of workloads and schedulers stand alone).
     pub fn describe(&self, level: &Level) -> String {
         match level {
+            // A flag's `true` / `false` alone says nothing: "memory ignored" / "memory counted".
+            Level::Text(s) if s == "true" || s == "false" => {
+                let (yes, no) = FLAG_WORDS.iter().find(|f| f.0 == self.name).map_or_else(
+                    || (self.short(), format!("no {}", self.short())),
+                    |f| (f.1.to_string(), f.2.to_string()),
+                );
+                if s == "true" { yes } else { no }
+            }
             Level::Text(s) => s.clone(),
             Level::None => self.value(level),
             Level::Number(_) => format!("{} {}", self.short(), self.value(level)),
@@ -222,8 +258,12 @@ pub struct ResultShape {
     pub cells: usize,
     /// Numeric summary columns with at least one value.
     pub columns: BTreeSet<String>,
+    /// Text summary columns with at least one non-empty value (`placement` on topologies).
+    pub text_columns: BTreeSet<String>,
     /// Result files present (`jobs.parquet`, `timeseries.parquet`, …).
     pub files: BTreeSet<String>,
+    /// Queue orders of the summary's `order` column (`fcfs`, `fairshare`, …).
+    pub orders: BTreeSet<String>,
 }
 
 impl ResultShape {
@@ -429,6 +469,13 @@ impl<'a> Grid<'a> {
             .filter(|(_, v)| v.is_some())
             .map(|(k, _)| k.clone())
             .collect();
+        let text_columns = data
+            .rows
+            .iter()
+            .flat_map(|r| r.text.iter())
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, _)| k.clone())
+            .collect();
         let shape = ResultShape {
             axes,
             fixed,
@@ -436,7 +483,15 @@ impl<'a> Grid<'a> {
             replicas: configs.iter().map(|c| c.rows.len()).max().unwrap_or(0),
             cells: data.rows.len(),
             columns,
+            text_columns,
             files: data.files.clone(),
+            orders: data
+                .rows
+                .iter()
+                .filter_map(|r| r.text.get("order"))
+                .filter(|o| !o.is_empty())
+                .cloned()
+                .collect(),
         };
         Grid { shape, configs }
     }

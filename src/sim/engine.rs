@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::job::{Time, Workload};
+use super::limits::{Admission, LimitState, Limits, LimitsError, LimitsOutcome};
 use super::machine::{Infeasible, Machine};
 use super::machine_state::{MachineState, Refusal, TopologyState};
 use super::queue::Queue;
@@ -23,7 +24,10 @@ use super::reservation::{
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
 use super::schedule::{Instant, ScheduleSink};
-use super::scheduler::node::{self, Decisions, NodeReservation, NodeScheduler, NodeView};
+use super::scheduler::node::{
+    self, Completed, Decisions, NodeReservation, NodeScheduler, NodeView,
+};
+use super::scheduler::order::{OrderError, OrderSpec};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
 use super::topology::{Placement, TopologyError};
 
@@ -66,7 +70,10 @@ impl std::str::FromStr for Overrun {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
     pub machine: Machine,
+    /// The backfilling rule (`fcfs` is "no backfilling").
     pub scheduler: SchedulerKind,
+    /// The queue order the rule walks (submission order by default).
+    pub order: OrderSpec,
     /// Which class and nodes a job takes on a topology (ignored by uniform machines).
     pub placement: Placement,
     /// `None`: the scheduler runs at every event instant. `Some(n)`: only at multiples of `n`
@@ -81,6 +88,7 @@ impl SimConfig {
         SimConfig {
             machine,
             scheduler,
+            order: OrderSpec::default(),
             placement: Placement::default(),
             interval: None,
             overrun: Overrun::Kill,
@@ -100,6 +108,9 @@ pub struct JobOutcome {
     pub units: u64,
     /// Index of the cluster it ran in (0 on a uniform machine).
     pub cluster: u32,
+    /// Global index of the node class it ran on ([`crate::sim::topology::Layout::class`]; 0 on
+    /// a uniform machine).
+    pub class: u32,
     /// Nodes it held (1 on a pool).
     pub nodes: u32,
     /// What it held in all: cores (processors; on exclusive nodes all of their cores), memory in
@@ -145,6 +156,22 @@ pub struct SimOutcome {
     pub assignments: Vec<Assignment>,
     /// On a topology: the nodes each started reservation held, by request index.
     pub reserved_nodes: Vec<(u32, Vec<u32>)>,
+    /// With queues and limits ([`simulate_limited`]): each job's queue, what held or killed it,
+    /// and the jobs rejected at submission.
+    pub limits: Option<LimitsOutcome>,
+}
+
+impl SimOutcome {
+    /// This outcome's jobs, steps and calls (as a [`ScheduleSink`] collected them) with the rest
+    /// of a streamed run's outcome.
+    fn with_rest(self, rest: SimOutcome) -> SimOutcome {
+        SimOutcome {
+            jobs: self.jobs,
+            steps: self.steps,
+            invocations: self.invocations,
+            ..rest
+        }
+    }
 }
 
 /// Where a job ran on a topology.
@@ -197,6 +224,13 @@ pub enum SimError {
         "a {policy} policy cannot run on this machine (processor-count policies run on uniform machines, node-level policies on topologies)"
     )]
     PolicyMismatch { policy: &'static str },
+    #[error("invalid queues and limits: {0}")]
+    Limits(#[from] LimitsError),
+    #[error("queue order {order}: {source}")]
+    Order {
+        order: &'static str,
+        source: OrderError,
+    },
 }
 
 /// A scheduling policy of either kind: one that counts allocation units (uniform machines) or
@@ -207,12 +241,28 @@ pub enum Policy {
 }
 
 impl Policy {
-    /// The built-in policy `kind` for `machine`.
+    /// The built-in policy `kind` for `machine`, over submission order.
     pub fn build(kind: SchedulerKind, machine: &Machine) -> Self {
         match machine {
             Machine::Uniform(_) => Policy::Units(kind.build()),
             Machine::Topology(_) => Policy::Nodes(node::build(kind)),
         }
+    }
+
+    /// The policy of `config` — its queue order × its backfilling rule, on its machine — for a
+    /// run of `workload`.
+    pub fn of(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
+        let order = config
+            .order
+            .build(workload, &config.machine)
+            .map_err(|source| SimError::Order {
+                order: config.order.kind.name(),
+                source,
+            })?;
+        Ok(match config.machine {
+            Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
+            Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
+        })
     }
 }
 
@@ -227,22 +277,75 @@ pub fn simulate_reserving(
     config: &SimConfig,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    let policy = Policy::build(config.scheduler, &config.machine);
-    Engine::new(workload, config, policy, reservations)?.collect()
+    let mut kept = SimOutcome::default();
+    let out = simulate_into(workload, config, reservations, &mut kept)?;
+    Ok(kept.with_rest(out))
 }
 
 /// Simulates `workload` under `config` with reservations, handing each job's outcome (in
 /// submission order) and each instant to `sink` as they are known — nothing per job or per
-/// scheduler call is kept here. Returns the rest: skipped jobs, reservation outcomes and
-/// topology assignments (`jobs`, `steps` and `invocations` are empty).
+/// scheduler call is kept here. Returns the rest: skipped jobs, reservation outcomes, limits
+/// and topology assignments (`jobs`, `steps` and `invocations` are empty).
 pub fn simulate_into(
     workload: &Workload,
     config: &SimConfig,
     reservations: &Reservations,
     sink: &mut dyn ScheduleSink,
 ) -> Result<SimOutcome, SimError> {
-    let policy = Policy::build(config.scheduler, &config.machine);
-    Engine::new(workload, config, policy, reservations)?.run(sink)
+    let policy = Policy::of(config, workload)?;
+    Engine::new(workload, config, policy, reservations, None)?.run(sink)
+}
+
+/// Simulates `workload` under `config` with reservations and queues, limits and quotas
+/// ([`crate::sim::limits`]): the policy sees only eligible jobs, in queue-priority order.
+pub fn simulate_limited(
+    workload: &Workload,
+    config: &SimConfig,
+    policy: Policy,
+    reservations: &Reservations,
+    limits: &Limits,
+) -> Result<SimOutcome, SimError> {
+    let mut kept = SimOutcome::default();
+    let out = simulate_limited_into(workload, config, policy, reservations, limits, &mut kept)?;
+    Ok(kept.with_rest(out))
+}
+
+/// [`simulate_limited`] handing the schedule to `sink` as [`simulate_into`] does.
+pub fn simulate_limited_into(
+    workload: &Workload,
+    config: &SimConfig,
+    policy: Policy,
+    reservations: &Reservations,
+    limits: &Limits,
+    sink: &mut dyn ScheduleSink,
+) -> Result<SimOutcome, SimError> {
+    limits.validate()?;
+    if limits.has_tiers() {
+        return Err(LimitsError::Priorities.into());
+    }
+    // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
+    // plan with the cut request. The workload is copied only when some request is cut.
+    let cut = |i: usize| {
+        let job = &workload.jobs[i];
+        limits
+            .route(workload, job)
+            .map(|q| limits.effective_request(q, job))
+            .filter(|&r| r < job.requested_time)
+    };
+    let mut copy = None;
+    if limits.over_walltime == super::limits::OverLimit::Kill
+        && (0..workload.len()).any(|i| cut(i).is_some())
+    {
+        let mut w = workload.clone();
+        for (i, job) in w.jobs.iter_mut().enumerate() {
+            if let Some(r) = cut(i) {
+                job.requested_time = r;
+            }
+        }
+        copy = Some(w);
+    }
+    let workload = copy.as_ref().unwrap_or(workload);
+    Engine::new(workload, config, policy, reservations, Some(limits))?.run(sink)
 }
 
 /// Simulates with a caller-supplied policy of either kind, and reservations.
@@ -252,7 +355,7 @@ pub fn simulate_policy(
     policy: Policy,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, policy, reservations)?.collect()
+    Engine::new(workload, config, policy, reservations, None)?.collect()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -266,6 +369,7 @@ pub fn simulate_with(
         config,
         Policy::Units(scheduler),
         &Reservations::default(),
+        None,
     )?
     .collect()
 }
@@ -277,7 +381,14 @@ pub fn simulate_with_reserving(
     scheduler: Box<dyn Scheduler>,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, Policy::Units(scheduler), reservations)?.collect()
+    Engine::new(
+        workload,
+        config,
+        Policy::Units(scheduler),
+        reservations,
+        None,
+    )?
+    .collect()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -312,6 +423,10 @@ struct Engine<'w> {
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
     booking: Booking<'w>,
+    /// Queues and limits, when the run has them: the filter between waiting jobs and `queue`.
+    limits: Option<LimitState<'w>>,
+    /// Jobs the limits made eligible at this instant (reused buffer).
+    admitted: Vec<u32>,
     out: SimOutcome,
 }
 
@@ -394,11 +509,8 @@ impl<'w> Engine<'w> {
     /// Runs to the end, keeping everything in the outcome.
     fn collect(self) -> Result<SimOutcome, SimError> {
         let mut kept = SimOutcome::default();
-        let mut out = self.run(&mut kept)?;
-        out.jobs = kept.jobs;
-        out.steps = kept.steps;
-        out.invocations = kept.invocations;
-        Ok(out)
+        let out = self.run(&mut kept)?;
+        Ok(kept.with_rest(out))
     }
 
     fn new(
@@ -406,6 +518,7 @@ impl<'w> Engine<'w> {
         config: &SimConfig,
         policy: Policy,
         reservations: &'w Reservations,
+        limits: Option<&'w Limits>,
     ) -> Result<Self, SimError> {
         if let Some(n) = config.interval
             && n <= 0
@@ -455,18 +568,28 @@ impl<'w> Engine<'w> {
             started_jobs: Vec::new(),
             idle_calls: 0,
             booking,
+            limits: limits.map(|l| LimitState::new(l, workload)),
+            admitted: Vec::new(),
             out: SimOutcome::default(),
         };
         engine.admit_next();
         Ok(engine)
     }
 
-    /// Admits jobs until the next feasible one (infeasible ones are recorded as skipped).
+    /// Admits jobs until the next feasible one (infeasible ones are recorded as skipped, those
+    /// the queue setup refuses as rejected).
     fn admit_next(&mut self) {
         self.next_arrival = None;
         while let Some(job) = self.workload.jobs.get(self.unadmitted) {
             let i = self.unadmitted as u32;
             self.unadmitted += 1;
+            if let Some(l) = &mut self.limits
+                && let Some(why) = l.rejects(i, job)
+            {
+                l.reject(i, why);
+                self.outcomes.skip(i);
+                continue;
+            }
             match self.state.admit(self.workload, job) {
                 Ok(demand) => {
                     self.next_arrival = Some(QueuedJob {
@@ -490,6 +613,7 @@ impl<'w> Engine<'w> {
         let arrival = self.next_arrival.map(|j| j.submit);
         let completion = self.completions.peek().map(|Reverse((t, _, _))| *t);
         let tick = match (self.config.interval, self.queue.is_empty()) {
+            // Held jobs wait for an event (a start or an end), not for a tick.
             (Some(n), false) => {
                 let from = after.map_or(Time::MIN, |t| t + 1);
                 Some(from.div_euclid(n) * n + if from.rem_euclid(n) == 0 { 0 } else { n })
@@ -514,9 +638,14 @@ impl<'w> Engine<'w> {
             self.complete_until(now);
             self.end_reservations(now);
             while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
-                self.queue.push(job);
                 self.admit_next();
+                match self.limits.as_mut().map(|l| l.arrive(job.job)) {
+                    None => self.queue.push(job),
+                    Some(Admission::Eligible) => self.enqueue(job),
+                    Some(Admission::Held(_)) => {}
+                }
             }
+            self.admit_held(now);
             // Reservations due now start before requests are placed: a view counts every
             // reservation with start ≤ now as started (one granted to start at once starts as
             // soon as it is granted).
@@ -529,29 +658,36 @@ impl<'w> Engine<'w> {
             let call = decides.then(|| self.queue.len() as u32);
             if decides {
                 self.decide(now, &mut starts)?;
+                // Starts may free queued-job caps: the jobs they admit are decided on at once.
+                while self.admit_held(now) {
+                    self.decide(now, &mut starts)?;
+                }
             }
             self.outcomes.emit_ready(sink);
             let reserved = self.booking.reserved;
             let busy =
                 self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
+            let held = self.limits.as_ref().map_or(0, LimitState::held);
             sink.instant(&Instant {
                 time: now,
-                queue_len: self.queue.len() as u32,
+                queue_len: (self.queue.len() + held) as u32,
                 busy,
                 reserved,
                 call,
             });
         }
-        if !self.queue.is_empty() {
+        let held = self.limits.as_ref().map_or(0, LimitState::held);
+        if !self.queue.is_empty() || held > 0 {
             // No event is left that could start them.
             let time = last.unwrap_or_default();
             return Err(SimError::Stalled {
                 time,
-                waiting: self.queue.len(),
+                waiting: self.queue.len() + held,
             });
         }
         self.outcomes.emit_ready(sink);
         let mut out = self.out;
+        out.limits = self.limits.map(LimitState::finish);
         out.assignments = self.assignments.into_iter().flatten().collect();
         out.reserved_nodes.sort_by_key(|r| r.0);
         out.reservations.sort_by_key(|r| r.request);
@@ -577,8 +713,10 @@ impl<'w> Engine<'w> {
                         capacity: self.config.machine.capacity(),
                         free: self.free,
                         queue: &self.queue,
+                        jobs: &self.workload.jobs,
                         running: &self.running,
                         ended: &self.ended,
+                        completed: &[],
                         reservations: &self.booking.granted,
                     };
                     throttle.check_request(request, capacity).and_then(|()| {
@@ -775,10 +913,18 @@ impl<'w> Engine<'w> {
                 .remove(expected_end, job)
                 .expect("running job is tracked");
             self.free += running.demand;
+            if let Some(l) = &mut self.limits {
+                l.ended(job);
+            }
             match &mut self.state {
                 MachineState::Uniform(u) => {
                     let nodes = u.held.remove(&job).unwrap_or_default();
                     u.table.release(running.demand, &nodes);
+                    u.completed.push(Completed {
+                        job,
+                        expected_end,
+                        end: now,
+                    });
                 }
                 MachineState::Topology(t) => {
                     // Every job completes before the run ends: its nodes move to the outcome.
@@ -801,6 +947,11 @@ impl<'w> Engine<'w> {
     fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
         self.ask(now, starts)?;
         if !starts.is_empty() {
+            if let Some(l) = &mut self.limits {
+                for &job in &self.started_jobs {
+                    l.started(job);
+                }
+            }
             // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
             self.queue.remove_positions(starts);
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
@@ -815,7 +966,10 @@ impl<'w> Engine<'w> {
         }
         // Periodic mode keeps ticking while jobs wait, so a policy that leaves an idle machine
         // idle forever would never end: report it after a bounded number of such calls.
-        let idle = self.running.is_empty() && self.next_arrival.is_none() && self.booking.is_done();
+        let idle = self.running.is_empty()
+            && self.next_arrival.is_none()
+            && self.booking.is_done()
+            && self.limits.as_ref().is_none_or(|l| l.held() == 0);
         if idle && !self.queue.is_empty() {
             self.idle_calls += 1;
             if self.idle_calls > MAX_IDLE_CALLS {
@@ -837,16 +991,22 @@ impl<'w> Engine<'w> {
         self.started_jobs.clear();
         match &mut self.policy {
             Policy::Units(scheduler) => {
+                let MachineState::Uniform(u) = &mut self.state else {
+                    unreachable!("checked when the engine was built");
+                };
                 let view = View {
                     now,
                     capacity: self.config.machine.capacity(),
                     free: self.free,
                     queue: &self.queue,
+                    jobs: &self.workload.jobs,
                     running: &self.running,
                     ended: &self.ended,
+                    completed: &u.completed,
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
+                u.completed.clear();
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
                     if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
@@ -911,7 +1071,7 @@ impl<'w> Engine<'w> {
             time: now,
             job_id: job.id,
         };
-        let (units, cluster, nodes, held, runtime) = match &mut self.state {
+        let (units, cluster, class, nodes, held, runtime) = match &mut self.state {
             MachineState::Uniform(u) => {
                 let held = u.held.entry(queued.job).or_default();
                 if !queued.demand.fits_in(&self.free)
@@ -923,6 +1083,7 @@ impl<'w> Engine<'w> {
                 let procs = units * u.machine.procs_per_unit();
                 (
                     units,
+                    0,
                     0,
                     held.len() as u32,
                     ResourceVec::units(procs),
@@ -952,6 +1113,7 @@ impl<'w> Engine<'w> {
                 (
                     total.0[0],
                     info.cluster,
+                    class,
                     shape.count,
                     total,
                     t.layout.runtime_on(job.runtime, class),
@@ -960,8 +1122,19 @@ impl<'w> Engine<'w> {
         };
         let demand = ResourceVec::units(units);
         self.free -= demand;
-        let killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
-        let run = if killed { job.requested_time } else { runtime };
+        let mut killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
+        let mut run = if killed { job.requested_time } else { runtime };
+        if let Some(l) = &mut self.limits
+            && let Some(at) = l.kill_at(queued.job, job, runtime)
+        {
+            // The queue's limit, unless the job's own request stops it first.
+            if at <= run {
+                run = at;
+                killed = true;
+            } else {
+                l.unkill(queued.job);
+            }
+        }
         let expected_end = now + job.requested_time;
         self.running.insert(RunningJob {
             job: queued.job,
@@ -977,6 +1150,7 @@ impl<'w> Engine<'w> {
             end: now + run,
             units,
             cluster,
+            class,
             nodes,
             held,
             killed,
@@ -1040,6 +1214,46 @@ impl Reorder {
             self.slots.pop_front();
             self.next += 1;
         }
+    }
+}
+
+impl Engine<'_> {
+    /// Puts an eligible job into the policy's queue at its place in submission order.
+    fn enqueue(&mut self, job: QueuedJob) {
+        self.queue.insert(job);
+    }
+
+    /// Moves the held jobs that freed caps admit into the policy's queue; whether any moved.
+    fn admit_held(&mut self, now: Time) -> bool {
+        let Some(l) = &mut self.limits else {
+            return false;
+        };
+        let mut admitted = std::mem::take(&mut self.admitted);
+        admitted.clear();
+        l.admit(now, &mut admitted);
+        for &i in &admitted {
+            // Its demand again (no per-job copy of the arrivals is kept): a held job was
+            // admitted once, so the machine can run it.
+            let job = &self.workload.jobs[i as usize];
+            let demand = self
+                .state
+                .admit(self.workload, job)
+                .expect("a held job is a feasible arrival");
+            self.enqueue(QueuedJob {
+                job: i,
+                submit: job.submit,
+                requested_time: job.requested_time,
+                demand,
+            });
+        }
+        let any = !admitted.is_empty();
+        if any && let MachineState::Topology(t) = &mut self.state {
+            // Jobs submitted earlier than some already seen: a node policy's incremental plan
+            // (which takes new jobs as those after the last one seen) must be rebuilt.
+            t.epoch += 1;
+        }
+        self.admitted = admitted;
+        any
     }
 }
 

@@ -1,5 +1,7 @@
 //! A job as the simulator sees it, and a workload: jobs in submission order.
 
+use std::collections::BTreeMap;
+
 use super::topology::{ConstraintTable, JobRequest};
 
 /// Simulated time, in integer seconds since the start of the trace.
@@ -23,6 +25,9 @@ pub struct Job {
     pub procs: u32,
     /// SWF field 10, requested memory per processor in KB; 0 when unknown.
     pub memory_kb: u64,
+    /// SWF field 6, average CPU time used per processor in seconds (rounded); -1 when unknown.
+    /// Only queue CPU-time limits read it.
+    pub cpu_time: Time,
     /// SWF field 12; -1 when unknown.
     pub user: i32,
     /// SWF field 13; -1 when unknown.
@@ -47,6 +52,7 @@ impl Default for Job {
             requested_time: 1,
             procs: 1,
             memory_kb: 0,
+            cpu_time: -1,
             user: -1,
             group: -1,
             queue: -1,
@@ -63,6 +69,9 @@ pub struct Workload {
     pub jobs: Vec<Job>,
     /// The distinct property/cluster constraints the jobs' requests refer to.
     pub constraints: ConstraintTable,
+    /// Queue names by queue id (`Job::queue`), for traces that name their queues (Alea's
+    /// extended SWF); empty otherwise.
+    pub queue_names: BTreeMap<i32, String>,
 }
 
 impl Workload {
@@ -76,7 +85,16 @@ impl Workload {
         if !jobs.is_sorted_by_key(|job| job.submit) {
             jobs.sort_by_key(|job| job.submit);
         }
-        Workload { jobs, constraints }
+        Workload {
+            jobs,
+            constraints,
+            queue_names: BTreeMap::new(),
+        }
+    }
+
+    /// The name of queue `id`, when the trace names its queues.
+    pub fn queue_name(&self, id: i32) -> Option<&str> {
+        self.queue_names.get(&id).map(String::as_str)
     }
 
     pub fn len(&self) -> usize {

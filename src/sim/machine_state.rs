@@ -25,6 +25,8 @@ pub(crate) struct UniformState {
     pub table: NodeTable,
     /// Nodes held by each running job (only running jobs: nothing per job of the workload).
     pub held: std::collections::HashMap<u32, Vec<u32>>,
+    /// Jobs completed since the previous scheduler call.
+    pub completed: Vec<Completed>,
 }
 
 pub(crate) struct TopologyState {
@@ -67,6 +69,7 @@ impl MachineState {
                 machine: *u,
                 table: NodeTable::new(u),
                 held: std::collections::HashMap::new(),
+                completed: Vec::new(),
             }),
             Machine::Topology(t) => {
                 let layout = Layout::new(t)?;

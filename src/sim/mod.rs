@@ -4,7 +4,9 @@
 //! randomness that is not passed in. Same inputs → same outputs, bit for bit.
 
 pub mod engine;
+pub mod fairshare;
 pub mod job;
+pub mod limits;
 pub mod machine;
 pub(crate) mod machine_state;
 pub mod metrics;
@@ -23,8 +25,8 @@ pub mod transform;
 
 pub use engine::{
     Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
-    simulate, simulate_into, simulate_policy, simulate_reserving, simulate_with,
-    simulate_with_reserving,
+    simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
+    simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

@@ -27,6 +27,8 @@ pub struct Queue {
     /// possibly partial, word): prefix sums give a slot's position in O(log n).
     sealed: Vec<u32>,
     len: usize,
+    /// Jobs inserted before a later-submitted waiting job ([`Queue::insert`]) so far.
+    reorders: u64,
 }
 
 impl Queue {
@@ -189,10 +191,36 @@ impl Queue {
     /// Drops the slots of gone jobs: O(slots), after at least as many removals.
     fn reclaim(&mut self) {
         let jobs: Vec<QueuedJob> = self.iter().copied().collect();
+        let reorders = self.reorders;
         *self = Queue::default();
+        self.reorders = reorders;
         for job in jobs {
             self.push(job);
         }
+    }
+
+    /// Puts `job` at its place in submission order: appended when it is the latest (O(1)),
+    /// else the queue is rebuilt around it (O(queue)) and [`Queue::reorders`] counts it. Only
+    /// queue limits insert (a held job made eligible after later-submitted ones).
+    pub fn insert(&mut self, job: QueuedJob) {
+        if self.slots.last().is_none_or(|last| last.job < job.job) {
+            return self.push(job);
+        }
+        let mut jobs: Vec<QueuedJob> = self.iter().copied().collect();
+        let at = jobs.partition_point(|q| q.job < job.job);
+        jobs.insert(at, job);
+        let reorders = self.reorders + 1;
+        *self = Queue::default();
+        self.reorders = reorders;
+        for j in jobs {
+            self.push(j);
+        }
+    }
+
+    /// How many jobs were inserted out of arrival order so far: a scheduler that keeps a plan
+    /// of the queue's prefix must rebuild it when this changes.
+    pub fn reorders(&self) -> u64 {
+        self.reorders
     }
 }
 
@@ -235,6 +263,17 @@ impl<'a> Iterator for Iter<'a> {
         let bit = self.bits.trailing_zeros() as usize;
         self.bits &= self.bits - 1;
         Some(&self.queue.slots[self.word * 64 + bit])
+    }
+}
+
+/// A queue of jobs that arrived in this order (by increasing workload index).
+impl FromIterator<QueuedJob> for Queue {
+    fn from_iter<I: IntoIterator<Item = QueuedJob>>(jobs: I) -> Self {
+        let mut queue = Queue::default();
+        for job in jobs {
+            queue.push(job);
+        }
+        queue
     }
 }
 

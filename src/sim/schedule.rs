@@ -14,6 +14,7 @@
 
 use super::engine::{Invocation, JobOutcome, SimOutcome, Step};
 use super::job::{Job, Time};
+use super::resources::ResourceVec;
 
 /// One job of a schedule: what the job asked for and what happened to it — everything the
 /// metrics need, without the workload.
@@ -31,6 +32,16 @@ pub struct ScheduledJob {
     pub start: Time,
     pub end: Time,
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Global index of the node class it ran on (0 on a uniform machine).
+    pub class: u32,
+    /// Nodes it held.
+    pub nodes: u32,
+    /// What it held in all: cores, memory KB, GPUs.
+    pub held: ResourceVec,
+    /// The memory it asked for in all, KB, as read.
+    pub requested_memory_kb: u64,
     pub backfilled: bool,
     pub killed: bool,
 }
@@ -49,6 +60,11 @@ impl ScheduledJob {
             start: o.start,
             end: o.end,
             units: o.units,
+            cluster: o.cluster,
+            class: o.class,
+            nodes: o.nodes,
+            held: o.held,
+            requested_memory_kb: super::metrics::requested_memory_kb(job),
             backfilled: o.backfilled,
             killed: o.killed,
         }
@@ -254,5 +270,23 @@ mod tests {
         assert_eq!(run.count_within(141, 1000), 0);
         assert_eq!(run.count_within(0, 99), 0);
         assert_eq!(run.count_within(111, 119), 0);
+    }
+}
+
+impl ScheduledJob {
+    /// The engine's outcome of this job.
+    pub fn outcome(&self) -> JobOutcome {
+        JobOutcome {
+            job: self.index,
+            start: self.start,
+            end: self.end,
+            units: self.units,
+            cluster: self.cluster,
+            class: self.class,
+            nodes: self.nodes,
+            held: self.held,
+            killed: self.killed,
+            backfilled: self.backfilled,
+        }
     }
 }

@@ -72,6 +72,7 @@ impl Transforms {
         Workload {
             jobs,
             constraints: workload.constraints.clone(),
+            queue_names: workload.queue_names.clone(),
         }
     }
 }
@@ -93,6 +94,7 @@ mod tests {
                     requested_time: 10,
                     procs: 1,
                     memory_kb: 0,
+                    cpu_time: -1,
                     user,
                     group: -1,
                     queue: -1,

@@ -15,7 +15,13 @@ pub enum OutputFile {
     Summary,
     Timeseries,
     Reservations,
+    Users,
+    UserTimeseries,
+    Clusters,
+    ClusterTimeseries,
+    Queues,
     Stats,
+    Penalties,
     EetJobs,
     EetUsers,
     EetHeatmap,
@@ -32,6 +38,11 @@ impl OutputFile {
                 | OutputFile::Summary
                 | OutputFile::Timeseries
                 | OutputFile::Reservations
+                | OutputFile::Users
+                | OutputFile::UserTimeseries
+                | OutputFile::Clusters
+                | OutputFile::ClusterTimeseries
+                | OutputFile::Queues
         )
     }
 
@@ -41,7 +52,13 @@ impl OutputFile {
             OutputFile::Summary => "### summary.parquet",
             OutputFile::Timeseries => "### timeseries.parquet",
             OutputFile::Reservations => "### reservations.parquet",
+            OutputFile::Users => "### users.parquet",
+            OutputFile::UserTimeseries => "### user_timeseries.parquet",
+            OutputFile::Clusters => "### clusters.parquet",
+            OutputFile::ClusterTimeseries => "### cluster_timeseries.parquet",
+            OutputFile::Queues => "### queues.parquet",
             OutputFile::Stats => "## stats.parquet (`schedlab trace stats -o`)",
+            OutputFile::Penalties => "## penalties.parquet (`schedlab trace penalties -o`)",
             OutputFile::EetJobs => "## eet_jobs.parquet (`schedlab trace eet --jobs-out`)",
             OutputFile::EetUsers => "## eet_users.parquet (`schedlab trace eet --users-out`)",
             OutputFile::EetHeatmap => "## eet_heatmap.parquet (`schedlab trace eet --heatmap-out`)",
@@ -73,7 +90,13 @@ fn tables() -> &'static Tables {
             OutputFile::Summary,
             OutputFile::Timeseries,
             OutputFile::Reservations,
+            OutputFile::Users,
+            OutputFile::UserTimeseries,
+            OutputFile::Clusters,
+            OutputFile::ClusterTimeseries,
+            OutputFile::Queues,
             OutputFile::Stats,
+            OutputFile::Penalties,
             OutputFile::EetJobs,
             OutputFile::EetUsers,
             OutputFile::EetHeatmap,

@@ -17,6 +17,17 @@ use super::columns::{OutputFile, described};
 use super::{AtomicFile, StoreError, writer_properties};
 use crate::sim::metrics::JobRecord;
 
+/// Names the jobs' cluster indices and queue ids resolve to.
+#[derive(Clone, Copy, Debug)]
+pub struct JobLabels<'a> {
+    /// Cluster names by index (empty on a uniform machine: the `cluster` column is null).
+    pub clusters: &'a [String],
+    /// Queue names by id (empty when the trace names no queues).
+    pub queue_names: &'a std::collections::BTreeMap<i32, String>,
+    /// What queues and limits did to each job, in a run with a queue setup.
+    pub limits: Option<&'a crate::sim::limits::LimitsOutcome>,
+}
+
 pub struct JobsWriter {
     file: AtomicFile,
     writer: ArrowWriter<File>,
@@ -46,6 +57,26 @@ const COLUMNS: [(&str, DataType); 18] = [
     ("killed", DataType::Boolean),
 ];
 
+/// Columns of topologies and named queues, after the others; nullable.
+const NAMED_COLUMNS: [(&str, DataType); 7] = [
+    ("cluster", DataType::Utf8),
+    ("nodes", DataType::Int64),
+    ("cores", DataType::Int64),
+    ("memory_kb", DataType::Int64),
+    ("gpus", DataType::Int64),
+    ("requested_memory_kb", DataType::Int64),
+    ("queue_name", DataType::Utf8),
+];
+
+/// Columns of queues and limits (docs/queues.md), last; `sim_queue`, `held_by` and `killed_by`
+/// nullable.
+const LIMIT_COLUMNS: [(&str, DataType); 4] = [
+    ("sim_queue", DataType::Utf8),
+    ("held_by", DataType::Utf8),
+    ("held_seconds", DataType::Int64),
+    ("killed_by", DataType::Utf8),
+];
+
 impl JobsWriter {
     pub fn create(
         path: &Path,
@@ -60,6 +91,12 @@ impl JobsWriter {
             COLUMNS
                 .iter()
                 .map(|(name, ty)| Field::new(*name, ty.clone(), false)),
+        );
+        fields.extend(
+            NAMED_COLUMNS
+                .iter()
+                .chain(&LIMIT_COLUMNS)
+                .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
         );
         let schema = described(OutputFile::Jobs, &Schema::new(fields));
         let file = AtomicFile::create(path)?;
@@ -78,7 +115,12 @@ impl JobsWriter {
     }
 
     /// Appends the records of one cell (`cell` is ignored without a cell column).
-    pub fn write(&mut self, cell: &str, records: &[JobRecord]) -> Result<(), StoreError> {
+    pub fn write(
+        &mut self,
+        cell: &str,
+        records: &[JobRecord],
+        labels: &JobLabels<'_>,
+    ) -> Result<(), StoreError> {
         let n = records.len();
         let mut columns: Vec<ArrayRef> = Vec::with_capacity(COLUMNS.len() + 1);
         if self.with_cell {
@@ -126,6 +168,24 @@ impl JobsWriter {
             bools(|r| r.backfilled),
             bools(|r| r.killed),
         ]);
+        let mut cluster = StringBuilder::with_capacity(n, 8 * n);
+        for r in records {
+            cluster.append_option(labels.clusters.get(r.cluster as usize));
+        }
+        let mut queue = StringBuilder::with_capacity(n, 4 * n);
+        for r in records {
+            queue.append_option(labels.queue_names.get(&r.queue));
+        }
+        columns.extend([
+            Arc::new(cluster.finish()) as ArrayRef,
+            i64s(|r| i64::from(r.nodes)),
+            i64s(|r| r.held.0[0] as i64),
+            i64s(|r| r.held.0[1] as i64),
+            i64s(|r| r.held.0[2] as i64),
+            i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
+            Arc::new(queue.finish()),
+        ]);
+        columns.extend(limit_columns(records, labels.limits));
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
             StoreError::Parquet {
                 path: self.file.path().to_path_buf(),
@@ -157,6 +217,45 @@ impl JobsWriter {
             .map_err(|e| parquet_error(self.file.path(), e))?;
         self.file.commit()
     }
+}
+
+/// `sim_queue`, `held_by`, `held_seconds`, `killed_by`. Without limits a job has no simulated
+/// queue and is never held; `killed_by` is `request` for a job stopped at its requested time.
+fn limit_columns(
+    records: &[JobRecord],
+    limits: Option<&crate::sim::limits::LimitsOutcome>,
+) -> [ArrayRef; 4] {
+    let n = records.len();
+    let mut queue = StringBuilder::with_capacity(n, 8 * n);
+    let mut held_by = StringBuilder::with_capacity(n, 8 * n);
+    let mut held = Int64Builder::with_capacity(n);
+    let mut killed_by = StringBuilder::with_capacity(n, 8 * n);
+    for r in records {
+        let limit_kill = limits.and_then(|l| l.killed_by[r.index as usize]);
+        match limits {
+            Some(l) => {
+                queue.append_option(l.queue_name(r.index));
+                held_by.append_option(l.held_by[r.index as usize].map(|k| k.name()));
+                held.append_value(l.held_seconds(r.index, r.submit));
+            }
+            None => {
+                queue.append_null();
+                held_by.append_null();
+                held.append_value(0);
+            }
+        }
+        match (limit_kill, r.killed) {
+            (Some(why), _) => killed_by.append_value(why.name()),
+            (None, true) => killed_by.append_value("request"),
+            (None, false) => killed_by.append_null(),
+        }
+    }
+    [
+        Arc::new(queue.finish()),
+        Arc::new(held_by.finish()),
+        Arc::new(held.finish()),
+        Arc::new(killed_by.finish()),
+    ]
 }
 
 pub(super) fn parquet_error(path: &Path, e: impl std::fmt::Display) -> StoreError {

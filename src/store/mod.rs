@@ -10,15 +10,17 @@ pub mod schedule;
 mod sink;
 mod table;
 mod timeseries;
+mod users;
 
 pub use atomic::{AtomicFile, readable_temp};
 pub use columns::OutputFile;
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
-pub use jobs::JobsWriter;
+pub use jobs::{JobLabels, JobsWriter};
 pub use reservations::{reservations_schema, write_reservations};
 pub use sink::ParquetSink;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;
+pub use users::{write_user_timeseries, write_users};
 
 use std::path::PathBuf;
 

@@ -24,7 +24,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use super::{ParquetSink, StoreError};
 use crate::sim::engine::JobOutcome;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
-use crate::sim::{Job, Time, Workload};
+use crate::sim::{Job, ResourceVec, Time, Workload};
 
 /// The key-value metadata key of `schedule.parquet` holding the run's facts (JSON).
 pub const FACTS_KEY: &str = "schedlab.schedule_facts";
@@ -46,6 +46,13 @@ fn jobs_schema() -> SchemaRef {
         column("start", DataType::Int64),
         column("end", DataType::Int64),
         column("units", DataType::Int64),
+        column("cluster", DataType::Int64),
+        column("class", DataType::Int64),
+        column("nodes", DataType::Int64),
+        column("held_cores", DataType::Int64),
+        column("held_memory_kb", DataType::Int64),
+        column("held_gpus", DataType::Int64),
+        column("requested_memory_kb", DataType::Int64),
         column("backfilled", DataType::Boolean),
         column("killed", DataType::Boolean),
     ]))
@@ -194,6 +201,13 @@ fn job_columns(rows: &[ScheduledJob]) -> Vec<ArrayRef> {
         i64s(|r| r.start),
         i64s(|r| r.end),
         i64s(|r| r.units as i64),
+        i64s(|r| i64::from(r.cluster)),
+        i64s(|r| i64::from(r.class)),
+        i64s(|r| i64::from(r.nodes)),
+        i64s(|r| r.held.0[0] as i64),
+        i64s(|r| r.held.0[1] as i64),
+        i64s(|r| r.held.0[2] as i64),
+        i64s(|r| r.requested_memory_kb as i64),
         bools(|r| r.backfilled),
         bools(|r| r.killed),
     ]
@@ -281,7 +295,9 @@ pub fn read_jobs(
         let (job_id, index, user, group, queue) = (i64s(0), i64s(1), i32s(2), i32s(3), i32s(4));
         let (submit, requested, procs, start, end, units) =
             (i64s(5), i64s(6), i64s(7), i64s(8), i64s(9), i64s(10));
-        let (backfilled, killed) = (bools(11), bools(12));
+        let (cluster, class, nodes) = (i64s(11), i64s(12), i64s(13));
+        let (cores, memory, gpus, requested_memory) = (i64s(14), i64s(15), i64s(16), i64s(17));
+        let (backfilled, killed) = (bools(18), bools(19));
         rows.clear();
         for i in 0..batch.num_rows() {
             rows.push(ScheduledJob {
@@ -296,6 +312,15 @@ pub fn read_jobs(
                 start: start.value(i),
                 end: end.value(i),
                 units: units.value(i) as u64,
+                cluster: cluster.value(i) as u32,
+                class: class.value(i) as u32,
+                nodes: nodes.value(i) as u32,
+                held: ResourceVec([
+                    cores.value(i) as u64,
+                    memory.value(i) as u64,
+                    gpus.value(i) as u64,
+                ]),
+                requested_memory_kb: requested_memory.value(i) as u64,
                 backfilled: backfilled.value(i),
                 killed: killed.value(i),
             });

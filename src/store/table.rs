@@ -20,6 +20,7 @@ pub enum Value {
     Null,
     NullInt,
     NullStr,
+    NullBool,
     Int(i64),
     Float(f64),
     Str(String),
@@ -164,7 +165,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
         let mut b = StringBuilder::new();
         for v in cells {
             match v {
-                Value::Null | Value::NullInt | Value::NullStr => b.append_null(),
+                Value::Null | Value::NullInt | Value::NullStr | Value::NullBool => b.append_null(),
                 Value::Str(s) => b.append_value(s),
                 Value::Int(i) => b.append_value(i.to_string()),
                 Value::Float(f) => b.append_value(f.to_string()),
@@ -172,7 +173,9 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Utf8, Arc::new(b.finish()))
-    } else if is(DataType::Boolean) || (inferred && any(|v| matches!(v, Value::Bool(_)))) {
+    } else if is(DataType::Boolean)
+        || (inferred && any(|v| matches!(v, Value::Bool(_) | Value::NullBool)))
+    {
         let mut b = BooleanBuilder::new();
         for v in cells {
             match v {

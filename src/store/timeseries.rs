@@ -11,11 +11,13 @@ use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
 use crate::sim::timeseries::Bin;
 
-/// Writes `bins`, then one `queue_mean_<class>` column per entry of `class_queues`.
+/// Writes `bins`, then one `queue_mean_<class>` column per entry of `class_queues`, then the
+/// named nullable `extra` columns (utilization by resource).
 pub fn write_timeseries(
     path: &Path,
     bins: &[Bin],
     class_queues: &[(String, Vec<f64>)],
+    extra: &[(String, Vec<Option<f64>>)],
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     let mut fields = vec![
@@ -32,6 +34,9 @@ pub fn write_timeseries(
             DataType::Float64,
             true,
         ));
+    }
+    for (name, _) in extra {
+        fields.push(Field::new(name, DataType::Float64, true));
     }
     let schema = described(OutputFile::Timeseries, &Schema::new(fields));
     let mut columns: Vec<ArrayRef> = vec![
@@ -56,6 +61,9 @@ pub fn write_timeseries(
         columns.push(Arc::new(Float64Array::from_iter_values(
             series.iter().copied(),
         )));
+    }
+    for (_, series) in extra {
+        columns.push(Arc::new(Float64Array::from(series.clone())));
     }
     write_columns(path, schema, columns, metadata)
 }

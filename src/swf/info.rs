@@ -1,11 +1,13 @@
 //! `schedlab trace info`: what a trace holds, in numbers (definitions in docs/swf.md).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use serde::Serialize;
 
 use super::reader::{Anomalies, Trace};
+use crate::sim::topology::{Layout, Shape};
+use crate::sim::{Infeasible, Machine, Placement};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TraceInfo {
@@ -37,6 +39,18 @@ pub struct TraceInfo {
     pub work: u128,
     /// work / (MaxProcs × submit_span): the load the trace offers its machine.
     pub offered_load: Option<f64>,
+    /// Jobs asking for a number of nodes × per-node amounts (a node spec, or per-node memory).
+    pub node_requests: u64,
+    /// Jobs asking for whole nodes (`#excl`).
+    pub exclusive_requests: u64,
+    /// Jobs requiring properties or a cluster.
+    pub constrained_requests: u64,
+    /// Queue names the trace gives (Alea's extended SWF).
+    pub queue_names: Vec<String>,
+    /// With a machine (`--machines`, `--procs`): jobs that fit no node of it, by reason (every
+    /// reason listed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub infeasible: Option<BTreeMap<&'static str, u64>>,
 }
 
 impl TraceInfo {
@@ -80,7 +94,57 @@ impl TraceInfo {
             offered_load: max_procs
                 .filter(|&p| p > 0 && submit_span > 0)
                 .map(|p| work as f64 / (f64::from(p) * submit_span as f64)),
+            node_requests: jobs
+                .iter()
+                .filter(|j| matches!(j.request.shape, Shape::Nodes { .. }))
+                .count() as u64,
+            exclusive_requests: jobs.iter().filter(|j| j.request.exclusive).count() as u64,
+            constrained_requests: jobs
+                .iter()
+                .filter(|j| {
+                    !trace
+                        .workload
+                        .constraints
+                        .get(j.request.constraint)
+                        .is_none()
+                })
+                .count() as u64,
+            queue_names: trace.workload.queue_names.values().cloned().collect(),
+            infeasible: None,
         }
+    }
+
+    /// Counts the jobs that can never run on `machine`, by reason (the simulator's rules,
+    /// docs/semantics.md): on a topology, no eligible node class fits the request on an empty
+    /// system; on a uniform machine, more processors than it has.
+    pub fn check_machine(&mut self, trace: &Trace, machine: &Machine) -> Result<(), String> {
+        let mut counts: BTreeMap<&'static str, u64> =
+            Infeasible::ALL.iter().map(|r| (r.name(), 0)).collect();
+        let mut count = |reason: Infeasible| *counts.entry(reason.name()).or_default() += 1;
+        match machine {
+            Machine::Uniform(u) => {
+                for job in &trace.workload.jobs {
+                    if u.demand(job).is_err() {
+                        count(Infeasible::TooManyProcs);
+                    }
+                }
+            }
+            Machine::Topology(t) => {
+                let layout = Layout::new(t).map_err(|e| e.to_string())?;
+                let eligible = layout.eligibility(&trace.workload.constraints, Placement::FirstFit);
+                for job in &trace.workload.jobs {
+                    let verdict = match &eligible[job.request.constraint.0 as usize] {
+                        Ok(classes) => layout.admit(job, classes),
+                        Err(reason) => Err(*reason),
+                    };
+                    if let Err(reason) = verdict {
+                        count(reason);
+                    }
+                }
+            }
+        }
+        self.infeasible = Some(counts);
+        Ok(())
     }
 }
 
@@ -135,5 +199,26 @@ pub fn render_info(info: &TraceInfo) -> String {
         .offered_load
         .map_or("unknown (no MaxProcs)".to_string(), |l| format!("{l:.3}"));
     let _ = writeln!(s, "offered load     {load}");
+    let _ = writeln!(s, "requests");
+    let _ = writeln!(s, "  nodes × per-node     {}", info.node_requests);
+    let _ = writeln!(s, "  exclusive (#excl)    {}", info.exclusive_requests);
+    let _ = writeln!(s, "  with properties      {}", info.constrained_requests);
+    let _ = writeln!(s, "  memory from field 7  {}", a.memory_from_used);
+    let _ = writeln!(s, "node specs");
+    let _ = writeln!(s, "  tokens left out      {}", a.node_spec_ignored_tokens);
+    let _ = writeln!(s, "  fractional ppn       {}", a.node_spec_fractional_ppn);
+    let _ = writeln!(s, "  several parts        {}", a.node_spec_multi_part);
+    let _ = writeln!(s, "  ≠ requested procs    {}", a.node_spec_procs_mismatch);
+    let _ = writeln!(s, "  unknown extra fields {}", a.extended_unrecognized);
+    if !info.queue_names.is_empty() {
+        let _ = writeln!(s, "queue names      {}", info.queue_names.join(", "));
+    }
+    if let Some(infeasible) = &info.infeasible {
+        let total: u64 = infeasible.values().sum();
+        let _ = writeln!(s, "fit no node      {total}");
+        for (reason, n) in infeasible.iter().filter(|(_, n)| **n > 0) {
+            let _ = writeln!(s, "  {reason:<24} {n}");
+        }
+    }
     s
 }

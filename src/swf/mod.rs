@@ -10,7 +10,10 @@ mod error;
 mod fields;
 mod header;
 mod info;
+mod nodespec;
+mod options;
 mod reader;
+mod request;
 mod schedule;
 mod writer;
 
@@ -18,7 +21,10 @@ pub use error::{ErrorKind, SwfError};
 pub use fields::{FIELD_COUNT, field_name};
 pub use header::Header;
 pub use info::{TraceInfo, render_info};
-pub use reader::{Anomalies, Malformed, Mode, Trace, read, read_bytes, read_path};
+pub use options::{Extended, MemoryReading, ReadOptions};
+pub use reader::{
+    Anomalies, Malformed, Mode, Trace, read, read_bytes, read_bytes_with, read_path, read_path_with,
+};
 pub use schedule::{
     ScheduleHeader, ScheduledJob, write_schedule, write_schedule_header, write_scheduled_job,
 };

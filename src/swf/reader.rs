@@ -14,6 +14,8 @@ use serde::Serialize;
 use super::error::{ErrorKind, SwfError};
 use super::fields::{FIELD_COUNT, is_number, parse_int};
 use super::header::Header;
+use super::options::ReadOptions;
+use super::request::{RequestBuilder, RequestFields};
 use crate::sim::{Job, Workload};
 
 /// What to do with a malformed job line.
@@ -44,6 +46,25 @@ pub struct Anomalies {
     pub missing_request: u64,
     /// Submit time earlier than the previous line's: kept (the workload is sorted stably).
     pub out_of_order: u64,
+    /// Memory taken from field 7 (used memory) because field 10 is unknown
+    /// (`used_memory_fallback`).
+    #[serde(default)]
+    pub memory_from_used: u64,
+    /// Fields after the 18th in no dialect schedlab knows (with `extended: auto`): ignored.
+    #[serde(default)]
+    pub extended_unrecognized: u64,
+    /// Node specs with negated properties, host names or resources (`mem=2gb`), left out.
+    #[serde(default)]
+    pub node_spec_ignored_tokens: u64,
+    /// Node specs with a fractional `ppn` (rounded down, at least 1).
+    #[serde(default)]
+    pub node_spec_fractional_ppn: u64,
+    /// Node specs of several `+` parts, merged into one uniform request.
+    #[serde(default)]
+    pub node_spec_multi_part: u64,
+    /// Node specs whose nodes × ppn differ from the requested processors (the spec is used).
+    #[serde(default)]
+    pub node_spec_procs_mismatch: u64,
 }
 
 impl Anomalies {
@@ -90,8 +111,13 @@ impl Trace {
     }
 }
 
-/// Reads an SWF file, plain or gzip-compressed.
+/// Reads an SWF file, plain or gzip-compressed, as the SWF standard says.
 pub fn read_path(path: &Path, mode: Mode) -> Result<Trace, SwfError> {
+    read_path_with(path, mode, &ReadOptions::default())
+}
+
+/// Reads an SWF file with explicit [`ReadOptions`].
+pub fn read_path_with(path: &Path, mode: Mode, options: &ReadOptions) -> Result<Trace, SwfError> {
     let source = path.display().to_string();
     let io_err = |e| SwfError {
         source_name: source.clone(),
@@ -99,11 +125,21 @@ pub fn read_path(path: &Path, mode: Mode) -> Result<Trace, SwfError> {
         kind: ErrorKind::Io(e),
     };
     let file = File::open(path).map_err(io_err)?;
-    read(BufReader::with_capacity(1 << 16, file), &source, mode)
+    read(
+        BufReader::with_capacity(1 << 16, file),
+        &source,
+        mode,
+        options,
+    )
 }
 
 /// Reads SWF text from any reader, decompressing it when it starts with the gzip magic bytes.
-pub fn read<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, SwfError> {
+pub fn read<R: BufRead>(
+    mut input: R,
+    source: &str,
+    mode: Mode,
+    options: &ReadOptions,
+) -> Result<Trace, SwfError> {
     let io_err = |e| SwfError {
         source_name: source.to_string(),
         line: 0,
@@ -112,9 +148,14 @@ pub fn read<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace,
     let gzip = input.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
     if gzip {
         let decoder = MultiGzDecoder::new(input);
-        parse(BufReader::with_capacity(1 << 18, decoder), source, mode)
+        parse(
+            BufReader::with_capacity(1 << 18, decoder),
+            source,
+            mode,
+            options,
+        )
     } else {
-        parse(input, source, mode)
+        parse(input, source, mode, options)
     }
 }
 
@@ -169,7 +210,12 @@ impl std::fmt::Display for LineTooLong {
 
 impl std::error::Error for LineTooLong {}
 
-fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, SwfError> {
+fn parse<R: BufRead>(
+    mut input: R,
+    source: &str,
+    mode: Mode,
+    options: &ReadOptions,
+) -> Result<Trace, SwfError> {
     let mut trace = Trace {
         source: source.to_string(),
         header: Header::default(),
@@ -182,6 +228,7 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
     // Jobs and their recorded waits in parallel vectors: no (job, wait) pairs to copy apart.
     let mut jobs: Vec<Job> = Vec::new();
     let mut waits: Vec<i64> = Vec::new();
+    let mut requests = RequestBuilder::new(*options);
     let mut line = Vec::with_capacity(256);
     let mut number = 0u64;
     let mut previous_submit = i64::MIN;
@@ -215,10 +262,25 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
                 Err(kind) => Err(kind),
             }
         } else {
-            parse_job(text)
+            parse_job(text).and_then(|raw| {
+                let Some(mut job) = classify(&raw, &mut trace.anomalies) else {
+                    return Ok((raw, None));
+                };
+                let fields = RequestFields {
+                    requested_memory: raw.requested_memory,
+                    used_memory: raw.used_memory,
+                    extra: &raw.extra[..raw.extra_count],
+                };
+                match requests.apply(&mut job, &fields, &mut trace.anomalies) {
+                    Ok(()) => Ok((raw, Some(job))),
+                    Err((field, expected)) => {
+                        Err(bad(field - 1, expected, raw.extra[field - FIELD_COUNT - 1]))
+                    }
+                }
+            })
         };
         match parsed {
-            Ok(raw) => {
+            Ok((raw, job)) => {
                 trace.records += 1;
                 if raw.submit < previous_submit && raw.submit >= 0 {
                     trace.anomalies.out_of_order += 1;
@@ -226,10 +288,9 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
                 if raw.submit >= 0 {
                     previous_submit = raw.submit;
                 }
-                let wait = raw.wait;
-                if let Some(job) = classify(raw, &mut trace.anomalies) {
+                if let Some(job) = job {
                     jobs.push(job);
-                    waits.push(wait);
+                    waits.push(raw.wait);
                 }
             }
             Err(kind) => {
@@ -270,13 +331,17 @@ fn parse<R: BufRead>(mut input: R, source: &str, mode: Mode) -> Result<Trace, Sw
     trace.recorded_waits = waits;
     trace.workload = Workload {
         jobs,
-        constraints: Default::default(),
+        constraints: requests.constraints,
+        queue_names: requests.queue_names,
     };
     Ok(trace)
 }
 
+/// Extended fields kept per line (Alea and AleaNG use the 19th to 21st).
+const EXTRA_FIELDS: usize = 3;
+
 /// The fields of one job line, as read.
-struct RawJob {
+struct RawJob<'a> {
     id: i64,
     submit: i64,
     wait: i64,
@@ -285,10 +350,16 @@ struct RawJob {
     requested_procs: i64,
     requested_time: i64,
     requested_memory: i64,
+    used_memory: i64,
+    /// Field 6 (average CPU time per processor), rounded; -1 when unknown or not a number.
+    cpu_time: i64,
     user: i64,
     group: i64,
     queue: i64,
     partition: i64,
+    /// Fields 19 to 21, when present (`extra_count` of them).
+    extra: [&'a [u8]; EXTRA_FIELDS],
+    extra_count: usize,
 }
 
 /// Fields the simulator uses must be integers; the others need only be numeric. Field 14
@@ -301,18 +372,23 @@ const INTEGER_FIELDS: [bool; FIELD_COUNT] = [
 /// The largest time (submit, run or requested) accepted, in seconds.
 const MAX_SECONDS: i64 = 1_000_000_000_000;
 
-fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
+fn parse_job(text: &[u8]) -> Result<RawJob<'_>, ErrorKind> {
     let mut fields: [&[u8]; FIELD_COUNT] = [&[]; FIELD_COUNT];
+    let mut extra: [&[u8]; EXTRA_FIELDS] = [&[]; EXTRA_FIELDS];
     let mut values = [0i64; FIELD_COUNT];
     let mut found = 0;
     for token in text
         .split(|b| b.is_ascii_whitespace())
         .filter(|t| !t.is_empty())
     {
-        if found == FIELD_COUNT {
-            break; // extra fields (Alea's extended SWF) are tolerated
+        if found < FIELD_COUNT {
+            fields[found] = token;
+        } else if found < FIELD_COUNT + EXTRA_FIELDS {
+            // Extended SWF (Alea, AleaNG): read by `request`, beyond the third ignored.
+            extra[found - FIELD_COUNT] = token;
+        } else {
+            break;
         }
-        fields[found] = token;
         found += 1;
     }
     if found < FIELD_COUNT {
@@ -334,6 +410,10 @@ fn parse_job(text: &[u8]) -> Result<RawJob, ErrorKind> {
     }
     let memory = parse_int(fields[9]).unwrap_or(-1);
     Ok(RawJob {
+        used_memory: parse_int(fields[6]).unwrap_or(-1),
+        cpu_time: parse_cpu_time(fields[5]),
+        extra,
+        extra_count: found.saturating_sub(FIELD_COUNT),
         id: values[0],
         submit: values[1],
         // Not used by the simulator, so a non-integer wait is merely unknown.
@@ -359,7 +439,7 @@ fn bad(index: usize, expected: &'static str, token: &[u8]) -> ErrorKind {
 }
 
 /// Applies the SWF rules and counts anomalies; `None` for a job that cannot be simulated.
-fn classify(raw: RawJob, anomalies: &mut Anomalies) -> Option<Job> {
+fn classify(raw: &RawJob<'_>, anomalies: &mut Anomalies) -> Option<Job> {
     if raw.submit < 0 {
         anomalies.unknown_submit += 1;
         return None;
@@ -397,13 +477,27 @@ fn classify(raw: RawJob, anomalies: &mut Anomalies) -> Option<Job> {
         runtime: raw.runtime,
         requested_time,
         procs: u32::try_from(procs).unwrap_or(u32::MAX),
-        memory_kb: raw.requested_memory.max(0) as u64,
+        // Set with the request (`request::RequestBuilder`), as the reading options say.
+        memory_kb: 0,
+        cpu_time: raw.cpu_time,
         user: small(raw.user),
         group: small(raw.group),
         queue: small(raw.queue),
         partition: small(raw.partition),
         request: Default::default(),
     })
+}
+
+/// SWF field 6 may be fractional (an average): rounded to whole seconds; -1 when unknown.
+fn parse_cpu_time(token: &[u8]) -> i64 {
+    if let Some(v) = parse_int(token) {
+        return if v >= 0 { v } else { -1 };
+    }
+    std::str::from_utf8(token)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e15)
+        .map_or(-1, |v| v.round() as i64)
 }
 
 fn trim(line: &[u8]) -> &[u8] {
@@ -424,7 +518,17 @@ impl Mode {
     }
 }
 
-/// Reads everything from `input` into memory first; for callers holding bytes.
+/// Reads SWF bytes held in memory, as the SWF standard says.
 pub fn read_bytes(bytes: &[u8], source: &str, mode: Mode) -> Result<Trace, SwfError> {
-    read(BufReader::new(bytes), source, mode)
+    read_bytes_with(bytes, source, mode, &ReadOptions::default())
+}
+
+/// Reads SWF bytes held in memory with explicit [`ReadOptions`].
+pub fn read_bytes_with(
+    bytes: &[u8],
+    source: &str,
+    mode: Mode,
+    options: &ReadOptions,
+) -> Result<Trace, SwfError> {
+    read(BufReader::new(bytes), source, mode, options)
 }

@@ -12,6 +12,7 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
         requested_time: requested,
         procs,
         memory_kb: 0,
+        cpu_time: -1,
         user: (id % 7) as i32,
         group: -1,
         queue: -1,
@@ -22,6 +23,7 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
 
 pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
     SimConfig {
+        order: Default::default(),
         machine: Machine::pool(procs),
         scheduler,
         interval: None,

@@ -2,22 +2,22 @@
 //! KB — the one place `trace eet` converts it. The SWF standard says KB per processor; some
 //! archives differ (Alea's wagap-2013 writes bytes per node), so the unit is an option.
 //!
-//! Per-node units need each job's node count, which the SWF fields do not carry. Until the
-//! reader carries one, it comes from Alea's extended SWF node spec (field 21, `N:ppn=P…`),
-//! read here in a second pass over the file.
+//! Per-node units are read by the SWF reader itself ([`MemoryUnit::reading`]): it knows each
+//! job's nodes from Alea's node spec (field 21) or AleaNG's fields, and a job without one is one
+//! node of all its processors, as the simulator and Alea read it (docs/swf.md, "Job requests").
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use crate::sim::Job;
+use crate::sim::metrics::requested_memory_kb;
+use crate::swf::MemoryReading;
 
 /// The unit of SWF field 10.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MemoryUnit {
     /// KB per processor (the SWF standard): × processors.
     KbPerProc,
-    /// KB per node: × nodes (from Alea's node spec).
+    /// KB per node: × the job's nodes.
     KbPerNode,
-    /// Bytes per node (Alea's wagap-2013): ÷ 1,024, × nodes (from Alea's node spec).
+    /// Bytes per node (Alea's wagap-2013): ÷ 1,024, × the job's nodes.
     BytesPerNode,
     /// KB for the whole job.
     KbPerJob,
@@ -36,105 +36,82 @@ impl MemoryUnit {
         }
     }
 
-    pub fn per_node(self) -> bool {
-        matches!(self, MemoryUnit::KbPerNode | MemoryUnit::BytesPerNode)
-    }
-
-    /// The job's memory in KB (bytes rounded up to whole KB, saturating), from `field` (0:
-    /// unknown) and its processors or nodes; `None` when a per-node unit lacks the node count.
-    pub fn job_kb(self, field: u64, procs: u32, nodes: Option<u32>) -> Option<u64> {
-        let per_job = |per: u64, n: u32| per.saturating_mul(u64::from(n));
-        Some(match self {
-            MemoryUnit::KbPerProc => per_job(field, procs),
-            MemoryUnit::KbPerJob => field,
-            MemoryUnit::BytesPerJob => field.div_ceil(1024),
-            MemoryUnit::KbPerNode => per_job(field, nodes?),
-            MemoryUnit::BytesPerNode => per_job(field, nodes?).div_ceil(1024),
-        })
-    }
-}
-
-/// Node counts by job number from Alea's node spec (field 21), read as PBS node specs: parts
-/// joined by `+`, each `N:ppn=…` (N nodes) or a host name (one node). Jobs without a spec are
-/// absent. Plain or gzip, like the SWF reader.
-pub fn alea_node_counts(path: &Path) -> std::io::Result<HashMap<u64, u32>> {
-    let mut input = BufReader::new(std::fs::File::open(path)?);
-    let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
-    let lines: Box<dyn BufRead> = if gzip {
-        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(input)))
-    } else {
-        Box::new(input)
-    };
-    let mut out = HashMap::new();
-    for line in lines.split(b'\n') {
-        let line = line?;
-        let text = String::from_utf8_lossy(&line);
-        if text.trim_start().starts_with(';') {
-            continue;
-        }
-        let fields: Vec<&str> = text.split_ascii_whitespace().collect();
-        let (Some(id), Some(spec)) = (fields.first(), fields.get(20)) else {
-            continue;
-        };
-        let nodes = spec
-            .split('+')
-            .map(|part| {
-                let head = part.split(':').next().unwrap_or("");
-                match head.parse::<u32>() {
-                    Ok(n) => Some(n),
-                    // A host name is one node; an empty part is no spec at all.
-                    Err(_) => (!head.is_empty()).then_some(1),
-                }
-            })
-            .try_fold(0u32, |total, n| n.map(|n| total.saturating_add(n)));
-        if let (Ok(id), Some(n)) = (id.parse::<u64>(), nodes.filter(|&n| n > 0)) {
-            out.insert(id, n);
+    /// How the SWF reader reads field 10 for this unit: per-node units as such (the reader
+    /// builds each job's nodes × memory per node); the others as the standard, which keeps the
+    /// field's value as it is (`Job::memory_kb`) for the conversions below.
+    pub fn reading(self) -> MemoryReading {
+        match self {
+            MemoryUnit::KbPerNode => MemoryReading::KbPerNode,
+            MemoryUnit::BytesPerNode => MemoryReading::BytesPerNode,
+            MemoryUnit::KbPerProc | MemoryUnit::KbPerJob | MemoryUnit::BytesPerJob => {
+                MemoryReading::KbPerProc
+            }
         }
     }
-    Ok(out)
+
+    /// The job's memory in KB (bytes rounded up to whole KB, saturating), from a job read with
+    /// [`MemoryUnit::reading`].
+    pub fn job_kb(self, job: &Job) -> u64 {
+        match self {
+            MemoryUnit::KbPerProc => job.memory_kb.saturating_mul(u64::from(job.procs)),
+            MemoryUnit::KbPerJob => job.memory_kb,
+            MemoryUnit::BytesPerJob => job.memory_kb.div_ceil(1024),
+            MemoryUnit::KbPerNode | MemoryUnit::BytesPerNode => requested_memory_kb(job),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::swf::{Mode, ReadOptions, read_bytes_with};
 
-    #[test]
-    fn conversions_by_hand() {
-        // 8 nodes × 8 GiB per node, as bytes: 64 GiB = 67,108,864 KB.
-        assert_eq!(
-            MemoryUnit::BytesPerNode.job_kb(8 << 30, 64, Some(8)),
-            Some(64 << 20)
-        );
-        assert_eq!(MemoryUnit::BytesPerNode.job_kb(8 << 30, 64, None), None);
-        assert_eq!(MemoryUnit::KbPerProc.job_kb(1000, 4, None), Some(4000));
-        assert_eq!(MemoryUnit::KbPerNode.job_kb(1000, 4, Some(2)), Some(2000));
-        assert_eq!(MemoryUnit::KbPerJob.job_kb(1000, 4, None), Some(1000));
-        assert_eq!(MemoryUnit::BytesPerJob.job_kb(1025, 4, None), Some(2));
-        assert_eq!(
-            MemoryUnit::KbPerProc.job_kb(u64::MAX, 4, None),
-            Some(u64::MAX)
-        );
+    /// The jobs of `lines` as `unit` reads them, in KB.
+    fn kb(unit: MemoryUnit, lines: &str) -> Vec<u64> {
+        let options = ReadOptions {
+            memory: unit.reading(),
+            ..ReadOptions::default()
+        };
+        let trace = read_bytes_with(lines.as_bytes(), "t.swf", Mode::Strict, &options).unwrap();
+        trace.workload.jobs.iter().map(|j| unit.job_kb(j)).collect()
     }
 
     #[test]
-    fn node_counts_from_alea_specs() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.swf");
-        let job = |id: u64, spec: &str| {
-            format!("{id} 0 0 10 64 1 1024 64 100 1 1 1 1 1 -1 1 1 1 {{1,1}} q_1d {spec}\n")
+    fn conversions_by_hand() {
+        let job = |id: u64, procs: u32, field: u64, spec: &str| {
+            format!(
+                "{id} 0 0 10 {procs} -1 -1 {procs} 100 {field} 1 1 1 -1 1 -1 -1 -1 {{1}} q_1d {spec}\n"
+            )
         };
-        let text = format!(
-            "; comment\n{}{}{}1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
-            job(7, "8:ppn=8:x86_64:cl_zegox"),
-            job(8, "1:ppn=64"),
-            job(9, "zewura19.cerit-sc.cz"),
-        ) + &job(10, "2:ppn=4+1:ppn=2");
-        std::fs::write(&path, text).unwrap();
-        let counts = alea_node_counts(&path).unwrap();
-        assert_eq!(counts.get(&7), Some(&8));
-        assert_eq!(counts.get(&8), Some(&1));
-        assert_eq!(counts.get(&9), Some(&1));
-        assert_eq!(counts.get(&10), Some(&3));
-        assert_eq!(counts.get(&1), None);
+        let plain = |id: u64, procs: u32, field: u64| {
+            format!("{id} 0 0 10 {procs} -1 -1 {procs} 100 {field} 1 1 1 -1 1 -1 -1 -1\n")
+        };
+        // 8 nodes × 8 GiB per node, as bytes: 64 GiB = 67,108,864 KB; the node count comes
+        // from the spec (8:ppn=8), several parts add up (2 + 1 nodes), a job without a spec
+        // is one node.
+        let lines = job(1, 64, 8 << 30, "8:ppn=8:x86_64:cl_zegox")
+            + &job(2, 10, 1 << 30, "2:ppn=4+1:ppn=2")
+            + &plain(3, 4, 1 << 30);
+        assert_eq!(
+            kb(MemoryUnit::BytesPerNode, &lines),
+            [64 << 20, 3 << 20, 1 << 20]
+        );
+        assert_eq!(
+            kb(MemoryUnit::KbPerNode, &plain(1, 4, 1000)),
+            [1000],
+            "no spec: one node"
+        );
+        assert_eq!(
+            kb(MemoryUnit::KbPerNode, &job(1, 4, 1000, "2:ppn=2")),
+            [2000]
+        );
+        assert_eq!(kb(MemoryUnit::KbPerProc, &plain(1, 4, 1000)), [4000]);
+        // The standard's reading keeps the field's value for a job with a node spec too.
+        assert_eq!(
+            kb(MemoryUnit::KbPerProc, &job(1, 4, 1000, "2:ppn=2")),
+            [4000]
+        );
+        assert_eq!(kb(MemoryUnit::KbPerJob, &plain(1, 4, 1000)), [1000]);
+        assert_eq!(kb(MemoryUnit::BytesPerJob, &plain(1, 4, 1025)), [2]);
     }
 }

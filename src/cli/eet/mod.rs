@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{CliError, Format, load_trace};
+use super::{CliError, Format};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
 use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
 use crate::sim::metrics::eet::{
@@ -20,7 +20,7 @@ use crate::sim::metrics::eet::{
     evaluate, heatmap,
 };
 use crate::store::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
-use memory::{MemoryUnit, alea_node_counts};
+use memory::MemoryUnit;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -123,14 +123,18 @@ pub struct Report {
 }
 
 pub fn run(args: EetArgs) -> Result<(), CliError> {
-    let trace = load_trace(&args.trace, args.lenient)?;
+    let options = crate::swf::ReadOptions {
+        memory: args.memory_unit.reading(),
+        ..crate::swf::ReadOptions::default()
+    };
+    let trace = super::load_trace_with(&args.trace, args.lenient, &options)?;
     let rule = capacity_rule(&args, trace.header.max_procs, &trace.source)?;
     if let Some(bin) = args.bin.filter(|&b| b < 60) {
         return Err(CliError::input(format!(
             "--bin must be at least 60 seconds (the paper's one-minute resolution), found {bin}"
         )));
     }
-    let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some())?;
+    let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some());
     if !jobs.is_empty() && jobs.iter().all(|j| j.start.is_none()) {
         eprintln!(
             "warning: {}: no job has a recorded wait (SWF field 3), so no schedule to judge",
@@ -257,21 +261,7 @@ fn capacity_rule(
 
 /// The metric's jobs: start = submit + recorded wait; CPUs = processors; memory per job in KB
 /// (when measured) by the memory unit.
-fn eet_jobs(
-    args: &EetArgs,
-    trace: &crate::swf::Trace,
-    memory: bool,
-) -> Result<Vec<EetJob>, CliError> {
-    let nodes = if memory && args.memory_unit.per_node() {
-        Some(alea_node_counts(&args.trace).map_err(|e| {
-            CliError::input(format!(
-                "failed to read node specs from {}: {e}",
-                trace.source
-            ))
-        })?)
-    } else {
-        None
-    };
+fn eet_jobs(args: &EetArgs, trace: &crate::swf::Trace, memory: bool) -> Vec<EetJob> {
     trace
         .workload
         .jobs
@@ -279,22 +269,11 @@ fn eet_jobs(
         .zip(&trace.recorded_waits)
         .map(|(job, &wait)| {
             let memory_kb = if memory {
-                let n = nodes.as_ref().and_then(|m| m.get(&job.id).copied());
-                args.memory_unit
-                    .job_kb(job.memory_kb, job.procs, n)
-                    .ok_or_else(|| {
-                        CliError::input(format!(
-                            "{}: job {} has no node spec (field 21) to read memory per node",
-                            trace.source, job.id
-                        ))
-                        .with_hint(
-                            "use a per-job or per-processor --memory-unit, or leave out --memory",
-                        )
-                    })?
+                args.memory_unit.job_kb(job)
             } else {
                 0
             };
-            Ok(EetJob {
+            EetJob {
                 id: job.id,
                 user: job.user,
                 group: job.group,
@@ -302,7 +281,7 @@ fn eet_jobs(
                 runtime: job.runtime,
                 start: (wait >= 0).then(|| job.submit.saturating_add(wait)),
                 request: PerResource::new(u64::from(job.procs), memory_kb, 0),
-            })
+            }
         })
         .collect()
 }

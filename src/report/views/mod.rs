@@ -7,6 +7,8 @@
 //! view").
 
 mod burstiness;
+mod clusters;
+mod fairshare;
 mod findings;
 mod reservations;
 mod schedule;
@@ -20,6 +22,7 @@ use super::data::ReportData;
 use super::palette::Palette;
 use super::shape::{Grid, ResultShape};
 
+pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
 pub use table::configurations as configurations_table;
 
@@ -214,12 +217,14 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 7] = [
+pub static FAMILIES: [&dyn Family; 9] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
+    &fairshare::Fairshare,
     &sweep::Sweep,
     &timeline::Timeline,
+    &clusters::Clusters,
     &schedule::Schedule,
     &table::Configurations,
 ];

@@ -2,18 +2,25 @@
 //! definition with its source).
 
 pub mod eet;
+mod per_cluster;
+mod queues;
 mod record;
 mod size_class;
 mod stats;
 mod summary;
+pub mod usage;
+mod users;
 
-pub use record::{JobRecord, job_records};
+pub use per_cluster::{ClusterJobs, per_cluster};
+pub use queues::{QueueSummary, summarize_queues};
+pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
 pub use summary::{
     ReservationCounts, RunAccumulator, RunSummary, Window, WindowScan, measurement, summarize,
     summarize_with_classes,
 };
+pub use users::{UserFairness, UserRow, fairness, jain_index, user_rows};
 
 use serde::{Deserialize, Serialize};
 

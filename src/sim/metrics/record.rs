@@ -2,6 +2,7 @@
 
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::{Time, Workload};
+use crate::sim::resources::ResourceVec;
 use crate::sim::schedule::ScheduledJob;
 
 /// One simulated job. Times in seconds; ratios dimensionless.
@@ -28,6 +29,14 @@ pub struct JobRecord {
     pub procs: u32,
     /// Allocation units held (processors on a pool, nodes with exclusive allocation).
     pub units: u64,
+    /// Index of the cluster it ran in (0 on a uniform machine).
+    pub cluster: u32,
+    /// Nodes it held.
+    pub nodes: u32,
+    /// What it held in all: cores, memory KB, GPUs (whole nodes' worth on exclusive nodes).
+    pub held: ResourceVec,
+    /// The memory it asked for in all, KB, as read (even when the machine ignores memory).
+    pub requested_memory_kb: u64,
     /// response / run.
     pub slowdown: f64,
     /// max(1, response / max(run, τ)).
@@ -59,12 +68,27 @@ impl JobRecord {
             requested_time: s.requested_time,
             procs: s.procs,
             units: s.units,
+            cluster: s.cluster,
+            nodes: s.nodes,
+            held: s.held,
+            requested_memory_kb: s.requested_memory_kb,
             slowdown: response as f64 / run as f64,
             bounded_slowdown: (response as f64 / run.max(tau) as f64).max(1.0),
             expansion_factor: (s.requested_time + wait) as f64 / s.requested_time as f64,
             backfilled: s.backfilled,
             killed: s.killed,
         }
+    }
+}
+
+/// The memory a job asks for in all: per node × nodes for a node request, per processor ×
+/// processors for a flexible one.
+pub fn requested_memory_kb(job: &crate::sim::Job) -> u64 {
+    match job.request.shape {
+        crate::sim::topology::Shape::Nodes { count, per_node } => {
+            u64::from(count).saturating_mul(per_node.memory_kb)
+        }
+        crate::sim::topology::Shape::Flexible => u64::from(job.procs).saturating_mul(job.memory_kb),
     }
 }
 

@@ -438,6 +438,7 @@ mod tests {
             requested_time: requested,
             procs,
             memory_kb: 0,
+            cpu_time: -1,
             user: 1,
             group: -1,
             queue: -1,
@@ -449,6 +450,7 @@ mod tests {
     fn run(jobs: Vec<Job>, procs: u32, config: MetricsConfig) -> RunSummary {
         let w = Workload::new(jobs);
         let sim = SimConfig {
+            order: Default::default(),
             machine: Machine::pool(procs),
             scheduler: SchedulerKind::Fcfs,
             interval: None,

@@ -10,6 +10,12 @@
 //! This matches pyss's `ConservativeScheduler` (reservations kept in submission order, compression
 //! after early terminations), which the fixtures in `shared/fixtures/pyss` come from.
 //!
+//! Over another queue order, compression goes in that order, and whenever the order is no
+//! longer the one the plan was made in (the previous order of the jobs still waiting, then the
+//! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
+//! planned afresh in the new order — reservations are then a plan, not a promise
+//! (docs/semantics.md, "Conservative over a priority order").
+//!
 //! # Planning incrementally (issue 10)
 //!
 //! The decisions are those of the straightforward formulation, kept as
@@ -45,6 +51,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use super::order::{OrderTracker, QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
 use crate::sim::job::Time;
@@ -54,8 +61,10 @@ use crate::sim::resources::ResourceVec;
 /// No reservation.
 const NONE: Time = Time::MIN;
 
-#[derive(Clone, Debug, Default)]
 pub struct Conservative {
+    order: Box<dyn QueueOrder>,
+    walk: Walk,
+    tracker: OrderTracker,
     /// Run the straightforward formulation (rebuild and compress at every call).
     reference: bool,
     /// The reference formulation's reservations, by workload index.
@@ -74,9 +83,35 @@ pub struct Conservative {
     windows: Vec<ReservedWindow>,
     /// The last call moved a reservation (or left a job unplanned): compress at the next one.
     unsettled: bool,
+    /// [`crate::sim::queue::Queue::reorders`] as of the last call.
+    reorders: u64,
+}
+
+impl Default for Conservative {
+    fn default() -> Self {
+        Conservative::new(Box::new(Submission))
+    }
 }
 
 impl Conservative {
+    pub fn new(order: Box<dyn QueueOrder>) -> Self {
+        Conservative {
+            order,
+            walk: Walk::default(),
+            tracker: OrderTracker::default(),
+            reference: false,
+            reference_slots: HashMap::new(),
+            profile: Profile::default(),
+            synced: false,
+            reserved: Vec::new(),
+            by_start: BinaryHeap::new(),
+            planned: 0,
+            windows: Vec::new(),
+            unsettled: false,
+            reorders: 0,
+        }
+    }
+
     /// The straightforward formulation: the same decisions, recomputed from scratch at every
     /// call (the property tests compare the two).
     pub fn reference() -> Self {
@@ -278,12 +313,18 @@ impl Conservative {
     /// The straightforward formulation (the module documentation's reference).
     fn schedule_reference(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
+        self.walk
+            .prepare(&mut *self.order, now, view.queue, view.jobs);
+        if !self.walk.is_identity() && self.tracker.changed(view.queue, self.walk.positions()) {
+            self.reference_slots.clear();
+        }
         // Running jobs and reservations first: queued jobs are planned around both.
         view.committed_profile(&mut self.profile);
         // Existing reservations hold their place while earlier jobs are compressed. One already
         // in the past (missed between two periodic calls) is stale: that job is placed afresh.
         let mut held = Vec::with_capacity(view.queue.len());
-        for job in view.queue {
+        for pos in self.walk.from(0) {
+            let job = &view.queue[pos];
             let slot = self
                 .reference_slots
                 .get(&job.job)
@@ -295,7 +336,8 @@ impl Conservative {
             held.push(slot);
         }
         let mut next = HashMap::with_capacity(view.queue.len());
-        for (pos, (job, slot)) in view.queue.iter().zip(held).enumerate() {
+        for (pos, slot) in self.walk.from(0).zip(held) {
+            let job = &view.queue[pos];
             if let Some(s) = slot {
                 self.profile
                     .unreserve(s, s + job.requested_time, job.demand);
@@ -316,12 +358,16 @@ impl Conservative {
         }
         self.reference_slots = next;
     }
-}
 
-impl Scheduler for Conservative {
-    fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
-        if self.reference {
-            return self.schedule_reference(view, starts);
+    /// Main's incremental formulation (submission order only).
+    fn schedule_incremental(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        if view.queue.reorders() != self.reorders {
+            // A job entered before planned ones (queue limits): plan the queue afresh.
+            let order = std::mem::replace(&mut self.order, Box::new(Submission));
+            *self = Conservative {
+                reorders: view.queue.reorders(),
+                ..Conservative::new(order)
+            };
         }
         let compress = self.sync(view);
         self.unsettled = false;
@@ -337,6 +383,23 @@ impl Scheduler for Conservative {
             let reserved = &self.reserved;
             self.by_start
                 .retain(|&Reverse((s, job))| reserved.get(job as usize) == Some(&s));
+        }
+    }
+}
+
+impl Scheduler for Conservative {
+    fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        report_ended(&mut *self.order, view.completed);
+        let from = starts.len();
+        // The incremental plan follows submission order; any other order is planned by the
+        // straightforward formulation in that order (rebuilt when the order changes).
+        if self.reference || !self.order.is_submission() {
+            self.schedule_reference(view, starts);
+        } else {
+            self.schedule_incremental(view, starts);
+        }
+        for &pos in &starts[from..] {
+            self.order.started(view.now, view.queue[pos].job, 0);
         }
     }
 }

@@ -18,19 +18,30 @@
 //! One precision the exercise leaves open: the extra capacity counts *every* job expected to end
 //! at the shadow time, not only the one whose release made the head fit — it is the capacity
 //! free at that instant, as in pyss's availability profile.
+//!
+//! Over another queue order the rule is the same with "queue order" read as that order: the head
+//! is the first job in it that does not fit, and backfilling walks the jobs after it.
 
+use super::order::{QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
 
-#[derive(Clone, Debug, Default)]
 pub struct Easy {
+    order: Box<dyn QueueOrder>,
+    walk: Walk,
     /// Jobs started in the current pass, as (predicted end, demand); reused between calls.
     started: Vec<(Time, ResourceVec)>,
     profile: Profile,
     /// Use the profile formulation even without reservations (for the equivalence tests).
     always_profile: bool,
+}
+
+impl Default for Easy {
+    fn default() -> Self {
+        Easy::new(Box::new(Submission))
+    }
 }
 
 /// The head's reservation: when it is expected to start and what is left over then.
@@ -41,6 +52,16 @@ pub struct Shadow {
 }
 
 impl Easy {
+    pub fn new(order: Box<dyn QueueOrder>) -> Self {
+        Easy {
+            order,
+            walk: Walk::default(),
+            started: Vec::new(),
+            profile: Profile::default(),
+            always_profile: false,
+        }
+    }
+
     /// EASY that always runs on an availability profile: the same decisions as the default,
     /// by a different computation (tests compare the two).
     pub fn on_profile() -> Self {
@@ -55,25 +76,28 @@ impl Easy {
         let now = view.now;
         let profile = &mut self.profile;
         view.committed_profile(profile);
-        let queue = view.queue;
+        let mut jobs = self.walk.iter_from(view.queue, 0);
         let fits_now = |p: &Profile, job: &QueuedJob| {
             p.earliest_fit(now, job.requested_time, job.demand) == Some(now)
         };
-        let mut pos = 0;
-        while pos < queue.len() && fits_now(profile, &queue[pos]) {
-            profile.reserve(now, now + queue[pos].requested_time, queue[pos].demand);
+        let head = loop {
+            let Some((pos, job)) = jobs.next() else {
+                return;
+            };
+            if !fits_now(profile, &job) {
+                break job;
+            }
+            profile.reserve(now, now + job.requested_time, job.demand);
             starts.push(pos);
-            pos += 1;
-        }
-        let Some(head) = queue.get(pos) else { return };
+        };
         let Some(shadow) = profile.earliest_fit(now, head.requested_time, head.demand) else {
             return;
         };
         profile.reserve(shadow, shadow + head.requested_time, head.demand);
-        for (offset, job) in queue.iter_from(pos + 1).enumerate() {
-            if fits_now(profile, job) {
+        for (pos, job) in jobs {
+            if fits_now(profile, &job) {
                 profile.reserve(now, now + job.requested_time, job.demand);
-                starts.push(pos + 1 + offset);
+                starts.push(pos);
             }
         }
     }
@@ -130,33 +154,49 @@ impl Easy {
 
 impl Scheduler for Easy {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        report_ended(&mut *self.order, view.completed);
+        self.walk
+            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        let from = starts.len();
+        self.decide(view, starts);
+        for &pos in &starts[from..] {
+            self.order.started(view.now, view.queue[pos].job, 0);
+        }
+    }
+}
+
+impl Easy {
+    fn decide(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         if self.always_profile || !view.reservations.is_empty() {
             return self.schedule_on_profile(view, starts);
         }
         let mut free = view.free;
         self.started.clear();
-        let queue = view.queue;
-        let mut pos = 0;
-        while pos < queue.len() && queue[pos].demand.fits_in(&free) {
-            free -= queue[pos].demand;
+        let mut jobs = self.walk.iter_from(view.queue, 0);
+        let head = loop {
+            let Some((pos, job)) = jobs.next() else {
+                return;
+            };
+            if !job.demand.fits_in(&free) {
+                break job;
+            }
+            free -= job.demand;
             self.started
-                .push((view.now + queue[pos].requested_time, queue[pos].demand));
+                .push((view.now + job.requested_time, job.demand));
             starts.push(pos);
-            pos += 1;
-        }
-        if pos >= queue.len() || free.unit_count() == 0 {
+        };
+        if free.unit_count() == 0 {
             return;
         }
         self.started.sort_unstable_by_key(|s| s.0);
-        let head = &queue[pos];
         let Some(Shadow {
             time: shadow,
             mut extra,
-        }) = Self::shadow(view, &self.started, free, head)
+        }) = Self::shadow(view, &self.started, free, &head)
         else {
             return;
         };
-        for (offset, job) in queue.iter_from(pos + 1).enumerate() {
+        for (pos, job) in jobs {
             if !job.demand.fits_in(&free) {
                 continue;
             }
@@ -169,7 +209,7 @@ impl Scheduler for Easy {
             } else {
                 continue;
             }
-            starts.push(pos + 1 + offset);
+            starts.push(pos);
             if free.unit_count() == 0 {
                 break;
             }

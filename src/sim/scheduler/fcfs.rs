@@ -1,40 +1,92 @@
-//! First-come first-served: start queued jobs in submission order while the head fits; never
-//! start a job past one that is waiting. With reservations, "fits" means fits now and beside
+//! No backfilling (`policy: fcfs`, `backfill: none`): start queued jobs in queue order while the
+//! next one fits; never start a job past one that is waiting. With the `fcfs` order this is
+//! first-come first-served; with `fairshare` it is the paper's experiment ("only the job at the
+//! head of the queue was eligible to run"). With reservations, "fits" means fits now and beside
 //! every reservation until the job's requested time is up.
+//!
+//! The same pass, skipping a job that does not fit instead of stopping, is the aggressive rule
+//! ([`super::Aggressive`]).
 
+use super::order::{QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
 use super::{Scheduler, View};
 
-#[derive(Clone, Debug, Default)]
+/// What the pass does at a job that does not fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Blocked {
+    /// Stop: nothing passes a waiting job.
+    Stop,
+    /// Skip it and try the next.
+    Skip,
+}
+
 pub struct Fcfs {
+    order: Box<dyn QueueOrder>,
+    walk: Walk,
     profile: Profile,
+    blocked: Blocked,
+}
+
+impl Default for Fcfs {
+    fn default() -> Self {
+        Fcfs::new(Box::new(Submission))
+    }
+}
+
+impl Fcfs {
+    pub fn new(order: Box<dyn QueueOrder>) -> Self {
+        Fcfs::with_blocked(order, Blocked::Stop)
+    }
+
+    pub(super) fn with_blocked(order: Box<dyn QueueOrder>, blocked: Blocked) -> Self {
+        Fcfs {
+            order,
+            walk: Walk::default(),
+            profile: Profile::default(),
+            blocked,
+        }
+    }
 }
 
 impl Scheduler for Fcfs {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
-        if !view.reservations.is_empty() {
+        report_ended(&mut *self.order, view.completed);
+        self.walk
+            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        let from = starts.len();
+        let planned = !view.reservations.is_empty();
+        if planned {
             view.committed_profile(&mut self.profile);
-            for (pos, job) in view.queue.iter().enumerate() {
-                let fits = self
-                    .profile
-                    .earliest_fit(view.now, job.requested_time, job.demand)
-                    == Some(view.now);
-                if !fits {
-                    break;
-                }
-                self.profile
-                    .reserve(view.now, view.now + job.requested_time, job.demand);
-                starts.push(pos);
-            }
-            return;
         }
         let mut free = view.free;
-        for (pos, job) in view.queue.iter().enumerate() {
-            if !job.demand.fits_in(&free) {
-                break;
+        for k in 0..self.walk.len() {
+            let pos = self.walk.pos(k);
+            let job = &view.queue[pos];
+            let fits = if planned {
+                self.profile
+                    .earliest_fit(view.now, job.requested_time, job.demand)
+                    == Some(view.now)
+            } else {
+                job.demand.fits_in(&free)
+            };
+            if !fits {
+                match self.blocked {
+                    Blocked::Stop => break,
+                    Blocked::Skip => continue,
+                }
+            }
+            if planned {
+                self.profile
+                    .reserve(view.now, view.now + job.requested_time, job.demand);
             }
             free -= job.demand;
             starts.push(pos);
+            if !planned && free.unit_count() == 0 {
+                break;
+            }
+        }
+        for &pos in &starts[from..] {
+            self.order.started(view.now, view.queue[pos].job, 0);
         }
     }
 }

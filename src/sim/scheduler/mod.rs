@@ -1,7 +1,13 @@
 //! Scheduling policies. A policy receives a read-only [`View`] of the machine and the queue and
 //! returns its decisions as data (the queue positions to start now); the engine applies them and
 //! checks that nothing is over-allocated (STYLE.md item 6).
+//!
+//! A policy is a queue order ([`order`]) × a backfilling rule × (on topologies) a placement. The
+//! rules, each over any order: `fcfs` (no backfilling: start jobs in order while they fit),
+//! `easy`, `conservative` and `aggressive` (start every job that fits, in order, with no
+//! reservation for anyone); counted in processors or nodes here, placed on nodes in [`node`].
 
+mod aggressive;
 mod conservative;
 mod easy;
 mod fcfs;
@@ -9,11 +15,12 @@ pub mod node;
 pub mod order;
 pub mod profile;
 
+pub use aggressive::Aggressive;
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fcfs::Fcfs;
 
-use super::job::Time;
+use super::job::{Job, Time};
 use super::queue::Queue;
 use super::reservation::ReservedWindow;
 use super::resources::ResourceVec;
@@ -39,11 +46,15 @@ pub struct View<'a> {
     pub free: ResourceVec,
     /// Waiting jobs in submission order, read like a slice (`len`, `queue[pos]`, `iter`).
     pub queue: &'a Queue,
+    /// The workload's jobs, by index (what an order may rank by: user, queue, size).
+    pub jobs: &'a [Job],
     /// Running jobs in order of expected termination.
     pub running: &'a RunningSet,
     /// Jobs that left `running` (completed or killed) since the scheduler's previous call, in
     /// the order they ended: what a policy keeping state between calls needs to update it.
     pub ended: &'a [RunningJob],
+    /// The same jobs with the instant each ended (what a queue order's ledger is fed).
+    pub completed: &'a [node::Completed],
     /// Granted reservations not yet over, by start. Those already started are not in `free`.
     /// No job may hold reserved capacity: a job may start only if it fits beside every
     /// reservation until its requested time is up.
@@ -84,20 +95,24 @@ pub trait Scheduler {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>);
 }
 
-/// The built-in policies, by name.
+/// The built-in backfilling rules, by name. With the `fcfs` queue order, `fcfs`, `easy` and
+/// `conservative` are the classic policies of those names (pyss's exact schedules); `fcfs` is
+/// the rule "no backfilling" (`backfill: none`) over any order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SchedulerKind {
     Fcfs,
     Easy,
     Conservative,
+    Aggressive,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 3] = [
+    pub const ALL: [SchedulerKind; 4] = [
         SchedulerKind::Fcfs,
         SchedulerKind::Easy,
         SchedulerKind::Conservative,
+        SchedulerKind::Aggressive,
     ];
 
     pub fn name(self) -> &'static str {
@@ -105,14 +120,44 @@ impl SchedulerKind {
             SchedulerKind::Fcfs => "fcfs",
             SchedulerKind::Easy => "easy",
             SchedulerKind::Conservative => "conservative",
+            SchedulerKind::Aggressive => "aggressive",
         }
     }
 
-    pub fn build(self) -> Box<dyn Scheduler> {
+    /// The rule's name on the `backfill` axis: `none` for `fcfs`.
+    pub fn backfill_name(self) -> &'static str {
         match self {
-            SchedulerKind::Fcfs => Box::new(Fcfs::default()),
-            SchedulerKind::Easy => Box::new(Easy::default()),
-            SchedulerKind::Conservative => Box::new(Conservative::default()),
+            SchedulerKind::Fcfs => "none",
+            other => other.name(),
+        }
+    }
+
+    /// The rule over submission order, counting processors or nodes.
+    pub fn build(self) -> Box<dyn Scheduler> {
+        self.build_ordered(Box::new(order::Submission))
+    }
+
+    /// The rule over `order`, counting processors or nodes.
+    pub fn build_ordered(self, order: Box<dyn order::QueueOrder>) -> Box<dyn Scheduler> {
+        match self {
+            SchedulerKind::Fcfs => Box::new(Fcfs::new(order)),
+            SchedulerKind::Easy => Box::new(Easy::new(order)),
+            SchedulerKind::Conservative => Box::new(Conservative::new(order)),
+            SchedulerKind::Aggressive => Box::new(Aggressive::new(order)),
+        }
+    }
+
+    /// The rule named `s` on the `backfill` axis (`none`, `easy`, `conservative`,
+    /// `aggressive`).
+    pub fn from_backfill(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(SchedulerKind::Fcfs),
+            "easy" => Ok(SchedulerKind::Easy),
+            "conservative" => Ok(SchedulerKind::Conservative),
+            "aggressive" => Ok(SchedulerKind::Aggressive),
+            _ => Err(format!(
+                "unknown backfilling rule {s:?} (expected none, easy, conservative or aggressive)"
+            )),
         }
     }
 }
@@ -129,6 +174,8 @@ impl std::str::FromStr for SchedulerKind {
         SchedulerKind::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| format!("unknown scheduler {s:?} (expected fcfs, easy or conservative)"))
+            .ok_or_else(|| {
+                format!("unknown scheduler {s:?} (expected fcfs, easy, conservative or aggressive)")
+            })
     }
 }

@@ -117,6 +117,7 @@ impl Source<'_> {
             requested_time,
             procs,
             memory_kb: spec.memory_kb,
+            cpu_time: -1,
             user: self.user,
             group: self.group,
             queue: -1,

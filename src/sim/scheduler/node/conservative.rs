@@ -15,6 +15,11 @@
 //! nothing, and an arrival cannot move anyone earlier, so arrivals are simply placed after the
 //! existing reservations — the decisions are those of compressing at every call (as pyss does),
 //! at a fraction of the cost.
+//!
+//! Over another queue order, compression goes in that order, and whenever the order is no
+//! longer the one the plan was made in (the previous order of the jobs still waiting, then the
+//! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
+//! planned afresh in the new order (docs/semantics.md, "Conservative over a priority order").
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,7 +27,7 @@ use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
 use crate::sim::scheduler::QueuedJob;
-use crate::sim::scheduler::order::{Ordered, QueueOrder};
+use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
 use crate::sim::topology::{NodeShape, Timeline};
 
 /// A queued job's reservation.
@@ -38,6 +43,7 @@ struct Plan {
 pub struct NodeConservative {
     order: Box<dyn QueueOrder>,
     positions: Vec<usize>,
+    tracker: OrderTracker,
     pass: Pass,
     tl: Timeline,
     nodes: Vec<u32>,
@@ -57,6 +63,7 @@ impl NodeConservative {
         NodeConservative {
             order,
             positions: Vec::new(),
+            tracker: OrderTracker::default(),
             pass: Pass::default(),
             tl: Timeline::default(),
             nodes: Vec::new(),
@@ -152,21 +159,22 @@ impl NodeConservative {
         }) && plan.start >= view.now
     }
 
-    /// Rebuilds the timeline from the committed state and compresses the queue.
-    fn replan(&mut self, view: &NodeView<'_>) {
+    /// Rebuilds the timeline from the committed state and compresses the queue; `afresh`: the
+    /// order changed, every reservation is dropped and the queue planned anew in its order
+    /// (`self.positions` already holds it).
+    fn replan(&mut self, view: &NodeView<'_>, afresh: bool) {
         let now = view.now;
         view.committed_timeline(&mut self.tl);
         let mut ordered = std::mem::take(&mut self.ordered);
         ordered.clear();
-        ordered.extend(Ordered::new(
-            &mut *self.order,
-            now,
-            view.queue,
-            view.jobs,
-            &mut self.positions,
-        ));
+        if self.order.is_submission() {
+            ordered.extend(view.queue.iter().copied().enumerate());
+        } else {
+            // `schedule` computed this call's order into `self.positions`.
+            ordered.extend(self.positions.iter().map(|&pos| (pos, view.queue[pos])));
+        }
         let mut old = std::mem::take(&mut self.plans);
-        old.retain(|_, p| p.start >= now);
+        old.retain(|_, p| p.start >= now && !afresh);
         for (_, q) in &ordered {
             if let Some(p) = old.get(&q.job) {
                 let end = p.start + q.requested_time;
@@ -211,6 +219,12 @@ impl NodeConservative {
 impl NodeScheduler for NodeConservative {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         let now = view.now;
+        report_ended(&mut *self.order, view.completed);
+        let afresh = !self.order.is_submission() && {
+            self.order
+                .order(now, view.queue, view.jobs, &mut self.positions);
+            self.tracker.changed(view.queue, &self.positions)
+        };
         self.pass.begin(view);
         let early = view.completed.iter().any(|c| c.end < c.expected_end);
         let overrun = view
@@ -219,14 +233,15 @@ impl NodeScheduler for NodeConservative {
             .next()
             .is_some_and(|r| r.expected_end <= now);
         let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
-        let replan = early
+        let replan = afresh
+            || early
             || overrun
             || stale
             || self.unsettled
             || self.epoch != Some(view.reservations_epoch);
         self.epoch = Some(view.reservations_epoch);
         if replan {
-            self.replan(view);
+            self.replan(view, afresh);
         } else {
             self.tl.advance(view.layout, now);
             for q in view.queue.iter_from(self.planned) {
@@ -261,6 +276,9 @@ impl NodeScheduler for NodeConservative {
             }
             self.pass.take(view, plan.class, &plan.shape, &self.nodes);
             decisions.start(pos, plan.class, &self.nodes);
+        }
+        for d in &decisions.starts()[before..] {
+            self.order.started(now, view.queue[d.pos].job, d.class);
         }
         // What stays queued after these starts has been planned; later entries are arrivals.
         self.planned = view.queue.len() - (decisions.starts().len() - before);

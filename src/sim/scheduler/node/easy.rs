@@ -17,7 +17,7 @@ use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
 use super::shadow::{Shadow, Started};
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::{Ordered, QueueOrder};
+use crate::sim::scheduler::order::{Ordered, QueueOrder, report_ended};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
@@ -67,6 +67,16 @@ impl NodeEasy {
 
 impl NodeScheduler for NodeEasy {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        report_ended(&mut *self.order, view.completed);
+        self.decide(view, decisions);
+        for d in decisions.starts() {
+            self.order.started(view.now, view.queue[d.pos].job, d.class);
+        }
+    }
+}
+
+impl NodeEasy {
+    fn decide(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         let now = view.now;
         self.pass.begin(view);
         self.last_shadow = None;

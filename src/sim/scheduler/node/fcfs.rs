@@ -2,10 +2,13 @@
 //! the first class, in placement order, with enough nodes free for its per-node amounts); never
 //! start a job past one that is waiting. With advance reservations, "fits" means fits beside
 //! every reservation until the job's requested time is up (planned on a [`Timeline`]).
+//!
+//! The same pass, skipping a job that does not fit instead of stopping, is the aggressive rule
+//! ([`super::NodeAggressive`]).
 
 use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::{Ordered, QueueOrder};
+use crate::sim::scheduler::order::{Ordered, QueueOrder, report_ended};
 use crate::sim::topology::Timeline;
 
 pub struct NodeFcfs {
@@ -14,6 +17,8 @@ pub struct NodeFcfs {
     pass: Pass,
     tl: Timeline,
     nodes: Vec<u32>,
+    /// Skip a job that does not fit (aggressive) instead of stopping there.
+    skip_blocked: bool,
 }
 
 impl NodeFcfs {
@@ -24,12 +29,22 @@ impl NodeFcfs {
             pass: Pass::default(),
             tl: Timeline::default(),
             nodes: Vec::new(),
+            skip_blocked: false,
+        }
+    }
+
+    /// The pass that skips blocked jobs: aggressive backfilling.
+    pub(super) fn skipping(order: Box<dyn QueueOrder>) -> Self {
+        NodeFcfs {
+            skip_blocked: true,
+            ..NodeFcfs::new(order)
         }
     }
 }
 
 impl NodeScheduler for NodeFcfs {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        report_ended(&mut *self.order, view.completed);
         self.pass.begin(view);
         let planned = !view.reservations.is_empty();
         if planned {
@@ -75,7 +90,12 @@ impl NodeScheduler for NodeFcfs {
                     continue 'queue;
                 }
             }
-            break;
+            if !self.skip_blocked {
+                break;
+            }
+        }
+        for d in decisions.starts() {
+            self.order.started(now, view.queue[d.pos].job, d.class);
         }
     }
 }

@@ -6,9 +6,10 @@
 //! every decision (eligible class, the job's shape there, distinct nodes of that class, nothing
 //! over-allocated) and applies it (STYLE.md item 6).
 //!
-//! A policy is a queue order ([`super::order`]) × a backfilling rule (FCFS, EASY, conservative)
-//! × a [`Placement`]; docs/semantics.md states each rule on nodes.
+//! A policy is a queue order ([`super::order`]) × a backfilling rule (FCFS, EASY, conservative,
+//! aggressive) × a [`Placement`]; docs/semantics.md states each rule on nodes.
 
+mod aggressive;
 mod conservative;
 mod easy;
 mod easy_timeline;
@@ -16,6 +17,7 @@ mod fcfs;
 mod pass;
 mod shadow;
 
+pub use aggressive::NodeAggressive;
 pub use conservative::NodeConservative;
 pub use easy::NodeEasy;
 pub use fcfs::NodeFcfs;
@@ -93,7 +95,8 @@ pub struct NodeView<'a> {
     pub completed: &'a [Completed],
     /// Granted advance reservations not yet over, by start.
     pub reservations: &'a [NodeReservation],
-    /// Changes whenever a reservation is granted.
+    /// Changes whenever a reservation is granted, or held jobs become eligible out of
+    /// submission order (queue limits): a plan kept between calls must then be rebuilt.
     pub reservations_epoch: u64,
 }
 
@@ -214,5 +217,6 @@ pub fn build_ordered(kind: SchedulerKind, order: Box<dyn QueueOrder>) -> Box<dyn
         SchedulerKind::Fcfs => Box::new(NodeFcfs::new(order)),
         SchedulerKind::Easy => Box::new(NodeEasy::new(order)),
         SchedulerKind::Conservative => Box::new(NodeConservative::new(order)),
+        SchedulerKind::Aggressive => Box::new(NodeAggressive::new(order)),
     }
 }

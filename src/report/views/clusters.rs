@@ -1,0 +1,358 @@
+//! The clusters section, shown when a result set has topology cells (issue 10): what each
+//! cluster of the machine did in each configuration — its capacity, how much of its cores,
+//! memory and GPUs jobs held over the measurement window, how long the jobs that ran there
+//! waited — the jobs no cluster can ever run, by reason, and utilization by cluster and
+//! resource over time. Replicas are averaged in the tables; the charts show a configuration's
+//! first replica. Everything comes from `summary.parquet`, `clusters.parquet` and
+//! `cluster_timeseries.parquet` (docs/outputs.md).
+
+use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
+use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
+use crate::report::data::{ClusterRow, fmt_scaled};
+use crate::report::palette::COLORS;
+use crate::report::shape::{Config, ResultShape};
+use crate::report::svg::Look;
+
+pub struct Clusters;
+
+/// Configurations drawn at most (one chart each) and described in words at most.
+const MAX_CHARTS: usize = 12;
+const MAX_FINDINGS: usize = 8;
+/// Points per line at most.
+const MAX_POINTS: usize = 400;
+const KB_PER_GIB: f64 = 1_048_576.0;
+/// Resource kinds as in the column names, and as a reader names them.
+const RESOURCES: [(&str, &str); 3] = [("cores", "cores"), ("memory", "memory"), ("gpus", "GPUs")];
+
+impl Family for Clusters {
+    fn name(&self) -> &'static str {
+        "clusters"
+    }
+
+    fn heading(&self) -> &'static str {
+        "Clusters"
+    }
+
+    fn select(&self, shape: &ResultShape) -> Vec<ViewSpec> {
+        // Topology cells record their placement; processor pools leave it null.
+        if !shape.files.contains("clusters.parquet") || !shape.text_columns.contains("placement") {
+            return Vec::new();
+        }
+        vec![ViewSpec {
+            family: self.name(),
+            kind: ViewKind::Section,
+        }]
+    }
+
+    fn build(&self, _views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
+        build(ctx, section);
+    }
+}
+
+/// A reason column (`skipped_too_much_memory_per_node`) in words.
+pub fn reason_words(column: &str) -> String {
+    let reason = column.strip_prefix("skipped_").unwrap_or(column);
+    match reason {
+        "too_many_procs" => "more processors than the machine".into(),
+        "no_such_cluster" => "no such cluster".into(),
+        "no_node_with_properties" => "no node with the properties".into(),
+        "empty_request" => "a request for no nodes".into(),
+        "too_many_cores_per_node" => "too many cores per node".into(),
+        "too_much_memory_per_node" => "too much memory per node".into(),
+        "too_many_gpus_per_node" => "too many GPUs per node".into(),
+        "too_many_nodes" => "too many nodes".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// A configuration as a reader names it: its levels on the varying axes ("easy, memory
+/// ignored"), or its workload when nothing varies.
+fn label(ctx: &Context<'_>, c: &Config<'_>) -> String {
+    let shape = &ctx.grid.shape;
+    if shape.axes.is_empty() {
+        return c.text("workload");
+    }
+    shape
+        .axes
+        .iter()
+        .zip(&c.levels)
+        .map(|(a, l)| a.describe(l))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One cluster of a configuration, its replicas' rows averaged.
+struct ClusterMeans {
+    name: String,
+    values: std::collections::BTreeMap<String, Option<f64>>,
+}
+
+impl ClusterMeans {
+    fn get(&self, column: &str) -> Option<f64> {
+        self.values.get(column).copied().flatten()
+    }
+}
+
+/// The clusters of configuration `c` in topology order, each column averaged over replicas
+/// (over the replicas that have a value).
+fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<ClusterMeans> {
+    let cells: Vec<&str> = c.rows.iter().map(|r| r.cell.as_str()).collect();
+    let mut out: Vec<(String, Vec<&ClusterRow>)> = Vec::new();
+    for r in rows.iter().filter(|r| cells.contains(&r.cell.as_str())) {
+        match out.iter_mut().find(|(n, _)| *n == r.cluster) {
+            Some((_, v)) => v.push(r),
+            None => out.push((r.cluster.clone(), vec![r])),
+        }
+    }
+    out.into_iter()
+        .map(|(name, rs)| {
+            let mut values = std::collections::BTreeMap::new();
+            for column in rs.iter().flat_map(|r| r.numbers.keys()) {
+                let v: Vec<f64> = rs
+                    .iter()
+                    .filter_map(|r| r.numbers.get(column).copied().flatten())
+                    .collect();
+                let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+                values.insert(column.clone(), mean);
+            }
+            ClusterMeans { name, values }
+        })
+        .collect()
+}
+
+fn percent(v: Option<f64>) -> String {
+    v.map_or("–".into(), |x| format!("{:.1} %", 100.0 * x))
+}
+
+fn build(ctx: &Context<'_>, section: &mut Section) {
+    let data = ctx.data;
+    let shape = &ctx.grid.shape;
+    let configs: Vec<&Config<'_>> = ctx
+        .grid
+        .configs
+        .iter()
+        .filter(|c| !c.text("placement").is_empty())
+        .collect();
+    if configs.is_empty() {
+        return;
+    }
+    section.intro.push(format!(
+        "What each cluster did: its capacity, the fraction of its cores, memory and GPUs that jobs held over the measurement window (a job on exclusive nodes holds them whole), and the waits of the measured jobs that ran there{}. Jobs that no cluster can ever run belong to none: they are counted by reason (docs/metrics.md, \"Per cluster\").",
+        if shape.replicas > 1 { ", means over replicas" } else { "" }
+    ));
+    let mut rows = Vec::new();
+    for c in &configs {
+        let name = label(ctx, c);
+        for m in clusters_of(&data.clusters, c) {
+            let n = |col: &str| m.get(col);
+            rows.push(vec![
+                name.clone(),
+                m.name.clone(),
+                fmt_scaled(n("nodes"), 1.0, 0),
+                fmt_scaled(n("cores"), 1.0, 0),
+                fmt_scaled(n("memory_kb"), 1.0 / KB_PER_GIB, 1),
+                fmt_scaled(n("gpus"), 1.0, 0),
+                fmt_scaled(n("jobs"), 1.0, 0),
+                fmt_scaled(n("utilization_cores"), 1.0, 3),
+                fmt_scaled(n("utilization_memory"), 1.0, 3),
+                fmt_scaled(n("utilization_gpus"), 1.0, 3),
+                fmt_scaled(n("wait_mean"), 1.0 / 3600.0, 2),
+                fmt_scaled(n("wait_p95"), 1.0 / 3600.0, 2),
+                fmt_scaled(n("bounded_slowdown_mean"), 1.0, 2),
+                fmt_scaled(n("backfilled_fraction"), 1.0, 3),
+            ]);
+        }
+    }
+    let n = rows.len();
+    section.tables.push(Table {
+        caption: "Per configuration and cluster: capacity, utilization by resource (fractions; – where the cluster has none), and the measured jobs that ran there (waits in hours, bsld the bounded slowdown).".into(),
+        headers: [
+            "configuration",
+            "cluster",
+            "nodes",
+            "cores",
+            "memory (GiB)",
+            "GPUs",
+            "jobs",
+            "cores used",
+            "memory used",
+            "GPUs used",
+            "mean wait (h)",
+            "p95 wait (h)",
+            "mean bsld",
+            "backfilled",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        text_columns: 2,
+        folded: n > super::table::FOLD_ROWS,
+    });
+    infeasible(ctx, &configs, section);
+    for c in configs.iter().take(MAX_FINDINGS) {
+        let clusters = clusters_of(&data.clusters, c);
+        let total: f64 = clusters.iter().filter_map(|m| m.get("jobs")).sum();
+        let parts: Vec<String> = clusters
+            .iter()
+            .map(|m| {
+                let jobs = m.get("jobs").unwrap_or(0.0);
+                let share = if total > 0.0 {
+                    100.0 * jobs / total
+                } else {
+                    0.0
+                };
+                let used: Vec<String> = RESOURCES
+                    .iter()
+                    .filter_map(|(col, words)| {
+                        m.get(&format!("utilization_{col}"))
+                            .map(|u| format!("{words} {}", percent(Some(u))))
+                    })
+                    .collect();
+                let wait = m.get("wait_mean").map_or(String::new(), |w| {
+                    format!(", mean wait {:.2} h", w / 3600.0)
+                });
+                format!(
+                    "{} ran {} job{} ({share:.0} %) with {} used{wait}",
+                    m.name,
+                    fmt_scaled(Some(jobs), 1.0, 0),
+                    if jobs == 1.0 { "" } else { "s" },
+                    used.join(", ")
+                )
+            })
+            .collect();
+        let never = c.estimate("skipped_too_large", 1.0).map_or(0.0, |e| e.mean);
+        let tail = if never > 0.0 {
+            let reasons: Vec<String> = reasons(shape)
+                .iter()
+                .filter_map(|r| {
+                    let v = c.estimate(r, 1.0)?.mean;
+                    (v > 0.0)
+                        .then(|| format!("{} {}", fmt_scaled(Some(v), 1.0, 0), reason_words(r)))
+                })
+                .collect();
+            format!(
+                " {} job{} can never run ({}).",
+                fmt_scaled(Some(never), 1.0, 0),
+                if never == 1.0 { "" } else { "s" },
+                reasons.join(", ")
+            )
+        } else {
+            " Every job fits a cluster.".into()
+        };
+        section.findings.push(Finding {
+            title: label(ctx, c),
+            text: format!("{}.{tail}", parts.join("; ")),
+        });
+    }
+    for (i, c) in configs.iter().take(MAX_CHARTS).enumerate() {
+        let Some(cell) = c.rows.first().map(|r| r.cell.as_str()) else {
+            continue;
+        };
+        let Some(series) = data.cluster_series.get(cell) else {
+            continue;
+        };
+        let origin = series
+            .iter()
+            .filter_map(|(_, s)| s.first().map(|p| p.0))
+            .fold(f64::INFINITY, f64::min);
+        let panels: Vec<Panel> = series
+            .iter()
+            .map(|(cluster, bins)| Panel {
+                title: Some(cluster.clone()),
+                series: RESOURCES
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, (_, words))| {
+                        let points: Vec<(f64, f64)> = bins
+                            .iter()
+                            .filter_map(|(t, v)| Some(((t - origin) / 86_400.0, v[k]?)))
+                            .collect();
+                        (!points.is_empty()).then(|| Series {
+                            name: words.to_string(),
+                            look: Look {
+                                color: COLORS[k].to_string(),
+                                dash: "",
+                                marker: k,
+                            },
+                            draw: Draw::Plain,
+                            points: charts::thin(points, MAX_POINTS)
+                                .into_iter()
+                                .map(|(x, y)| Point::new(x, y))
+                                .collect(),
+                        })
+                    })
+                    .collect(),
+            })
+            .collect();
+        let name = label(ctx, c);
+        let title = format!("Utilization by cluster and resource — {name}");
+        let mut chart = LineChart::new(
+            &title,
+            "days since the first bin",
+            "fraction of capacity (mean per bin)",
+            panels,
+        );
+        chart.y_range = Some((0.0, 1.0));
+        chart.x_axis = Scaling::Linear;
+        chart.y_axis = Scaling::Linear;
+        chart.legend_heading = Some("resource");
+        section.charts.push(Chart {
+            id: format!("clusters-{i}"),
+            caption: format!(
+                "Utilization of each cluster's cores, memory and GPUs over time, {name} (time-weighted mean per bin of cluster_timeseries.parquet{})",
+                if c.rows.len() > 1 { ", first replica" } else { "" }
+            ),
+            svg: charts::line_chart(&chart),
+        });
+    }
+}
+
+/// The reason columns of the summary (`skipped_<reason>`; not their sum).
+fn reasons(shape: &ResultShape) -> Vec<String> {
+    shape
+        .columns
+        .iter()
+        .filter(|c| c.starts_with("skipped_") && *c != "skipped_too_large")
+        .cloned()
+        .collect()
+}
+
+/// The table of jobs that can never run, with a column per reason that occurs.
+fn infeasible(ctx: &Context<'_>, configs: &[&Config<'_>], section: &mut Section) {
+    let mean = |c: &Config<'_>, col: &str| c.estimate(col, 1.0).map_or(0.0, |e| e.mean);
+    let occurring: Vec<String> = reasons(&ctx.grid.shape)
+        .into_iter()
+        .filter(|r| configs.iter().any(|c| mean(c, r) > 0.0))
+        .collect();
+    if occurring.is_empty() {
+        section
+            .intro
+            .push("Every job of every configuration fits some cluster.".into());
+        return;
+    }
+    let mut headers = vec!["configuration".to_string(), "never run".to_string()];
+    headers.extend(occurring.iter().map(|r| reason_words(r)));
+    let rows: Vec<Vec<String>> = configs
+        .iter()
+        .map(|c| {
+            let mut row = vec![
+                label(ctx, c),
+                fmt_scaled(Some(mean(c, "skipped_too_large")), 1.0, 0),
+            ];
+            row.extend(
+                occurring
+                    .iter()
+                    .map(|r| fmt_scaled(Some(mean(c, r)), 1.0, 0)),
+            );
+            row
+        })
+        .collect();
+    let n = rows.len();
+    section.tables.push(Table {
+        caption: "Jobs that no cluster can ever run, by reason (counted, never run; docs/outputs.md, skipped_*).".into(),
+        headers,
+        rows,
+        text_columns: 1,
+        folded: n > super::table::FOLD_ROWS,
+    });
+}

@@ -1,0 +1,105 @@
+//! Per-queue aggregates of a run with queues and limits (docs/outputs.md, `queues.parquet`):
+//! how many jobs each queue took, rejected, held and killed; their mean wait, mean held time and
+//! mean bounded slowdown; and the queue's share of the delivered processor-time.
+
+use super::JobRecord;
+use crate::sim::job::Time;
+use crate::sim::limits::LimitsOutcome;
+
+/// One queue's aggregates. Means are over the measured jobs (after the warm-up); counts and the
+/// processor-time over every simulated job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSummary {
+    pub queue: String,
+    /// Simulated jobs.
+    pub jobs: u64,
+    /// Jobs refused at submission.
+    pub rejected: u64,
+    /// Jobs held back by a limit for at least one second.
+    pub held_jobs: u64,
+    /// Jobs stopped by the queue's walltime or CPU-time limit.
+    pub killed_by_limit: u64,
+    pub wait_mean: Option<f64>,
+    pub held_seconds_mean: Option<f64>,
+    pub bounded_slowdown_mean: Option<f64>,
+    /// Processor-seconds its jobs ran (requested processors × run).
+    pub proc_seconds: f64,
+    /// `proc_seconds` / the processor-seconds of every queue.
+    pub utilization_share: Option<f64>,
+}
+
+/// Aggregates per queue, in queue order; without limits, one row `all` for every job.
+/// `first` is the index of the first measured record ([`super::measurement`]).
+pub fn summarize_queues(
+    records: &[JobRecord],
+    first: usize,
+    limits: Option<&LimitsOutcome>,
+) -> Vec<QueueSummary> {
+    let names: Vec<String> = match limits {
+        Some(l) => l.queue_names.clone(),
+        None => vec!["all".to_string()],
+    };
+    let queue_of = |r: &JobRecord| match limits {
+        Some(l) => l.queue[r.index as usize] as usize,
+        None => 0,
+    };
+    let held = |r: &JobRecord| limits.map_or(0, |l| l.held_seconds(r.index, r.submit));
+    let mut rows: Vec<QueueSummary> = names
+        .into_iter()
+        .map(|queue| QueueSummary {
+            queue,
+            jobs: 0,
+            rejected: 0,
+            held_jobs: 0,
+            killed_by_limit: 0,
+            wait_mean: None,
+            held_seconds_mean: None,
+            bounded_slowdown_mean: None,
+            proc_seconds: 0.0,
+            utilization_share: None,
+        })
+        .collect();
+    let mut sums = vec![(0u64, 0i128, 0i128, 0.0f64); rows.len()];
+    for (i, r) in records.iter().enumerate() {
+        let q = queue_of(r);
+        let row = &mut rows[q];
+        row.jobs += 1;
+        let h: Time = held(r);
+        if h > 0 {
+            row.held_jobs += 1;
+        }
+        if limits.is_some_and(|l| l.killed_by[r.index as usize].is_some()) {
+            row.killed_by_limit += 1;
+        }
+        row.proc_seconds += f64::from(r.procs) * r.run as f64;
+        if i >= first {
+            let s = &mut sums[q];
+            s.0 += 1;
+            s.1 += i128::from(r.wait);
+            s.2 += i128::from(h);
+            s.3 += r.bounded_slowdown;
+        }
+    }
+    if let Some(l) = limits {
+        for &(job, _) in &l.rejected {
+            if let Some(&q) = l.queue.get(job as usize)
+                && let Some(row) = rows.get_mut(q as usize)
+            {
+                row.rejected += 1;
+            }
+        }
+    }
+    let total: f64 = rows.iter().map(|r| r.proc_seconds).sum();
+    for (row, (n, wait, held, bsld)) in rows.iter_mut().zip(sums) {
+        if n > 0 {
+            let n_f = n as f64;
+            row.wait_mean = Some(wait as f64 / n_f);
+            row.held_seconds_mean = Some(held as f64 / n_f);
+            row.bounded_slowdown_mean = Some(bsld / n_f);
+        }
+        if total > 0.0 {
+            row.utilization_share = Some(row.proc_seconds / total);
+        }
+    }
+    rows
+}

@@ -1,0 +1,202 @@
+//! Utilization per resource kind (cores, memory, GPUs) and per cluster, from what each job held
+//! and for how long (docs/metrics.md, "Utilization by resource").
+//!
+//! The utilization of resource *r* over a window is Σ held_r × overlap(job, window) divided by
+//! capacity_r × window length, per cluster and for the whole machine. A resource a machine does
+//! not have (memory on a processor pool, GPUs on most systems) has no utilization (`None`).
+//! On exclusive nodes a job holds its nodes' whole vector, so memory counts as used there.
+
+use super::record::JobRecord;
+use crate::sim::job::Time;
+use crate::sim::machine::Machine;
+use crate::sim::resources::{KINDS, ResourceVec};
+
+/// The capacity (cores, memory KB, GPUs) of each cluster of `machine`, in topology order; a
+/// uniform machine is one cluster of its processors.
+pub fn cluster_capacities(machine: &Machine) -> Vec<ResourceVec> {
+    match machine {
+        Machine::Uniform(u) => vec![ResourceVec([u.procs(), 0, 0])],
+        Machine::Topology(t) => t
+            .topology
+            .clusters
+            .iter()
+            .map(|cluster| {
+                cluster.classes.iter().fold(ResourceVec::ZERO, |sum, c| {
+                    let n = u64::from(c.count);
+                    sum + ResourceVec([
+                        n * u64::from(c.cores),
+                        n * c.memory_kb,
+                        n * u64::from(c.gpus),
+                    ])
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Fractions of capacity used, by resource kind: cores, memory, GPUs.
+pub type Fractions = [Option<f64>; KINDS];
+
+/// Utilization per resource over `[start, end)`: per cluster (same order as `capacities`) and
+/// for the whole machine.
+pub fn utilization(
+    records: &[JobRecord],
+    capacities: &[ResourceVec],
+    (start, end): (Time, Time),
+) -> (Vec<Fractions>, Fractions) {
+    let length = (end - start).max(0) as f64;
+    let mut held = vec![[0f64; KINDS]; capacities.len()];
+    for r in records {
+        let overlap = (r.end.min(end) - r.start.max(start)).max(0) as f64;
+        if let Some(h) = held.get_mut(r.cluster as usize) {
+            for (sum, amount) in h.iter_mut().zip(r.held.0) {
+                *sum += amount as f64 * overlap;
+            }
+        }
+    }
+    let fractions = |used: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
+        std::array::from_fn(|k| {
+            (cap.0[k] > 0 && length > 0.0).then(|| used[k] / (cap.0[k] as f64 * length))
+        })
+    };
+    let per_cluster = held
+        .iter()
+        .zip(capacities)
+        .map(|(h, c)| fractions(h, c))
+        .collect();
+    let total_held: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|h| h[k]).sum());
+    let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
+    (per_cluster, fractions(&total_held, &total_cap))
+}
+
+/// Time-weighted utilization per resource in `bins` bins of `step` seconds from `origin`: one
+/// series per cluster (order of `capacities`) and one for the whole machine.
+pub fn utilization_bins(
+    records: &[JobRecord],
+    capacities: &[ResourceVec],
+    origin: Time,
+    step: Time,
+    bins: usize,
+) -> (Vec<Vec<Fractions>>, Vec<Fractions>) {
+    assert!(step > 0, "timeseries step must be positive");
+    // Amount-seconds held per cluster and bin, integrated job by job: a job adds its amounts to
+    // each bin it overlaps, weighted by the overlap.
+    let clusters = capacities.len();
+    let mut held = vec![vec![[0f64; KINDS]; bins]; clusters];
+    let horizon = origin + step * bins as Time;
+    for r in records {
+        let Some(series) = held.get_mut(r.cluster as usize) else {
+            continue;
+        };
+        let (from, to) = (r.start.max(origin), r.end.min(horizon));
+        let mut t = from;
+        while t < to {
+            let k = ((t - origin) / step) as usize;
+            let bin_end = origin + (k as Time + 1) * step;
+            let piece = (to.min(bin_end) - t) as f64;
+            for (sum, amount) in series[k].iter_mut().zip(r.held.0) {
+                *sum += amount as f64 * piece;
+            }
+            t = to.min(bin_end);
+        }
+    }
+    let step = step as f64;
+    let fraction = |h: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
+        std::array::from_fn(|k| (cap.0[k] > 0).then(|| h[k] / (cap.0[k] as f64 * step)))
+    };
+    let per_cluster = held
+        .iter()
+        .zip(capacities)
+        .map(|(series, cap)| series.iter().map(|h| fraction(h, cap)).collect())
+        .collect();
+    let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
+    let total = (0..bins)
+        .map(|b| {
+            let h: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|s| s[b][k]).sum());
+            fraction(&h, &total_cap)
+        })
+        .collect();
+    (per_cluster, total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::topology::Topology;
+
+    const GIB: u64 = 1 << 20;
+
+    fn record(cluster: u32, start: Time, end: Time, held: [u64; 3]) -> JobRecord {
+        JobRecord {
+            job_id: 0,
+            index: 0,
+            user: -1,
+            group: -1,
+            queue: -1,
+            submit: start,
+            start,
+            end,
+            wait: 0,
+            response: end - start,
+            run: end - start,
+            requested_time: end - start,
+            procs: held[0] as u32,
+            units: held[0],
+            cluster,
+            nodes: 1,
+            held: ResourceVec(held),
+            requested_memory_kb: 0,
+            slowdown: 1.0,
+            bounded_slowdown: 1.0,
+            expansion_factor: 1.0,
+            backfilled: false,
+            killed: false,
+        }
+    }
+
+    #[test]
+    fn example_3_with_its_ram_constrained_job() {
+        // Klusáček & Rudová's Example 3 system: 160 cores, 672 GB. The 1-CPU / 512 GB job
+        // holds the big node's memory for 100 s of a 200 s window: cores 1×100 / (160×200),
+        // memory 512×100 / (672×200).
+        let m = Machine::topology(Topology::example_3());
+        let caps = cluster_capacities(&m);
+        assert_eq!(caps, [ResourceVec([160, 672 * GIB, 0])]);
+        let records = [record(0, 0, 100, [1, 512 * GIB, 0])];
+        let (per, total) = utilization(&records, &caps, (0, 200));
+        assert_eq!(per[0], total);
+        assert_eq!(total[0], Some(100.0 / 32_000.0));
+        assert_eq!(total[1], Some(512.0 * 100.0 / (672.0 * 200.0)));
+        assert_eq!(total[2], None, "no GPUs");
+    }
+
+    #[test]
+    fn per_cluster_and_binned() {
+        // Two clusters of 10 cores (no memory); a 10-core job on cluster 1 over [50, 150).
+        let caps = [ResourceVec([10, 0, 0]), ResourceVec([10, 0, 0])];
+        let records = [record(1, 50, 150, [10, 0, 0])];
+        let (per, total) = utilization(&records, &caps, (0, 200));
+        assert_eq!(per[0][0], Some(0.0));
+        assert_eq!(per[1][0], Some(0.5));
+        assert_eq!(total[0], Some(0.25));
+        assert_eq!(per[1][1], None);
+        // Bins of 100 s from 0: the job fills half of each bin of cluster 1.
+        let (per, total) = utilization_bins(&records, &caps, 0, 100, 2);
+        assert_eq!(per[1][0][0], Some(0.5));
+        assert_eq!(per[1][1][0], Some(0.5));
+        assert_eq!(per[0][1][0], Some(0.0));
+        assert_eq!(total[0][0], Some(0.25));
+    }
+
+    #[test]
+    fn a_pool_is_one_cluster_of_processors() {
+        assert_eq!(
+            cluster_capacities(&Machine::pool(128)),
+            [ResourceVec([128, 0, 0])]
+        );
+        assert_eq!(
+            cluster_capacities(&Machine::exclusive_nodes(16, 8)),
+            [ResourceVec([128, 0, 0])]
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! Queue orders: the order in which a backfilling rule considers the waiting jobs — one of the
+//! three components of a policy (order × backfilling rule × placement; docs/semantics.md,
+//! "Queue order").
+//!
+//! - [`Submission`] (`fcfs`): submission order, today's and pyss's order.
+//! - [`FairshareOrder`] (`fairshare`): users by fairshare factor, highest first (Klusáček &
+//!   Rudová; AleaNG's `FairshareFactorAndJobIDComparator`); a user's jobs in submission order.
+//! - [`PriorityOrder`] (`priority`): a weighted sum of age, fairshare factor, size and queue
+//!   priority, highest first (Maui/Slurm multifactor).
+//! - [`ShortestFirst`] (`sjf`): shortest requested time first.
+//!
+//! Every tie is broken by submission order, so an order that ranks every job equally *is* FCFS.
+//! Priorities are recomputed at every scheduler call, or at the first call of each period of
+//! [`Reorder::Every`] seconds of trace time (fairshare daemons recompute periodically: AleaNG's
+//! `fairshare_update_interval`, Slurm's `PriorityCalcPeriod`). Whatever the order, *backfilled*
+//! keeps its definition (a job starting while an earlier-submitted one waits).
+//!
+//! An order may keep state about the run (the fairshare ledger): the policy that owns it tells it
+//! which jobs ended since its last call ([`QueueOrder::ended`], before asking for the order) and
+//! which jobs it started ([`QueueOrder::started`], after deciding) — the engine applies every
+//! decision of a call or fails the run, so these are exactly the starts.
+
+mod fairshare;
+mod fcfs;
+mod priority;
+mod sjf;
+
+pub use fairshare::FairshareOrder;
+pub use fcfs::Submission;
+pub use priority::{PriorityOrder, PriorityWeights};
+pub use sjf::ShortestFirst;
+
+use super::QueuedJob;
+use super::node::Completed;
+use crate::sim::fairshare::{FairshareError, FairshareSpec, FairshareState};
+use crate::sim::job::{Job, Time, Workload};
+use crate::sim::machine::Machine;
+use crate::sim::queue::{self, Queue};
+
+/// Produces the positions of `queue` (waiting jobs in submission order) in the order a
+/// backfilling rule should consider them; every position exactly once.
+pub trait QueueOrder {
+    fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>);
+
+    /// True when [`QueueOrder::order`] always gives `0..queue.len()`: rules may then walk the
+    /// queue directly (the fast path) and keep plans between calls.
+    fn is_submission(&self) -> bool {
+        false
+    }
+
+    /// The policy started workload job `job` at `now` on class `class` (0 on a uniform machine).
+    fn started(&mut self, _now: Time, _job: u32, _class: u32) {}
+
+    /// Workload job `job` ended at `end` (reported before the next [`QueueOrder::order`], in the
+    /// order jobs ended).
+    fn ended(&mut self, _job: u32, _end: Time) {}
+}
+
+/// Tells `order` about the jobs that ended since the last call.
+pub fn report_ended(order: &mut dyn QueueOrder, completed: &[Completed]) {
+    for c in completed {
+        order.ended(c.job, c.end);
+    }
+}
+
+/// The waiting jobs with their queue positions, in the order of a [`QueueOrder`]: read lazily
+/// from the queue in submission order (a rule that stops early pays only for what it reads), or
+/// through the positions the order wrote.
+pub enum Ordered<'a> {
+    Submission(std::iter::Zip<std::ops::RangeFrom<usize>, queue::Iter<'a>>),
+    Positions(&'a Queue, std::slice::Iter<'a, usize>),
+}
+
+impl<'a> Ordered<'a> {
+    /// `queue` in the order `order` gives, using `scratch` for positions.
+    pub fn new(
+        order: &mut dyn QueueOrder,
+        now: Time,
+        queue: &'a Queue,
+        jobs: &[Job],
+        scratch: &'a mut Vec<usize>,
+    ) -> Self {
+        if order.is_submission() {
+            Ordered::Submission((0..).zip(queue.iter()))
+        } else {
+            scratch.clear();
+            order.order(now, queue, jobs, scratch);
+            debug_assert_eq!(scratch.len(), queue.len());
+            Ordered::Positions(queue, scratch.iter())
+        }
+    }
+}
+
+impl Iterator for Ordered<'_> {
+    type Item = (usize, QueuedJob);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, QueuedJob)> {
+        match self {
+            Ordered::Submission(it) => it.next().map(|(pos, q)| (pos, *q)),
+            Ordered::Positions(queue, it) => it.next().map(|&pos| (pos, queue[pos])),
+        }
+    }
+}
+
+/// The queue as a rule walks it: the k-th job in order is at queue position [`Walk::pos`]`(k)`.
+/// Submission order is walked directly, nothing materialised (the classic policies' fast path).
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    identity: bool,
+    len: usize,
+    positions: Vec<usize>,
+}
+
+impl Walk {
+    /// Asks `order` for this call's order of `queue`.
+    pub fn prepare(&mut self, order: &mut dyn QueueOrder, now: Time, queue: &Queue, jobs: &[Job]) {
+        self.len = queue.len();
+        self.identity = order.is_submission();
+        if !self.identity {
+            order.order(now, queue, jobs, &mut self.positions);
+            debug_assert_eq!(self.positions.len(), queue.len());
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether this call's order is submission order.
+    pub fn is_identity(&self) -> bool {
+        self.identity
+    }
+
+    /// The queue position of the k-th job in order.
+    #[inline]
+    pub fn pos(&self, k: usize) -> usize {
+        if self.identity { k } else { self.positions[k] }
+    }
+
+    /// The positions in order, materialised (empty for submission order).
+    pub fn positions(&self) -> &[usize] {
+        if self.identity { &[] } else { &self.positions }
+    }
+
+    /// The positions in order, from the k-th on.
+    pub fn from(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+        (k..self.len).map(move |i| self.pos(i))
+    }
+
+    /// The jobs of `queue` (the queue this walk was prepared on) with their positions, from the
+    /// k-th in order on; submission order is read straight from the queue.
+    pub fn iter_from<'q>(&'q self, queue: &'q Queue, k: usize) -> Ordered<'q> {
+        if self.identity {
+            Ordered::Submission((k..).zip(queue.iter_from(k)))
+        } else {
+            Ordered::Positions(queue, self.positions[k.min(self.len)..].iter())
+        }
+    }
+}
+
+/// Tells a planning rule (conservative) whether the order of the waiting jobs is still the one
+/// its plan was made in: the previous call's order of the jobs still waiting, followed by the new
+/// arrivals in submission order. When it is not, the plan is rebuilt from scratch in the new
+/// order (docs/semantics.md, "Conservative over a priority order").
+#[derive(Clone, Debug, Default)]
+pub struct OrderTracker {
+    /// Per job index: 1 + its rank in the previous call's order; 0 if it was not waiting then.
+    rank: Vec<u32>,
+    previous: Vec<u32>,
+}
+
+impl OrderTracker {
+    /// Records this call's order (queue positions in order) and says whether it breaks the plan.
+    pub fn changed(&mut self, queue: &Queue, positions: &[usize]) -> bool {
+        let highest = queue.iter().map(|q| q.job as usize + 1).max().unwrap_or(0);
+        if self.rank.len() < highest {
+            self.rank.resize(highest, 0);
+        }
+        let mut changed = false;
+        let mut last_old = 0u32;
+        let mut last_new: Option<u32> = None;
+        for &pos in positions {
+            let job = queue[pos].job;
+            match self.rank[job as usize] {
+                0 => {
+                    // A new arrival: after every old job, in submission order.
+                    if last_new.is_some_and(|n| n > job) {
+                        changed = true;
+                    }
+                    last_new = Some(job);
+                }
+                r => {
+                    if last_new.is_some() || r < last_old {
+                        changed = true;
+                    }
+                    last_old = r;
+                }
+            }
+        }
+        for &job in &self.previous {
+            self.rank[job as usize] = 0;
+        }
+        self.previous.clear();
+        for (k, &pos) in positions.iter().enumerate() {
+            let job = queue[pos].job;
+            self.previous.push(job);
+            self.rank[job as usize] = k as u32 + 1;
+        }
+        changed
+    }
+}
+
+/// The orders, by the name manifests and outputs use.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderKind {
+    #[default]
+    Fcfs,
+    Fairshare,
+    Priority,
+    Sjf,
+}
+
+impl OrderKind {
+    pub const ALL: [OrderKind; 4] = [
+        OrderKind::Fcfs,
+        OrderKind::Fairshare,
+        OrderKind::Priority,
+        OrderKind::Sjf,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OrderKind::Fcfs => "fcfs",
+            OrderKind::Fairshare => "fairshare",
+            OrderKind::Priority => "priority",
+            OrderKind::Sjf => "sjf",
+        }
+    }
+}
+
+impl std::fmt::Display for OrderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for OrderKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        OrderKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                format!("unknown queue order {s:?} (expected fcfs, fairshare, priority or sjf)")
+            })
+    }
+}
+
+/// When priorities are recomputed.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Reorder {
+    /// At every scheduler call.
+    #[default]
+    Call,
+    /// At the first call at or after each multiple of this many seconds of trace time; in
+    /// between, the last computed priorities stand (new jobs are ranked by them).
+    Every(Time),
+}
+
+impl Reorder {
+    /// Whether a call at `now` recomputes, given the period of the last recomputation.
+    fn due(self, now: Time, last: Option<Time>) -> bool {
+        match (self, last) {
+            (Reorder::Call, _) | (_, None) => true,
+            (Reorder::Every(n), Some(period)) => now.div_euclid(n) != period,
+        }
+    }
+
+    /// The period `now` falls in (what [`Reorder::due`] compares).
+    fn period(self, now: Time) -> Time {
+        match self {
+            Reorder::Call => now,
+            Reorder::Every(n) => now.div_euclid(n),
+        }
+    }
+}
+
+/// A queue order with everything it needs.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OrderSpec {
+    pub kind: OrderKind,
+    pub reorder: Reorder,
+    /// The fairshare of `fairshare` and of `priority`'s fairshare factor.
+    pub fairshare: FairshareSpec,
+    /// The weights of `priority`.
+    pub priority: PriorityWeights,
+}
+
+impl OrderSpec {
+    pub fn of(kind: OrderKind) -> Self {
+        OrderSpec {
+            kind,
+            ..OrderSpec::default()
+        }
+    }
+
+    /// Whether the order is submission order (the default).
+    pub fn is_fcfs(&self) -> bool {
+        self.kind == OrderKind::Fcfs
+    }
+
+    /// Builds the order for a run of `workload` on `machine`.
+    pub fn build(
+        &self,
+        workload: &Workload,
+        machine: &Machine,
+    ) -> Result<Box<dyn QueueOrder>, OrderError> {
+        if let Reorder::Every(n) = self.reorder
+            && n <= 0
+        {
+            return Err(OrderError::BadReorder(n));
+        }
+        Ok(match self.kind {
+            OrderKind::Fcfs => Box::new(Submission),
+            OrderKind::Sjf => Box::new(ShortestFirst),
+            OrderKind::Fairshare => Box::new(FairshareOrder::new(
+                FairshareState::new(workload, machine, &self.fairshare)?,
+                self.reorder,
+            )),
+            OrderKind::Priority => Box::new(PriorityOrder::new(
+                FairshareState::new(workload, machine, &self.fairshare)?,
+                self.reorder,
+                self.priority.clone(),
+                machine.procs(),
+            )?),
+        })
+    }
+}
+
+/// An order specification that cannot be built for a run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OrderError {
+    #[error("fairshare {0}")]
+    Fairshare(#[from] FairshareError),
+    #[error("priority weights: {0}")]
+    Weights(String),
+    #[error("re-ordering period {0} s must be positive")]
+    BadReorder(Time),
+}

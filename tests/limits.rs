@@ -1,0 +1,613 @@
+//! Queues, limits and quotas (issue 11): hand-built schedules for every limit, and property
+//! tests that no limit is ever exceeded, recomputed from the outcomes alone.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use schedlab::sim::limits::{
+    AccountTable, Caps, KillReason, LimitKind, Limits, LimitsOutcome, OverLimit, Queue, Rejection,
+    Routing,
+};
+use schedlab::sim::reservation::Reservations;
+use schedlab::sim::topology::{Cluster, NodeClass};
+use schedlab::sim::{
+    Allocation, Job, Machine, Policy, SchedulerKind, SimConfig, SimOutcome, Time, Topology,
+    Workload, simulate, simulate_limited,
+};
+
+fn job(id: u64, submit: Time, procs: u32, runtime: Time) -> Job {
+    Job {
+        user: 1,
+        group: 1,
+        ..common::job(id, submit, procs, runtime, runtime)
+    }
+}
+
+fn in_queue(queue: i32, j: Job) -> Job {
+    Job { queue, ..j }
+}
+
+fn queue(name: &str) -> Queue {
+    Queue {
+        name: name.into(),
+        ..Queue::default()
+    }
+}
+
+/// Queues routed by SWF queue number: queue number i → queue i.
+fn by_number(queues: Vec<Queue>) -> Limits {
+    let map = (0..queues.len()).map(|i| (i as i32, i as u32)).collect();
+    Limits {
+        queues,
+        routing: Routing::SwfQueue { map, default: None },
+        ..Limits::default()
+    }
+}
+
+fn run(jobs: Vec<Job>, config: &SimConfig, limits: &Limits) -> (SimOutcome, LimitsOutcome) {
+    let workload = Workload::new(jobs);
+    let policy = Policy::build(config.scheduler, &config.machine);
+    let out = simulate_limited(&workload, config, policy, &Reservations::default(), limits)
+        .expect("the run succeeds");
+    let limits = out
+        .limits
+        .clone()
+        .expect("a limited run reports its limits");
+    (out, limits)
+}
+
+fn start_of(out: &SimOutcome, job: u32) -> Time {
+    out.jobs.iter().find(|o| o.job == job).unwrap().start
+}
+
+#[test]
+fn a_job_waits_exactly_until_a_running_job_of_its_queue_ends() {
+    let mut a = queue("a");
+    a.caps.max_running = Some(1);
+    let limits = by_number(vec![a, queue("b")]);
+    let jobs = vec![
+        in_queue(0, job(1, 0, 1, 100)),
+        in_queue(0, job(2, 5, 1, 50)),
+        in_queue(1, job(3, 5, 1, 10)),
+    ];
+    for kind in SchedulerKind::ALL {
+        let (out, l) = run(jobs.clone(), &common::pool(4, kind), &limits);
+        assert_eq!(start_of(&out, 0), 0, "{kind}");
+        // Free processors all along, but its queue runs one job at a time.
+        assert_eq!(start_of(&out, 1), 100, "{kind}");
+        assert_eq!(l.held_by[1], Some(LimitKind::QueueMaxRunning));
+        assert_eq!(l.held_seconds(1, 5), 95);
+        // The other queue is not held.
+        assert_eq!(start_of(&out, 2), 5, "{kind}");
+        assert_eq!(l.held_by[2], None);
+        assert_eq!(l.queue_name(2), Some("b"));
+    }
+}
+
+#[test]
+fn a_users_seventh_job_becomes_eligible_when_one_of_the_six_starts() {
+    let limits = Limits {
+        users: AccountTable {
+            default: Caps {
+                max_queued: Some(6),
+                ..Caps::default()
+            },
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    // Another user holds the one processor until t=100; user 1 submits seven jobs at t=1.
+    let mut jobs = vec![Job {
+        user: 2,
+        ..job(1, 0, 1, 100)
+    }];
+    jobs.extend((0..7).map(|i| job(2 + i, 1, 1, 10)));
+    for kind in SchedulerKind::ALL {
+        let (out, l) = run(jobs.clone(), &common::pool(1, kind), &limits);
+        for j in 1..7 {
+            assert_eq!(l.held_by[j], None, "{kind}: job {j} is one of the six");
+        }
+        assert_eq!(l.held_by[7], Some(LimitKind::UserMaxQueued), "{kind}");
+        // The first of the six starts at 100: the seventh becomes eligible then, not before.
+        assert_eq!(start_of(&out, 1), 100, "{kind}");
+        assert_eq!(l.eligible_at[7], 100, "{kind}");
+        assert_eq!(start_of(&out, 7), 160, "{kind}");
+    }
+}
+
+#[test]
+fn the_seventh_job_can_start_at_the_instant_it_becomes_eligible() {
+    let limits = Limits {
+        users: AccountTable {
+            default: Caps {
+                max_queued: Some(6),
+                ..Caps::default()
+            },
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    // Eight processors, seven jobs at once: six eligible, six start, the seventh is admitted
+    // by those starts and starts at the same instant.
+    let jobs: Vec<Job> = (0..7).map(|i| job(1 + i, 0, 1, 10)).collect();
+    let (out, l) = run(jobs, &common::pool(8, SchedulerKind::Easy), &limits);
+    assert_eq!(l.held_by[6], Some(LimitKind::UserMaxQueued));
+    assert_eq!(l.eligible_at[6], 0);
+    assert!(out.jobs.iter().all(|o| o.start == 0));
+}
+
+#[test]
+fn a_job_over_the_walltime_limit_is_killed_or_rejected_as_configured() {
+    let mut q = queue("short");
+    q.max_walltime = Some(50);
+    let mut limits = by_number(vec![q]);
+    // Requests 100 s, runs 80 s: over the queue's 50 s.
+    let jobs = vec![
+        in_queue(0, common::job(1, 0, 1, 80, 100)),
+        in_queue(0, common::job(2, 0, 1, 30, 40)),
+    ];
+    limits.over_walltime = OverLimit::Kill;
+    let (out, l) = run(jobs.clone(), &common::pool(1, SchedulerKind::Easy), &limits);
+    let first = out.jobs[0];
+    assert_eq!((first.start, first.end), (0, 50));
+    assert!(first.killed);
+    assert_eq!(l.killed_by[0], Some(KillReason::MaxWalltime));
+    // Planned with the cut request: the second job starts when the first is killed.
+    assert_eq!(start_of(&out, 1), 50);
+    assert_eq!(l.killed_by[1], None);
+
+    limits.over_walltime = OverLimit::Reject;
+    let (out, l) = run(jobs, &common::pool(1, SchedulerKind::Easy), &limits);
+    assert_eq!(l.rejected, vec![(0, Rejection::OverWalltime)]);
+    assert_eq!(out.jobs.len(), 1);
+    assert_eq!(start_of(&out, 1), 0);
+}
+
+#[test]
+fn a_job_reaching_the_cpu_time_limit_is_killed_then() {
+    let mut q = queue("test");
+    q.max_cputime = Some(30);
+    let limits = by_number(vec![q]);
+    // 2 processors × 60 s of CPU each over a 100 s run: 30 s of CPU after 25 s.
+    let heavy = Job {
+        cpu_time: 60,
+        ..in_queue(0, common::job(1, 0, 2, 100, 200))
+    };
+    // 1 processor × 20 s: under the limit, runs to its end.
+    let light = Job {
+        cpu_time: 20,
+        ..in_queue(0, common::job(2, 0, 1, 100, 200))
+    };
+    let (out, l) = run(
+        vec![heavy, light],
+        &common::pool(4, SchedulerKind::Fcfs),
+        &limits,
+    );
+    assert_eq!(out.jobs[0].end, 25);
+    assert!(out.jobs[0].killed);
+    assert_eq!(l.killed_by[0], Some(KillReason::MaxCputime));
+    assert_eq!(out.jobs[1].end, 100);
+    assert!(!out.jobs[1].killed);
+}
+
+#[test]
+fn queues_of_different_priorities_are_refused_until_a_priority_order_composes() {
+    let mut short = queue("short");
+    short.priority = 10;
+    let limits = by_number(vec![short, queue("long")]);
+    let config = common::pool(1, SchedulerKind::Easy);
+    let policy = Policy::build(config.scheduler, &config.machine);
+    let w = Workload::new(vec![in_queue(0, job(1, 0, 1, 10))]);
+    let err = simulate_limited(&w, &config, policy, &Reservations::default(), &limits).unwrap_err();
+    assert!(err.to_string().contains("priority"), "{err}");
+}
+
+#[test]
+fn cpu_quotas_of_users_and_groups_hold_jobs_and_refuse_those_over_them() {
+    let caps = |quota| Caps {
+        cpu_quota: Some(quota),
+        ..Caps::default()
+    };
+    let limits = Limits {
+        users: AccountTable {
+            default: caps(4),
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    let jobs = vec![
+        job(1, 0, 3, 100),
+        job(2, 0, 3, 10),
+        job(3, 0, 1, 10),
+        job(4, 0, 5, 10),
+    ];
+    let (out, l) = run(
+        jobs.clone(),
+        &common::pool(16, SchedulerKind::Easy),
+        &limits,
+    );
+    assert_eq!(start_of(&out, 0), 0);
+    // 3 + 3 > 4: held until the first ends; 3 + 1 fits beside it.
+    assert_eq!(l.held_by[1], Some(LimitKind::UserCpuQuota));
+    assert_eq!(start_of(&out, 1), 100);
+    assert_eq!(start_of(&out, 2), 0);
+    // 5 processors can never fit a quota of 4.
+    assert_eq!(l.rejected, vec![(3, Rejection::OverCpuQuota)]);
+
+    // The same as a group quota.
+    let limits = Limits {
+        groups: AccountTable {
+            default: caps(4),
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    let (out, l) = run(jobs, &common::pool(16, SchedulerKind::Easy), &limits);
+    assert_eq!(l.held_by[1], Some(LimitKind::GroupCpuQuota));
+    assert_eq!(start_of(&out, 1), 100);
+}
+
+#[test]
+fn running_caps_of_users_groups_and_queue_quotas() {
+    let one = Caps {
+        max_running: Some(1),
+        ..Caps::default()
+    };
+    // Per user, with an exception for user 2.
+    let limits = Limits {
+        users: AccountTable {
+            default: one,
+            by_id: BTreeMap::from([(2, Caps::default())]),
+        },
+        ..Limits::single("batch")
+    };
+    let jobs = vec![
+        job(1, 0, 1, 50),
+        job(2, 0, 1, 50),
+        Job {
+            user: 2,
+            ..job(3, 0, 1, 50)
+        },
+        Job {
+            user: 2,
+            ..job(4, 0, 1, 50)
+        },
+    ];
+    let (out, l) = run(
+        jobs.clone(),
+        &common::pool(8, SchedulerKind::Conservative),
+        &limits,
+    );
+    assert_eq!(l.held_by[1], Some(LimitKind::UserMaxRunning));
+    assert_eq!(start_of(&out, 1), 50);
+    assert_eq!((start_of(&out, 2), start_of(&out, 3)), (0, 0));
+
+    // Per group.
+    let limits = Limits {
+        groups: AccountTable {
+            default: one,
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    let (out, l) = run(jobs.clone(), &common::pool(8, SchedulerKind::Fcfs), &limits);
+    assert_eq!(l.held_by[1], Some(LimitKind::GroupMaxRunning));
+    assert_eq!(
+        (start_of(&out, 1), start_of(&out, 2), start_of(&out, 3)),
+        (50, 100, 150)
+    );
+
+    // A queue's CPU quota (AleaNG).
+    let mut q = queue("q");
+    q.caps.cpu_quota = Some(2);
+    let limits = Limits {
+        queues: vec![q],
+        ..Limits::default()
+    };
+    let (out, l) = run(jobs, &common::pool(8, SchedulerKind::Easy), &limits);
+    assert_eq!(l.held_by[2], Some(LimitKind::QueueCpuQuota));
+    assert_eq!(start_of(&out, 2), 50);
+}
+
+#[test]
+fn jobs_no_queue_takes_are_rejected() {
+    let limits = by_number(vec![queue("only")]);
+    let jobs = vec![in_queue(0, job(1, 0, 1, 10)), in_queue(5, job(2, 0, 1, 10))];
+    let (out, l) = run(jobs, &common::pool(2, SchedulerKind::Fcfs), &limits);
+    assert_eq!(l.rejected, vec![(1, Rejection::NoQueue)]);
+    assert_eq!(out.jobs.len(), 1);
+    assert_eq!(l.queue_name(1), None);
+}
+
+#[test]
+fn bad_definitions_are_errors_not_panics() {
+    let config = common::pool(2, SchedulerKind::Fcfs);
+    let workload = Workload::new(vec![job(1, 0, 1, 10)]);
+    let mut zero = queue("z");
+    zero.caps.max_running = Some(0);
+    for limits in [
+        Limits::default(),
+        by_number(vec![zero]),
+        Limits {
+            routing: Routing::SwfQueue {
+                map: BTreeMap::new(),
+                default: Some(3),
+            },
+            ..Limits::single("a")
+        },
+    ] {
+        let policy = Policy::build(config.scheduler, &config.machine);
+        let err = simulate_limited(
+            &workload,
+            &config,
+            policy,
+            &Reservations::default(),
+            &limits,
+        );
+        assert!(err.is_err(), "{limits:?}");
+    }
+}
+
+fn topology_machine(nodes: u32, cores: u32) -> Machine {
+    Machine::topology(Topology::new(vec![Cluster::new(
+        "c",
+        Allocation::Shared,
+        vec![NodeClass::new("n", nodes, cores, 0)],
+    )]))
+}
+
+#[test]
+fn limits_apply_on_topologies() {
+    let mut a = queue("a");
+    a.caps.max_running = Some(1);
+    let limits = by_number(vec![a]);
+    let jobs = vec![
+        in_queue(0, job(1, 0, 1, 100)),
+        in_queue(0, job(2, 5, 1, 50)),
+    ];
+    for kind in SchedulerKind::ALL {
+        let config = SimConfig::new(topology_machine(2, 4), kind);
+        let (out, l) = run(jobs.clone(), &config, &limits);
+        assert_eq!(start_of(&out, 1), 100, "{kind}");
+        assert_eq!(l.held_by[1], Some(LimitKind::QueueMaxRunning));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties.
+
+fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
+    prop::collection::vec(
+        (
+            0i64..300,
+            1u32..6,
+            1i64..80,
+            0i64..40,
+            0i32..3,
+            0i32..4,
+            0i32..2,
+            0i64..100,
+        ),
+        1..50,
+    )
+    .prop_map(|raw| {
+        raw.into_iter()
+            .enumerate()
+            .map(
+                |(i, (submit, procs, runtime, extra, queue, user, group, cpu))| Job {
+                    queue,
+                    user,
+                    group,
+                    cpu_time: cpu,
+                    ..common::job(i as u64 + 1, submit, procs, runtime, runtime + extra)
+                },
+            )
+            .collect()
+    })
+}
+
+fn arb_caps() -> impl Strategy<Value = Caps> {
+    (
+        prop::option::of(1u32..4),
+        prop::option::of(1u32..5),
+        prop::option::of(5u64..12),
+    )
+        .prop_map(|(max_running, max_queued, cpu_quota)| Caps {
+            max_running,
+            max_queued,
+            cpu_quota,
+        })
+}
+
+fn arb_limits() -> impl Strategy<Value = Limits> {
+    (
+        prop::collection::vec(
+            (
+                arb_caps(),
+                Just(0i64),
+                prop::option::of(20i64..100),
+                prop::option::of(10i64..60),
+            ),
+            3,
+        ),
+        arb_caps(),
+        arb_caps(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(qs, user, group, reject, by_time)| Limits {
+            queues: qs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (caps, priority, max_walltime, max_cputime))| Queue {
+                    name: format!("q{i}"),
+                    priority,
+                    max_walltime,
+                    max_cputime,
+                    caps,
+                })
+                .collect(),
+            routing: if by_time {
+                Routing::RequestedTime
+            } else {
+                Routing::SwfQueue {
+                    map: (0..3).map(|i| (i, i as u32)).collect(),
+                    default: None,
+                }
+            },
+            over_walltime: if reject {
+                OverLimit::Reject
+            } else {
+                OverLimit::Kill
+            },
+            users: AccountTable {
+                default: user,
+                by_id: BTreeMap::new(),
+            },
+            groups: AccountTable {
+                default: group,
+                by_id: BTreeMap::new(),
+            },
+        })
+}
+
+/// Every cap, recomputed from the outcome alone at every instant something happened: running
+/// jobs in [start, end), eligible jobs in [eligible_at, start).
+fn check_caps(
+    jobs: &[Job],
+    limits: &Limits,
+    out: &SimOutcome,
+    l: &LimitsOutcome,
+) -> Result<(), TestCaseError> {
+    let workload = Workload::new(jobs.to_vec());
+    let jobs = &workload.jobs;
+    let mut instants: Vec<Time> = Vec::new();
+    for o in &out.jobs {
+        instants.extend([o.start, o.end, l.eligible_at[o.job as usize]]);
+    }
+    instants.sort_unstable();
+    instants.dedup();
+    for &t in &instants {
+        // (kind, id) → (running, running cpus, eligible)
+        let mut counts: BTreeMap<(u8, i32), (u32, u64, u32)> = BTreeMap::new();
+        for o in &out.jobs {
+            let j = &jobs[o.job as usize];
+            let running = o.start <= t && t < o.end;
+            let eligible = l.eligible_at[o.job as usize] <= t && t < o.start;
+            for key in [
+                (0, l.queue[o.job as usize] as i32),
+                (1, j.user),
+                (2, j.group),
+            ] {
+                let c = counts.entry(key).or_default();
+                if running {
+                    c.0 += 1;
+                    c.1 += u64::from(j.procs);
+                }
+                if eligible {
+                    c.2 += 1;
+                }
+            }
+        }
+        for (&(kind, id), &(running, cpus, eligible)) in &counts {
+            let caps = match kind {
+                0 => limits.queues[id as usize].caps,
+                1 => limits.users.caps(id),
+                _ => limits.groups.caps(id),
+            };
+            let what = format!("t={t} account {kind}/{id}");
+            if let Some(max) = caps.max_running {
+                prop_assert!(running <= max, "{what}: {running} running > {max}");
+            }
+            if let Some(max) = caps.cpu_quota {
+                prop_assert!(cpus <= max, "{what}: {cpus} cpus > {max}");
+            }
+            if let Some(max) = caps.max_queued {
+                prop_assert!(eligible <= max, "{what}: {eligible} eligible > {max}");
+            }
+        }
+    }
+    // Walltime and CPU-time limits: no run passes its queue's.
+    for o in &out.jobs {
+        let q = &limits.queues[l.queue[o.job as usize] as usize];
+        if let Some(max) = q.max_walltime {
+            prop_assert!(
+                o.end - o.start <= max,
+                "job {} ran past max_walltime",
+                o.job
+            );
+        }
+        if l.killed_by[o.job as usize].is_some() {
+            prop_assert!(o.killed);
+        }
+    }
+    // Held jobs become eligible exactly when their cap frees: a job of the same account ends
+    // (running caps) or starts (queued caps) at that instant.
+    for o in &out.jobs {
+        let i = o.job as usize;
+        let at = l.eligible_at[i];
+        if at == jobs[i].submit {
+            continue;
+        }
+        let Some(limit) = l.held_by[i] else {
+            prop_assert!(false, "job {i} became eligible late without a limit");
+            unreachable!()
+        };
+        // The account of the cap that held it last: one of its jobs started (freeing an eligible
+        // slot) or ended (freeing a running slot or CPUs) at that very instant.
+        let same = |k: usize| match limit {
+            LimitKind::QueueMaxRunning | LimitKind::QueueCpuQuota | LimitKind::QueueMaxQueued => {
+                l.queue[k] == l.queue[i]
+            }
+            LimitKind::UserMaxRunning | LimitKind::UserCpuQuota | LimitKind::UserMaxQueued => {
+                jobs[k].user == jobs[i].user
+            }
+            _ => jobs[k].group == jobs[i].group,
+        };
+        let freed = out.jobs.iter().any(|p| {
+            let k = p.job as usize;
+            k != i && same(k) && (p.start == at || p.end == at)
+        });
+        prop_assert!(
+            freed,
+            "job {i} held by {} became eligible at {at} with nothing freed",
+            limit.name()
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn no_limit_is_ever_exceeded(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..3, nodes in any::<bool>()) {
+        let kind = SchedulerKind::ALL[kind];
+        let machine = if nodes { Machine::exclusive_nodes(4, 2) } else { Machine::pool(8) };
+        let config = SimConfig::new(machine, kind);
+        let (out, l) = run(jobs.clone(), &config, &limits);
+        check_caps(&jobs, &limits, &out, &l)?;
+        // Every job is simulated or rejected.
+        prop_assert_eq!(out.jobs.len() + l.rejected.len() + out.skipped.len(), jobs.len());
+    }
+
+    #[test]
+    fn no_limit_is_exceeded_on_a_topology(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..3) {
+        let kind = SchedulerKind::ALL[kind];
+        let config = SimConfig::new(topology_machine(2, 4), kind);
+        let (out, l) = run(jobs.clone(), &config, &limits);
+        check_caps(&jobs, &limits, &out, &l)?;
+    }
+
+    #[test]
+    fn one_queue_without_caps_is_the_run_without_limits(jobs in arb_jobs(), kind in 0usize..3) {
+        let kind = SchedulerKind::ALL[kind];
+        let config = common::pool(8, kind);
+        let (limited, _) = run(jobs.clone(), &config, &Limits::single("all"));
+        let plain = simulate(&Workload::new(jobs), &config).unwrap();
+        prop_assert_eq!(&limited.jobs, &plain.jobs);
+        prop_assert_eq!(&limited.steps, &plain.steps);
+    }
+}

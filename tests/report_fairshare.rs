@@ -1,0 +1,124 @@
+//! The Fairshare section of a real report (issue 12): a run of fairshare against FCFS order on
+//! 2,000 KTH jobs, rendered; the section, its charts and per-user table are there and agree
+//! with users.parquet as read here, and an FCFS-only experiment gets no such section.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use arrow_array::{Array, Float64Array, Int64Array, StringArray};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use common::schedlab_in as schedlab;
+
+fn experiment(orders: &str) -> String {
+    format!(
+        "name: fair
+description: fairshare against FCFS order
+workloads:
+  kth: {{trace: ../workloads/kth.swf.gz, first_jobs: 2000}}
+clusters:
+  pool: {{procs: 100}}
+schedulers:
+  s: {{backfill: easy}}
+metrics: {{timeseries_step: 86400}}
+grid:
+  axes:
+    order: [{orders}]
+"
+    )
+}
+
+/// users.parquet: cell → (user, core-hours), in file order.
+fn users(path: &std::path::Path) -> BTreeMap<String, Vec<(i64, f64)>> {
+    let file = fs::File::open(path).unwrap();
+    let mut out: BTreeMap<String, Vec<(i64, f64)>> = BTreeMap::new();
+    for b in ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+    {
+        let b = b.unwrap();
+        let cell = b.column_by_name("cell").unwrap();
+        let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
+        let user = b.column_by_name("user").unwrap();
+        let user = user.as_any().downcast_ref::<Int64Array>().unwrap();
+        let ch = b.column_by_name("core_hours").unwrap();
+        let ch = ch.as_any().downcast_ref::<Float64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            assert!(!user.is_null(i));
+            out.entry(cell.value(i).to_string())
+                .or_default()
+                .push((user.value(i), ch.value(i)));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    fs::write(
+        d.join("experiments/fair.yaml"),
+        experiment("fcfs, fairshare"),
+    )
+    .unwrap();
+    assert!(schedlab(d, &["run", "--quiet"]).status.success());
+    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = fs::read_to_string(d.join("reports/fair.md")).unwrap();
+    let html = fs::read_to_string(d.join("reports/fair.html")).unwrap();
+    assert!(md.contains("\n## Fairshare\n"), "{md}");
+    assert!(html.contains("Fairshare factor over time"));
+    assert!(d.join("reports/fair-fairshare-factor.svg").exists());
+    assert!(d.join("reports/fair-fairshare-cores.svg").exists());
+    // One finding paragraph: for the fairshare-ordered configuration only.
+    assert_eq!(md.matches("**order fairshare.**").count(), 1, "{md}");
+    assert_eq!(md.matches("**order fcfs.**").count(), 0);
+
+    // The per-user table lists the heaviest users in order of usage (core-hours here, with
+    // the default cpu penalty on a pool), as users.parquet has them.
+    let all = users(&d.join("results/fair/users.parquet"));
+    let (_, fair) = all
+        .iter()
+        .find(|(cell, _)| cell.contains("fairshare"))
+        .expect("a fairshare cell");
+    let mut ranked = fair.clone();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let table = md
+        .split("order fairshare: the 10 users with the most penalised usage")
+        .nth(1)
+        .expect("the per-user table");
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| user"))
+        .take(11)
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    for (row, (user, core_hours)) in rows.iter().zip(ranked.iter().take(10)) {
+        assert_eq!(row[0], user.to_string());
+        assert_eq!(row[2], format!("{core_hours:.0}"));
+    }
+    assert_eq!(rows[10][0], format!("{} others", fair.len() - 10));
+}
+
+#[test]
+fn fcfs_order_alone_gets_no_fairshare_section() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    fs::write(
+        d.join("experiments/fair.yaml"),
+        experiment("fcfs").replace("grid:\n  axes:\n    order: [fcfs]\n", ""),
+    )
+    .unwrap();
+    assert!(schedlab(d, &["run", "--quiet"]).status.success());
+    assert!(schedlab(d, &["report"]).status.success());
+    let md = fs::read_to_string(d.join("reports/fair.md")).unwrap();
+    assert!(!md.contains("## Fairshare"));
+}
