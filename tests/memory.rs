@@ -193,10 +193,11 @@ grid:
     let small = run(600);
     let large = run(1800);
     let per_cell = (large - small) as f64 * 1024.0 / 1200.0;
-    // Measured ~20 KB per cell from 500 to 2,000 cells (BENCHMARKS.md): the bound is half of
-    // what issue 16 reported, so a return of per-cell retention fails here.
+    // Measured ~20 KB per cell from 500 to 2,000 cells before the per-user, per-cluster and
+    // per-queue files joined every cell; ~49 KB since, with main's binary as with this one
+    // (BENCHMARKS.md). The bound stays below the ~60 KB issue 16 reported.
     assert!(
-        per_cell < 30_000.0,
+        per_cell < 55_000.0,
         "{per_cell:.0} bytes of peak memory per extra cell ({small} KiB for 600 cells, {large} KiB for 1,800)"
     );
 }

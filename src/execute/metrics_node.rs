@@ -137,26 +137,42 @@ fn compute(
     };
     let classes = &spec.size_classes;
 
-    // The schedule's jobs, as records and as the engine's outcomes (the fairshare replay's
-    // input), in submission order.
-    let mut records: Vec<JobRecord> = Vec::new();
-    let mut outcome = SimOutcome::default();
-    let topology = matches!(machine, Machine::Topology(_));
-    read_jobs(schedule, |rows| {
-        for row in rows {
-            records.push(JobRecord::of(row, config.tau));
-            outcome.jobs.push(row.outcome());
-            if topology {
-                outcome.assignments.push(Assignment {
-                    job: row.index,
-                    class: row.class,
-                    nodes: Vec::new(),
-                });
+    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
+    // used, for fairshare and priority orders). The replay reads the schedule as the engine's
+    // outcomes; they are dropped before the records are built, so the two never coexist.
+    let fairshare = &cell.scheduler.order.fairshare;
+    let users_replay = {
+        let mut outcome = SimOutcome::default();
+        let topology = matches!(machine, Machine::Topology(_));
+        read_jobs(schedule, |rows| {
+            for row in rows {
+                outcome.jobs.push(row.outcome());
+                if topology {
+                    outcome.assignments.push(Assignment {
+                        job: row.index,
+                        class: row.class,
+                        nodes: Vec::new(),
+                    });
+                }
             }
-        }
+            Ok(())
+        })?;
+        let sampling = Sampling {
+            origin: workload.jobs.first().map_or(0, |j| j.submit),
+            step,
+            top: SERIES_USERS,
+        };
+        replay(workload, &outcome, machine, fairshare, Some(sampling))
+            .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?
+    };
+    let limits = facts.limits;
+
+    // The schedule's jobs as records, in submission order.
+    let mut records: Vec<JobRecord> = Vec::new();
+    read_jobs(schedule, |rows| {
+        records.extend(rows.iter().map(|row| JobRecord::of(row, config.tau)));
         Ok(())
     })?;
-    outcome.limits = facts.limits;
 
     let mut scan = WindowScan::new(config.warmup);
     records.iter().for_each(|r| scan.push(r.submit, r.end));
@@ -175,16 +191,7 @@ fn compute(
     let (summary, size_classes) = summary.finish(facts.skipped_too_large, facts.reservations);
     let (bins, class_queues) = bins.finish();
 
-    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
-    // used, for fairshare and priority orders), with the users' waits and slowdowns.
-    let fairshare = &cell.scheduler.order.fairshare;
-    let sampling = Sampling {
-        origin: workload.jobs.first().map_or(0, |j| j.submit),
-        step,
-        top: SERIES_USERS,
-    };
-    let users_replay = replay(workload, &outcome, machine, fairshare, Some(sampling))
-        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    // The users' waits and slowdowns beside their fairshare.
     let user_rows = metrics::user_rows(&records, first, &users_replay);
     // Clusters: a topology's, or the uniform machine as one cluster named after the cell's.
     let (labels, cluster_names): (Vec<String>, Vec<String>) = match machine {
@@ -241,7 +248,7 @@ fn compute(
     )
     .map_err(|e| e.to_string())?;
     let job_labels = JobLabels {
-        limits: outcome.limits.as_ref(),
+        limits: limits.as_ref(),
         clusters: &labels,
         queue_names: &workload.queue_names,
     };
@@ -251,7 +258,7 @@ fn compute(
 
     write_queue_summaries(
         &entry.path("queues.parquet"),
-        &metrics::summarize_queues(&records, first, outcome.limits.as_ref()),
+        &metrics::summarize_queues(&records, first, limits.as_ref()),
     )?;
 
     let reservations = schedule.join("reservations.parquet");

@@ -71,6 +71,24 @@ impl ScheduledJob {
     }
 }
 
+impl ScheduledJob {
+    /// The engine's outcome of this job.
+    pub fn outcome(&self) -> JobOutcome {
+        JobOutcome {
+            job: self.index,
+            start: self.start,
+            end: self.end,
+            units: self.units,
+            cluster: self.cluster,
+            class: self.class,
+            nodes: self.nodes,
+            held: self.held,
+            killed: self.killed,
+            backfilled: self.backfilled,
+        }
+    }
+}
+
 /// The state after one processed instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Instant {
@@ -270,23 +288,5 @@ mod tests {
         assert_eq!(run.count_within(141, 1000), 0);
         assert_eq!(run.count_within(0, 99), 0);
         assert_eq!(run.count_within(111, 119), 0);
-    }
-}
-
-impl ScheduledJob {
-    /// The engine's outcome of this job.
-    pub fn outcome(&self) -> JobOutcome {
-        JobOutcome {
-            job: self.index,
-            start: self.start,
-            end: self.end,
-            units: self.units,
-            cluster: self.cluster,
-            class: self.class,
-            nodes: self.nodes,
-            held: self.held,
-            killed: self.killed,
-            backfilled: self.backfilled,
-        }
     }
 }
