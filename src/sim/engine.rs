@@ -656,10 +656,15 @@ impl<'w> Engine<'w> {
                 Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
             };
             let call = decides.then(|| self.queue.len() as u32);
+            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
             if decides {
+                sink.call(now, self.queue.len() as u32);
                 self.decide(now, &mut starts)?;
                 // Starts may free queued-job caps: the jobs they admit are decided on at once.
                 while self.admit_held(now) {
+                    extra_calls += 1;
+                    extra_call_queue += self.queue.len() as u64;
+                    sink.call(now, self.queue.len() as u32);
                     self.decide(now, &mut starts)?;
                 }
             }
@@ -674,6 +679,8 @@ impl<'w> Engine<'w> {
                 busy,
                 reserved,
                 call,
+                extra_calls,
+                extra_call_queue,
             });
         }
         let held = self.limits.as_ref().map_or(0, LimitState::held);

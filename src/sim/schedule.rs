@@ -101,6 +101,10 @@ pub struct Instant {
     pub reserved: u64,
     /// The queue length the scheduler saw, if it was called at this instant.
     pub call: Option<u32>,
+    /// Further calls at this instant (queue limits admitting held jobs decide again at once)
+    /// and the sum of the queue lengths they saw.
+    pub extra_calls: u32,
+    pub extra_call_queue: u64,
 }
 
 /// Receives a simulated schedule as it is produced.
@@ -109,6 +113,9 @@ pub trait ScheduleSink {
     fn job(&mut self, outcome: &JobOutcome);
     /// The state after an instant; called once per processed instant, in time order.
     fn instant(&mut self, instant: &Instant);
+    /// One scheduler call and the queue length it saw, before the instant it belongs to (every
+    /// call, also those the instant sums in `extra_calls`).
+    fn call(&mut self, _time: Time, _queue_len: u32) {}
 }
 
 /// Collects everything (the engine's classic result: tests, `schedlab simulate`).
@@ -117,13 +124,11 @@ impl ScheduleSink for SimOutcome {
         self.jobs.push(*outcome);
     }
 
+    fn call(&mut self, time: Time, queue_len: u32) {
+        self.invocations.push(Invocation { time, queue_len });
+    }
+
     fn instant(&mut self, instant: &Instant) {
-        if let Some(queue_len) = instant.call {
-            self.invocations.push(Invocation {
-                time: instant.time,
-                queue_len,
-            });
-        }
         self.steps.push(Step {
             time: instant.time,
             queue_len: instant.queue_len,
@@ -145,6 +150,9 @@ pub struct InstantRun {
     pub reserved: u64,
     /// The queue length the scheduler saw at each instant of the run, if it was called.
     pub call: Option<u32>,
+    /// Further calls at each instant of the run, and the sum of their queue lengths.
+    pub extra_calls: u32,
+    pub extra_call_queue: u64,
 }
 
 impl InstantRun {
@@ -157,6 +165,8 @@ impl InstantRun {
             busy: i.busy,
             reserved: i.reserved,
             call: i.call,
+            extra_calls: i.extra_calls,
+            extra_call_queue: i.extra_call_queue,
         }
     }
 
@@ -184,8 +194,21 @@ impl InstantRun {
     }
 
     fn same_state(&self, i: &Instant) -> bool {
-        (self.queue_len, self.busy, self.reserved, self.call)
-            == (i.queue_len, i.busy, i.reserved, i.call)
+        (
+            self.queue_len,
+            self.busy,
+            self.reserved,
+            self.call,
+            self.extra_calls,
+            self.extra_call_queue,
+        ) == (
+            i.queue_len,
+            i.busy,
+            i.reserved,
+            i.call,
+            i.extra_calls,
+            i.extra_call_queue,
+        )
     }
 }
 
@@ -228,12 +251,19 @@ pub fn runs_of(outcome: &SimOutcome) -> Vec<InstantRun> {
     let mut runs = Vec::new();
     for s in &outcome.steps {
         let call = calls.next_if(|c| c.time == s.time).map(|c| c.queue_len);
+        let (mut extra_calls, mut extra_call_queue) = (0, 0);
+        while let Some(c) = calls.next_if(|c| c.time == s.time) {
+            extra_calls += 1;
+            extra_call_queue += u64::from(c.queue_len);
+        }
         let instant = Instant {
             time: s.time,
             queue_len: s.queue_len,
             busy: s.busy,
             reserved: s.reserved,
             call,
+            extra_calls,
+            extra_call_queue,
         };
         runs.extend(folding.push(&instant));
     }
@@ -252,6 +282,7 @@ mod tests {
             busy: 4,
             reserved: 0,
             call,
+            ..Instant::default()
         }
     }
 
@@ -281,6 +312,8 @@ mod tests {
             busy: 0,
             reserved: 0,
             call: Some(1),
+            extra_calls: 0,
+            extra_call_queue: 0,
         };
         assert_eq!(run.count_within(0, 1000), 5);
         assert_eq!(run.count_within(101, 1000), 4);

@@ -158,7 +158,7 @@ pub fn bin(steps: &[Step], capacity: u64, step: Time) -> Vec<Bin> {
             queue_len: s.queue_len,
             busy: s.busy,
             reserved: s.reserved,
-            call: None,
+            ..Instant::default()
         };
         if let Some(run) = folding.push(&instant) {
             binner.instants(&run);

@@ -64,6 +64,8 @@ fn instants_schema() -> SchemaRef {
         .map(|n| Field::new(*n, DataType::Int64, false))
         .collect();
     fields.push(Field::new("call", DataType::Int64, true));
+    fields.push(Field::new("extra_calls", DataType::Int64, false));
+    fields.push(Field::new("extra_call_queue", DataType::Int64, false));
     Arc::new(Schema::new(fields))
 }
 
@@ -231,6 +233,8 @@ fn instant_columns(runs: &[InstantRun]) -> Vec<ArrayRef> {
         i64s(|r| r.busy as i64),
         i64s(|r| r.reserved as i64),
         Arc::new(call.finish()),
+        i64s(|r| i64::from(r.extra_calls)),
+        i64s(|r| r.extra_call_queue as i64),
     ]
 }
 
@@ -346,6 +350,7 @@ pub fn read_instants(dir: &Path, mut f: impl FnMut(&InstantRun)) -> Result<(), S
             i64s(5),
             i64s(6),
         );
+        let (extra_calls, extra_call_queue) = (i64s(7), i64s(8));
         for i in 0..batch.num_rows() {
             f(&InstantRun {
                 time: time.value(i),
@@ -355,6 +360,8 @@ pub fn read_instants(dir: &Path, mut f: impl FnMut(&InstantRun)) -> Result<(), S
                 busy: busy.value(i) as u64,
                 reserved: reserved.value(i) as u64,
                 call: (!call.is_null(i)).then(|| call.value(i) as u32),
+                extra_calls: extra_calls.value(i) as u32,
+                extra_call_queue: extra_call_queue.value(i) as u64,
             });
         }
     }

@@ -269,7 +269,9 @@ impl<'c> RunAccumulator<'c> {
             self.backfilled += if r.backfilled { 1.0 } else { 0.0 };
             let weight = r.units as f64 * r.run as f64;
             self.node_seconds += weight;
-            self.ef_weighted += r.expansion_factor * weight;
+            // Multiplied in the order of the whole-run formula, (EF · units) · run, so the
+            // streamed sum rounds exactly as summing the records would.
+            self.ef_weighted += r.expansion_factor * r.units as f64 * r.run as f64;
             self.class_jobs[class] += 1;
             self.class_wait[class] += r.wait as f64;
             self.class_bsld[class] += r.bounded_slowdown;
@@ -299,8 +301,8 @@ impl<'c> RunAccumulator<'c> {
         self.reserved_seconds += run.reserved as f64 * overlap;
         if let Some(q) = run.call {
             let n = run.count_within(start, end);
-            self.calls += n;
-            self.call_queue += f64::from(q) * n as f64;
+            self.calls += n * (1 + u64::from(run.extra_calls));
+            self.call_queue += (f64::from(q) + run.extra_call_queue as f64) * n as f64;
         }
     }
 
