@@ -26,6 +26,8 @@ const METRICS_SOURCES: &[&str] = &[
     "src/store/users.rs",
     "src/store/table.rs",
     "src/store/columns.rs",
+    "src/store/penalties.rs",
+    "src/execute/eet_outputs.rs",
 ];
 /// Source trees whose content defines what an aggregation node writes.
 const AGGREGATE_SOURCES: &[&str] = &["src/store", "src/execute/aggregate_node.rs"];

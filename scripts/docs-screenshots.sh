@@ -10,13 +10,16 @@ bin=target/release/schedlab
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 manifests=(experiments/easy-vs-fcfs.yaml experiments/reservations.yaml experiments/markov-arrivals.yaml
-  docs/examples/load-tau-sweep.yaml)
+  docs/examples/load-tau-sweep.yaml experiments/user-aware.yaml)
 "$bin" run --quiet "${manifests[@]}"
 "$bin" report --date 2026-01-01 --out "$out" "${manifests[@]}"
-shot() { scripts/screenshot-report.sh "$out/$1.html" "docs/$2.png" "$3" "$4"; }
+shot() { scripts/screenshot-report.sh "$out/$1.html" "docs/$2.png" "$3" "$4" "${5:-}"; }
 shot easy-vs-fcfs report-easy-vs-fcfs 3900 findings,metrics-across-the-grid
 shot easy-vs-fcfs report-easy-vs-fcfs-schedule 3100 over-time-and-per-job,schedule
 shot reservations report-reservations 6400 reservations
 shot reservations report-reservations-sweep 2600 metrics-across-the-grid
 shot markov-arrivals report-markov-arrivals 3600 findings,burstiness
 shot load-tau-sweep report-load-tau-sweep 4200 findings,metrics-across-the-grid
+shot user-aware report-user-aware 3300 user-aware-metrics-expected-end-times
+shot user-aware report-user-aware-heatmaps 1100 user-aware-metrics-expected-end-times \
+  eet-heatmap-fifo,eet-heatmap-easy-fairshare

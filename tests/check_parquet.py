@@ -273,6 +273,8 @@ schedulers:
     backfill: easy
     order: fairshare
     fairshare: {{charging: continuous, decay: {{factor: 0.75, every: 172800}}, shares: {{users: {{1: 4}}}}}}
+metrics:
+  expected_capacity: {{split: shares}}
 """)
     results = tmp / "results"
     subprocess.run([exe, "run", "--quiet", "--results", results, manifest], check=True)
@@ -312,6 +314,76 @@ schedulers:
     orders = {r["cell"]: r["order"] for r in summary}
     if orders != {"fair-easy": "fairshare", "fcfs-easy": "fcfs"}:
         sys.exit(f"summary orders {orders}")
+    # job_penalties.parquet: rows for the fairshare-ordered cell only, one per job with its wait
+    # as in jobs.parquet; on a processor pool every PE model counts cores, so pe_min == cpu ==
+    # the requested cores and nothing is affected (docs/outputs.md, docs/fairshare.md).
+    pens = check(out / "job_penalties.parquet", "job_penalties.parquet").to_pylist()
+    if {p["cell"] for p in pens} != {"fair-easy"}:
+        sys.exit(f"job_penalties.parquet cells {({p['cell'] for p in pens})}")
+    waits = {j["job_id"]: j["wait"] for j in jobs if j["cell"] == "fair-easy"}
+    if len(pens) != 3000 or {p["job_id"]: p["wait"] for p in pens if p["wait"] is not None} != waits:
+        sys.exit("job_penalties.parquet: not every job with its wait in jobs.parquet")
+    for p in pens:
+        if p["cpu"] != p["cores"] or abs(p["pe_min"] - p["cpu"]) > 1e-9 * p["cpu"] or abs(p["increase"]) > 1e-9:
+            sys.exit(f"job_penalties.parquet: on a pool pe_min must equal cpu: {p}")
+    check_user_eet(out, summary, users, jobs)
+
+
+def nearest_rank(values, p):
+    values = sorted(values)
+    return values[max(1, -(-len(values) * p // 100)) - 1]
+
+
+def check_user_eet(out, summary, users, jobs):
+    """Expected end times on simulated schedules (docs/metrics.md): per job, per user and across
+    users recomputed from jobs.parquet, capacities split by shares, the heatmap against the
+    users' tardiness."""
+    leading = [("experiment", "string"), ("cell", "string")]
+    heat = check(out / "eet_heatmap.parquet", "eet_heatmap.parquet (`schedlab trace eet --heatmap-out`)",
+                 extra_leading=leading).to_pylist()
+    usage = check(out / "eet_usage.parquet", "eet_usage.parquet (`schedlab trace eet --usage-out`)",
+                  extra_leading=leading).to_pylist()
+    for j in jobs:
+        if j["eet"] < j["submit"] + j["run"]:
+            sys.exit(f"jobs.parquet: job {j['job_id']} has an EET before submit + run")
+        if j["eet_violated"] != (j["end"] > j["eet"]) or j["tardiness"] != max(0, j["end"] - j["eet"]):
+            sys.exit(f"jobs.parquet: job {j['job_id']}: eet_violated/tardiness disagree with end and eet")
+    for row in summary:
+        cell = row["cell"]
+        mine = [u for u in users if u["cell"] == cell]
+        cell_jobs = [j for j in jobs if j["cell"] == cell]
+        for u in mine:
+            own = [j for j in cell_jobs if j["user"] == u["user"]]
+            violated = sum(j["eet_violated"] for j in own)
+            if (u["eet_judged"], u["eet_violated"]) != (len(own), violated):
+                sys.exit(f"users.parquet {cell} user {u['user']}: EET counts differ from jobs.parquet")
+            if abs(u["veet"] - 100 * violated / len(own)) > 1e-9:
+                sys.exit(f"users.parquet {cell} user {u['user']}: veet is not Formula 1")
+            if u["tardiness"] != sum(j["tardiness"] for j in own) or \
+                    u["weighted_tardiness"] != sum(j["procs"] * j["tardiness"] for j in own):
+                sys.exit(f"users.parquet {cell} user {u['user']}: tardiness or WT_u (Formula 3) wrong")
+            # split: shares — the user's CPUs are the machine's in proportion to S_u.
+            if abs(u["capacity_cpu"] - u["share"] * row["cores"]) > 1e-6 * row["cores"]:
+                sys.exit(f"users.parquet {cell} user {u['user']}: capacity_cpu {u['capacity_cpu']} is not share × cores")
+        veets = [u["veet"] for u in mine]
+        for stat, p in [("q1", 25), ("median", 50), ("q3", 75)]:
+            if row[f"veet_{stat}"] != nearest_rank(veets, p):
+                sys.exit(f"summary {cell}: veet_{stat} is not the nearest-rank quartile of users.parquet")
+        within = sum(v <= 35 for v in veets) / len(veets)
+        if abs(row["users_veet_at_most_35"] - within) > 1e-12 or \
+                row["eet_violated_jobs"] != sum(u["eet_violated"] for u in mine):
+            sys.exit(f"summary {cell}: users_veet_at_most_35 or eet_violated_jobs wrong")
+        times = [b["time"] for b in usage if b["cell"] == cell]
+        width = times[1] - times[0]
+        for u in mine:
+            plotted = sum(c["violated_mean"] for c in heat if c["cell"] == cell and c["user"] == u["user"]) * width
+            if abs(plotted - u["tardiness"]) > 1e-6 * max(1, u["tardiness"]):
+                sys.exit(f"eet_heatmap.parquet {cell} user {u['user']}: plots {plotted} s of {u['tardiness']} s")
+        rows = [c["user"] for c in heat if c["cell"] == cell]
+        order = sorted(mine, key=lambda u: (-u["tardiness"], u["user"]))
+        if list(dict.fromkeys(rows)) != [u["user"] for u in order if u["tardiness"] > 0]:
+            sys.exit(f"eet_heatmap.parquet {cell}: rows not by total tardiness")
+    print(f"ok  EET columns of {len(jobs)} jobs and {len(users)} users recomputed; heatmaps add up to the tardiness")
 
 
 def check_queues(exe, trace, tmp):

@@ -13,8 +13,8 @@ use schedlab::sim::limits::{
 use schedlab::sim::reservation::Reservations;
 use schedlab::sim::topology::{Cluster, NodeClass};
 use schedlab::sim::{
-    Allocation, Job, Machine, Policy, SchedulerKind, SimConfig, SimOutcome, Time, Topology,
-    Workload, simulate, simulate_limited,
+    Allocation, Job, Machine, SchedulerKind, SimConfig, SimOutcome, Time, Topology, Workload,
+    simulate, simulate_limited,
 };
 
 fn job(id: u64, submit: Time, procs: u32, runtime: Time) -> Job {
@@ -48,8 +48,7 @@ fn by_number(queues: Vec<Queue>) -> Limits {
 
 fn run(jobs: Vec<Job>, config: &SimConfig, limits: &Limits) -> (SimOutcome, LimitsOutcome) {
     let workload = Workload::new(jobs);
-    let policy = Policy::build(config.scheduler, &config.machine);
-    let out = simulate_limited(&workload, config, policy, &Reservations::default(), limits)
+    let out = simulate_limited(&workload, config, &Reservations::default(), limits)
         .expect("the run succeeds");
     let limits = out
         .limits
@@ -192,16 +191,160 @@ fn a_job_reaching_the_cpu_time_limit_is_killed_then() {
     assert!(!out.jobs[1].killed);
 }
 
-#[test]
-fn queues_of_different_priorities_are_refused_until_a_priority_order_composes() {
+/// Queue priority tiers (docs/queues.md, "Priorities"): on 4 processors, A (queue long) holds
+/// the machine 0–100; B (long, 4 procs, 100 s), C (short, 2 procs, 50 s), D (long, 2 procs,
+/// 200 s) and E (long, 2 procs, 40 s) arrive at 1–4. With one priority, B starts first at 100.
+/// With short above long, C starts at 100 ahead of the earlier B, and B (the head of the long
+/// tier) waits for C's processors until 150.
+fn tier_jobs() -> Vec<Job> {
+    vec![
+        in_queue(1, job(1, 0, 4, 100)),
+        in_queue(1, job(2, 1, 4, 100)),
+        in_queue(0, job(3, 2, 2, 50)),
+        in_queue(1, job(4, 3, 2, 200)),
+        in_queue(1, job(5, 4, 2, 40)),
+    ]
+}
+
+fn tiered(short_priority: i64) -> Limits {
     let mut short = queue("short");
-    short.priority = 10;
+    short.priority = short_priority;
+    by_number(vec![short, queue("long")])
+}
+
+fn starts(out: &SimOutcome) -> Vec<Time> {
+    (0..out.jobs.len() as u32)
+        .map(|j| start_of(out, j))
+        .collect()
+}
+
+#[test]
+fn a_higher_priority_queue_is_served_first_under_fcfs_easy_and_conservative() {
+    // One priority: submission order. FCFS and EASY alike: B 100–200, then C and D together
+    // at 200 (2 + 2 processors), E after C at 250 (EASY cannot backfill E before 200: it would
+    // need B's processors). Conservative plans the same.
+    for kind in [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Easy,
+        SchedulerKind::Conservative,
+    ] {
+        let (out, _) = run(tier_jobs(), &common::pool(4, kind), &tiered(0));
+        assert_eq!(
+            starts(&out),
+            [0, 100, 200, 200, 250],
+            "{kind:?}, one priority"
+        );
+    }
+    // Short above long. FCFS: C at 100; B waits for C's processors (150–250); D, then E behind
+    // it (FCFS never passes the head): D 250, E 250.
+    let (out, l) = run(
+        tier_jobs(),
+        &common::pool(4, SchedulerKind::Fcfs),
+        &tiered(10),
+    );
+    assert_eq!(starts(&out), [0, 150, 100, 250, 250]);
+    assert_eq!(l.queue_name(2), Some("short"));
+    // EASY reserves for B — the head of the highest non-empty tier after C starts — at 150, and
+    // backfills E (2 procs, ends at 140 ≤ 150) at 100; D (ends at 300) may not, so it runs after
+    // B. Conservative plans C, B, D, E in that order: the same schedule.
+    for kind in [SchedulerKind::Easy, SchedulerKind::Conservative] {
+        let (out, _) = run(tier_jobs(), &common::pool(4, kind), &tiered(10));
+        assert_eq!(starts(&out), [0, 150, 100, 250, 100], "{kind:?}, tiers");
+    }
+    // Long above short reverses it: the long jobs first in submission order — B at 100, D and
+    // E together at 200 — and C only when E's processors free at 240.
+    let (out, _) = run(
+        tier_jobs(),
+        &common::pool(4, SchedulerKind::Fcfs),
+        &tiered(-10),
+    );
+    assert_eq!(starts(&out), [0, 100, 240, 200, 200]);
+}
+
+#[test]
+fn tiers_lead_any_order_and_the_multifactor_order_can_weigh_them_instead() {
+    use schedlab::sim::scheduler::order::{OrderKind, OrderSpec, PriorityWeights};
+    // Shortest first within tiers, no backfilling: at 100 the order is C (its tier), then the
+    // long tier by requested time — E (40 s), B (100 s), D (200 s). C and E start (2 + 2
+    // processors); B waits for both (150); D after B (250).
+    let mut config = common::pool(4, SchedulerKind::Fcfs);
+    config.order = OrderSpec::of(OrderKind::Sjf);
+    let (out, _) = run(tier_jobs(), &config, &tiered(10));
+    assert_eq!(starts(&out), [0, 150, 100, 250, 100]);
+    // `order: priority` with `queue_tiers: false` and only the queue weight: the same tiers,
+    // as a weighted factor (short 1, long 0) — the same schedule as FCFS-ordered tiers.
+    config.order = OrderSpec {
+        kind: OrderKind::Priority,
+        priority: PriorityWeights {
+            age: 0.0,
+            fairshare: 0.0,
+            queue: 1.0,
+            queue_tiers: false,
+            ..PriorityWeights::default()
+        },
+        ..OrderSpec::default()
+    };
+    let (out, _) = run(tier_jobs(), &config, &tiered(10));
+    assert_eq!(starts(&out), [0, 150, 100, 250, 250]);
+    // As a factor, queue priority can be outweighed: age weight 2 with max_age 200 s against a
+    // queue weight of 0.001. At 100, B (waited 99 s: 0.99) is above C (98 s: 0.98 + 0.001), so
+    // B starts first and C at 200 — submission order wins.
+    config.order.priority.age = 2.0;
+    config.order.priority.max_age = 200;
+    config.order.priority.queue = 0.001;
+    let (out, _) = run(tier_jobs(), &config, &tiered(10));
+    assert_eq!(starts(&out)[..3], [0, 100, 200]);
+    // With tiers (the default), the same weights cannot: C leads its tier.
+    config.order.priority.queue_tiers = true;
+    let (out, _) = run(tier_jobs(), &config, &tiered(10));
+    assert_eq!(starts(&out)[..3], [0, 150, 100]);
+    // A zero queue weight with `queue_tiers: false` would drop the priorities: an error.
+    config.order.priority.queue = 0.0;
+    config.order.priority.queue_tiers = false;
+    let w = Workload::new(tier_jobs());
+    let err = simulate_limited(&w, &config, &Reservations::default(), &tiered(10)).unwrap_err();
+    assert!(err.to_string().contains("queue_tiers"), "{err}");
+}
+
+#[test]
+fn per_queue_caps_on_each_user_and_group() {
+    // Queue `short` allows each user one running job and each group 3 CPUs; `long` has no such
+    // caps. On 8 processors: user 1's jobs 0 (short, 0–100) and 1 (short, submitted at 1) —
+    // job 1 waits exactly until job 0 ends; user 2's short job 2 starts at once (its own
+    // account); user 1's long job 3 starts at once (another queue). Group 7's short jobs 4 (2
+    // CPUs) and 5 (2 CPUs, user 3) share a 3-CPU group quota in `short`: 5 waits for 4 to end.
+    let mut short = queue("short");
+    short.per_user.max_running = Some(1);
+    short.per_group.cpu_quota = Some(3);
     let limits = by_number(vec![short, queue("long")]);
-    let config = common::pool(1, SchedulerKind::Easy);
-    let policy = Policy::build(config.scheduler, &config.machine);
-    let w = Workload::new(vec![in_queue(0, job(1, 0, 1, 10))]);
-    let err = simulate_limited(&w, &config, policy, &Reservations::default(), &limits).unwrap_err();
-    assert!(err.to_string().contains("priority"), "{err}");
+    let as_user = |user, group, j: Job| Job { user, group, ..j };
+    let jobs = vec![
+        in_queue(0, job(1, 0, 1, 100)),
+        in_queue(0, job(2, 1, 1, 10)),
+        in_queue(0, as_user(2, 1, job(3, 2, 1, 10))),
+        in_queue(1, job(4, 3, 1, 10)),
+        in_queue(0, as_user(4, 7, job(5, 4, 2, 50))),
+        in_queue(0, as_user(3, 7, job(6, 5, 2, 10))),
+    ];
+    for kind in [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Easy,
+        SchedulerKind::Conservative,
+    ] {
+        let (out, l) = run(jobs.clone(), &common::pool(8, kind), &limits);
+        assert_eq!(starts(&out), [0, 100, 2, 3, 4, 54], "{kind:?}");
+        assert_eq!(l.held_by[1], Some(LimitKind::QueueUserMaxRunning));
+        assert_eq!(l.held_by[5], Some(LimitKind::QueueGroupCpuQuota));
+        assert_eq!(l.held_by[3], None);
+        assert_eq!(l.eligible_at[1], 100);
+    }
+    // A job alone over its queue's per-group quota could never start: rejected.
+    let (_, l) = run(
+        vec![in_queue(0, as_user(4, 7, job(1, 0, 4, 10)))],
+        &common::pool(8, SchedulerKind::Easy),
+        &limits,
+    );
+    assert_eq!(l.rejected, [(0, Rejection::OverCpuQuota)]);
 }
 
 #[test]
@@ -338,14 +481,7 @@ fn bad_definitions_are_errors_not_panics() {
             ..Limits::single("a")
         },
     ] {
-        let policy = Policy::build(config.scheduler, &config.machine);
-        let err = simulate_limited(
-            &workload,
-            &config,
-            policy,
-            &Reservations::default(),
-            &limits,
-        );
+        let err = simulate_limited(&workload, &config, &Reservations::default(), &limits);
         assert!(err.is_err(), "{limits:?}");
     }
 }
@@ -426,9 +562,11 @@ fn arb_limits() -> impl Strategy<Value = Limits> {
         prop::collection::vec(
             (
                 arb_caps(),
-                Just(0i64),
+                0i64..3,
                 prop::option::of(20i64..100),
                 prop::option::of(10i64..60),
+                arb_caps(),
+                arb_caps(),
             ),
             3,
         ),
@@ -441,13 +579,17 @@ fn arb_limits() -> impl Strategy<Value = Limits> {
             queues: qs
                 .into_iter()
                 .enumerate()
-                .map(|(i, (caps, priority, max_walltime, max_cputime))| Queue {
-                    name: format!("q{i}"),
-                    priority,
-                    max_walltime,
-                    max_cputime,
-                    caps,
-                })
+                .map(
+                    |(i, (caps, priority, max_walltime, max_cputime, per_user, per_group))| Queue {
+                        name: format!("q{i}"),
+                        priority,
+                        max_walltime,
+                        max_cputime,
+                        caps,
+                        per_user,
+                        per_group,
+                    },
+                )
                 .collect(),
             routing: if by_time {
                 Routing::RequestedTime
@@ -490,16 +632,19 @@ fn check_caps(
     instants.sort_unstable();
     instants.dedup();
     for &t in &instants {
-        // (kind, id) → (running, running cpus, eligible)
-        let mut counts: BTreeMap<(u8, i32), (u32, u64, u32)> = BTreeMap::new();
+        // (kind, queue, id) → (running, running cpus, eligible)
+        let mut counts: BTreeMap<(u8, i32, i32), (u32, u64, u32)> = BTreeMap::new();
         for o in &out.jobs {
             let j = &jobs[o.job as usize];
             let running = o.start <= t && t < o.end;
             let eligible = l.eligible_at[o.job as usize] <= t && t < o.start;
+            let q = l.queue[o.job as usize] as i32;
             for key in [
-                (0, l.queue[o.job as usize] as i32),
-                (1, j.user),
-                (2, j.group),
+                (0, q, 0),
+                (1, 0, j.user),
+                (2, 0, j.group),
+                (3, q, j.user),
+                (4, q, j.group),
             ] {
                 let c = counts.entry(key).or_default();
                 if running {
@@ -511,13 +656,15 @@ fn check_caps(
                 }
             }
         }
-        for (&(kind, id), &(running, cpus, eligible)) in &counts {
+        for (&(kind, q, id), &(running, cpus, eligible)) in &counts {
             let caps = match kind {
-                0 => limits.queues[id as usize].caps,
+                0 => limits.queues[q as usize].caps,
                 1 => limits.users.caps(id),
-                _ => limits.groups.caps(id),
+                2 => limits.groups.caps(id),
+                3 => limits.queues[q as usize].per_user,
+                _ => limits.queues[q as usize].per_group,
             };
-            let what = format!("t={t} account {kind}/{id}");
+            let what = format!("t={t} account {kind}/{q}/{id}");
             if let Some(max) = caps.max_running {
                 prop_assert!(running <= max, "{what}: {running} running > {max}");
             }
@@ -563,6 +710,16 @@ fn check_caps(
             }
             LimitKind::UserMaxRunning | LimitKind::UserCpuQuota | LimitKind::UserMaxQueued => {
                 jobs[k].user == jobs[i].user
+            }
+            LimitKind::QueueUserMaxRunning
+            | LimitKind::QueueUserCpuQuota
+            | LimitKind::QueueUserMaxQueued => {
+                l.queue[k] == l.queue[i] && jobs[k].user == jobs[i].user
+            }
+            LimitKind::QueueGroupMaxRunning
+            | LimitKind::QueueGroupCpuQuota
+            | LimitKind::QueueGroupMaxQueued => {
+                l.queue[k] == l.queue[i] && jobs[k].group == jobs[i].group
             }
             _ => jobs[k].group == jobs[i].group,
         };

@@ -138,3 +138,41 @@ schedulers: {fcfs: {policy: fcfs}}
     assert_eq!(t.clusters[1].allocation, schedlab::sim::Allocation::Shared);
     assert_eq!(t.cores(), 4 * 32 + 2 * 64 + 500 * 16);
 }
+
+#[test]
+fn the_queue_priorities_example_loads_as_documented() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/queues.md")).unwrap();
+    let section = &doc[doc.find("**Priorities.**").unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let yaml = &section[start..start + section[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("experiments")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
+    #[cfg(not(unix))]
+    return;
+    let path = dir.path().join("experiments/lpc-tiers.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.cells.len(), 6, "3 schedulers × 2 queue setups");
+    let tiered = m
+        .cells
+        .iter()
+        .find(|c| c.queues.is_some() && c.scheduler.name == "weighed")
+        .unwrap();
+    let limits = &tiered.queues.as_ref().unwrap().limits;
+    assert!(limits.has_tiers());
+    let priorities: Vec<i64> = limits.queues.iter().map(|q| q.priority).collect();
+    assert_eq!(priorities, [20, 10, 0]);
+    let weights = &tiered.scheduler.order.priority;
+    assert!(!weights.queue_tiers);
+    assert_eq!(weights.queue, 2000.0);
+    // The other schedulers keep tiers (the default).
+    assert!(
+        m.cells
+            .iter()
+            .filter(|c| c.scheduler.name != "weighed")
+            .all(|c| c.scheduler.order.priority.queue_tiers)
+    );
+}

@@ -122,3 +122,109 @@ fn fcfs_order_alone_gets_no_fairshare_section() {
     let md = fs::read_to_string(d.join("reports/fair.md")).unwrap();
     assert!(!md.contains("## Fairshare"));
 }
+
+/// The multi-resource penalty section (Klusáček & Rudová §4) from job_penalties.parquet, on the
+/// paper's Examples 3–5 system (10 nodes × 8 CPUs / 16 GiB plus one of 80 CPUs / 512 GiB), with
+/// four jobs of 100 s on an idle machine, worked by hand:
+/// - job 1 (user 1, 1 CPU, 16 GiB): pe_min 2.5 (the big node), cpu 1: +150 %;
+/// - job 2 (user 2, 8 CPUs, 1 GiB): pe_min max(8/8, 1/16) × 8 = 8 = cpu;
+/// - job 3 (user 3, 1 CPU, 512 GiB): only the big node, pe_min 80: +7,900 %;
+/// - job 4 (user 2, 4 CPUs, 2 GiB): pe_min 4 = cpu.
+///
+/// Affected: 2 of 4 jobs; CPU time (1 + 1) × 100 of (1 + 8 + 1 + 4) × 100 = 14.3 %; users 1 and
+/// 3 of 3; both increases ≥ +20 % and ≥ +100 %. Jobs arrive 1,000 s apart: nobody waits.
+#[test]
+fn the_penalty_section_shows_the_papers_shares_worked_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("experiments")).unwrap();
+    let gib = 1u64 << 20;
+    let line = |id: u64, cpus: u32, mem_gib: u64, user: u32| {
+        format!(
+            "{id} {} 0 100 {cpus} -1 -1 {cpus} 100 {} 1 {user} 1 -1 -1 -1 -1 -1\n",
+            id * 1000,
+            mem_gib * gib
+        )
+    };
+    let trace = line(1, 1, 16, 1) + &line(2, 8, 1, 2) + &line(3, 1, 512, 3) + &line(4, 4, 2, 2);
+    fs::write(d.join("t.swf"), trace).unwrap();
+    fs::write(
+        d.join("experiments/pen.yaml"),
+        "name: pen
+workloads:
+  t: {trace: ../t.swf, memory: kb_per_node}
+clusters:
+  example:
+    topology:
+      small: {nodes: [{count: 10, cores: 8, memory: 16 GiB}]}
+      big: {nodes: [{count: 1, cores: 80, memory: 512 GiB}]}
+schedulers:
+  fair: {backfill: none, order: fairshare}
+grid:
+  axes:
+    penalty: [cpu, pe_min]
+",
+    )
+    .unwrap();
+    let run = schedlab(d, &["run", "--quiet"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
+    assert!(md.contains("## Multi-resource penalties"), "{md}");
+    assert!(d.join("reports/pen-penalty-increase-cdf.svg").exists());
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| this run | 2 of 4 |"))
+        .unwrap_or_else(|| panic!("no shares row: {md}"));
+    let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+    assert_eq!(
+        cells,
+        [
+            "this run",
+            "2 of 4",
+            "50.0 %",
+            "14.3 %",
+            "2 of 3 (66.7 %)",
+            "100 %",
+            "100 %"
+        ]
+    );
+    assert!(
+        md.contains("| this run | affected jobs | 2 | 0 min | 0 min | \\+0 min |"),
+        "{md}"
+    );
+    assert!(md.contains("| paper (MetaCentrum 2013) | affected jobs |"));
+
+    // job_penalties.parquet itself: both cells hold the same penalties, worked out above.
+    let file = fs::File::open(d.join("results/pen/job_penalties.parquet")).unwrap();
+    let mut pe: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for b in ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+    {
+        let b = b.unwrap();
+        let cell = b.column_by_name("cell").unwrap();
+        let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
+        let v = b.column_by_name("pe_min").unwrap();
+        let v = v.as_any().downcast_ref::<Float64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            pe.entry(cell.value(i).to_string())
+                .or_default()
+                .push(v.value(i));
+        }
+    }
+    assert_eq!(pe.len(), 2, "{pe:?}");
+    for values in pe.values() {
+        assert_eq!(values, &[2.5, 8.0, 80.0, 4.0]);
+    }
+}

@@ -145,3 +145,87 @@ fn without_a_machine_file_it_says_what_is_missing() {
     assert!(err.contains("--machines"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Node properties for a machine file (which lists none): `--properties` gives every node some,
+/// `--cluster-properties NAME=LIST` one cluster's nodes. One job (1 CPU, 4 GB, asking for
+/// property `fast` in Alea's node spec): local PE max(1/8, 4/16) × 8 = 2 on a small node,
+/// max(1/80, 4/512) × 80 = 1 on the big one.
+#[test]
+fn node_properties_can_be_given_to_the_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("sys.machines"), machines()).unwrap();
+    let line = format!(
+        "1 0 0 100 1 -1 -1 1 100 {} 1 7 1 -1 -1 -1 -1 -1 {{1}} q 1:ppn=1:fast\n",
+        4 * GIB_KB
+    );
+    std::fs::write(d.join("t.swf"), line).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "trace",
+            "penalties",
+            "t.swf",
+            "--machines",
+            "sys.machines",
+            "--memory",
+            "kb_per_node",
+            "-o",
+            "p.parquet",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let out = common::schedlab_in(d, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let file = std::fs::File::open(d.join("p.parquet")).unwrap();
+        let batch = ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        (s, column(&batch, "classes"), column(&batch, "pe_min"))
+    };
+    // No properties: no class has `fast`, the job is left out.
+    let (s, classes, pe_min) = run(&[]);
+    assert_eq!(s["infeasible"], 1);
+    assert_eq!((classes, pe_min), (vec![Some(0.0)], vec![None]));
+    // Only the big node has it: one class, PE 1.
+    let (s, classes, pe_min) = run(&["--cluster-properties", "big=fast,other"]);
+    assert_eq!(s["infeasible"], 0);
+    assert_eq!((classes, pe_min), (vec![Some(1.0)], vec![Some(1.0)]));
+    // Only the small nodes: PE 2, +100 % over cpu.
+    let (s, classes, pe_min) = run(&["--cluster-properties", "small=fast"]);
+    assert_eq!(s["affected_jobs"], 1);
+    assert_eq!((classes, pe_min), (vec![Some(1.0)], vec![Some(2.0)]));
+    // Every node: both classes, the cheaper PE.
+    let (_, classes, pe_min) = run(&["--properties", "x,fast"]);
+    assert_eq!((classes, pe_min), (vec![Some(2.0)], vec![Some(1.0)]));
+
+    // A cluster the machine file does not have: a clear error naming the clusters it has.
+    let out = common::schedlab_in(
+        d,
+        &[
+            "trace",
+            "penalties",
+            "t.swf",
+            "--machines",
+            "sys.machines",
+            "--cluster-properties",
+            "huge=fast",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no cluster `huge`") && err.contains("small, big"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

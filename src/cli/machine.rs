@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::CliError;
-use crate::sim::topology::Topology;
+use crate::sim::topology::{Cluster, Topology};
 use crate::sim::{Allocation, Machine, TopologyMachine};
 use crate::swf::{Extended, MemoryReading, ReadOptions};
 
@@ -46,6 +46,19 @@ pub struct TopologyArgs {
     /// With --machines: scale runtimes by the speed of the nodes a job runs on.
     #[arg(long, requires = "machines")]
     pub scale_runtime: bool,
+    /// With --machines: give every node these properties (comma-separated: `x86_64,brno`),
+    /// as a manifest's cluster-level `properties:` does (machine files list none).
+    #[arg(
+        long,
+        value_name = "LIST",
+        requires = "machines",
+        value_delimiter = ','
+    )]
+    pub properties: Vec<String>,
+    /// With --machines: give the nodes of one imported cluster these properties
+    /// (`zewura=nodecpus80` or `zegox=debian,linux`; repeat for several clusters).
+    #[arg(long, value_name = "CLUSTER=LIST", requires = "machines")]
+    pub cluster_properties: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -67,6 +80,7 @@ impl TopologyArgs {
             )
         })?;
         let mut clusters = file.clusters;
+        add_properties(&mut clusters, &self.properties, &self.cluster_properties)?;
         if self.allocation == Some(AllocationArg::Exclusive) {
             for c in &mut clusters {
                 c.allocation = Allocation::ExclusiveNodes;
@@ -82,4 +96,54 @@ impl TopologyArgs {
             ..TopologyMachine::new(topology)
         })))
     }
+}
+
+/// Adds `every` to every node class and each `cluster=a,b` of `per_cluster` to that cluster's
+/// classes (sorted, without duplicates, as the manifest's `properties:` keys do).
+fn add_properties(
+    clusters: &mut [Cluster],
+    every: &[String],
+    per_cluster: &[String],
+) -> Result<(), CliError> {
+    let every: Vec<String> = every
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect();
+    let mut extra: Vec<(usize, Vec<String>)> = Vec::new();
+    for arg in per_cluster {
+        let Some((name, list)) = arg.split_once('=') else {
+            return Err(CliError::input(format!(
+                "--cluster-properties `{arg}`: expected CLUSTER=LIST"
+            ))
+            .with_hint("e.g. --cluster-properties zewura=nodecpus80"));
+        };
+        let Some(index) = clusters.iter().position(|c| c.name == name) else {
+            let known: Vec<&str> = clusters.iter().map(|c| c.name.as_str()).collect();
+            return Err(CliError::input(format!(
+                "--cluster-properties `{arg}`: the machine file has no cluster `{name}`"
+            ))
+            .with_hint(format!("its clusters: {}", known.join(", "))));
+        };
+        let list = list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(String::from);
+        extra.push((index, every.iter().cloned().chain(list).collect()));
+    }
+    for (i, cluster) in clusters.iter_mut().enumerate() {
+        let mine = extra.iter().filter(|(c, _)| *c == i).flat_map(|(_, l)| l);
+        let all: Vec<String> = every.iter().chain(mine).cloned().collect();
+        if all.is_empty() {
+            continue;
+        }
+        for class in &mut cluster.classes {
+            class.properties.extend(all.iter().cloned());
+            class.properties.sort();
+            class.properties.dedup();
+        }
+    }
+    Ok(())
 }

@@ -212,10 +212,24 @@ pub fn run(args: Args) -> Result<(), CliError> {
             Machine::Topology(t) => t.topology.clusters.iter().map(|c| c.name.clone()).collect(),
             Machine::Uniform(_) => Vec::new(),
         };
+        // Expected end times under the default capacity: the machine split equally among the
+        // users (manifests choose others: docs/manifest.md, "Expected capacity").
+        let total = capacities
+            .iter()
+            .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
+        let eet = crate::sim::metrics::eet::schedule_eet(
+            &records,
+            &Default::default(),
+            total.0[0],
+            total.0[1],
+            &[],
+        )
+        .map_err(CliError::input)?;
         let labels = JobLabels {
             limits: outcome.limits.as_ref(),
             clusters: &clusters,
             queue_names: &trace.workload.queue_names,
+            eet: Some(&eet.report.jobs),
         };
         let mut writer = JobsWriter::create(path, &metadata, false).map_err(CliError::input)?;
         writer

@@ -144,12 +144,15 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
 
 /// Result files every cell entry holds besides jobs, timeseries and reservations (written by
 /// simulate_node), each concatenated with its cells' rows like the others.
-const EXTRA_FILES: [(&str, OutputFile); 5] = [
+const EXTRA_FILES: [(&str, OutputFile); 8] = [
     ("users.parquet", OutputFile::Users),
     ("user_timeseries.parquet", OutputFile::UserTimeseries),
     ("clusters.parquet", OutputFile::Clusters),
     ("cluster_timeseries.parquet", OutputFile::ClusterTimeseries),
     ("queues.parquet", OutputFile::Queues),
+    ("job_penalties.parquet", OutputFile::JobPenalties),
+    ("eet_heatmap.parquet", OutputFile::EetHeatmap),
+    ("eet_usage.parquet", OutputFile::EetUsage),
 ];
 
 /// The result files being written.
@@ -424,6 +427,7 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
         .set("charging", Value::Str(s.charging.clone()));
     summary.set_fields(&s.summary);
     summary.set_fields(&s.fairness);
+    super::eet_outputs::summary_columns(summary, &s.eet);
     let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
     for (k, resource) in super::metrics_node::RESOURCES.iter().enumerate() {
         summary.set(

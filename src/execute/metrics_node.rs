@@ -5,7 +5,8 @@
 //! entry: `jobs.parquet` (per-job records, no `cell` column: an entry may serve several cells)
 //! carrying the cell's summary as key-value metadata ([`CELL_SUMMARY_KEY`]),
 //! `timeseries.parquet`, `users.parquet`, `user_timeseries.parquet`, `clusters.parquet`,
-//! `cluster_timeseries.parquet`, `queues.parquet`, and a copy of the schedule's
+//! `cluster_timeseries.parquet`, `queues.parquet`, the EET heatmap (`eet_heatmap.parquet`,
+//! `eet_usage.parquet`; `eet_outputs.rs`), `job_penalties.parquet`, and a copy of the schedule's
 //! `reservations.parquet` when there is one — so an aggregate reads one entry per cell. The
 //! scheduler-call instants are streamed (run-length folded: memory does not depend on the
 //! scheduler's interval). Its source is part of the metrics version (build.rs).
@@ -19,18 +20,19 @@ use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workloa
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits};
 use crate::sim::engine::{Assignment, SimOutcome};
-use crate::sim::fairshare::{Sampling, replay};
+use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{
     self, ClassSummary, JobRecord, MetricsConfig, RunAccumulator, RunSummary, UserFairness,
     WindowScan,
 };
+use crate::sim::scheduler::order::OrderKind;
 use crate::sim::timeseries::{Binner, bins_needed};
 use crate::sim::{Machine, Workload};
 use crate::store::schedule::{read_facts, read_instants, read_jobs};
 use crate::store::{
-    JobLabels, JobsWriter, OutputFile, Table, Value, write_timeseries, write_user_timeseries,
-    write_users,
+    JobLabels, JobsWriter, OutputFile, Table, Value, write_job_penalties, write_timeseries,
+    write_user_timeseries, write_users,
 };
 use crate::swf::{Anomalies, ReadOptions};
 
@@ -77,6 +79,9 @@ pub struct CellSummary {
     pub utilization_by_resource: Fractions,
     /// Jobs that can never run on the machine, by reason (every reason, 0 included).
     pub skipped_by_reason: BTreeMap<String, u64>,
+    /// Expected end times: the capacity rule and the spread across users.
+    #[serde(default)]
+    pub eet: super::eet_outputs::CellEet,
 }
 
 /// The settings of a topology cell, as recorded in the summary.
@@ -207,6 +212,8 @@ fn compute(
     let total = capacities
         .iter()
         .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
+    let (eet, cell_eet) =
+        super::eet_outputs::compute(cell, &records, total.0[0], total.0[1], &user_rows)?;
 
     let cell_summary = CellSummary {
         policy: facts.policy,
@@ -239,6 +246,7 @@ fn compute(
         },
         utilization_by_resource: by_resource,
         skipped_by_reason: facts.skipped_by_reason,
+        eet: cell_eet,
     };
     let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
     let mut jobs = JobsWriter::create(
@@ -251,6 +259,7 @@ fn compute(
         limits: limits.as_ref(),
         clusters: &labels,
         queue_names: &workload.queue_names,
+        eet: Some(&eet.report.jobs),
     };
     jobs.write("", &records, &job_labels)
         .map_err(|e| e.to_string())?;
@@ -268,7 +277,16 @@ fn compute(
             .map_err(|e| format!("{}: {e}", reservations.display()))?;
     }
 
-    write_users(&entry.path("users.parquet"), &user_rows, &[]).map_err(|e| e.to_string())?;
+    write_users(
+        &entry.path("users.parquet"),
+        &user_rows,
+        &eet.report.users,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+    super::eet_outputs::write(entry, &eet, total.0[0], total.0[1])?;
+    drop(eet);
+    write_penalties(cell, workload, machine, &records, entry)?;
     write_user_timeseries(
         &entry.path("user_timeseries.parquet"),
         &users_replay.samples,
@@ -359,6 +377,36 @@ fn compute(
             OutputFile::ClusterTimeseries,
         )
         .map_err(|e| e.to_string())
+}
+
+/// `job_penalties.parquet`: for a cell ordered by fairshare or priority, every job's penalty
+/// under `cpu` and `pe_min` on the cell's machine (Klusáček & Rudová §4) and its wait; no rows
+/// for other orders (docs/outputs.md).
+fn write_penalties(
+    cell: &Cell,
+    workload: &Workload,
+    machine: &Machine,
+    records: &[JobRecord],
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let path = entry.path("job_penalties.parquet");
+    let order = &cell.scheduler.order;
+    if !matches!(order.kind, OrderKind::Fairshare | OrderKind::Priority) {
+        return write_job_penalties(&path, &[], &[], &[]).map_err(|e| e.to_string());
+    }
+    // The cell's penalty settings (queue costs, GPUs) under both models.
+    let spec = PenaltySpec {
+        model: PenaltyModel::PeMin,
+        ..order.fairshare.penalty.clone()
+    };
+    let pricing = Pricing::new(machine, &workload.constraints, &spec)
+        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    let jobs = crate::analysis::job_penalties(workload, &pricing);
+    let mut waits = vec![None; workload.jobs.len()];
+    for r in records {
+        waits[r.index as usize] = Some(r.wait);
+    }
+    write_job_penalties(&path, &jobs, &waits, &[]).map_err(|e| e.to_string())
 }
 
 /// `queues.parquet`: one row per queue (docs/outputs.md).

@@ -4,6 +4,7 @@
 
 mod aggregate_node;
 pub mod dag;
+mod eet_outputs;
 pub mod executor;
 mod git;
 pub mod interrupt;

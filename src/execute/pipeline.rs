@@ -20,7 +20,7 @@ use crate::manifest::{Manifest, WorkloadSource};
 use crate::plan::{self, Inputs, NodeKind, NodeState, Plan, Reason, reason};
 
 /// The files of an experiment's result set.
-pub const RESULT_FILES: [&str; 9] = [
+pub const RESULT_FILES: [&str; 12] = [
     "summary.parquet",
     "jobs.parquet",
     "timeseries.parquet",
@@ -30,6 +30,9 @@ pub const RESULT_FILES: [&str; 9] = [
     "clusters.parquet",
     "cluster_timeseries.parquet",
     "queues.parquet",
+    "job_penalties.parquet",
+    "eet_heatmap.parquet",
+    "eet_usage.parquet",
 ];
 
 #[derive(Debug, thiserror::Error)]

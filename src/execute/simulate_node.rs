@@ -283,17 +283,13 @@ fn simulate(
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
     let outcome = match &cell.queues {
-        Some(setup) => {
-            let policy = crate::sim::Policy::of(&config, workload).map_err(|e| e.to_string())?;
-            simulate_limited_into(
-                workload,
-                &config,
-                policy,
-                &reservations,
-                &setup.limits,
-                &mut schedule,
-            )
-        }
+        Some(setup) => simulate_limited_into(
+            workload,
+            &config,
+            &reservations,
+            &setup.limits,
+            &mut schedule,
+        ),
         None => simulate_into(workload, &config, &reservations, &mut schedule),
     }
     .map_err(|e| e.to_string())?;

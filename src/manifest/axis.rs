@@ -15,8 +15,12 @@ pub const NAME_AXES: [&str; 5] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 18] = [
+pub const PARAM_AXES: [(&str, &str); 19] = [
     ("backfill", "none, easy, conservative or aggressive"),
+    (
+        "capacity_scale",
+        "a positive number (multiplies the users' split expected capacities)",
+    ),
     ("charging", "estimate or continuous"),
     ("first_jobs", "a positive integer"),
     (
@@ -112,6 +116,10 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
         "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
         "ignore_memory" | "scale_runtime" => v.is_boolean(),
         "reservation_rate" => v.as_f64().is_some_and(|x| x.is_finite() && x >= 0.0),
+        "capacity_scale" => v
+            .as_f64()
+            .and_then(super::expected_capacity::positive_ratio)
+            .is_some(),
         "mu" => v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0),
         "p_login" => v.as_f64().is_some_and(|x| x > 0.0 && x < 1.0),
         "throttle_node_hours" => {
@@ -144,6 +152,14 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         "tau" => {
             if let Some(tau) = v.as_i64() {
                 Arc::make_mut(&mut cell.metrics).tau = tau;
+            }
+        }
+        "capacity_scale" => {
+            if let Some(scale) = v
+                .as_f64()
+                .and_then(super::expected_capacity::positive_ratio)
+            {
+                Arc::make_mut(&mut cell.metrics).expected_capacity.scale = scale;
             }
         }
         "backfill" => {

@@ -429,23 +429,34 @@ pub fn expand(
                 )
                 .hint("give the cluster `procs: N`"));
         }
-        if let Some(r) = &cell.reservations
-            && cell.cluster.topology.is_some()
-        {
-            return Err(ctx
-                .key_error(
-                    &format!("reservations.{}", r.name),
-                    &r.name,
-                    format!(
-                        "cell {id}: advance reservations are not supported on topologies yet (cluster `{}`)",
-                        cell.cluster.name
-                    ),
-                )
-                .hint("use the `none` scenario with topology clusters"));
+        if let Some(r) = &cell.reservations {
+            match &cell.cluster.topology {
+                Some(topology) => {
+                    if let Err((path, message)) = r.check_on_topology(&topology.topology()) {
+                        return Err(ctx
+                            .key_error(&path, &r.name, format!("cell {id}: {message}"))
+                            .hint("see docs/reservations.md, \"On topologies\""));
+                    }
+                }
+                None if r.names_clusters() => {
+                    return Err(ctx
+                        .key_error(
+                            &format!("reservations.{}", r.name),
+                            &r.name,
+                            format!(
+                                "cell {id}: scenario `{}` names a cluster, but cluster `{}` is a processor pool",
+                                r.name, cell.cluster.name
+                            ),
+                        )
+                        .hint("`cluster` picks a cluster of a topology; drop it for pools"));
+                }
+                None => {}
+            }
         }
         if let Some(r) = &cell.reservations
             && r.uses_nodes()
             && cell.cluster.node_size.is_none()
+            && cell.cluster.topology.is_none()
         {
             return Err(ctx
                 .key_error(

@@ -9,6 +9,7 @@ mod axis;
 mod clusters;
 mod ctx;
 mod error;
+mod expected_capacity;
 mod grid;
 mod locate;
 pub mod model;

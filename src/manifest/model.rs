@@ -330,6 +330,8 @@ pub struct MetricsSpec {
     pub timeseries_step: Time,
     /// Job-size classes of the per-class aggregates (default: the paper's small/medium/large).
     pub size_classes: SizeClasses,
+    /// The users' expected capacity of the expected-end-time metrics.
+    pub expected_capacity: crate::sim::metrics::eet::ExpectedCapacity,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -93,6 +93,9 @@ pub struct RawPriority {
     pub favor_small: Option<bool>,
     /// SWF queue number → priority.
     pub queue_priority: Option<BTreeMap<i32, f64>>,
+    /// With a queue setup whose queues differ in priority: queue priority as the leading key
+    /// over this order (true, default) or only as the weighted `queue` factor (false).
+    pub queue_tiers: Option<bool>,
 }
 
 /// The raw keys of a scheduler that define its queue order.
@@ -265,9 +268,19 @@ fn priority(
         max_age: raw.max_age.unwrap_or(d.max_age),
         favor_small: raw.favor_small.unwrap_or(d.favor_small),
         queue_priority: raw.queue_priority.clone().unwrap_or_default(),
+        queue_tiers: raw.queue_tiers.unwrap_or(d.queue_tiers),
     };
     w.validate()
         .map_err(|e| ctx.key_error(path, "priority", e.to_string()))?;
+    if !w.queue_tiers && w.queue <= 0.0 {
+        return Err(ctx
+            .key_error(
+                &format!("{path}.queue_tiers"),
+                "queue_tiers",
+                "`queue_tiers: false` weighs queue priority by the `queue` weight, which is 0",
+            )
+            .hint("give `queue` a positive weight, or keep queue priority as tiers"));
+    }
     Ok(w)
 }
 

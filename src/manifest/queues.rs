@@ -258,6 +258,14 @@ fn listed(
                 max_queued: count(ctx, &located("max_queued"), q.max_queued.as_ref())?,
                 cpu_quota: count(ctx, &located("cpu_quota"), q.cpu_quota.as_ref())?.map(u64::from),
             },
+            per_user: match &q.per_user {
+                Some(c) => caps(ctx, &located("per_user"), c)?,
+                None => Caps::default(),
+            },
+            per_group: match &q.per_group {
+                Some(c) => caps(ctx, &located("per_group"), c)?,
+                None => Caps::default(),
+            },
         });
     }
     if routing == "requested_time" && queues.iter().all(|q| q.max_walltime.is_none()) {

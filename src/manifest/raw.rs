@@ -296,6 +296,9 @@ pub struct RawMetrics {
     /// Job-size classes, narrowest first; the last has no `up_to` (default: small up to 1,
     /// medium up to 64, large).
     pub size_classes: Option<Vec<RawSizeClass>>,
+    /// The users' expected capacity for the expected-end-time metrics (docs/manifest.md,
+    /// "Expected capacity"; default: the machine split equally among the users).
+    pub expected_capacity: Option<super::expected_capacity::RawExpectedCapacity>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -379,6 +382,9 @@ pub struct RawReservations {
     pub on_conflict: Option<crate::sim::reservation::OnConflict>,
     /// Throttling rules; every rule is optional.
     pub throttle: Option<RawThrottle>,
+    /// On a topology: the cluster whose nodes every request holds unless it names its own
+    /// (default: any cluster). An error on processor pools.
+    pub cluster: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -399,6 +405,9 @@ pub struct RawRequest {
     pub nodes: Option<u64>,
     /// …or in processors.
     pub procs: Option<u64>,
+    /// On a topology: the cluster whose nodes it holds (default: the scenario's `cluster`, else
+    /// any cluster).
+    pub cluster: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -592,6 +601,10 @@ pub struct RawQueue {
     /// Requested processors of its running jobs at once.
     #[schemars(with = "Option<i64>")]
     pub cpu_quota: Option<Spanned<i64>>,
+    /// Caps on each user's jobs in this queue: max_running, max_queued, cpu_quota.
+    pub per_user: Option<RawCaps>,
+    /// Caps on each group's jobs in this queue: max_running, max_queued, cpu_quota.
+    pub per_group: Option<RawCaps>,
     /// SWF queue numbers (field 15) routed here (routing: swf_queue).
     pub swf_queue: Option<Vec<i32>>,
     /// Queue names of the trace (Alea's extended SWF) routed here (routing: queue_name).

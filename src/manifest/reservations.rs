@@ -15,6 +15,7 @@ use crate::sim::reservation::{
     Distribution, OnConflict, Placement, ReservationGenerator, ReservationRequest, Reservations,
     Throttles, WindowCap,
 };
+use crate::sim::topology::Topology;
 use crate::sim::{Machine, Time};
 
 /// A width as the manifest gives it.
@@ -40,6 +41,8 @@ pub struct RequestSpec {
     pub start: Time,
     pub duration: Time,
     pub width: Width,
+    /// On a topology: the cluster whose nodes it holds (`None`: the scenario's, else any).
+    pub cluster: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -76,6 +79,8 @@ pub struct ReservationSpec {
     pub placement: Placement,
     pub on_conflict: OnConflict,
     pub throttle: ThrottleSpec,
+    /// On a topology: the cluster whose nodes its requests hold unless they name one.
+    pub cluster: Option<String>,
 }
 
 const HOUR: f64 = 3600.0;
@@ -93,6 +98,92 @@ impl ReservationSpec {
             || self.throttle.max_node_seconds.is_some()
             || self.throttle.min_width.as_ref().is_some_and(node)
             || self.throttle.max_width.as_ref().is_some_and(node)
+    }
+
+    /// True if the scenario or one of its requests names a cluster.
+    pub fn names_clusters(&self) -> bool {
+        self.cluster.is_some() || self.requests.iter().any(|r| r.cluster.is_some())
+    }
+
+    /// Whether the scenario can run on `topology` (docs/reservations.md, "On topologies"):
+    /// widths and caps in nodes, named clusters that exist, and every given request (and the
+    /// widest generated one) no wider than the largest node class it may use. On failure, the
+    /// key path under `reservations.<name>` and the message.
+    pub fn check_on_topology(&self, topology: &Topology) -> Result<(), (String, String)> {
+        let path = format!("reservations.{}", self.name);
+        let t = &self.throttle;
+        let procs_cap = t.max_proc_seconds.is_some()
+            || matches!(t.min_width, Some(Width::Procs(_)))
+            || matches!(t.max_width, Some(Width::Procs(_)));
+        if procs_cap {
+            return Err((format!("{path}.throttle"), PROCS_ON_TOPOLOGY.into()));
+        }
+        let widest = |cluster: Option<&str>| -> Result<u64, String> {
+            let clusters: Vec<&crate::sim::topology::Cluster> = match cluster {
+                Some(name) => match topology.clusters.iter().find(|c| c.name == name) {
+                    Some(c) => vec![c],
+                    None => {
+                        let known: Vec<&str> =
+                            topology.clusters.iter().map(|c| c.name.as_str()).collect();
+                        return Err(format!(
+                            "the topology has no cluster `{name}` (its clusters: {})",
+                            known.join(", ")
+                        ));
+                    }
+                },
+                None => topology.clusters.iter().collect(),
+            };
+            Ok(clusters
+                .iter()
+                .flat_map(|c| &c.classes)
+                .map(|k| u64::from(k.count))
+                .max()
+                .unwrap_or(0))
+        };
+        if let Some(name) = &self.cluster {
+            widest(Some(name)).map_err(|e| (format!("{path}.cluster"), e))?;
+        }
+        for (i, r) in self.requests.iter().enumerate() {
+            let item = format!("{path}.requests[{i}]");
+            let Width::Nodes(n) = r.width else {
+                return Err((item, PROCS_ON_TOPOLOGY.into()));
+            };
+            let cluster = r.cluster.as_deref().or(self.cluster.as_deref());
+            let most = widest(cluster).map_err(|e| (item.clone(), e))?;
+            if n > most {
+                return Err((
+                    item,
+                    format!(
+                        "request {} holds {n} whole nodes of one class, but the largest class {} has {most}",
+                        r.id,
+                        match cluster {
+                            Some(c) => format!("of cluster `{c}`"),
+                            None => "of the topology".into(),
+                        }
+                    ),
+                ));
+            }
+        }
+        if let Some(g) = &self.generator {
+            if g.width_unit == WidthUnit::Procs {
+                return Err((format!("{path}.generate"), PROCS_ON_TOPOLOGY.into()));
+            }
+            let most = widest(self.cluster.as_deref()).map_err(|e| (path.clone(), e))?;
+            let max = match &g.width {
+                Distribution::Fixed(v) => *v,
+                Distribution::Uniform { max, .. } | Distribution::LogUniform { max, .. } => *max,
+                Distribution::Choice(values) => values.iter().copied().max().unwrap_or(0),
+            };
+            if max as u64 > most {
+                return Err((
+                    format!("{path}.generate.nodes"),
+                    format!(
+                        "generated requests may hold up to {max} whole nodes of one class, but the largest class has {most}"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The simulator's reservations on `machine` for a workload submitted over `[from, to]`,
@@ -113,7 +204,7 @@ impl ReservationSpec {
                 start: r.start,
                 duration: r.duration,
                 width: units(r.width)?,
-                cluster: None,
+                cluster: r.cluster.clone().or_else(|| self.cluster.clone()),
             });
         }
         if let Some(g) = &self.generator {
@@ -127,6 +218,7 @@ impl ReservationSpec {
             };
             for mut r in generator.generate(from, to + 1, seed) {
                 r.id += first_id;
+                r.cluster = self.cluster.clone();
                 r.width = units(match g.width_unit {
                     WidthUnit::Nodes => Width::Nodes(r.width),
                     WidthUnit::Procs => Width::Procs(r.width),
@@ -164,8 +256,15 @@ impl ReservationSpec {
 }
 
 /// A width (or a per-width cap) in allocation units of `machine`: nodes on an exclusive-node
-/// machine (processors round up to whole nodes), processors on a pool.
+/// machine (processors round up to whole nodes), processors on a pool, whole nodes (of one
+/// class) on a topology.
 fn units_of(width: Width, machine: &Machine) -> Result<u64, String> {
+    if let Machine::Topology(_) = machine {
+        return match width {
+            Width::Nodes(n) => Ok(n),
+            Width::Procs(_) => Err(PROCS_ON_TOPOLOGY.into()),
+        };
+    }
     let per_unit = machine.procs_per_unit();
     match width {
         Width::Procs(p) => Ok(p.div_ceil(per_unit)),
@@ -175,6 +274,9 @@ fn units_of(width: Width, machine: &Machine) -> Result<u64, String> {
         ),
     }
 }
+
+/// Why a width or cap in processors is refused on a topology.
+pub const PROCS_ON_TOPOLOGY: &str = "on a topology a reservation holds whole nodes of one class: give widths and caps in nodes (`nodes`, `max_node_hours`, `max_nodes`), not processors";
 
 fn hours_to_seconds(h: f64) -> Time {
     (h * HOUR).round() as Time
@@ -237,6 +339,7 @@ pub fn resolve(
             start: r.start,
             duration: r.duration.value,
             width,
+            cluster: r.cluster.clone(),
         });
     }
     if let Some(csv) = &raw.csv {
@@ -313,6 +416,7 @@ pub fn resolve(
         placement: raw.placement.unwrap_or_default(),
         on_conflict: raw.on_conflict.unwrap_or_default(),
         throttle,
+        cluster: raw.cluster.clone(),
     })
 }
 
@@ -410,12 +514,12 @@ fn parse_csv(file: &Path, text: &str, offset: u64) -> Result<Vec<RequestSpec>, M
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
     let Some((header_line, header)) = lines.next() else {
         return Err(ManifestError::new(&name, "", "the CSV file is empty").hint(
-            "the first line names the columns: start,duration,nodes (and optionally id,owner,created)",
+            "the first line names the columns: start,duration,nodes (and optionally id,owner,created,cluster)",
         ));
     };
     let columns: Vec<String> = header.split(',').map(|c| c.trim().to_lowercase()).collect();
-    const KNOWN: [&str; 7] = [
-        "id", "owner", "created", "start", "duration", "nodes", "procs",
+    const KNOWN: [&str; 8] = [
+        "id", "owner", "created", "start", "duration", "nodes", "procs", "cluster",
     ];
     for c in &columns {
         if !KNOWN.contains(&c.as_str()) {
@@ -507,6 +611,9 @@ fn parse_csv(file: &Path, text: &str, offset: u64) -> Result<Vec<RequestSpec>, M
             start,
             duration,
             width,
+            cluster: col("cluster")
+                .map(|k| fields[k].trim().to_string())
+                .filter(|c| !c.is_empty()),
         });
     }
     Ok(out)

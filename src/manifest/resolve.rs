@@ -286,6 +286,7 @@ pub fn resolve(
             warmup: Warmup::None,
             timeseries_step: DEFAULT_TIMESERIES_STEP,
             size_classes: SizeClasses::default(),
+            expected_capacity: Default::default(),
         },
         Some(m) => {
             let tau = match &m.bounded_slowdown_tau {
@@ -324,6 +325,10 @@ pub fn resolve(
                 warmup,
                 timeseries_step: step,
                 size_classes,
+                expected_capacity: super::expected_capacity::resolve(
+                    ctx,
+                    m.expected_capacity.as_ref(),
+                )?,
             }
         }
     };

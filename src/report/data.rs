@@ -109,13 +109,56 @@ pub struct ReportData {
     pub clusters: Vec<ClusterRow>,
     /// Topology cell → its clusters' utilization over time, in topology order.
     pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
+    /// queues.parquet's rows (cells with a queue setup), in file order.
+    pub queues: Vec<QueueRow>,
+    /// job_penalties.parquet: cell → its jobs (cells ordered by fairshare or priority).
+    pub penalties: BTreeMap<String, Vec<super::penalties::PenaltyRow>>,
+    /// Per cell, the expected-end-time data of the user-aware section (only when the manifest
+    /// sets `metrics.expected_capacity`).
+    pub eet: BTreeMap<String, super::user_aware::EetCell>,
+}
+
+/// One row of queues.parquet: a queue of a cell's queue setup.
+#[derive(Clone, Debug, Default)]
+pub struct QueueRow {
+    pub cell: String,
+    pub queue: String,
+    pub numbers: BTreeMap<String, Option<f64>>,
+}
+
+/// queues.parquet, when the result set has it (docs/queues.md).
+fn load_queues(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !data.files.contains("queues.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("queues.parquet"), None)?;
+    for b in &batches {
+        let (Some(cells), Some(queues)) = (strings(b, "cell"), strings(b, "queue")) else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let numbers = b
+                .schema()
+                .fields()
+                .iter()
+                .filter(|f| !matches!(f.name().as_str(), "cell" | "queue" | "experiment"))
+                .map(|f| (f.name().clone(), number(b, f.name(), row)))
+                .collect();
+            data.queues.push(QueueRow {
+                cell: cells.value(row).to_string(),
+                queue: queues.value(row).to_string(),
+                numbers,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("failed to read {}: {e}", path.display())
 }
 
-fn read(
+pub(super) fn read(
     path: &Path,
     columns: Option<&[&str]>,
 ) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
@@ -151,7 +194,7 @@ fn read(
     Ok((batches, metadata))
 }
 
-fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
+pub(super) fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
     b.column_by_name(name)?
         .as_any()
         .downcast_ref::<StringArray>()
@@ -163,7 +206,7 @@ fn boolean(b: &RecordBatch, name: &str, row: usize) -> bool {
         .is_some_and(|a| !a.is_null(row) && a.value(row))
 }
 
-fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
+pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
     let c = b.column_by_name(name)?;
     if c.is_null(row) {
         return None;
@@ -312,6 +355,7 @@ pub fn load(
         }
     }
     load_clusters(dir, &mut data)?;
+    load_queues(dir, &mut data)?;
     let start = gantt_start.map(|s| s as f64).unwrap_or_else(|| {
         let row = data.rows.iter().find(|r| r.cell == gantt_cell);
         let get = |k: &str| {
@@ -410,6 +454,14 @@ pub fn load(
         }
     }
     load_users(dir, &mut data)?;
+    load_penalties(dir, &mut data)?;
+    if manifest
+        .cells
+        .iter()
+        .any(|c| c.metrics.expected_capacity.configured)
+    {
+        data.eet = super::user_aware::load(dir)?;
+    }
     let mut seen = BTreeMap::new();
     for cell in &manifest.cells {
         seen.entry(cell.workload.name.clone())
@@ -522,6 +574,36 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         zone,
     });
     (lines, clock)
+}
+
+/// job_penalties.parquet, when present.
+fn load_penalties(dir: &Path, data: &mut ReportData) -> Result<(), String> {
+    if !data.files.contains("job_penalties.parquet") {
+        return Ok(());
+    }
+    let (batches, _) = read(&dir.join("job_penalties.parquet"), None)?;
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let v = |n| number(b, n, row);
+            data.penalties
+                .entry(cells.value(row).to_string())
+                .or_default()
+                .push(super::penalties::PenaltyRow {
+                    job_id: v("job_id").unwrap_or(-1.0) as i64,
+                    user: v("user").unwrap_or(-1.0) as i64,
+                    cores: v("cores").unwrap_or(0.0),
+                    runtime: v("runtime").unwrap_or(0.0),
+                    cpu: v("cpu").unwrap_or(0.0),
+                    pe_min: v("pe_min"),
+                    increase: v("increase"),
+                    wait: v("wait"),
+                });
+        }
+    }
+    Ok(())
 }
 
 /// users.parquet and user_timeseries.parquet, when both are present.

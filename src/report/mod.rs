@@ -15,11 +15,13 @@ pub mod heatmap;
 pub mod markdown;
 pub mod metric;
 pub mod palette;
+pub mod penalties;
 mod render;
 pub mod shape;
 pub mod stats;
 pub mod svg;
 pub mod text;
+pub mod user_aware;
 pub mod users;
 pub mod views;
 

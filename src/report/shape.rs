@@ -47,7 +47,7 @@ struct AxisText {
     none: &'static str,
 }
 
-const AXIS_TEXT: [AxisText; 18] = [
+const AXIS_TEXT: [AxisText; 19] = [
     AxisText {
         name: "workload",
         label: "workload",
@@ -83,6 +83,12 @@ const AXIS_TEXT: [AxisText; 18] = [
         label: "τ",
         unit: "s",
         none: "none",
+    },
+    AxisText {
+        name: "capacity_scale",
+        label: "expected capacity ×",
+        unit: "",
+        none: "1",
     },
     AxisText {
         name: "load_scale",
@@ -264,6 +270,9 @@ pub struct ResultShape {
     pub files: BTreeSet<String>,
     /// Queue orders of the summary's `order` column (`fcfs`, `fairshare`, …).
     pub orders: BTreeSet<String>,
+    /// The manifest asks for the user-aware section (`metrics.expected_capacity`) and its
+    /// files were loaded.
+    pub user_aware: bool,
 }
 
 impl ResultShape {
@@ -492,6 +501,7 @@ impl<'a> Grid<'a> {
                 .filter(|o| !o.is_empty())
                 .cloned()
                 .collect(),
+            user_aware: !data.eet.is_empty(),
         };
         Grid { shape, configs }
     }

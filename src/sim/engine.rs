@@ -296,17 +296,53 @@ pub fn simulate_into(
     Engine::new(workload, config, policy, reservations, None)?.run(sink)
 }
 
+impl Policy {
+    /// The policy of `config` for a run of `workload` under `limits`: with queues of different
+    /// priorities, queue priority composes with the configured order
+    /// ([`crate::sim::scheduler::order::OrderSpec::build_limited`]: tiers, or the weighted
+    /// queue factor of `order: priority`).
+    pub fn limited(
+        config: &SimConfig,
+        workload: &Workload,
+        limits: &Limits,
+    ) -> Result<Self, SimError> {
+        if !limits.has_tiers() {
+            return Policy::of(config, workload);
+        }
+        let priority: Vec<i64> = workload
+            .jobs
+            .iter()
+            .map(|job| {
+                limits
+                    .route(workload, job)
+                    .map_or(0, |q| limits.queues[q as usize].priority)
+            })
+            .collect();
+        let order = config
+            .order
+            .build_limited(workload, &config.machine, &priority)
+            .map_err(|source| SimError::Order {
+                order: config.order.kind.name(),
+                source,
+            })?;
+        Ok(match config.machine {
+            Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
+            Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
+        })
+    }
+}
+
 /// Simulates `workload` under `config` with reservations and queues, limits and quotas
-/// ([`crate::sim::limits`]): the policy sees only eligible jobs, in queue-priority order.
+/// ([`crate::sim::limits`]): the policy ([`Policy::limited`]) sees only eligible jobs, with
+/// queue priority composed with its order.
 pub fn simulate_limited(
     workload: &Workload,
     config: &SimConfig,
-    policy: Policy,
     reservations: &Reservations,
     limits: &Limits,
 ) -> Result<SimOutcome, SimError> {
     let mut kept = SimOutcome::default();
-    let out = simulate_limited_into(workload, config, policy, reservations, limits, &mut kept)?;
+    let out = simulate_limited_into(workload, config, reservations, limits, &mut kept)?;
     Ok(kept.with_rest(out))
 }
 
@@ -314,15 +350,11 @@ pub fn simulate_limited(
 pub fn simulate_limited_into(
     workload: &Workload,
     config: &SimConfig,
-    policy: Policy,
     reservations: &Reservations,
     limits: &Limits,
     sink: &mut dyn ScheduleSink,
 ) -> Result<SimOutcome, SimError> {
     limits.validate()?;
-    if limits.has_tiers() {
-        return Err(LimitsError::Priorities.into());
-    }
     // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
     // plan with the cut request. The workload is copied only when some request is cut.
     let cut = |i: usize| {
@@ -345,6 +377,8 @@ pub fn simulate_limited_into(
         copy = Some(w);
     }
     let workload = copy.as_ref().unwrap_or(workload);
+    // Built on the cut requests: orders and fairshare charging see what the policy plans with.
+    let policy = Policy::limited(config, workload, limits)?;
     Engine::new(workload, config, policy, reservations, Some(limits))?.run(sink)
 }
 

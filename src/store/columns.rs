@@ -22,6 +22,7 @@ pub enum OutputFile {
     Queues,
     Stats,
     Penalties,
+    JobPenalties,
     EetJobs,
     EetUsers,
     EetHeatmap,
@@ -43,6 +44,9 @@ impl OutputFile {
                 | OutputFile::Clusters
                 | OutputFile::ClusterTimeseries
                 | OutputFile::Queues
+                | OutputFile::JobPenalties
+                | OutputFile::EetHeatmap
+                | OutputFile::EetUsage
         )
     }
 
@@ -57,6 +61,7 @@ impl OutputFile {
             OutputFile::Clusters => "### clusters.parquet",
             OutputFile::ClusterTimeseries => "### cluster_timeseries.parquet",
             OutputFile::Queues => "### queues.parquet",
+            OutputFile::JobPenalties => "### job_penalties.parquet",
             OutputFile::Stats => "## stats.parquet (`schedlab trace stats -o`)",
             OutputFile::Penalties => "## penalties.parquet (`schedlab trace penalties -o`)",
             OutputFile::EetJobs => "## eet_jobs.parquet (`schedlab trace eet --jobs-out`)",
@@ -97,6 +102,7 @@ fn tables() -> &'static Tables {
             OutputFile::Queues,
             OutputFile::Stats,
             OutputFile::Penalties,
+            OutputFile::JobPenalties,
             OutputFile::EetJobs,
             OutputFile::EetUsers,
             OutputFile::EetHeatmap,

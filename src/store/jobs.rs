@@ -16,6 +16,7 @@ use parquet::arrow::ArrowWriter;
 use super::columns::{OutputFile, described};
 use super::{AtomicFile, StoreError, writer_properties};
 use crate::sim::metrics::JobRecord;
+use crate::sim::metrics::eet::JobEet;
 
 /// Names the jobs' cluster indices and queue ids resolve to.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +27,9 @@ pub struct JobLabels<'a> {
     pub queue_names: &'a std::collections::BTreeMap<i32, String>,
     /// What queues and limits did to each job, in a run with a queue setup.
     pub limits: Option<&'a crate::sim::limits::LimitsOutcome>,
+    /// The expected-end-time results, one per record in the order written (the EET columns are
+    /// null without them).
+    pub eet: Option<&'a [JobEet]>,
 }
 
 pub struct JobsWriter {
@@ -77,6 +81,13 @@ const LIMIT_COLUMNS: [(&str, DataType); 4] = [
     ("killed_by", DataType::Utf8),
 ];
 
+/// The expected-end-time columns (docs/metrics.md, "User-aware metrics"), last; nullable.
+const EET_COLUMNS: [(&str, DataType); 3] = [
+    ("eet", DataType::Int64),
+    ("eet_violated", DataType::Boolean),
+    ("tardiness", DataType::Int64),
+];
+
 impl JobsWriter {
     pub fn create(
         path: &Path,
@@ -97,6 +108,11 @@ impl JobsWriter {
                 .iter()
                 .chain(&LIMIT_COLUMNS)
                 .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
+        );
+        fields.extend(
+            EET_COLUMNS
+                .iter()
+                .map(|(name, ty)| Field::new(*name, ty.clone(), true)),
         );
         let schema = described(OutputFile::Jobs, &Schema::new(fields));
         let file = AtomicFile::create(path)?;
@@ -186,6 +202,7 @@ impl JobsWriter {
             Arc::new(queue.finish()),
         ]);
         columns.extend(limit_columns(records, labels.limits));
+        columns.extend(eet_columns(records.len(), labels.eet));
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
             StoreError::Parquet {
                 path: self.file.path().to_path_buf(),
@@ -255,6 +272,32 @@ fn limit_columns(
         Arc::new(held_by.finish()),
         Arc::new(held.finish()),
         Arc::new(killed_by.finish()),
+    ]
+}
+
+/// `eet`, `eet_violated`, `tardiness` of `n` records: from `eet` (one per record), else null.
+fn eet_columns(n: usize, eet: Option<&[JobEet]>) -> [ArrayRef; 3] {
+    let mut end = Int64Builder::with_capacity(n);
+    let mut violated = BooleanBuilder::with_capacity(n);
+    let mut tardiness = Int64Builder::with_capacity(n);
+    match eet.filter(|e| e.len() == n) {
+        Some(results) => {
+            for r in results {
+                end.append_value(r.eet);
+                violated.append_option(r.violated);
+                tardiness.append_option(r.tardiness);
+            }
+        }
+        None => {
+            end.append_nulls(n);
+            violated.append_nulls(n);
+            tardiness.append_nulls(n);
+        }
+    }
+    [
+        Arc::new(end.finish()),
+        Arc::new(violated.finish()),
+        Arc::new(tardiness.finish()),
     ]
 }
 

@@ -11,10 +11,14 @@ use arrow_schema::{DataType, Field, Schema};
 use super::{StoreError, write_columns};
 use crate::sim::fairshare::UserSample;
 use crate::sim::metrics::UserRow;
+use crate::sim::metrics::eet::{Resource, UserEet};
 
+/// `rows` with each user's expected-end-time figures from `eet` (by user id; null columns for a
+/// user without).
 pub fn write_users(
     path: &Path,
     rows: &[UserRow],
+    eet: &[UserEet],
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
     let int = |name: &str| Field::new(name, DataType::Int64, false);
@@ -32,6 +36,14 @@ pub fn write_users(
         float("wait_mean", true),
         float("response_mean", true),
         float("bounded_slowdown_mean", true),
+        Field::new("eet_judged", DataType::Int64, true),
+        Field::new("eet_violated", DataType::Int64, true),
+        float("veet", true),
+        Field::new("tardiness", DataType::Int64, true),
+        Field::new("weighted_tardiness", DataType::Int64, true),
+        Field::new("max_tardiness", DataType::Int64, true),
+        float("capacity_cpu", true),
+        float("capacity_memory_kb", true),
     ]));
     let ints = |f: fn(&UserRow) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from_iter_values(rows.iter().map(f)))
@@ -56,6 +68,32 @@ pub fn write_users(
         optional(|r| r.response_mean),
         optional(|r| r.bounded_slowdown_mean),
     ];
+    let of = |r: &UserRow| {
+        eet.binary_search_by_key(&r.user, |u| u.user)
+            .ok()
+            .map(|i| &eet[i])
+    };
+    let eet_ints = |f: fn(&UserEet) -> i64| -> ArrayRef {
+        Arc::new(rows.iter().map(|r| of(r).map(f)).collect::<Int64Array>())
+    };
+    let eet_floats = |f: fn(&UserEet) -> Option<f64>| -> ArrayRef {
+        Arc::new(
+            rows.iter()
+                .map(|r| of(r).and_then(f))
+                .collect::<Float64Array>(),
+        )
+    };
+    let mut columns = columns;
+    columns.extend([
+        eet_ints(|u| u.judged as i64),
+        eet_ints(|u| u.violated as i64),
+        eet_floats(|u| u.veet),
+        eet_ints(|u| u.tardiness),
+        eet_ints(|u| u.weighted_tardiness),
+        eet_ints(|u| u.max_tardiness),
+        eet_floats(|u| u.capacity[Resource::Cpu].map(|c| c.to_f64())),
+        eet_floats(|u| u.capacity[Resource::Memory].map(|c| c.to_f64())),
+    ]);
     write_columns(path, schema, columns, metadata)
 }
 

@@ -10,11 +10,14 @@ mod burstiness;
 mod clusters;
 mod fairshare;
 mod findings;
+mod penalties;
+mod queues;
 mod reservations;
 mod schedule;
 mod sweep;
 mod table;
 mod timeline;
+mod user_aware;
 
 use std::fmt;
 
@@ -24,6 +27,7 @@ use super::shape::{Grid, ResultShape};
 
 pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
+pub use queues::{MEDERNACH_WAITS, queue_section};
 pub use table::configurations as configurations_table;
 
 /// A view the report will show.
@@ -217,14 +221,17 @@ pub trait Family: Sync {
 }
 
 /// Every family, in report order.
-pub static FAMILIES: [&dyn Family; 9] = [
+pub static FAMILIES: [&dyn Family; 12] = [
     &findings::Findings,
     &reservations::Reservations,
     &burstiness::Burstiness,
     &fairshare::Fairshare,
+    &penalties::Penalties,
+    &user_aware::UserAware,
     &sweep::Sweep,
     &timeline::Timeline,
     &clusters::Clusters,
+    &queues::Queues,
     &schedule::Schedule,
     &table::Configurations,
 ];

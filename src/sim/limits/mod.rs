@@ -1,7 +1,8 @@
 //! Queues, limits and quotas (issue 11): a filter between the waiting jobs and the policy.
 //!
 //! A [`Limits`] names the queues of a batch system — each with a priority, a maximum walltime and
-//! CPU time, a cap on running jobs and a CPU quota — plus per-user and per-group caps (running
+//! CPU time, a cap on running jobs and a CPU quota, and caps on each user's and group's jobs in
+//! it — plus per-user and per-group caps (running
 //! jobs, *eligible* waiting jobs, CPU quota). Sources:
 //! - Medernach, "Local situation" (papers/medernach-grid-workload-markov-arrivals.tex.txt): LPC's
 //!   five queues Test/Short/Long/Day/Infinite, each with a maximum CPU time, a maximum walltime
@@ -87,6 +88,11 @@ pub struct Queue {
     pub max_cputime: Option<Time>,
     /// Caps on the queue as a whole (`max_queued` counts the queue's eligible jobs).
     pub caps: Caps,
+    /// Caps on each user's jobs in this queue (Maui's `CLASSCFG MAXJOB[USER]`, Slurm's QOS
+    /// `MaxJobsPerUser`): every user of the queue is an account of its own.
+    pub per_user: Caps,
+    /// Caps on each group's jobs in this queue.
+    pub per_group: Caps,
 }
 
 /// Caps for every user (or group) by default, and per id.
@@ -125,6 +131,12 @@ pub enum LimitKind {
     QueueMaxRunning,
     QueueMaxQueued,
     QueueCpuQuota,
+    QueueUserMaxRunning,
+    QueueUserMaxQueued,
+    QueueUserCpuQuota,
+    QueueGroupMaxRunning,
+    QueueGroupMaxQueued,
+    QueueGroupCpuQuota,
     UserMaxQueued,
     UserMaxRunning,
     UserCpuQuota,
@@ -135,10 +147,16 @@ pub enum LimitKind {
 
 impl LimitKind {
     /// In the order caps are checked.
-    pub const ALL: [LimitKind; 9] = [
+    pub const ALL: [LimitKind; 15] = [
         LimitKind::QueueMaxRunning,
         LimitKind::QueueMaxQueued,
         LimitKind::QueueCpuQuota,
+        LimitKind::QueueUserMaxRunning,
+        LimitKind::QueueUserMaxQueued,
+        LimitKind::QueueUserCpuQuota,
+        LimitKind::QueueGroupMaxRunning,
+        LimitKind::QueueGroupMaxQueued,
+        LimitKind::QueueGroupCpuQuota,
         LimitKind::UserMaxQueued,
         LimitKind::UserMaxRunning,
         LimitKind::UserCpuQuota,
@@ -152,6 +170,12 @@ impl LimitKind {
             LimitKind::QueueMaxRunning => "queue_max_running",
             LimitKind::QueueMaxQueued => "queue_max_queued",
             LimitKind::QueueCpuQuota => "queue_cpu_quota",
+            LimitKind::QueueUserMaxRunning => "queue_user_max_running",
+            LimitKind::QueueUserMaxQueued => "queue_user_max_queued",
+            LimitKind::QueueUserCpuQuota => "queue_user_cpu_quota",
+            LimitKind::QueueGroupMaxRunning => "queue_group_max_running",
+            LimitKind::QueueGroupMaxQueued => "queue_group_max_queued",
+            LimitKind::QueueGroupCpuQuota => "queue_group_cpu_quota",
             LimitKind::UserMaxQueued => "user_max_queued",
             LimitKind::UserMaxRunning => "user_max_running",
             LimitKind::UserCpuQuota => "user_cpu_quota",
@@ -237,10 +261,6 @@ pub enum LimitsError {
     BadQueue { queue: String, problem: String },
     #[error("{what}: {problem}")]
     BadCaps { what: String, problem: String },
-    #[error(
-        "queues of different priorities need a priority queue order (issue 12's `order: priority`, which weighs queue priority); the policies here walk the eligible jobs in submission order"
-    )]
-    Priorities,
 }
 
 impl Limits {
@@ -272,6 +292,8 @@ impl Limits {
                 return Err(bad("max_cputime must be positive"));
             }
             check_caps(&format!("queue {:?}", q.name), &q.caps)?;
+            check_caps(&format!("queue {:?} per_user", q.name), &q.per_user)?;
+            check_caps(&format!("queue {:?} per_group", q.name), &q.per_group)?;
         }
         check_caps("users.default", &self.users.default)?;
         for (id, c) in &self.users.by_id {
@@ -284,7 +306,8 @@ impl Limits {
         self.routing.validate(self.queues.len())
     }
 
-    /// Whether queues differ in priority (so the policy sees the queue in priority tiers).
+    /// Whether queues differ in priority (so queue priority composes with the policy's order:
+    /// [`crate::sim::Policy::limited`]).
     pub fn has_tiers(&self) -> bool {
         self.queues
             .windows(2)

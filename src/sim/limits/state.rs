@@ -18,6 +18,10 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Queue,
+    /// One user's jobs in one queue (the queue's `per_user` caps).
+    QueueUser,
+    /// One group's jobs in one queue (the queue's `per_group` caps).
+    QueueGroup,
     User,
     Group,
 }
@@ -62,6 +66,16 @@ impl Account {
                 (queued, QueueMaxQueued),
                 (quota, QueueCpuQuota),
             ],
+            Kind::QueueUser => [
+                (running, QueueUserMaxRunning),
+                (queued, QueueUserMaxQueued),
+                (quota, QueueUserCpuQuota),
+            ],
+            Kind::QueueGroup => [
+                (running, QueueGroupMaxRunning),
+                (queued, QueueGroupMaxQueued),
+                (quota, QueueGroupCpuQuota),
+            ],
             Kind::User => [
                 (queued, UserMaxQueued),
                 (running, UserMaxRunning),
@@ -95,8 +109,9 @@ pub struct LimitState<'l> {
     limits: &'l Limits,
     tiers: bool,
     accounts: Vec<Account>,
-    /// Per job: its accounts (queue, user, group), `NONE` where it has none.
-    job_accounts: Vec<[u32; 3]>,
+    /// Per job: its accounts (queue, queue × user, queue × group, user, group), `NONE` where
+    /// it has none.
+    job_accounts: Vec<[u32; 5]>,
     cpus: Vec<u32>,
     /// Per account: its held jobs by (tier rank, job).
     buckets: Vec<BTreeSet<(i64, u32)>>,
@@ -115,36 +130,56 @@ impl<'l> LimitState<'l> {
             .iter()
             .map(|q| Account::new(Kind::Queue, q.caps))
             .collect();
-        let mut users: BTreeMap<i32, u32> = BTreeMap::new();
-        let mut groups: BTreeMap<i32, u32> = BTreeMap::new();
+        let mut users: BTreeMap<(u32, i32), u32> = BTreeMap::new();
+        let mut groups: BTreeMap<(u32, i32), u32> = BTreeMap::new();
+        let mut queue_users: BTreeMap<(u32, i32), u32> = BTreeMap::new();
+        let mut queue_groups: BTreeMap<(u32, i32), u32> = BTreeMap::new();
         // Ids in first-seen order get account numbers: deterministic for a given workload.
-        let mut account_of = |map: &mut BTreeMap<i32, u32>, kind: Kind, id: i32, caps: Caps| {
-            if caps.is_empty() {
-                return NONE;
-            }
-            *map.entry(id).or_insert_with(|| {
-                accounts.push(Account::new(kind, caps));
-                (accounts.len() - 1) as u32
-            })
-        };
+        let mut account_of =
+            |map: &mut BTreeMap<(u32, i32), u32>, kind: Kind, id: (u32, i32), caps: Caps| {
+                if caps.is_empty() {
+                    return NONE;
+                }
+                *map.entry(id).or_insert_with(|| {
+                    accounts.push(Account::new(kind, caps));
+                    (accounts.len() - 1) as u32
+                })
+            };
         let n = workload.len();
         let mut job_accounts = Vec::with_capacity(n);
         let mut queue = Vec::with_capacity(n);
         for job in &workload.jobs {
             let q = limits.route(workload, job).unwrap_or(NONE);
+            let (qu, qg) = match limits.queues.get(q as usize) {
+                Some(queue) => (
+                    account_of(
+                        &mut queue_users,
+                        Kind::QueueUser,
+                        (q, job.user),
+                        queue.per_user,
+                    ),
+                    account_of(
+                        &mut queue_groups,
+                        Kind::QueueGroup,
+                        (q, job.group),
+                        queue.per_group,
+                    ),
+                ),
+                None => (NONE, NONE),
+            };
             let u = account_of(
                 &mut users,
                 Kind::User,
-                job.user,
+                (0, job.user),
                 limits.users.caps(job.user),
             );
             let g = account_of(
                 &mut groups,
                 Kind::Group,
-                job.group,
+                (0, job.group),
                 limits.groups.caps(job.group),
             );
-            job_accounts.push([q, u, g]);
+            job_accounts.push([q, qu, qg, u, g]);
             queue.push(q);
         }
         let buckets = vec![BTreeSet::new(); accounts.len()];

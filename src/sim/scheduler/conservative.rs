@@ -44,7 +44,8 @@
 //! Within a compression, a job is re-fitted only if it can move: with no negative capacity in the
 //! profile, a job can start earlier exactly when some window before its slot fits it until that
 //! slot or for its requested time ([`Profile::fits_before`]); otherwise its slot stays, which is
-//! what giving it back and fitting it again would give. A property test compares both
+//! what giving it back and fitting it again would give. When it can, the first such window is
+//! its new slot ([`Profile::first_fit_before`]), so it is not searched for twice. A property test compares both
 //! formulations on random workloads, with and without reservations, scheduling intervals and
 //! overruns (`tests/conservative_incremental.rs`).
 
@@ -266,12 +267,15 @@ impl Conservative {
         let mut moved = false;
         for (pos, job) in view.queue.iter().enumerate() {
             let held = self.slot(job.job);
+            // Where the job moves, when the search that tells whether it can move finds it.
+            let mut earlier = None;
             if held != NONE {
-                let can_move = !consistent
-                    || self
-                        .profile
-                        .fits_before(now, held, job.requested_time, job.demand);
-                if !can_move {
+                if consistent {
+                    earlier =
+                        self.profile
+                            .first_fit_before(now, held, job.requested_time, job.demand);
+                }
+                if consistent && earlier.is_none() {
                     if held == now {
                         starts.push(pos);
                         self.set_slot(job.job, NONE);
@@ -281,7 +285,13 @@ impl Conservative {
                 self.profile
                     .unreserve(held, held + job.requested_time, job.demand);
             }
-            let start = self.place(now, job);
+            let start = match earlier {
+                Some(t) => {
+                    self.profile.reserve(t, t + job.requested_time, job.demand);
+                    Some(t)
+                }
+                None => self.place(now, job),
+            };
             if held != NONE && start != Some(held) {
                 moved = true;
             }

@@ -200,8 +200,23 @@ impl Profile {
         duration: Time,
         demand: ResourceVec,
     ) -> bool {
+        self.first_fit_before(from, before, duration, demand)
+            .is_some()
+    }
+
+    /// The earliest start in `[from, before)` that [`Profile::fits_before`] asks about, if any.
+    /// With a non-negative profile it is where a job holding `[before, before + duration)`
+    /// starts once it gives its slot back: a window that fits until `before` fits the rest with
+    /// the capacity the job gives back, and an earlier full window would fit until `before` too.
+    pub fn first_fit_before(
+        &self,
+        from: Time,
+        before: Time,
+        duration: Time,
+        demand: ResourceVec,
+    ) -> Option<Time> {
         self.first_window(from, duration, before, demand)
-            .is_some_and(|t| t < before)
+            .filter(|&t| t < before)
     }
 
     /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
@@ -554,6 +569,11 @@ mod tests {
                     (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
                 });
                 prop_assert_eq!(p.fits_before(t, before, d, u(n)), brute, "from {} before {} d {} n {}", t, before, d, n);
+                // The first such start, against the same brute force.
+                let first = (t.max(p.start())..before).find(|&c| {
+                    (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                });
+                prop_assert_eq!(p.first_fit_before(t, before, d, u(n)), first);
             }
         }
     }

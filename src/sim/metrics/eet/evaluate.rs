@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::capacity::CapacityRule;
 use super::error::EetError;
@@ -30,7 +30,8 @@ pub struct EetReport {
 }
 
 /// Run-level figures: totals and the spread of the per-user metrics across users.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct EetSummary {
     /// Users with at least one job (the ones the capacity is split among).
     pub users: u64,

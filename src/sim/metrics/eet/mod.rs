@@ -9,15 +9,18 @@
 //!
 //! Integration is one call: build an [`EetJob`] per job record (submit, start, runtime, CPUs,
 //! memory, user, group), a [`CapacityRule`], then [`evaluate`] (and [`heatmap`] for the data of
-//! the picture).
+//! the picture); on a simulated run, [`schedule_eet`] does all of it from the job records
+//! under the manifest's [`ExpectedCapacity`].
 
 mod capacity;
 mod error;
 mod evaluate;
+mod expected;
 pub mod heatmap;
 mod job;
 pub mod ratio;
 mod resource;
+mod schedule;
 pub mod share;
 mod spread;
 mod user;
@@ -25,9 +28,11 @@ mod user;
 pub use capacity::CapacityRule;
 pub use error::EetError;
 pub use evaluate::{EetReport, EetSummary, VEET_BENCHMARK, evaluate};
+pub use expected::{ExpectedCapacity, Split};
 pub use heatmap::{Axis, AxisError, Heatmap, bin_width_for, heatmap};
 pub use job::{EetJob, JobEet};
 pub use ratio::Ratio;
 pub use resource::{PerResource, Resource};
+pub use schedule::{ScheduleEet, schedule_eet};
 pub use spread::Spread;
 pub use user::UserEet;

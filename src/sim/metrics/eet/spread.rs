@@ -2,11 +2,11 @@
 //! minimum, lower quartile, median, upper quartile, maximum), plus the mean. Quartiles use the
 //! nearest-rank method, like every percentile in docs/metrics.md.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::sim::metrics::stats::nearest_rank;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     pub min: Option<f64>,
     pub q1: Option<f64>,

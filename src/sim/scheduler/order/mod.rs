@@ -9,6 +9,10 @@
 //!   priority, highest first (Maui/Slurm multifactor).
 //! - [`ShortestFirst`] (`sjf`): shortest requested time first.
 //!
+//! With queues of different priorities ([`crate::sim::limits`]), queue priority composes with any
+//! order: as the leading key ([`Tiered`], the default) or, in `priority` with
+//! `queue_tiers: false`, as its weighted queue factor ([`OrderSpec::build_limited`]).
+//!
 //! Every tie is broken by submission order, so an order that ranks every job equally *is* FCFS.
 //! Priorities are recomputed at every scheduler call, or at the first call of each period of
 //! [`Reorder::Every`] seconds of trace time (fairshare daemons recompute periodically: AleaNG's
@@ -24,11 +28,13 @@ mod fairshare;
 mod fcfs;
 mod priority;
 mod sjf;
+mod tiers;
 
 pub use fairshare::FairshareOrder;
 pub use fcfs::Submission;
 pub use priority::{PriorityOrder, PriorityWeights};
 pub use sjf::ShortestFirst;
+pub use tiers::Tiered;
 
 use super::QueuedJob;
 use super::node::Completed;
@@ -355,6 +361,48 @@ impl OrderSpec {
                 machine.procs(),
             )?),
         })
+    }
+
+    /// Builds the order for a run whose jobs sit in queues of these priorities (`priority[j]`:
+    /// the priority of job j's queue, higher first). Queues of one priority: [`OrderSpec::build`].
+    /// Otherwise queue priority is the leading key over this order ([`Tiered`]), except in
+    /// `priority` with `queue_tiers: false`, where it is the weighted queue factor instead:
+    /// (p − lowest) / (highest − lowest), so the lowest queue adds 0 and the highest the full
+    /// `queue` weight (docs/queues.md, "Priorities").
+    pub fn build_limited(
+        &self,
+        workload: &Workload,
+        machine: &Machine,
+        priority: &[i64],
+    ) -> Result<Box<dyn QueueOrder>, OrderError> {
+        let (lo, hi) = priority
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        if priority.is_empty() || lo == hi {
+            return self.build(workload, machine);
+        }
+        if self.kind == OrderKind::Priority && !self.priority.queue_tiers {
+            if self.priority.queue <= 0.0 {
+                return Err(OrderError::Weights(
+                    "`queue_tiers: false` weighs queue priority by the `queue` weight, which is 0"
+                        .into(),
+                ));
+            }
+            let span = (hi - lo) as f64;
+            let factor = priority.iter().map(|&p| (p - lo) as f64 / span).collect();
+            let order = PriorityOrder::new(
+                FairshareState::new(workload, machine, &self.fairshare)?,
+                self.reorder,
+                self.priority.clone(),
+                machine.procs(),
+            )?
+            .with_queue_factors(factor);
+            return Ok(Box::new(order));
+        }
+        Ok(Box::new(Tiered::new(
+            priority,
+            self.build(workload, machine)?,
+        )))
     }
 }
 

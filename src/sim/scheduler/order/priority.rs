@@ -11,8 +11,10 @@
 //! - size: requested cores / the machine's cores, or 1 − that with `favor_small` (Slurm's
 //!   `PriorityFavorSmall`);
 //! - queue priority: from `queue_priority` (queue number → priority ≥ 0; absent queues 0), scaled
-//!   by the largest, as Slurm scales partition priority tiers. The queue engineer's limits feed
-//!   the same map.
+//!   by the largest, as Slurm scales partition priority tiers. In a run with queues of different
+//!   priorities and `queue_tiers: false`, the job's queue in the run's queue setup gives the
+//!   factor instead ([`PriorityOrder::with_queue_factors`]); with `queue_tiers: true` (the
+//!   default) queue priority is the leading key over this order ([`super::Tiered`]).
 //!
 //! Ties in submission order. Priorities are recomputed for every waiting job at each
 //! re-ordering; between periodic re-orderings a job keeps the priority it was given, and a new
@@ -38,6 +40,18 @@ pub struct PriorityWeights {
     pub favor_small: bool,
     /// Queue number → priority (≥ 0).
     pub queue_priority: BTreeMap<i32, f64>,
+    /// With a queue setup whose queues differ in priority: queue priority as the leading key
+    /// (true, the default) or only as the weighted `queue` factor (false).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub queue_tiers: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Default for PriorityWeights {
@@ -52,6 +66,7 @@ impl Default for PriorityWeights {
             max_age: 7 * 86_400,
             favor_small: false,
             queue_priority: BTreeMap::new(),
+            queue_tiers: true,
         }
     }
 }
@@ -100,6 +115,8 @@ pub struct PriorityOrder {
     computed: Vec<u64>,
     epoch: u64,
     keyed: Vec<(f64, usize)>,
+    /// Per workload job: its queue factor in [0, 1], replacing `queue_priority` (queue setups).
+    queue_factor: Option<Vec<f64>>,
 }
 
 impl PriorityOrder {
@@ -122,7 +139,15 @@ impl PriorityOrder {
             computed: Vec::new(),
             epoch: 0,
             keyed: Vec::new(),
+            queue_factor: None,
         })
+    }
+
+    /// Takes each job's queue factor (in [0, 1], by workload job) from `factor` instead of
+    /// `queue_priority`: the priorities of a run's queue setup.
+    pub fn with_queue_factors(mut self, factor: Vec<f64>) -> Self {
+        self.queue_factor = Some(factor);
+        self
     }
 
     fn priority_of(&self, now: Time, q: &QueuedJob, job: &Job) -> f64 {
@@ -133,7 +158,9 @@ impl PriorityOrder {
         if w.favor_small {
             size = 1.0 - size;
         }
-        let queue = if self.max_queue > 0.0 {
+        let queue = if let Some(f) = &self.queue_factor {
+            f[q.job as usize]
+        } else if self.max_queue > 0.0 {
             w.queue_priority.get(&job.queue).copied().unwrap_or(0.0) / self.max_queue
         } else {
             0.0

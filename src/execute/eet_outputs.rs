@@ -1,0 +1,97 @@
+//! The expected-end-time metrics of a cell (Tóth & Klusáček; docs/metrics.md, "User-aware
+//! metrics") as the cell's outputs: computed by the pure [`schedule_eet`] from the job records
+//! under the cell's `metrics.expected_capacity`, then written — the per-job and per-user
+//! columns go with jobs.parquet and users.parquet (their writers take the results), the
+//! heatmap into `eet_heatmap.parquet` and `eet_usage.parquet`, the spread across users into
+//! the summary. Kept apart so that it moves with the other metric settings.
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache::EntryWriter;
+use crate::manifest::Cell;
+use crate::sim::metrics::eet::{EetSummary, ScheduleEet, schedule_eet};
+use crate::sim::metrics::{JobRecord, UserRow};
+use crate::store::{Table, Value, write_eet_heatmap, write_eet_usage};
+
+/// What the summary records of a cell's EETs (in its [`super::metrics_node::CellSummary`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CellEet {
+    /// The capacity rule in words.
+    pub capacity: String,
+    /// The scale of the split capacities.
+    pub scale: f64,
+    /// Bin width of the heatmap, seconds.
+    pub bin_seconds: i64,
+    pub summary: EetSummary,
+}
+
+/// The EET metric of a cell's schedule on a machine of `cores` and `memory_kb`; `users` gives
+/// the fairshare shares (for `split: shares`).
+pub fn compute(
+    cell: &Cell,
+    records: &[JobRecord],
+    cores: u64,
+    memory_kb: u64,
+    users: &[UserRow],
+) -> Result<(ScheduleEet, CellEet), String> {
+    let expected = &cell.metrics.expected_capacity;
+    let shares: Vec<(i32, f64)> = users.iter().map(|u| (u.user, u.share)).collect();
+    let eet = schedule_eet(records, expected, cores, memory_kb, &shares)?;
+    let summary = CellEet {
+        capacity: eet.capacity.clone(),
+        scale: expected.scale.to_f64(),
+        bin_seconds: eet.heatmap.axis.width,
+        summary: eet.report.summary.clone(),
+    };
+    Ok((eet, summary))
+}
+
+/// Writes `eet_heatmap.parquet` and `eet_usage.parquet` of a cell into `entry`.
+pub fn write(
+    entry: &EntryWriter,
+    eet: &ScheduleEet,
+    cores: u64,
+    memory_kb: u64,
+) -> Result<(), String> {
+    write_eet_heatmap(&entry.path("eet_heatmap.parquet"), &eet.heatmap, &[])
+        .map_err(|e| e.to_string())?;
+    let memory = (memory_kb > 0).then_some(memory_kb);
+    write_eet_usage(
+        &entry.path("eet_usage.parquet"),
+        &eet.heatmap,
+        Some(cores),
+        memory,
+        &[],
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The summary columns of a cell's EETs (docs/outputs.md, summary.parquet).
+pub fn summary_columns(summary: &mut Table, eet: &CellEet) {
+    let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    let s = &eet.summary;
+    summary
+        .set("expected_capacity", Value::Str(eet.capacity.clone()))
+        .set("capacity_scale", Value::Float(eet.scale))
+        .set("eet_users", Value::Int(s.judged_users as i64))
+        .set("eet_violated_jobs", Value::Int(s.violated_jobs as i64))
+        .set("eet_violated_fraction", opt(s.violated_fraction))
+        .set("users_veet_at_most_35", opt(s.users_veet_at_most_35));
+    for (name, spread) in [
+        ("veet", &s.veet),
+        ("weighted_tardiness", &s.weighted_tardiness),
+        ("tardiness", &s.tardiness),
+    ] {
+        for (stat, v) in [
+            ("min", spread.min),
+            ("q1", spread.q1),
+            ("median", spread.median),
+            ("q3", spread.q3),
+            ("max", spread.max),
+            ("mean", spread.mean),
+        ] {
+            summary.set(&format!("{name}_{stat}"), opt(v));
+        }
+    }
+}

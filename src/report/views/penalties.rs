@@ -1,0 +1,304 @@
+//! The multi-resource penalty section (Klusáček & Rudová §4; docs/fairshare.md), shown when a
+//! result set has `job_penalties.parquet` and a `penalty` axis with both `cpu` and `pe_min`:
+//! for every pair of configurations that differ only in that axis (fairshare or priority order),
+//! the CDF of the penalty increase among the jobs `pe_min` charges more (the paper's Fig. 4
+//! left), the shares of jobs, CPU time and users affected beside the paper's, and the waits of
+//! affected and unaffected jobs under each penalty (the paper: affected jobs wait about 33
+//! minutes longer). Figures from the first replica.
+
+use super::{Chart, Context, Family, Section, Table, ViewKind, ViewSpec};
+use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
+use crate::report::palette::COLORS;
+use crate::report::penalties::{Shares, shares, waits};
+use crate::report::shape::{Config, Grid, ResultShape};
+use crate::report::svg::{DASHES, Look};
+use crate::report::text;
+
+pub struct Penalties;
+
+/// Points per CDF line.
+const MAX_POINTS: usize = 200;
+
+impl Family for Penalties {
+    fn name(&self) -> &'static str {
+        "penalties"
+    }
+
+    fn heading(&self) -> &'static str {
+        "Multi-resource penalties: pe_min against cpu"
+    }
+
+    fn select(&self, shape: &ResultShape) -> Vec<ViewSpec> {
+        let both = shape.axis("penalty").is_some_and(|a| {
+            let levels: Vec<String> = a.levels.iter().map(|l| a.value(l)).collect();
+            levels.iter().any(|l| l == "cpu") && levels.iter().any(|l| l == "pe_min")
+        });
+        if !both || !shape.files.contains("job_penalties.parquet") {
+            return Vec::new();
+        }
+        vec![ViewSpec {
+            family: self.name(),
+            kind: ViewKind::Section,
+        }]
+    }
+
+    fn build(&self, _views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
+        build(ctx, section);
+    }
+}
+
+/// The `cpu` and `pe_min` configurations of one setting, with its label (the other axes).
+struct Pair<'g, 'a> {
+    label: String,
+    cpu: &'g Config<'a>,
+    pe_min: &'g Config<'a>,
+}
+
+fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> Vec<Pair<'g, 'a>> {
+    let Some(p) = grid.shape.axis_index("penalty") else {
+        return Vec::new();
+    };
+    let fair = |c: &Config<'_>| matches!(c.text("order").as_str(), "fairshare" | "priority");
+    let mut out = Vec::new();
+    for cpu in grid
+        .configs
+        .iter()
+        .filter(|c| fair(c) && c.text("penalty") == "cpu")
+    {
+        let Some(pe_min) = grid.configs.iter().find(|c| {
+            c.text("penalty") == "pe_min"
+                && c.levels
+                    .iter()
+                    .zip(&cpu.levels)
+                    .enumerate()
+                    .all(|(i, (a, b))| i == p || a == b)
+        }) else {
+            continue;
+        };
+        let parts: Vec<String> = grid
+            .shape
+            .axes
+            .iter()
+            .zip(&cpu.levels)
+            .enumerate()
+            .filter(|(i, _)| *i != p)
+            .map(|(_, (a, l))| a.describe(l))
+            .collect();
+        let label = if parts.is_empty() {
+            "this run".to_string()
+        } else {
+            parts.join(", ")
+        };
+        out.push(Pair { label, cpu, pe_min });
+    }
+    out
+}
+
+fn cell<'c>(config: &'c Config<'_>) -> Option<&'c str> {
+    config.rows.first().map(|r| r.cell.as_str())
+}
+
+fn pct(f: f64) -> String {
+    format!("{} %", text::number(f * 100.0))
+}
+
+fn opt_pct(f: Option<f64>) -> String {
+    f.map_or("–".into(), pct)
+}
+
+fn minutes(seconds: f64) -> String {
+    format!("{} min", text::number(seconds / 60.0))
+}
+
+fn signed_minutes(seconds: f64) -> String {
+    let sign = if seconds >= 0.0 { "+" } else { "−" };
+    format!("{sign}{}", minutes(seconds.abs()))
+}
+
+fn build(ctx: &Context<'_>, section: &mut Section) {
+    let grid = ctx.grid;
+    let data = ctx.data;
+    let mut computed: Vec<(
+        String,
+        Shares,
+        [Option<crate::report::penalties::WaitPair>; 3],
+    )> = Vec::new();
+    for pair in pairs(grid) {
+        let (Some(a), Some(b)) = (
+            cell(pair.cpu).and_then(|c| data.penalties.get(c)),
+            cell(pair.pe_min).and_then(|c| data.penalties.get(c)),
+        ) else {
+            continue;
+        };
+        computed.push((pair.label, shares(a), waits(a, b)));
+    }
+    if computed.is_empty() {
+        return;
+    }
+    section.intro.push(
+        "Klusáček & Rudová's §4 on our data (docs/fairshare.md): a job is affected when its multi-resource penalty `pe_min` (the cheapest processor equivalent over the node classes able to run it) exceeds `cpu` (its requested cores). Figures from job_penalties.parquet: penalties depend only on the job and the machine; waits are those of the fairshare runs charging `cpu` and `pe_min`.".into(),
+    );
+    let mut rows: Vec<Vec<String>> = computed
+        .iter()
+        .map(|(label, s, _)| {
+            vec![
+                label.clone(),
+                format!("{} of {}", s.affected, s.priced),
+                pct(s.job_fraction),
+                pct(s.cpu_time_fraction),
+                format!(
+                    "{} of {} ({})",
+                    s.affected_users,
+                    s.users,
+                    pct(if s.users > 0 {
+                        s.affected_users as f64 / s.users as f64
+                    } else {
+                        0.0
+                    })
+                ),
+                opt_pct(s.at_least_20pct),
+                opt_pct(s.at_least_100pct),
+            ]
+        })
+        .collect();
+    rows.push(
+        [
+            "paper (MetaCentrum 2013)",
+            "–",
+            "under 2 %",
+            "over 5 %",
+            "about 40 %",
+            "nearly 90 %",
+            "about 40 %",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    section.tables.push(Table {
+        caption: "Jobs, CPU time (cores × runtime) and users whose penalty rises under pe_min, and the fraction of those jobs whose penalty rises by 20 % and 100 % or more, beside the paper's. Jobs no node class can run are left out.".into(),
+        headers: [
+            "setting",
+            "affected jobs",
+            "jobs",
+            "CPU time",
+            "users",
+            "≥ +20 %",
+            "≥ +100 %",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+        text_columns: 1,
+        folded: false,
+    });
+    let mut wait_rows = Vec::new();
+    for (label, _, w) in &computed {
+        for (name, pair) in ["affected jobs", "other jobs", "all jobs"].iter().zip(w) {
+            if let Some(p) = pair {
+                wait_rows.push(vec![
+                    label.clone(),
+                    name.to_string(),
+                    p.jobs.to_string(),
+                    minutes(p.cpu),
+                    minutes(p.pe_min),
+                    signed_minutes(p.change()),
+                ]);
+            }
+        }
+    }
+    wait_rows.push(
+        [
+            "paper (MetaCentrum 2013)",
+            "affected jobs",
+            "–",
+            "–",
+            "–",
+            "+33 min",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    section.tables.push(Table {
+        caption: "Mean wait of the jobs whose penalty rises under pe_min, of the others and of all, in the fairshare run charging cpu and in the one charging pe_min (jobs that ran in both), beside the paper's.".into(),
+        headers: ["setting", "jobs", "n", "wait (cpu)", "wait (pe_min)", "change"]
+            .map(String::from)
+            .to_vec(),
+        rows: wait_rows,
+        text_columns: 2,
+        folded: false,
+    });
+    for (label, s, w) in &computed {
+        let mut sentences = Vec::new();
+        sentences.push(format!(
+            "{} of jobs, {} of CPU time and {} of {} users pay more under pe_min (paper: under 2 %, over 5 %, about 40 %)",
+            pct(s.job_fraction),
+            pct(s.cpu_time_fraction),
+            s.affected_users,
+            s.users
+        ));
+        if let Some(a) = w[0] {
+            sentences.push(format!(
+                "the affected jobs wait {} on average under pe_min against {} under cpu ({}; paper: +33 min)",
+                minutes(a.pe_min),
+                minutes(a.cpu),
+                signed_minutes(a.change())
+            ));
+        }
+        if let Some(o) = w[1] {
+            sentences.push(format!(
+                "the other jobs {} against {}",
+                minutes(o.pe_min),
+                minutes(o.cpu)
+            ));
+        }
+        section.findings.push(super::Finding {
+            title: label.clone(),
+            text: sentences.join("; ") + ".",
+        });
+    }
+    let series: Vec<Series> = computed
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, s, _))| !s.increases.is_empty())
+        .map(|(i, (label, s, _))| {
+            let n = s.increases.len();
+            let step = n.div_ceil(MAX_POINTS).max(1);
+            let mut points: Vec<Point> = (0..n)
+                .step_by(step)
+                .map(|k| Point::new(s.increases[k] * 100.0, (k + 1) as f64 / n as f64))
+                .collect();
+            points.push(Point::new(s.increases[n - 1] * 100.0, 1.0));
+            Series {
+                name: label.clone(),
+                look: Look {
+                    color: COLORS[i % COLORS.len()].to_string(),
+                    dash: DASHES[(i / COLORS.len()) % DASHES.len()],
+                    marker: 0,
+                },
+                draw: Draw::Plain,
+                points,
+            }
+        })
+        .collect();
+    if series.is_empty() {
+        return;
+    }
+    let mut chart = LineChart::new(
+        "CDF of the penalty increase",
+        "increase of P(j), pe_min over cpu (%)",
+        "fraction of affected jobs",
+        vec![Panel {
+            title: None,
+            series,
+        }],
+    );
+    chart.x_axis = Scaling::Log;
+    chart.y_axis = Scaling::Linear;
+    chart.y_range = Some((0.0, 1.0));
+    chart.legend_heading = Some("setting");
+    section.charts.push(Chart {
+        id: "penalty-increase-cdf".into(),
+        caption: "Among the jobs whose penalty rises under pe_min, the fraction whose increase is at most x (the paper's Fig. 4 left: for nearly 90 % at least +20 %, for 40 % at least +100 %).".into(),
+        svg: charts::line_chart(&chart),
+    });
+}
