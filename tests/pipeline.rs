@@ -380,6 +380,84 @@ grid:
     )
 }
 
+/// The expected capacity (`metrics.expected_capacity`, Tóth & Klusáček §4) is a metric
+/// setting like τ: a `capacity_scale` axis of three values plans one simulate node read by three
+/// metrics nodes, runs one simulation, and the three cells judge the same schedule differently.
+#[test]
+fn capacity_scale_axis_reuses_one_schedule() {
+    let p = Project::new();
+    p.manifest(
+        "caps",
+        "name: caps
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 2000}
+clusters:
+  pool: {procs: 100}
+schedulers:
+  easy: {policy: easy}
+metrics:
+  expected_capacity: {split: equal}
+grid:
+  axes:
+    capacity_scale: [0.5, 1, 2]
+",
+    );
+    let (out, events) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = outcomes(&events, "ran");
+    let metrics: Vec<&String> = ran.iter().filter(|l| l.ends_with("/metrics")).collect();
+    let simulations: Vec<&String> = ran
+        .iter()
+        .filter(|l| l.contains('/') && !l.ends_with("/metrics"))
+        .collect();
+    assert_eq!(metrics.len(), 3, "a metrics node per scale: {events:?}");
+    assert_eq!(
+        simulations.len(),
+        1,
+        "one schedule for the three scales: {events:?}"
+    );
+    assert_eq!(
+        events.len(),
+        5,
+        "3 metrics + 1 simulate + 1 aggregate: {events:?}"
+    );
+    // The same schedule judged against three expectations: equal waits, different EET verdicts.
+    use arrow_array::{Array, Float64Array, Int64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = fs::File::open(p.path().join("results/caps/summary.parquet")).unwrap();
+    let mut reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let batch = reader.next().unwrap().unwrap();
+    let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+    let scale = column("capacity_scale");
+    let scale = scale.as_any().downcast_ref::<Float64Array>().unwrap();
+    let wait = column("wait_mean");
+    let wait = wait.as_any().downcast_ref::<Float64Array>().unwrap();
+    let violated = column("eet_violated_jobs");
+    let violated = violated.as_any().downcast_ref::<Int64Array>().unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(
+        (0..3).map(|i| scale.value(i)).collect::<Vec<_>>(),
+        vec![0.5, 1.0, 2.0]
+    );
+    assert!(
+        (0..3).all(|i| wait.value(i) == wait.value(0)),
+        "one schedule"
+    );
+    let verdicts: Vec<i64> = (0..3).map(|i| violated.value(i)).collect();
+    assert!(
+        verdicts[0] != verdicts[1] && verdicts[1] != verdicts[2],
+        "each scale judges differently: {verdicts:?}"
+    );
+    assert_eq!(violated.null_count(), 0);
+}
+
 /// Issue 16, "metrics without re-simulation": τ, warm-up and the time-series step are metric
 /// settings — a τ axis simulates once, and changing a metric setting re-runs only metrics nodes,
 /// with the reason in `plan`, giving the results a cold run gives.
