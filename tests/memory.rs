@@ -194,10 +194,12 @@ grid:
     let large = run(1800);
     let per_cell = (large - small) as f64 * 1024.0 / 1200.0;
     // Measured ~20 KB per cell from 500 to 2,000 cells before the per-user, per-cluster and
-    // per-queue files joined every cell; ~49 KB since, with main's binary as with this one
-    // (BENCHMARKS.md). The bound stays below the ~60 KB issue 16 reported.
+    // per-queue files joined every cell; ~49 KB since, and ~56 KB since the penalties and EET
+    // files joined, with main's binary as with this one (BENCHMARKS.md). The bound is the
+    // ~60 KB issue 16 reported: a regression guard, not the goal (growth per finished cell
+    // remains open).
     assert!(
-        per_cell < 55_000.0,
+        per_cell < 60_000.0,
         "{per_cell:.0} bytes of peak memory per extra cell ({small} KiB for 600 cells, {large} KiB for 1,800)"
     );
 }
