@@ -10,7 +10,8 @@ bin=target/release/schedlab
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 manifests=(experiments/easy-vs-fcfs.yaml experiments/reservations.yaml experiments/markov-arrivals.yaml
-  docs/examples/load-tau-sweep.yaml experiments/user-aware.yaml)
+  docs/examples/load-tau-sweep.yaml experiments/user-aware.yaml experiments/lpc-queues.yaml
+  experiments/fairshare-penalties.yaml)
 "$bin" run --quiet "${manifests[@]}"
 "$bin" report --date 2026-01-01 --out "$out" "${manifests[@]}"
 shot() { scripts/screenshot-report.sh "$out/$1.html" "docs/$2.png" "$3" "$4" "${5:-}"; }
@@ -23,3 +24,5 @@ shot load-tau-sweep report-load-tau-sweep 4200 findings,metrics-across-the-grid
 shot user-aware report-user-aware 3300 user-aware-metrics-expected-end-times
 shot user-aware report-user-aware-heatmaps 1100 user-aware-metrics-expected-end-times \
   eet-heatmap-fifo,eet-heatmap-easy-fairshare
+shot lpc-queues report-lpc-queues 1700 queues
+shot fairshare-penalties report-fairshare-penalties 1480 multi-resource-penalties-pe-min-against-cpu
