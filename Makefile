@@ -45,6 +45,7 @@ bench: build
 	$(CARGO) bench --locked --bench generate
 	$(CARGO) bench --locked --bench fairshare
 	$(CARGO) bench --locked --bench eet
+	$(CARGO) bench --locked --bench memory
 
 lint:
 	$(CARGO) fmt --all -- --check

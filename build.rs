@@ -1,8 +1,10 @@
 //! Computes the *model version*: a blake3 hash over the sources of the code that computes a
-//! simulation node (the simulator, the SWF reader and the metrics). It enters every simulation
-//! node's cache key, so editing a scheduler can never serve stale cached results, while changes
-//! elsewhere (CLI, reports) keep the cache valid. A second hash covers the code that writes an
-//! experiment's aggregated result files.
+//! simulation node's schedule (the simulator without its metrics, the SWF reader, the schedule
+//! files). It enters every simulation node's cache key, so editing a scheduler can never serve
+//! stale cached results, while changes elsewhere (CLI, reports) keep the cache valid. A second
+//! hash covers the metrics code (a metrics node's key: editing a metric recomputes metrics from
+//! cached schedules, without simulating again), a third the code that writes an experiment's
+//! aggregated result files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,19 @@ const MODEL_SOURCES: &[&str] = &[
     "src/sim",
     "src/swf",
     "src/execute/simulate_node.rs",
+    "src/store/schedule.rs",
+];
+/// Source trees whose content defines what a metrics node computes (left out of the model).
+const METRICS_SOURCES: &[&str] = &[
+    "src/sim/metrics",
+    "src/sim/timeseries.rs",
+    "src/execute/metrics_node.rs",
+    "src/store/jobs.rs",
+    "src/store/timeseries.rs",
+    "src/store/users.rs",
+    "src/store/table.rs",
+    "src/store/columns.rs",
+    "src/store/penalties.rs",
     "src/execute/eet_outputs.rs",
 ];
 /// Source trees whose content defines what an aggregation node writes.
@@ -34,16 +49,21 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     println!(
         "cargo:rustc-env=SCHEDLAB_MODEL_VERSION={}",
-        version_of(MODEL_SOURCES)
+        version_of(MODEL_SOURCES, METRICS_SOURCES)
+    );
+    println!(
+        "cargo:rustc-env=SCHEDLAB_METRICS_VERSION={}",
+        version_of(METRICS_SOURCES, &[])
     );
     println!(
         "cargo:rustc-env=SCHEDLAB_AGGREGATE_VERSION={}",
-        version_of(AGGREGATE_SOURCES)
+        version_of(AGGREGATE_SOURCES, &[])
     );
 }
 
-/// blake3 over the sorted relative paths and contents of the `.rs` files under `roots`.
-fn version_of(roots: &[&str]) -> String {
+/// blake3 over the sorted relative paths and contents of the `.rs` files under `roots`, except
+/// those under `except`.
+fn version_of(roots: &[&str], except: &[&str]) -> String {
     let mut files = Vec::new();
     for root in roots {
         println!("cargo:rerun-if-changed={root}");
@@ -54,6 +74,7 @@ fn version_of(roots: &[&str]) -> String {
             collect(path, &mut files);
         }
     }
+    files.retain(|f| !except.iter().any(|e| f.starts_with(e)));
     // Sorted relative paths: the hash does not depend on directory order or checkout location.
     files.sort();
     let mut hasher = blake3::Hasher::new();

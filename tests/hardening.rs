@@ -275,14 +275,21 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
     assert!(out.status.success(), "{}", stderr(&out));
     let original = p.published("grid");
     let entries = p.entry_dirs();
-    assert_eq!(entries.len(), 5, "four cells and the aggregate");
-    // The aggregate entry holds summary.parquet; cells hold jobs.parquet.
+    assert_eq!(
+        entries.len(),
+        9,
+        "four cells (schedule and metrics) and the aggregate"
+    );
+    // The aggregate entry holds summary.parquet; cells' metrics entries hold jobs.parquet.
     let aggregate = entries
         .iter()
         .find(|d| d.join("summary.parquet").exists())
         .unwrap()
         .clone();
-    let cells: Vec<&PathBuf> = entries.iter().filter(|d| **d != aggregate).collect();
+    let cells: Vec<&PathBuf> = entries
+        .iter()
+        .filter(|d| **d != aggregate && d.join("jobs.parquet").exists())
+        .collect();
     // Damage: one byte of the aggregate's summary, one byte of a cell's jobs, and one cell's
     // marker removed (half-present).
     for file in [
@@ -428,8 +435,10 @@ fn full_disk_each_failed_node_shows_its_error_and_events_are_still_written() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     let events = read_events(&log);
-    assert_eq!(events.len(), 7, "the event log is complete: {events:?}");
+    assert_eq!(events.len(), 13, "the event log is complete: {events:?}");
     let failed = with_outcome(&events, "failed");
+    // Metrics nodes downstream of a failed simulation were blocked: they run on the rerun too.
+    let blocked = with_outcome(&events, "blocked");
     assert!(!failed.is_empty(), "{err}");
     for label in &failed {
         let line = err
@@ -461,7 +470,7 @@ fn full_disk_each_failed_node_shows_its_error_and_events_are_still_written() {
     let events = read_events(&log);
     assert_eq!(with_outcome(&events, "hit"), ran_before);
     let mut rerun = with_outcome(&events, "ran");
-    rerun.retain(|l| failed.contains(l) || l == "grid");
+    rerun.retain(|l| failed.contains(l) || blocked.contains(l) || l == "grid");
     assert_eq!(rerun.len(), with_outcome(&events, "ran").len());
 }
 
@@ -516,7 +525,10 @@ grid:
     let planned = BufReader::new(fs::File::open(&lines).unwrap())
         .lines()
         .count();
-    assert_eq!(planned, 1_000_001, "every cell and the aggregate");
+    assert_eq!(
+        planned, 1_001_001,
+        "1,000 simulations (the τ axis shares them), every cell's metrics and the aggregate"
+    );
     // Measured: about 0.5 GB (BENCHMARKS.md); the bound leaves room for allocator noise.
     assert!(peak_kib < 1024 * 1024, "planning took {peak_kib} KiB");
 }
@@ -701,7 +713,7 @@ grid:
         assert_eq!(status.code(), Some(code), "{text}");
         let last = seen.last().unwrap();
         let (done, total) = parse_interrupted(last).unwrap_or_else(|| panic!("{text}"));
-        assert_eq!(total, 19, "{text}");
+        assert_eq!(total, 37, "{text}");
         assert!(done > done_so_far && done < total, "{text}");
         done_so_far = done;
         let staging = p.state().join("tmp");
@@ -714,7 +726,7 @@ grid:
         done_so_far,
         "{events:?}"
     );
-    assert_eq!(with_outcome(&events, "ran").len(), 19 - done_so_far);
+    assert_eq!(with_outcome(&events, "ran").len(), 37 - done_so_far);
 }
 
 /// "interrupted: N of M nodes done; run again to resume" (or "terminated: …") → (N, M).
@@ -1301,8 +1313,8 @@ fn replace_trace_paths(text: &str) -> String {
 }
 
 /// On a terminal the progress bar redraws on a timer, so elapsed time and spinner move while a
-/// long node runs (it froze for 40 s before): one long simulation plus its aggregation give
-/// many more redraws than finished nodes. Run under a pseudo-terminal by `script` (util-linux).
+/// long node runs (it froze for 40 s before): one long simulation plus its metrics and
+/// aggregation give many more redraws than finished nodes. Run under a pseudo-terminal by `script` (util-linux).
 #[test]
 fn the_progress_bar_ticks_while_long_nodes_run() {
     let p = Project::new();
@@ -1331,13 +1343,14 @@ schedulers:
     assert!(out.status.success(), "{screen}");
     // Frames drawn before the first node finished: a bar redrawn only when something changes
     // shows two or three (start, length); the timer adds one every 200 ms of the simulation.
-    let waiting = screen.matches(" 0/2 nodes, about ").count();
+    // Three nodes: simulate, metrics, aggregate.
+    let waiting = screen.matches(" 0/3 nodes, about ").count();
     assert!(
         waiting >= 5,
         "{waiting} frames while the node ran:\n{screen}"
     );
     assert!(
-        screen.contains(" 1/2 nodes, about ") || screen.contains(" 2/2 nodes, about "),
+        screen.contains(" 2/3 nodes, about ") || screen.contains(" 3/3 nodes, about "),
         "{screen}"
     );
 }

@@ -768,3 +768,40 @@ proptest! {
         prop_assert_eq!(&limited.steps, &plain.steps);
     }
 }
+
+/// Issue 16's streamed instants keep every scheduler call: a queue setup decides again at the
+/// same instant when a start admits a held job, and each of those calls counts in
+/// `scheduler_calls` and `queue_length_sampled` as it did when every call was kept.
+#[test]
+fn every_scheduler_call_at_an_instant_is_counted_in_the_streamed_instants() {
+    let mut a = queue("a");
+    a.caps.max_queued = Some(1);
+    let limits = by_number(vec![a]);
+    let jobs = (1..=3).map(|i| in_queue(0, job(i, 0, 1, 100))).collect();
+    let (out, _) = run(jobs, &common::pool(4, SchedulerKind::Easy), &limits);
+    // One queued job at a time: each start admits the next held job, decided on at once.
+    assert!(out.jobs.iter().all(|o| o.start == 0));
+    let at_zero: Vec<u32> = out
+        .invocations
+        .iter()
+        .filter(|c| c.time == 0)
+        .map(|c| c.queue_len)
+        .collect();
+    assert_eq!(at_zero, vec![1, 1, 1]);
+    let runs = schedlab::sim::schedule::runs_of(&out);
+    let calls: u64 = runs
+        .iter()
+        .filter(|r| r.call.is_some())
+        .map(|r| r.count * (1 + u64::from(r.extra_calls)))
+        .sum();
+    assert_eq!(calls, out.invocations.len() as u64);
+    let seen: u64 = runs
+        .iter()
+        .filter_map(|r| {
+            r.call
+                .map(|q| (u64::from(q) + r.extra_call_queue) * r.count)
+        })
+        .sum();
+    let kept: u64 = out.invocations.iter().map(|c| u64::from(c.queue_len)).sum();
+    assert_eq!(seen, kept);
+}

@@ -111,7 +111,11 @@ fn second_run_is_all_hits_and_thread_count_changes_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(first.len(), 5, "4 cells + 1 aggregate: {first:?}");
+    assert_eq!(
+        first.len(),
+        9,
+        "4 cells (simulate and metrics) + 1 aggregate: {first:?}"
+    );
     assert!(first.values().all(|o| o == "ran"), "{first:?}");
     let results = p.results("grid");
     let (_, second) = p.run(&["-j", "1"]);
@@ -138,12 +142,23 @@ fn one_changed_value_reruns_exactly_the_affected_cells() {
     assert!(out.status.success());
     assert_eq!(
         outcomes(&events, "ran"),
-        vec!["grid", "grid/easy.interval-600", "grid/fcfs.interval-600"],
+        vec![
+            "grid",
+            "grid/easy.interval-600",
+            "grid/easy.interval-600/metrics",
+            "grid/fcfs.interval-600",
+            "grid/fcfs.interval-600/metrics"
+        ],
         "{events:?}"
     );
     assert_eq!(
         outcomes(&events, "hit"),
-        vec!["grid/easy.interval-event", "grid/fcfs.interval-event"]
+        vec![
+            "grid/easy.interval-event",
+            "grid/easy.interval-event/metrics",
+            "grid/fcfs.interval-event",
+            "grid/fcfs.interval-event/metrics"
+        ]
     );
 }
 
@@ -207,7 +222,7 @@ fn a_crash_mid_run_resumes_with_identical_results() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(outcomes(&events, "hit").len(), 3, "{events:?}");
-    assert_eq!(outcomes(&events, "ran").len(), 4, "{events:?}");
+    assert_eq!(outcomes(&events, "ran").len(), 10, "{events:?}");
     assert_eq!(
         p.results("grid"),
         reference.results("grid"),
@@ -280,6 +295,7 @@ schedulers:
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(events["mixed/kth"], "ran");
     assert_eq!(events["mixed/nomax"], "failed");
+    assert_eq!(events["mixed/nomax/metrics"], "blocked");
     assert_eq!(events["mixed"], "blocked");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nomax.swf has no MaxProcs header"), "{err}");
@@ -331,14 +347,191 @@ fn gc_removes_what_no_manifest_reaches() {
         .lines()
         .filter(|l| l.starts_with("would remove"))
         .count();
-    assert_eq!(listed, 3, "two 900 s cells and the old aggregate");
+    assert_eq!(
+        listed, 5,
+        "two 900 s cells (schedule and metrics) and the old aggregate"
+    );
     let gc = p.schedlab(&["gc"]);
     assert!(gc.status.success());
     let (_, events) = p.run(&[]);
-    assert_eq!(outcomes(&events, "hit").len(), 2, "{events:?}");
+    assert_eq!(outcomes(&events, "hit").len(), 4, "{events:?}");
     assert_eq!(
         outcomes(&events, "ran"),
         vec!["grid"],
         "only the new aggregate runs"
+    );
+}
+
+/// A manifest with a τ axis and the given `metrics` section body.
+fn tau_grid(metrics: &str) -> String {
+    format!(
+        "name: taus
+workloads:
+  kth: {{trace: ../workloads/kth.swf.gz, first_jobs: 2000}}
+clusters:
+  pool: {{procs: 100}}
+schedulers:
+  easy: {{policy: easy}}
+metrics: {metrics}
+grid:
+  axes:
+    tau: [10, 600]
+"
+    )
+}
+
+/// The expected capacity (`metrics.expected_capacity`, Tóth & Klusáček §4) is a metric
+/// setting like τ: a `capacity_scale` axis of three values plans one simulate node read by three
+/// metrics nodes, runs one simulation, and the three cells judge the same schedule differently.
+#[test]
+fn capacity_scale_axis_reuses_one_schedule() {
+    let p = Project::new();
+    p.manifest(
+        "caps",
+        "name: caps
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 2000}
+clusters:
+  pool: {procs: 100}
+schedulers:
+  easy: {policy: easy}
+metrics:
+  expected_capacity: {split: equal}
+grid:
+  axes:
+    capacity_scale: [0.5, 1, 2]
+",
+    );
+    let (out, events) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = outcomes(&events, "ran");
+    let metrics: Vec<&String> = ran.iter().filter(|l| l.ends_with("/metrics")).collect();
+    let simulations: Vec<&String> = ran
+        .iter()
+        .filter(|l| l.contains('/') && !l.ends_with("/metrics"))
+        .collect();
+    assert_eq!(metrics.len(), 3, "a metrics node per scale: {events:?}");
+    assert_eq!(
+        simulations.len(),
+        1,
+        "one schedule for the three scales: {events:?}"
+    );
+    assert_eq!(
+        events.len(),
+        5,
+        "3 metrics + 1 simulate + 1 aggregate: {events:?}"
+    );
+    // The same schedule judged against three expectations: equal waits, different EET verdicts.
+    use arrow_array::{Array, Float64Array, Int64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = fs::File::open(p.path().join("results/caps/summary.parquet")).unwrap();
+    let mut reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let batch = reader.next().unwrap().unwrap();
+    let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+    let scale = column("capacity_scale");
+    let scale = scale.as_any().downcast_ref::<Float64Array>().unwrap();
+    let wait = column("wait_mean");
+    let wait = wait.as_any().downcast_ref::<Float64Array>().unwrap();
+    let violated = column("eet_violated_jobs");
+    let violated = violated.as_any().downcast_ref::<Int64Array>().unwrap();
+    assert_eq!(batch.num_rows(), 3);
+    assert_eq!(
+        (0..3).map(|i| scale.value(i)).collect::<Vec<_>>(),
+        vec![0.5, 1.0, 2.0]
+    );
+    assert!(
+        (0..3).all(|i| wait.value(i) == wait.value(0)),
+        "one schedule"
+    );
+    let verdicts: Vec<i64> = (0..3).map(|i| violated.value(i)).collect();
+    assert!(
+        verdicts[0] != verdicts[1] && verdicts[1] != verdicts[2],
+        "each scale judges differently: {verdicts:?}"
+    );
+    assert_eq!(violated.null_count(), 0);
+}
+
+/// Issue 16, "metrics without re-simulation": τ, warm-up and the time-series step are metric
+/// settings — a τ axis simulates once, and changing a metric setting re-runs only metrics nodes,
+/// with the reason in `plan`, giving the results a cold run gives.
+#[test]
+fn metrics_without_re_simulation() {
+    let p = Project::new();
+    p.manifest("taus", &tau_grid("{warmup: {jobs: 100}}"));
+    let (out, events) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Two cells, one schedule: one simulate node, a metrics node per τ.
+    assert_eq!(
+        outcomes(&events, "ran"),
+        vec![
+            "taus",
+            "taus/tau-10",
+            "taus/tau-10/metrics",
+            "taus/tau-600/metrics"
+        ],
+        "{events:?}"
+    );
+
+    // A changed warm-up and step: the schedule is cached, the metrics re-run, and plan says why.
+    p.manifest(
+        "taus",
+        &tau_grid("{warmup: {jobs: 200}, timeseries_step: 600}"),
+    );
+    let plan = String::from_utf8_lossy(&p.schedlab(&["plan"]).stdout).to_string();
+    let line = |label: &str| {
+        plan.lines()
+            .find(|l| l.ends_with(label) || l.contains(&format!("{label}  (")))
+            .unwrap_or_else(|| panic!("no line for {label} in:\n{plan}"))
+            .to_string()
+    };
+    assert!(line("taus/tau-10").starts_with("cached"), "{plan}");
+    let metrics = line("taus/tau-600/metrics");
+    assert!(
+        metrics.starts_with("run")
+            && metrics.contains("parameter changed: metrics.warmup.jobs (100 → 200)")
+            && metrics.contains("parameter changed: metrics.timeseries_step (3600 → 600)"),
+        "{plan}"
+    );
+    let (out, events) = p.run(&["-j", "2"]);
+    assert!(out.status.success());
+    assert_eq!(events["taus/tau-10"], "hit", "{events:?}");
+    assert_eq!(
+        outcomes(&events, "ran"),
+        vec!["taus", "taus/tau-10/metrics", "taus/tau-600/metrics"],
+        "{events:?}"
+    );
+    let warm = p.results("taus");
+
+    // The same manifest cold, in a fresh project and with one thread: identical bytes.
+    let cold = Project::new();
+    cold.manifest(
+        "taus",
+        &tau_grid("{warmup: {jobs: 200}, timeseries_step: 600}"),
+    );
+    assert!(cold.run(&["-j", "1"]).0.status.success());
+    assert_eq!(warm, cold.results("taus"), "metrics from a cached schedule");
+
+    // A changed scheduler is a new schedule: the metrics re-run as downstream of it.
+    p.manifest(
+        "taus",
+        &tau_grid("{warmup: {jobs: 200}, timeseries_step: 600}")
+            .replace("{policy: easy}", "{policy: easy, interval: 60}"),
+    );
+    let plan = String::from_utf8_lossy(&p.schedlab(&["plan"]).stdout).to_string();
+    assert!(
+        plan.contains("parameter changed: scheduler.interval (null → 60)")
+            && plan.contains("upstream node changed: upstream"),
+        "{plan}"
     );
 }

@@ -1,4 +1,5 @@
-//! An aggregate node: the experiment's result files, built only from its cells' cache entries —
+//! An aggregate node: the experiment's result files, built only from its cells' metrics
+//! entries —
 //! `summary.parquet` (one row per cell: id, grid parameters, settings, run metrics),
 //! `jobs.parquet` (per-job records with their `experiment` and `cell`), `timeseries.parquet` and
 //! `reservations.parquet` — written into the node's own entry with the provenance (manifest
@@ -16,7 +17,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
-use super::simulate_node::{CELL_SUMMARY_KEY, CellSummary};
+use super::metrics_node::{CELL_SUMMARY_KEY, CellSummary};
 use crate::cache::{EntryStore, EntryWriter};
 use crate::manifest::{Cell, Manifest};
 use crate::plan::NodeKey;
@@ -428,7 +429,7 @@ fn summary_row(summary: &mut Table, manifest: &Manifest, cell: &Cell, s: &CellSu
     summary.set_fields(&s.fairness);
     super::eet_outputs::summary_columns(summary, &s.eet);
     let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
-    for (k, resource) in super::simulate_node::RESOURCES.iter().enumerate() {
+    for (k, resource) in super::metrics_node::RESOURCES.iter().enumerate() {
         summary.set(
             &format!("utilization_{resource}"),
             opt(s.utilization_by_resource[k]),

@@ -13,7 +13,7 @@ use crate::sim::metrics::eet::{EetSummary, ScheduleEet, schedule_eet};
 use crate::sim::metrics::{JobRecord, UserRow};
 use crate::store::{Table, Value, write_eet_heatmap, write_eet_usage};
 
-/// What the summary records of a cell's EETs (in its [`super::simulate_node::CellSummary`]).
+/// What the summary records of a cell's EETs (in its [`super::metrics_node::CellSummary`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CellEet {

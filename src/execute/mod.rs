@@ -8,6 +8,7 @@ mod eet_outputs;
 pub mod executor;
 mod git;
 pub mod interrupt;
+pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;
 mod simulate_node;

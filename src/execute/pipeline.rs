@@ -13,7 +13,7 @@ use super::dag::{DagNode, Event, Observer, Outcome};
 use super::executor::{Context, ExecuteError, Executor, Local};
 use super::interrupt::Interrupt;
 use super::simulate_node::TraceCache;
-use super::{aggregate_node, git, simulate_node};
+use super::{aggregate_node, git, metrics_node, simulate_node};
 use crate::cache::publish::{self, is_current};
 use crate::cache::{self, CacheError, DigestCache, EntryStore, Materials, Opened, ResultsLock};
 use crate::manifest::{Manifest, WorkloadSource};
@@ -251,7 +251,21 @@ pub fn run_with(
     verify_what_will_be_read(prepared, &entries, &mut cached, observer)?;
     let nodes = dag_nodes_with(prepared, &cached);
     interrupt.set_total(nodes.len());
-    let traces = TraceCache::default();
+    // Simulate and metrics nodes both read their cell's workload.
+    let traces = TraceCache::expecting(plan.nodes.iter().zip(&nodes).filter_map(|(n, d)| {
+        let (NodeKind::Simulate { cell: (e, c) } | NodeKind::Metrics { cell: (e, c) }) = n.kind
+        else {
+            return None;
+        };
+        let workload = &manifests[e].cells[c].workload;
+        (!d.cached).then(|| {
+            Some((
+                workload.trace()?.clone(),
+                workload.lenient,
+                workload.reading,
+            ))
+        })?
+    }));
     let committed = AtomicU64::new(0);
     let abort_after: Option<u64> = std::env::var(ABORT_AFTER_ENV)
         .ok()
@@ -266,12 +280,26 @@ pub fn run_with(
         };
         match &node.kind {
             NodeKind::Simulate { cell: (e, c) } => {
-                simulate_node::run(
-                    &manifests[*e].cells[*c],
-                    &manifests[*e].limits,
-                    &traces,
-                    &entry,
-                )?;
+                let cell = &manifests[*e].cells[*c];
+                let result = simulate_node::run(cell, &manifests[*e].limits, &traces, &entry);
+                if let Some(path) = cell.workload.trace() {
+                    traces.done(path, cell.workload.lenient, &cell.workload.reading);
+                }
+                result?;
+            }
+            NodeKind::Metrics { cell: (e, c) } => {
+                let cell = &manifests[*e].cells[*c];
+                let simulation = &plan.nodes[plan.simulation_of(i)].key;
+                let result = entries
+                    .open(simulation.as_str())
+                    .map_err(|e| e.to_string())
+                    .and_then(|schedule| {
+                        metrics_node::run(cell, &manifests[*e].limits, &traces, &schedule, &entry)
+                    });
+                if let Some(path) = cell.workload.trace() {
+                    traces.done(path, cell.workload.lenient, &cell.workload.reading);
+                }
+                result?;
             }
             NodeKind::Aggregate { experiment } => {
                 let manifest = &manifests[*experiment];
@@ -339,7 +367,10 @@ pub fn run_with(
             }
         }
         // Only a run that computed something changes what "last run" means for its nodes.
-        let indices = plan.cell_nodes[e].iter().copied().chain(aggregate);
+        let indices = plan.cell_nodes[e]
+            .iter()
+            .flat_map(|&m| [plan.simulation_of(m), m])
+            .chain(aggregate);
         if indices.clone().all(|i| events[i].outcome == Outcome::Hit) {
             continue;
         }
@@ -350,11 +381,15 @@ pub fn run_with(
             .cells
             .iter()
             .zip(&plan.cell_nodes[e])
-            .map(|(cell, &i)| {
-                (
-                    format!("{}/{}", manifest.name, cell.id),
-                    plan.material(manifests, i),
-                )
+            .flat_map(|(cell, &m)| {
+                let label = format!("{}/{}", manifest.name, cell.id);
+                [
+                    (
+                        label.clone(),
+                        plan.material(manifests, plan.simulation_of(m)),
+                    ),
+                    (format!("{label}/metrics"), plan.material(manifests, m)),
+                ]
             })
             .chain(aggregate.map(|i| (plan.nodes[i].label.clone(), plan.material(manifests, i))));
         // The record only explains reruns: failing to save it loses nothing computed.
@@ -432,8 +467,8 @@ impl Outcome {
 }
 
 /// Verifies, before running, every cached entry this run will read: the entries of the cells
-/// of an aggregate that must run, and the aggregate entries whose published files must be
-/// (re)written. A damaged or half-present entry is quarantined with a warning and its node
+/// of an aggregate that must run, the schedules of the metrics nodes that must run, and the
+/// aggregate entries whose published files must be (re)written. A damaged or half-present entry is quarantined with a warning and its node
 /// recomputed — and an aggregate to recompute makes its cells' entries needed in turn.
 fn verify_what_will_be_read(
     prepared: &Prepared,
@@ -477,6 +512,15 @@ fn verify_what_will_be_read(
             }
         }
     }
+    // A metrics node to run reads its schedule.
+    for (i, node) in plan.nodes.iter().enumerate() {
+        if !cached[i] && matches!(node.kind, NodeKind::Metrics { .. }) {
+            let simulation = plan.simulation_of(i);
+            if cached[simulation] {
+                check(simulation, cached)?;
+            }
+        }
+    }
     // A directory without its marker would stop the node's commit: set it aside now.
     for (i, node) in plan.nodes.iter().enumerate() {
         if !cached[i] && entries.is_partial(node.key.as_str()) {
@@ -488,13 +532,15 @@ fn verify_what_will_be_read(
 
 /// A rough cost of a node for ordering work and estimating time left (never for results): the
 /// jobs it simulates — trace size, or the jobs kept by `first_jobs`, or a synthetic workload's
-/// expected count — weighted by policy; aggregation of an experiment is costed like its cells.
+/// expected count — weighted by policy; computing metrics costs a quarter of simulating FCFS;
+/// aggregation of an experiment is costed like its cells.
 fn cost_estimate(plan: &Plan, manifests: &[Manifest], node: &plan::Node) -> u64 {
-    let (e, c) = match node.kind {
+    let ((e, c), simulates) = match node.kind {
         NodeKind::Aggregate { experiment } => {
             return manifests[experiment].cells.len() as u64 * 1_000;
         }
-        NodeKind::Simulate { cell } => cell,
+        NodeKind::Simulate { cell } => (cell, true),
+        NodeKind::Metrics { cell } => (cell, false),
     };
     let cell = &manifests[e].cells[c];
     // About 20 compressed bytes per job line in the archive's gzip traces.
@@ -506,13 +552,17 @@ fn cost_estimate(plan: &Plan, manifests: &[Manifest], node: &plan::Node) -> u64 
         .workload
         .transforms
         .first_jobs
-        .map_or(guess, |n| n.min(guess));
+        .map_or(guess, |n| n.min(guess))
+        .max(1);
+    if !simulates {
+        return (jobs / 4).max(1);
+    }
     let weight = if cell.scheduler.policy == crate::sim::SchedulerKind::Conservative {
         20
     } else {
         1
     };
-    jobs.max(1).saturating_mul(weight)
+    jobs.saturating_mul(weight)
 }
 
 /// Appends (or updates) the run record of an experiment at a commit in `runs.json`.

@@ -1,12 +1,16 @@
-//! Building the DAG (pure): one *simulate* node per distinct cell computation and one
-//! *aggregate* node per experiment, keyed by canonical key material.
+//! Building the DAG (pure): one *simulate* node per distinct schedule, one *metrics* node per
+//! distinct (schedule, metric settings) and one *aggregate* node per experiment, keyed by
+//! canonical key material.
 //!
-//! Simulate material holds what changes a simulation's output — the trace's content hash (never
-//! its path), transforms, machine, scheduler and metric settings, and the model version (a hash
-//! of the simulator's sources, computed by build.rs). Names of workloads, clusters and
-//! schedulers, cell ids, seeds of trace workloads (deterministic), thread counts and paths stay
-//! out, so renaming an entry or re-running with `-j 8` reuses the cache. Identical computations
-//! in several cells or experiments share one node.
+//! Simulate material holds what changes a simulated schedule — the trace's content hash (never
+//! its path), transforms, machine, scheduler and reservation settings, and the model version (a
+//! hash of the simulator's sources, computed by build.rs). Metric settings (τ, warm-up, size
+//! classes, time-series step) are not part of it: they enter the metrics node's material with
+//! the simulate key it reads and the metrics version, so a τ axis or a changed warm-up computes
+//! metrics again from the cached schedule and never simulates again. Names of workloads,
+//! clusters and schedulers, cell ids, seeds of trace workloads (deterministic), thread counts
+//! and paths stay out, so renaming an entry or re-running with `-j 8` reuses the cache.
+//! Identical computations in several cells or experiments share one node.
 //!
 //! Aggregate material holds the manifest hash, the schedlab version, the git commit, the
 //! command that reproduces the result set and the traces' digests — all written into the result
@@ -32,6 +36,8 @@ use crate::sim::scheduler::order::OrderSpec;
 
 /// The version of the simulation model (see build.rs).
 pub const MODEL_VERSION: &str = env!("SCHEDLAB_MODEL_VERSION");
+/// The version of the metrics code (see build.rs).
+pub const METRICS_VERSION: &str = env!("SCHEDLAB_METRICS_VERSION");
 /// The version of the aggregation code (see build.rs).
 pub const AGGREGATE_VERSION: &str = env!("SCHEDLAB_AGGREGATE_VERSION");
 
@@ -40,6 +46,9 @@ pub enum NodeKind {
     /// Simulates cell `cell` (experiment index, cell index); every other cell with the same key
     /// shares its result ([`Plan::cell_nodes`]).
     Simulate { cell: (usize, usize) },
+    /// Computes the metrics of cell `cell` from the schedule of its simulate node (its only
+    /// upstream node); shared like simulate nodes.
+    Metrics { cell: (usize, usize) },
     /// Writes the result files of experiment `experiment`.
     Aggregate { experiment: usize },
 }
@@ -57,7 +66,8 @@ pub struct Node {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
     pub nodes: Vec<Node>,
-    /// For each experiment, the simulate node of each of its cells, in cell order.
+    /// For each experiment, the metrics node of each of its cells, in cell order (its simulate
+    /// node is [`Plan::simulation_of`]).
     pub cell_nodes: Vec<Vec<usize>>,
     digests: BTreeMap<PathBuf, Digest>,
     commit: Option<String>,
@@ -86,7 +96,6 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         "workload": parts.workload(),
         "cluster": parts.cluster(),
         "scheduler": parts.scheduler(),
-        "metrics": cell.metrics,
         "reservations": parts.reservations(),
         "seed": parts.seed(),
     });
@@ -95,6 +104,18 @@ pub fn simulate_material(cell: &Cell, trace: Option<&Digest>) -> Value {
         material["queues"] = q;
     }
     material
+}
+
+/// Key material of the metrics of `cell`, computed from the schedule of simulate node
+/// `simulation`.
+pub fn metrics_material(cell: &Cell, simulation: &NodeKey) -> Value {
+    json!({
+        "key_schema": KEY_SCHEMA,
+        "node": "metrics",
+        "metrics_version": METRICS_VERSION,
+        "metrics": cell.metrics,
+        "upstream": simulation,
+    })
 }
 
 fn simulate_material_parts<'a>(cell: &'a Cell, trace: Option<&'a Digest>) -> Parts<'a> {
@@ -225,10 +246,6 @@ impl KeyMaker {
                 cell.cluster.topology.is_some(),
             ))
             .or_insert_with(|| canonical(&material.scheduler()));
-        let metrics = self
-            .metrics
-            .entry(Arc::as_ptr(&cell.metrics))
-            .or_insert_with(|| canonical(&json!(cell.metrics)));
         let reservations = match &cell.reservations {
             Some(r) => self
                 .reservations
@@ -251,7 +268,19 @@ impl KeyMaker {
             .seed()
             .map_or("null".to_string(), |s| s.to_string());
         let bytes = format!(
-            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"metrics":{metrics},"model_version":"{MODEL_VERSION}","node":"simulate",{queues}"reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
+            r#"{{"cluster":{cluster},"key_schema":{KEY_SCHEMA},"model_version":"{MODEL_VERSION}","node":"simulate",{queues}"reservations":{reservations},"scheduler":{scheduler},"seed":{seed},"workload":{workload}}}"#
+        );
+        NodeKey::of_bytes(bytes.as_bytes())
+    }
+
+    /// The key of [`metrics_material`], joined like [`KeyMaker::key`].
+    fn metrics_key(&mut self, cell: &Cell, simulation: &NodeKey) -> NodeKey {
+        let metrics = self
+            .metrics
+            .entry(Arc::as_ptr(&cell.metrics))
+            .or_insert_with(|| canonical(&json!(cell.metrics)));
+        let bytes = format!(
+            r#"{{"key_schema":{KEY_SCHEMA},"metrics":{metrics},"metrics_version":"{METRICS_VERSION}","node":"metrics","upstream":"{simulation}"}}"#
         );
         NodeKey::of_bytes(bytes.as_bytes())
     }
@@ -298,6 +327,10 @@ impl Plan {
                 let cell = &manifests[e].cells[c];
                 simulate_material(cell, cell.workload.trace().map(|t| &self.digests[t]))
             }
+            NodeKind::Metrics { cell: (e, c) } => {
+                let simulation = &self.nodes[self.simulation_of(i)].key;
+                metrics_material(&manifests[e].cells[c], simulation)
+            }
             NodeKind::Aggregate { experiment } => self.aggregate_material(manifests, experiment),
         }
     }
@@ -310,8 +343,14 @@ impl Plan {
                 .workload
                 .trace()
                 .and_then(|t| self.digests.get(t)),
-            NodeKind::Aggregate { .. } => None,
+            NodeKind::Metrics { .. } | NodeKind::Aggregate { .. } => None,
         }
+    }
+
+    /// The simulate node whose schedule metrics node `i` reads.
+    pub fn simulation_of(&self, i: usize) -> usize {
+        debug_assert!(matches!(self.nodes[i].kind, NodeKind::Metrics { .. }));
+        self.nodes[i].deps[0]
     }
 
     /// The size of a trace the plan read (0 if unknown).
@@ -319,7 +358,7 @@ impl Plan {
         self.digests.get(path).map_or(0, |d| d.bytes)
     }
 
-    /// The simulate-node key of every cell of `experiment`, in cell order.
+    /// The metrics-node key of every cell of `experiment`, in cell order.
     pub fn cell_keys(&self, experiment: usize) -> impl ExactSizeIterator<Item = &NodeKey> {
         self.cell_nodes[experiment]
             .iter()
@@ -387,6 +426,38 @@ impl Plan {
     }
 }
 
+/// Nodes by key: the index of the node with a key, or a new node.
+#[derive(Default)]
+struct Distinct {
+    by_prefix: HashMap<u128, usize>,
+    collisions: BTreeMap<NodeKey, usize>,
+}
+
+impl Distinct {
+    /// The node keyed `key`, pushed onto `nodes` (built by `make`, keyed here) if new.
+    fn node(&mut self, nodes: &mut Vec<Node>, key: NodeKey, make: impl FnOnce() -> Node) -> usize {
+        let prefix = u128::from_str_radix(&key.as_str()[..32], 16).expect("hex key");
+        let found = match self.by_prefix.get(&prefix) {
+            Some(&i) if nodes[i].key == key => Some(i),
+            Some(_) => self.collisions.get(&key).copied(),
+            None => None,
+        };
+        found.unwrap_or_else(|| {
+            let i = nodes.len();
+            match self.by_prefix.entry(prefix) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    self.collisions.insert(key.clone(), i);
+                }
+            }
+            nodes.push(Node { key, ..make() });
+            i
+        })
+    }
+}
+
 /// Builds the plan for `manifests`. Panics only if a digest is missing for a trace the
 /// manifests name (the caller computes them from the same manifests).
 pub fn build(manifests: &[Manifest], inputs: &Inputs<'_>) -> Plan {
@@ -397,43 +468,32 @@ pub fn build(manifests: &[Manifest], inputs: &Inputs<'_>) -> Plan {
         ..Plan::default()
     };
     // Distinct keys, by their first 128 bits (the full key is compared on a hit).
-    let mut by_key: HashMap<u128, usize> = HashMap::new();
-    let mut collisions: BTreeMap<NodeKey, usize> = BTreeMap::new();
+    let mut distinct = Distinct::default();
     let mut keys = KeyMaker::default();
     for (e, manifest) in manifests.iter().enumerate() {
         let mut nodes_of_cells = Vec::with_capacity(manifest.cells.len());
         for (c, cell) in manifest.cells.iter().enumerate() {
             let digest = cell.workload.trace().map(|t| &inputs.digests[t]);
+            let label = || format!("{}/{}", manifest.name, cell.id);
             let key = keys.key(cell, digest);
-            let prefix = u128::from_str_radix(&key.as_str()[..32], 16).expect("hex key");
-            let found = match by_key.get(&prefix) {
-                Some(&i) if plan.nodes[i].key == key => Some(i),
-                Some(_) => collisions.get(&key).copied(),
-                None => None,
-            };
-            let index = found.unwrap_or_else(|| {
-                let i = plan.nodes.len();
-                match by_key.entry(prefix) {
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        slot.insert(i);
-                    }
-                    std::collections::hash_map::Entry::Occupied(_) => {
-                        collisions.insert(key.clone(), i);
-                    }
-                }
-                plan.nodes.push(Node {
-                    label: format!("{}/{}", manifest.name, cell.id),
-                    kind: NodeKind::Simulate { cell: (e, c) },
-                    key,
-                    deps: Vec::new(),
-                });
-                i
+            let simulation = distinct.node(&mut plan.nodes, key, || Node {
+                label: label(),
+                kind: NodeKind::Simulate { cell: (e, c) },
+                key: NodeKey(String::new()),
+                deps: Vec::new(),
             });
-            nodes_of_cells.push(index);
+            let key = keys.metrics_key(cell, &plan.nodes[simulation].key);
+            let metrics = distinct.node(&mut plan.nodes, key, || Node {
+                label: format!("{}/metrics", label()),
+                kind: NodeKind::Metrics { cell: (e, c) },
+                key: NodeKey(String::new()),
+                deps: vec![simulation],
+            });
+            nodes_of_cells.push(metrics);
         }
         plan.cell_nodes.push(nodes_of_cells);
     }
-    drop(by_key);
+    drop(distinct);
     for (e, manifest) in manifests.iter().enumerate() {
         let material = plan.aggregate_material(manifests, e);
         let mut deps = plan.cell_nodes[e].clone();
@@ -476,9 +536,16 @@ mod tests {
         let mut maker = KeyMaker::default();
         for cell in &m.cells {
             let d = cell.workload.trace().map(|_| &digest);
+            let key = maker.key(cell, d);
             assert_eq!(
-                maker.key(cell, d),
+                key,
                 NodeKey::of(&simulate_material(cell, d)),
+                "cell {}",
+                cell.id
+            );
+            assert_eq!(
+                maker.metrics_key(cell, &key),
+                NodeKey::of(&metrics_material(cell, &key)),
                 "cell {}",
                 cell.id
             );

@@ -11,8 +11,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Bump when the *layout* of key material changes in a way that must invalidate every entry
-/// (2: the aggregate material holds a digest of its cells, the command and the traces).
-pub const KEY_SCHEMA: u32 = 2;
+/// (2: the aggregate material holds a digest of its cells, the command and the traces; 3: metric
+/// settings left the simulate node for a metrics node).
+pub const KEY_SCHEMA: u32 = 3;
 
 /// A node's key: the hex blake3 hash of its canonical key material.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -36,6 +36,8 @@ impl Change {
     pub fn kind(&self) -> &'static str {
         if self.path.starts_with("model_version") || self.path.starts_with("key_schema") {
             "model version changed"
+        } else if self.path.starts_with("metrics_version") {
+            "metrics code changed"
         } else if self.path.contains("blake3") || self.path.contains("bytes") {
             "input content changed"
         } else if self.path.starts_with("upstream") {

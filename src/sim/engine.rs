@@ -10,7 +10,7 @@
 //! topology whose node-level policies name the nodes of every start.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::job::{Time, Workload};
 use super::limits::{Admission, LimitState, Limits, LimitsError, LimitsOutcome};
@@ -23,6 +23,7 @@ use super::reservation::{
 };
 use super::resources::ResourceVec;
 use super::running::{RunningJob, RunningSet};
+use super::schedule::{Instant, ScheduleSink};
 use super::scheduler::node::{
     self, Completed, Decisions, NodeReservation, NodeScheduler, NodeView,
 };
@@ -107,6 +108,9 @@ pub struct JobOutcome {
     pub units: u64,
     /// Index of the cluster it ran in (0 on a uniform machine).
     pub cluster: u32,
+    /// Global index of the node class it ran on ([`crate::sim::topology::Layout::class`]; 0 on
+    /// a uniform machine).
+    pub class: u32,
     /// Nodes it held (1 on a pool).
     pub nodes: u32,
     /// What it held in all: cores (processors; on exclusive nodes all of their cores), memory in
@@ -155,6 +159,19 @@ pub struct SimOutcome {
     /// With queues and limits ([`simulate_limited`]): each job's queue, what held or killed it,
     /// and the jobs rejected at submission.
     pub limits: Option<LimitsOutcome>,
+}
+
+impl SimOutcome {
+    /// This outcome's jobs, steps and calls (as a [`ScheduleSink`] collected them) with the rest
+    /// of a streamed run's outcome.
+    fn with_rest(self, rest: SimOutcome) -> SimOutcome {
+        SimOutcome {
+            jobs: self.jobs,
+            steps: self.steps,
+            invocations: self.invocations,
+            ..rest
+        }
+    }
 }
 
 /// Where a job ran on a topology.
@@ -265,8 +282,23 @@ pub fn simulate_reserving(
     config: &SimConfig,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
+    let mut kept = SimOutcome::default();
+    let out = simulate_into(workload, config, reservations, &mut kept)?;
+    Ok(kept.with_rest(out))
+}
+
+/// Simulates `workload` under `config` with reservations, handing each job's outcome (in
+/// submission order) and each instant to `sink` as they are known — nothing per job or per
+/// scheduler call is kept here. Returns the rest: skipped jobs, reservation outcomes, limits
+/// and topology assignments (`jobs`, `steps` and `invocations` are empty).
+pub fn simulate_into(
+    workload: &Workload,
+    config: &SimConfig,
+    reservations: &Reservations,
+    sink: &mut dyn ScheduleSink,
+) -> Result<SimOutcome, SimError> {
     let policy = Policy::of(config, workload)?;
-    Engine::new(workload, config, policy, reservations, None)?.run()
+    Engine::new(workload, config, policy, reservations, None)?.run(sink)
 }
 
 impl Policy {
@@ -309,6 +341,19 @@ pub fn simulate_limited(
     reservations: &Reservations,
     limits: &Limits,
 ) -> Result<SimOutcome, SimError> {
+    let mut kept = SimOutcome::default();
+    let out = simulate_limited_into(workload, config, reservations, limits, &mut kept)?;
+    Ok(kept.with_rest(out))
+}
+
+/// [`simulate_limited`] handing the schedule to `sink` as [`simulate_into`] does.
+pub fn simulate_limited_into(
+    workload: &Workload,
+    config: &SimConfig,
+    reservations: &Reservations,
+    limits: &Limits,
+    sink: &mut dyn ScheduleSink,
+) -> Result<SimOutcome, SimError> {
     limits.validate()?;
     // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
     // plan with the cut request. The workload is copied only when some request is cut.
@@ -334,7 +379,7 @@ pub fn simulate_limited(
     let workload = copy.as_ref().unwrap_or(workload);
     // Built on the cut requests: orders and fairshare charging see what the policy plans with.
     let policy = Policy::limited(config, workload, limits)?;
-    Engine::new(workload, config, policy, reservations, Some(limits))?.run()
+    Engine::new(workload, config, policy, reservations, Some(limits))?.run(sink)
 }
 
 /// Simulates with a caller-supplied policy of either kind, and reservations.
@@ -344,7 +389,7 @@ pub fn simulate_policy(
     policy: Policy,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
-    Engine::new(workload, config, policy, reservations, None)?.run()
+    Engine::new(workload, config, policy, reservations, None)?.collect()
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -360,7 +405,7 @@ pub fn simulate_with(
         &Reservations::default(),
         None,
     )?
-    .run()
+    .collect()
 }
 
 /// [`simulate_with`] and reservations.
@@ -377,7 +422,7 @@ pub fn simulate_with_reserving(
         reservations,
         None,
     )?
-    .run()
+    .collect()
 }
 
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
@@ -388,23 +433,26 @@ struct Engine<'w> {
     workload: &'w Workload,
     config: SimConfig,
     policy: Policy,
-    /// Feasible jobs with their demand, in submission order.
-    arrivals: Vec<QueuedJob>,
-    next_arrival: usize,
-    completions: BinaryHeap<Reverse<(Time, u32)>>,
+    /// The next feasible job to arrive, with its demand (admitted one job ahead, so that
+    /// infeasible jobs never make an instant and no copy of the workload is kept).
+    next_arrival: Option<QueuedJob>,
+    /// Index of the first job of the workload not yet admitted.
+    unadmitted: usize,
+    /// (end, job, expected end) of running jobs: the expected end travels with the job, so
+    /// nothing is kept per job of the workload.
+    completions: BinaryHeap<Reverse<(Time, u32, Time)>>,
     queue: Queue,
     running: RunningSet,
     /// Running jobs that ended since the scheduler's last call (what `View::ended` shows).
     ended: Vec<RunningJob>,
-    /// Per job index: expected end while it runs.
-    expected_end: Vec<Time>,
     state: MachineState,
     /// Allocation units free (cores on a topology).
     free: ResourceVec,
     decisions: Decisions,
     /// Per job index, on a topology: where it ran.
     assignments: Vec<Option<Assignment>>,
-    outcomes: Vec<Option<JobOutcome>>,
+    /// Outcomes on their way to the sink, in submission order.
+    outcomes: Reorder,
     started_jobs: Vec<u32>,
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
@@ -492,6 +540,13 @@ impl<'w> Booking<'w> {
 }
 
 impl<'w> Engine<'w> {
+    /// Runs to the end, keeping everything in the outcome.
+    fn collect(self) -> Result<SimOutcome, SimError> {
+        let mut kept = SimOutcome::default();
+        let out = self.run(&mut kept)?;
+        Ok(kept.with_rest(out))
+    }
+
     fn new(
         workload: &'w Workload,
         config: &SimConfig,
@@ -518,64 +573,79 @@ impl<'w> Engine<'w> {
             }
             _ => {}
         }
-        let mut out = SimOutcome::default();
-        let mut limits = limits.map(|l| LimitState::new(l, workload));
-        let mut arrivals = Vec::with_capacity(workload.len());
-        for (i, job) in workload.jobs.iter().enumerate() {
-            let constraint = job.request.constraint.0;
-            if matches!(state, MachineState::Topology(_))
-                && constraint as usize >= workload.constraints.len()
-            {
-                return Err(SimError::UnknownConstraint {
-                    job_id: job.id,
-                    constraint,
-                });
-            }
-            if let Some(l) = &mut limits
-                && let Some(why) = l.rejects(i as u32, job)
-            {
-                l.reject(i as u32, why);
-                continue;
-            }
-            match state.admit(workload, job) {
-                Ok(demand) => arrivals.push(QueuedJob {
-                    job: i as u32,
-                    submit: job.submit,
-                    requested_time: job.requested_time,
-                    demand,
-                }),
-                Err(why) => out.skipped.push((i as u32, why)),
-            }
+        if matches!(state, MachineState::Topology(_))
+            && let Some(job) = workload
+                .jobs
+                .iter()
+                .find(|job| job.request.constraint.0 as usize >= workload.constraints.len())
+        {
+            return Err(SimError::UnknownConstraint {
+                job_id: job.id,
+                constraint: job.request.constraint.0,
+            });
         }
-        Ok(Engine {
+        let mut engine = Engine {
             workload,
             config: config.clone(),
             policy,
-            arrivals,
-            next_arrival: 0,
+            next_arrival: None,
+            unadmitted: 0,
             completions: BinaryHeap::new(),
             queue: Queue::default(),
             running: RunningSet::default(),
             ended: Vec::new(),
-            expected_end: vec![0; workload.len()],
             state,
             free: config.machine.capacity(),
             decisions: Decisions::default(),
             assignments: Vec::new(),
-            outcomes: vec![None; workload.len()],
+            outcomes: Reorder::default(),
             started_jobs: Vec::new(),
             idle_calls: 0,
             booking,
-            limits,
+            limits: limits.map(|l| LimitState::new(l, workload)),
             admitted: Vec::new(),
-            out,
-        })
+            out: SimOutcome::default(),
+        };
+        engine.admit_next();
+        Ok(engine)
+    }
+
+    /// Admits jobs until the next feasible one (infeasible ones are recorded as skipped, those
+    /// the queue setup refuses as rejected).
+    fn admit_next(&mut self) {
+        self.next_arrival = None;
+        while let Some(job) = self.workload.jobs.get(self.unadmitted) {
+            let i = self.unadmitted as u32;
+            self.unadmitted += 1;
+            if let Some(l) = &mut self.limits
+                && let Some(why) = l.rejects(i, job)
+            {
+                l.reject(i, why);
+                self.outcomes.skip(i);
+                continue;
+            }
+            match self.state.admit(self.workload, job) {
+                Ok(demand) => {
+                    self.next_arrival = Some(QueuedJob {
+                        job: i,
+                        submit: job.submit,
+                        requested_time: job.requested_time,
+                        demand,
+                    });
+                    return;
+                }
+                Err(why) => {
+                    self.out.skipped.push((i, why));
+                    self.outcomes.skip(i);
+                }
+            }
+        }
     }
 
     /// The next instant with something to do, if any.
     fn next_instant(&self, after: Option<Time>) -> Option<Time> {
-        let arrival = self.arrivals.get(self.next_arrival).map(|j| j.submit);
-        let completion = self.completions.peek().map(|Reverse((t, _))| *t);
+        let arrival = self.next_arrival.map(|j| j.submit);
+        let completion = self.completions.peek().map(|Reverse((t, _, _))| *t);
         let tick = match (self.config.interval, self.queue.is_empty()) {
             // Held jobs wait for an event (a start or an end), not for a tick.
             (Some(n), false) => {
@@ -591,18 +661,18 @@ impl<'w> Engine<'w> {
             .min()
     }
 
-    fn run(mut self) -> Result<SimOutcome, SimError> {
+    /// Runs to the end, handing every job outcome and instant to `sink`; returns the rest of
+    /// the outcome (skipped jobs, reservations, assignments: `jobs`, `steps` and `invocations`
+    /// stay empty).
+    fn run(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
         let mut starts = Vec::new();
         let mut last = None;
         while let Some(now) = self.next_instant(last) {
             last = Some(now);
             self.complete_until(now);
             self.end_reservations(now);
-            while let Some(&job) = self.arrivals.get(self.next_arrival) {
-                if job.submit != now {
-                    break;
-                }
-                self.next_arrival += 1;
+            while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
+                self.admit_next();
                 match self.limits.as_mut().map(|l| l.arrive(job.job)) {
                     None => self.queue.push(job),
                     Some(Admission::Eligible) => self.enqueue(job),
@@ -619,22 +689,32 @@ impl<'w> Engine<'w> {
                 None => true,
                 Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
             };
+            let call = decides.then(|| self.queue.len() as u32);
+            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
             if decides {
+                sink.call(now, self.queue.len() as u32);
                 self.decide(now, &mut starts)?;
                 // Starts may free queued-job caps: the jobs they admit are decided on at once.
                 while self.admit_held(now) {
+                    extra_calls += 1;
+                    extra_call_queue += self.queue.len() as u64;
+                    sink.call(now, self.queue.len() as u32);
                     self.decide(now, &mut starts)?;
                 }
             }
+            self.outcomes.emit_ready(sink);
             let reserved = self.booking.reserved;
             let busy =
                 self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
             let held = self.limits.as_ref().map_or(0, LimitState::held);
-            self.out.steps.push(Step {
+            sink.instant(&Instant {
                 time: now,
                 queue_len: (self.queue.len() + held) as u32,
                 busy,
                 reserved,
+                call,
+                extra_calls,
+                extra_call_queue,
             });
         }
         let held = self.limits.as_ref().map_or(0, LimitState::held);
@@ -646,9 +726,9 @@ impl<'w> Engine<'w> {
                 waiting: self.queue.len() + held,
             });
         }
+        self.outcomes.emit_ready(sink);
         let mut out = self.out;
         out.limits = self.limits.map(LimitState::finish);
-        out.jobs = self.outcomes.into_iter().flatten().collect();
         out.assignments = self.assignments.into_iter().flatten().collect();
         out.reserved_nodes.sort_by_key(|r| r.0);
         out.reservations.sort_by_key(|r| r.request);
@@ -864,12 +944,11 @@ impl<'w> Engine<'w> {
     }
 
     fn complete_until(&mut self, now: Time) {
-        while let Some(&Reverse((end, job))) = self.completions.peek() {
+        while let Some(&Reverse((end, job, expected_end))) = self.completions.peek() {
             if end != now {
                 break;
             }
             self.completions.pop();
-            let expected_end = self.expected_end[job as usize];
             let running = self
                 .running
                 .remove(expected_end, job)
@@ -880,7 +959,7 @@ impl<'w> Engine<'w> {
             }
             match &mut self.state {
                 MachineState::Uniform(u) => {
-                    let nodes = std::mem::take(&mut u.held[job as usize]);
+                    let nodes = u.held.remove(&job).unwrap_or_default();
                     u.table.release(running.demand, &nodes);
                     u.completed.push(Completed {
                         job,
@@ -907,10 +986,6 @@ impl<'w> Engine<'w> {
     }
 
     fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
-        self.out.invocations.push(Invocation {
-            time: now,
-            queue_len: self.queue.len() as u32,
-        });
         self.ask(now, starts)?;
         if !starts.is_empty() {
             if let Some(l) = &mut self.limits {
@@ -924,10 +999,8 @@ impl<'w> Engine<'w> {
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {
                 for &job in &self.started_jobs {
-                    if job > head
-                        && let Some(outcome) = &mut self.outcomes[job as usize]
-                    {
-                        outcome.backfilled = true;
+                    if job > head {
+                        self.outcomes.mark_backfilled(job);
                     }
                 }
             }
@@ -935,7 +1008,7 @@ impl<'w> Engine<'w> {
         // Periodic mode keeps ticking while jobs wait, so a policy that leaves an idle machine
         // idle forever would never end: report it after a bounded number of such calls.
         let idle = self.running.is_empty()
-            && self.next_arrival == self.arrivals.len()
+            && self.next_arrival.is_none()
             && self.booking.is_done()
             && self.limits.as_ref().is_none_or(|l| l.held() == 0);
         if idle && !self.queue.is_empty() {
@@ -1039,9 +1112,9 @@ impl<'w> Engine<'w> {
             time: now,
             job_id: job.id,
         };
-        let (units, cluster, nodes, held, runtime) = match &mut self.state {
+        let (units, cluster, class, nodes, held, runtime) = match &mut self.state {
             MachineState::Uniform(u) => {
-                let held = &mut u.held[queued.job as usize];
+                let held = u.held.entry(queued.job).or_default();
                 if !queued.demand.fits_in(&self.free)
                     || u.table.allocate(queued.demand, held).is_err()
                 {
@@ -1051,6 +1124,7 @@ impl<'w> Engine<'w> {
                 let procs = units * u.machine.procs_per_unit();
                 (
                     units,
+                    0,
                     0,
                     held.len() as u32,
                     ResourceVec::units(procs),
@@ -1080,6 +1154,7 @@ impl<'w> Engine<'w> {
                 (
                     total.0[0],
                     info.cluster,
+                    class,
                     shape.count,
                     total,
                     t.layout.runtime_on(job.runtime, class),
@@ -1102,26 +1177,84 @@ impl<'w> Engine<'w> {
             }
         }
         let expected_end = now + job.requested_time;
-        self.expected_end[queued.job as usize] = expected_end;
         self.running.insert(RunningJob {
             job: queued.job,
             start: now,
             expected_end,
             demand,
         });
-        self.completions.push(Reverse((now + run, queued.job)));
-        self.outcomes[queued.job as usize] = Some(JobOutcome {
+        self.completions
+            .push(Reverse((now + run, queued.job, expected_end)));
+        self.outcomes.started(JobOutcome {
             job: queued.job,
             start: now,
             end: now + run,
             units,
             cluster,
+            class,
             nodes,
             held,
             killed,
             backfilled: false,
         });
         Ok(())
+    }
+}
+
+/// Job outcomes on their way to the sink in submission order: an outcome leaves once every
+/// earlier job has started (or was skipped as infeasible). Holds only the outcomes of jobs that
+/// started ahead of a job still waiting — a handful, not the workload.
+#[derive(Default)]
+struct Reorder {
+    /// Index of the next job to hand over.
+    next: u32,
+    /// Slots of jobs `next ..`, in order.
+    slots: VecDeque<Slot>,
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    Waiting,
+    Started(JobOutcome),
+    Skipped,
+}
+
+impl Reorder {
+    fn slot(&mut self, job: u32) -> &mut Slot {
+        let at = (job - self.next) as usize;
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, Slot::Waiting);
+        }
+        &mut self.slots[at]
+    }
+
+    fn started(&mut self, outcome: JobOutcome) {
+        *self.slot(outcome.job) = Slot::Started(outcome);
+    }
+
+    fn skip(&mut self, job: u32) {
+        *self.slot(job) = Slot::Skipped;
+    }
+
+    fn mark_backfilled(&mut self, job: u32) {
+        if job >= self.next
+            && let Slot::Started(outcome) = self.slot(job)
+        {
+            outcome.backfilled = true;
+        }
+    }
+
+    /// Hands over every outcome whose earlier jobs have all started or been skipped.
+    fn emit_ready(&mut self, sink: &mut dyn ScheduleSink) {
+        while let Some(slot) = self.slots.front() {
+            match slot {
+                Slot::Waiting => break,
+                Slot::Started(outcome) => sink.job(outcome),
+                Slot::Skipped => {}
+            }
+            self.slots.pop_front();
+            self.next += 1;
+        }
     }
 }
 
@@ -1139,12 +1272,20 @@ impl Engine<'_> {
         let mut admitted = std::mem::take(&mut self.admitted);
         admitted.clear();
         l.admit(now, &mut admitted);
-        for &job in &admitted {
-            let at = self
-                .arrivals
-                .binary_search_by_key(&job, |q| q.job)
+        for &i in &admitted {
+            // Its demand again (no per-job copy of the arrivals is kept): a held job was
+            // admitted once, so the machine can run it.
+            let job = &self.workload.jobs[i as usize];
+            let demand = self
+                .state
+                .admit(self.workload, job)
                 .expect("a held job is a feasible arrival");
-            self.enqueue(self.arrivals[at]);
+            self.enqueue(QueuedJob {
+                job: i,
+                submit: job.submit,
+                requested_time: job.requested_time,
+                demand,
+            });
         }
         let any = !admitted.is_empty();
         if any && let MachineState::Topology(t) = &mut self.state {

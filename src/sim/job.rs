@@ -82,7 +82,9 @@ impl Workload {
 
     /// [`Workload::new`] for jobs whose requests refer to `constraints`.
     pub fn with_constraints(mut jobs: Vec<Job>, constraints: ConstraintTable) -> Self {
-        jobs.sort_by_key(|job| job.submit);
+        if !jobs.is_sorted_by_key(|job| job.submit) {
+            jobs.sort_by_key(|job| job.submit);
+        }
         Workload {
             jobs,
             constraints,

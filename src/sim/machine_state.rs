@@ -23,8 +23,8 @@ pub(crate) enum MachineState {
 pub(crate) struct UniformState {
     pub machine: Uniform,
     pub table: NodeTable,
-    /// Per job index: the nodes it holds while it runs.
-    pub held: Vec<Vec<u32>>,
+    /// Nodes held by each running job (only running jobs: nothing per job of the workload).
+    pub held: std::collections::HashMap<u32, Vec<u32>>,
     /// Jobs completed since the previous scheduler call.
     pub completed: Vec<Completed>,
 }
@@ -68,7 +68,7 @@ impl MachineState {
             Machine::Uniform(u) => MachineState::Uniform(UniformState {
                 machine: *u,
                 table: NodeTable::new(u),
-                held: vec![Vec::new(); workload.len()],
+                held: std::collections::HashMap::new(),
                 completed: Vec::new(),
             }),
             Machine::Topology(t) => {

@@ -16,6 +16,7 @@ pub mod random;
 pub mod reservation;
 pub mod resources;
 pub mod running;
+pub mod schedule;
 pub mod scheduler;
 pub mod synth;
 pub mod timeseries;
@@ -24,8 +25,8 @@ pub mod transform;
 
 pub use engine::{
     Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
-    simulate, simulate_limited, simulate_policy, simulate_reserving, simulate_with,
-    simulate_with_reserving,
+    simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
+    simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

@@ -27,6 +27,16 @@ pub struct Transforms {
 }
 
 impl Transforms {
+    /// The workload transformed, borrowed when there is nothing to do (no copy of a large
+    /// trace's jobs).
+    pub fn apply_cow<'w>(&self, workload: &'w Workload) -> std::borrow::Cow<'w, Workload> {
+        if *self == Transforms::default() {
+            std::borrow::Cow::Borrowed(workload)
+        } else {
+            std::borrow::Cow::Owned(self.apply(workload))
+        }
+    }
+
     pub fn apply(&self, workload: &Workload) -> Workload {
         let mut jobs: Vec<_> = workload
             .jobs

@@ -214,6 +214,19 @@ impl JobsWriter {
             .map_err(|e| parquet_error(self.file.path(), e))
     }
 
+    /// Finishes the file with `metadata` added to its key-value metadata (known only once the
+    /// rows are written) and moves it into place.
+    pub fn finish_with(mut self, metadata: &[(String, String)]) -> Result<(), StoreError> {
+        for (key, value) in metadata {
+            self.writer
+                .append_key_value_metadata(parquet::file::metadata::KeyValue {
+                    key: key.clone(),
+                    value: Some(value.clone()),
+                });
+        }
+        self.finish()
+    }
+
     /// Finishes the file and moves it into place.
     pub fn finish(mut self) -> Result<(), StoreError> {
         self.writer

@@ -7,6 +7,7 @@ mod eet;
 mod jobs;
 mod penalties;
 mod reservations;
+pub mod schedule;
 mod sink;
 mod table;
 mod timeseries;

@@ -126,6 +126,15 @@ impl ParquetSink {
         Ok(())
     }
 
+    /// Adds a key-value pair to the file's metadata (known only once the rows are written).
+    pub fn append_metadata(&mut self, key: &str, value: &str) {
+        self.writer
+            .append_key_value_metadata(parquet::file::metadata::KeyValue {
+                key: key.to_string(),
+                value: Some(value.to_string()),
+            });
+    }
+
     /// Writes what is left, closes the file and moves it into place.
     pub fn finish(mut self) -> Result<(), StoreError> {
         self.flush()?;

@@ -225,7 +225,9 @@ fn parse<R: BufRead>(
         anomalies: Anomalies::default(),
         malformed: Malformed::default(),
     };
-    let mut jobs = Vec::new();
+    // Jobs and their recorded waits in parallel vectors: no (job, wait) pairs to copy apart.
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut waits: Vec<i64> = Vec::new();
     let mut requests = RequestBuilder::new(*options);
     let mut line = Vec::with_capacity(256);
     let mut number = 0u64;
@@ -287,7 +289,8 @@ fn parse<R: BufRead>(
                     previous_submit = raw.submit;
                 }
                 if let Some(job) = job {
-                    jobs.push((job, raw.wait));
+                    jobs.push(job);
+                    waits.push(raw.wait);
                 }
             }
             Err(kind) => {
@@ -315,11 +318,19 @@ fn parse<R: BufRead>(
             kind: ErrorKind::Empty { lines: number },
         });
     }
-    // The order of Workload::new: stable by submit time.
-    jobs.sort_by_key(|(job, _)| job.submit);
-    trace.recorded_waits = jobs.iter().map(|(_, wait)| *wait).collect();
+    // The order of Workload::new: stable by submit time. Traces are almost always in submit
+    // order already: then nothing moves and no sort buffer (half the jobs) is allocated.
+    if !jobs.is_sorted_by_key(|job| job.submit) {
+        let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+        order.sort_by_key(|&i| jobs[i as usize].submit);
+        jobs = order.iter().map(|&i| jobs[i as usize].clone()).collect();
+        waits = order.iter().map(|&i| waits[i as usize]).collect();
+    }
+    jobs.shrink_to_fit();
+    waits.shrink_to_fit();
+    trace.recorded_waits = waits;
     trace.workload = Workload {
-        jobs: jobs.into_iter().map(|(job, _)| job).collect(),
+        jobs,
         constraints: requests.constraints,
         queue_names: requests.queue_names,
     };

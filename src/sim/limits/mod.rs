@@ -124,7 +124,9 @@ pub struct Limits {
 }
 
 /// A cap that holds a job back. Written in outputs by [`LimitKind::name`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum LimitKind {
     QueueMaxRunning,
     QueueMaxQueued,
@@ -185,7 +187,7 @@ impl LimitKind {
 }
 
 /// Why a running job was stopped by its queue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum KillReason {
     MaxWalltime,
     MaxCputime,
@@ -201,7 +203,7 @@ impl KillReason {
 }
 
 /// Why a job was refused at submission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Rejection {
     /// No queue takes it (no mapping, no default route).
     NoQueue,
@@ -222,7 +224,7 @@ impl Rejection {
 }
 
 /// What the limits did to each job of a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LimitsOutcome {
     pub queue_names: Vec<String>,
     /// Per workload job: its queue (`u32::MAX` when none took it).

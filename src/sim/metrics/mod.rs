@@ -16,7 +16,10 @@ pub use queues::{QueueSummary, summarize_queues};
 pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
-pub use summary::{RunSummary, measurement, summarize};
+pub use summary::{
+    ReservationCounts, RunAccumulator, RunSummary, Window, WindowScan, measurement, summarize,
+    summarize_with_classes,
+};
 pub use users::{UserFairness, UserRow, fairness, jain_index, user_rows};
 
 use serde::{Deserialize, Serialize};

@@ -3,6 +3,7 @@
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::{Time, Workload};
 use crate::sim::resources::ResourceVec;
+use crate::sim::schedule::ScheduledJob;
 
 /// One simulated job. Times in seconds; ratios dimensionless.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +47,40 @@ pub struct JobRecord {
     pub killed: bool,
 }
 
+impl JobRecord {
+    /// The record of a scheduled job, with bounded slowdown at threshold `tau`.
+    pub fn of(s: &ScheduledJob, tau: Time) -> JobRecord {
+        let wait = s.start - s.submit;
+        let response = s.end - s.submit;
+        let run = s.end - s.start;
+        JobRecord {
+            job_id: s.job_id,
+            index: s.index,
+            user: s.user,
+            group: s.group,
+            queue: s.queue,
+            submit: s.submit,
+            start: s.start,
+            end: s.end,
+            wait,
+            response,
+            run,
+            requested_time: s.requested_time,
+            procs: s.procs,
+            units: s.units,
+            cluster: s.cluster,
+            nodes: s.nodes,
+            held: s.held,
+            requested_memory_kb: s.requested_memory_kb,
+            slowdown: response as f64 / run as f64,
+            bounded_slowdown: (response as f64 / run.max(tau) as f64).max(1.0),
+            expansion_factor: (s.requested_time + wait) as f64 / s.requested_time as f64,
+            backfilled: s.backfilled,
+            killed: s.killed,
+        }
+    }
+}
+
 /// The memory a job asks for in all: per node × nodes for a node request, per processor ×
 /// processors for a flexible one.
 pub fn requested_memory_kb(job: &crate::sim::Job) -> u64 {
@@ -62,36 +97,6 @@ pub fn job_records(workload: &Workload, outcome: &SimOutcome, tau: Time) -> Vec<
     outcome
         .jobs
         .iter()
-        .map(|o| {
-            let job = &workload.jobs[o.job as usize];
-            let wait = o.start - job.submit;
-            let response = o.end - job.submit;
-            let run = o.end - o.start;
-            JobRecord {
-                job_id: job.id,
-                index: o.job,
-                user: job.user,
-                group: job.group,
-                queue: job.queue,
-                submit: job.submit,
-                start: o.start,
-                end: o.end,
-                wait,
-                response,
-                run,
-                requested_time: job.requested_time,
-                procs: job.procs,
-                units: o.units,
-                cluster: o.cluster,
-                nodes: o.nodes,
-                held: o.held,
-                requested_memory_kb: requested_memory_kb(job),
-                slowdown: response as f64 / run as f64,
-                bounded_slowdown: (response as f64 / run.max(tau) as f64).max(1.0),
-                expansion_factor: (job.requested_time + wait) as f64 / job.requested_time as f64,
-                backfilled: o.backfilled,
-                killed: o.killed,
-            }
-        })
+        .map(|o| JobRecord::of(&ScheduledJob::of(&workload.jobs[o.job as usize], o), tau))
         .collect()
 }

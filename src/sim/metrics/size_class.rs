@@ -57,51 +57,25 @@ pub struct ClassSummary {
     pub queue_mean: Option<f64>,
 }
 
-/// Per-class aggregates of `measured` records; queue depth over `[from, to)` counts every
-/// record in `all` (waiting is waiting, measured or not).
+/// Per-class aggregates of `measured` records (a suffix of `all`); queue depth over
+/// `[from, to)` counts every record in `all` (waiting is waiting, measured or not). The same
+/// sums as the run summary's ([`super::RunAccumulator`]).
 pub fn summarize_classes(
     all: &[JobRecord],
     measured: &[JobRecord],
     classes: &SizeClasses,
     (from, to): (Time, Time),
 ) -> Vec<ClassSummary> {
-    let n = classes.0.len();
-    let mut jobs = vec![0u64; n];
-    let mut wait = vec![0f64; n];
-    let mut bsld = vec![0f64; n];
-    let mut ef_weighted = vec![0f64; n];
-    let mut weight = vec![0f64; n];
-    for r in measured {
-        let k = classes.of(r.units);
-        jobs[k] += 1;
-        wait[k] += r.wait as f64;
-        bsld[k] += r.bounded_slowdown;
-        let w = r.units as f64 * r.run as f64;
-        ef_weighted[k] += r.expansion_factor * w;
-        weight[k] += w;
-    }
-    let mut waiting = vec![0f64; n];
+    let window = super::Window {
+        first: (all.len() - measured.len()) as u64,
+        start: from,
+        end: to,
+    };
+    let mut acc = super::RunAccumulator::new(super::MetricsConfig::default(), window, 1, classes);
     for r in all {
-        let overlap = (r.start.min(to) - r.submit.max(from)).max(0);
-        waiting[classes.of(r.units)] += overlap as f64;
+        acc.job(r);
     }
-    let length = (to - from) as f64;
-    classes
-        .0
-        .iter()
-        .enumerate()
-        .map(|(k, c)| {
-            let count = jobs[k] as f64;
-            ClassSummary {
-                name: c.name.clone(),
-                jobs: jobs[k],
-                wait_mean: (jobs[k] > 0).then(|| wait[k] / count),
-                expansion_factor_weighted: (weight[k] > 0.0).then(|| ef_weighted[k] / weight[k]),
-                bounded_slowdown_mean: (jobs[k] > 0).then(|| bsld[k] / count),
-                queue_mean: (length > 0.0).then(|| waiting[k] / length),
-            }
-        })
-        .collect()
+    acc.finish(0, super::ReservationCounts::default()).1
 }
 
 #[cfg(test)]

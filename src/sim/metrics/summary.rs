@@ -9,11 +9,13 @@
 use serde::Serialize;
 
 use super::record::JobRecord;
+use super::size_class::{ClassSummary, SizeClasses};
 use super::stats::Distribution;
 use super::{MetricsConfig, Warmup};
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::Time;
 use crate::sim::reservation::Decision;
+use crate::sim::schedule::{InstantRun, runs_of};
 
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct RunSummary {
@@ -71,23 +73,327 @@ pub struct RunSummary {
 /// The measured part of a run: the index of the first measured record and the measurement
 /// window `[start, end]` (docs/metrics.md, "Warm-up").
 pub fn measurement(records: &[JobRecord], warmup: Warmup) -> (usize, Time, Time) {
-    let first_submit = records.first().map_or(0, |r| r.submit);
-    let last_end = records.iter().map(|r| r.end).max().unwrap_or(first_submit);
-    let (first, start) = match warmup {
-        Warmup::None => (0, first_submit),
-        Warmup::Jobs(n) => {
-            let n = (n as usize).min(records.len());
-            (n, records.get(n).map_or(last_end, |r| r.submit))
-        }
-        Warmup::Seconds(t) => {
-            let start = first_submit.saturating_add(t);
-            (records.partition_point(|r| r.submit < start), start)
-        }
-    };
-    (first, start, last_end.max(start))
+    let mut scan = WindowScan::new(warmup);
+    for r in records {
+        scan.push(r.submit, r.end);
+    }
+    let w = scan.finish();
+    (w.first as usize, w.start, w.end)
 }
 
-/// Summarizes a run. `records` are [`super::job_records`] of `outcome`, in submission order;
+/// The measured part of a run: records from index `first` on, and the window `[start, end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub first: u64,
+    pub start: Time,
+    pub end: Time,
+}
+
+/// Finds the measurement [`Window`] in one pass over the jobs (submit and end, in submission
+/// order), holding a few numbers.
+#[derive(Clone, Debug)]
+pub struct WindowScan {
+    warmup: Warmup,
+    jobs: u64,
+    first_submit: Option<Time>,
+    last_end: Option<Time>,
+    /// Warmup::Jobs(n): the submit time of job n.
+    nth_submit: Option<Time>,
+    /// Warmup::Seconds(t): jobs submitted before first submit + t.
+    before: u64,
+}
+
+impl WindowScan {
+    pub fn new(warmup: Warmup) -> Self {
+        WindowScan {
+            warmup,
+            jobs: 0,
+            first_submit: None,
+            last_end: None,
+            nth_submit: None,
+            before: 0,
+        }
+    }
+
+    pub fn push(&mut self, submit: Time, end: Time) {
+        let first_submit = *self.first_submit.get_or_insert(submit);
+        self.last_end = Some(self.last_end.map_or(end, |e| e.max(end)));
+        match self.warmup {
+            Warmup::None => {}
+            Warmup::Jobs(n) => {
+                if self.jobs == n {
+                    self.nth_submit = Some(submit);
+                }
+            }
+            Warmup::Seconds(t) => {
+                if submit < first_submit.saturating_add(t) {
+                    self.before += 1;
+                }
+            }
+        }
+        self.jobs += 1;
+    }
+
+    pub fn finish(&self) -> Window {
+        let first_submit = self.first_submit.unwrap_or(0);
+        let last_end = self.last_end.unwrap_or(first_submit);
+        let (first, start) = match self.warmup {
+            Warmup::None => (0, first_submit),
+            Warmup::Jobs(n) => (n.min(self.jobs), self.nth_submit.unwrap_or(last_end)),
+            Warmup::Seconds(t) => (self.before, first_submit.saturating_add(t)),
+        };
+        Window {
+            first,
+            start,
+            end: last_end.max(start),
+        }
+    }
+}
+
+/// How the reservation requests of a run were decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ReservationCounts {
+    pub requested: u64,
+    pub granted: u64,
+    pub shifted: u64,
+    pub rejected: u64,
+}
+
+impl ReservationCounts {
+    pub fn of(outcome: &SimOutcome) -> Self {
+        let count = |f: fn(&Decision) -> bool| {
+            outcome
+                .reservations
+                .iter()
+                .filter(|r| f(&r.decision))
+                .count() as u64
+        };
+        ReservationCounts {
+            requested: outcome.reservations.len() as u64,
+            granted: count(|d| *d == Decision::Granted),
+            shifted: count(|d| *d == Decision::Shifted),
+            rejected: count(|d| matches!(d, Decision::Rejected(_))),
+        }
+    }
+}
+
+/// Builds the [`RunSummary`] and the size-class aggregates from a stream: every job record in
+/// submission order ([`RunAccumulator::job`]), then every instant run in time order
+/// ([`RunAccumulator::instants`]). It holds running sums, and the wait, response and bounded
+/// slowdown of measured jobs for their percentiles (24 bytes a job) — never the records.
+pub struct RunAccumulator<'c> {
+    config: MetricsConfig,
+    window: Window,
+    capacity: u64,
+    classes: &'c SizeClasses,
+    jobs: u64,
+    first_submit: Option<Time>,
+    last_end: Option<Time>,
+    wait: Vec<f64>,
+    response: Vec<f64>,
+    bsld: Vec<f64>,
+    killed: u64,
+    slowdown: f64,
+    expansion_factor: f64,
+    backfilled: f64,
+    node_seconds: f64,
+    ef_weighted: f64,
+    busy: f64,
+    class_jobs: Vec<u64>,
+    class_wait: Vec<f64>,
+    class_bsld: Vec<f64>,
+    class_ef_weighted: Vec<f64>,
+    class_weight: Vec<f64>,
+    class_waiting: Vec<f64>,
+    /// The last instant run, integrated once the next one (or the end) is known.
+    pending: Option<InstantRun>,
+    queue_seconds: f64,
+    reserved_seconds: f64,
+    calls: u64,
+    call_queue: f64,
+}
+
+impl<'c> RunAccumulator<'c> {
+    pub fn new(
+        config: MetricsConfig,
+        window: Window,
+        capacity: u64,
+        classes: &'c SizeClasses,
+    ) -> Self {
+        let k = classes.0.len();
+        RunAccumulator {
+            config,
+            window,
+            capacity,
+            classes,
+            jobs: 0,
+            first_submit: None,
+            last_end: None,
+            wait: Vec::new(),
+            response: Vec::new(),
+            bsld: Vec::new(),
+            killed: 0,
+            slowdown: 0.0,
+            expansion_factor: 0.0,
+            backfilled: 0.0,
+            node_seconds: 0.0,
+            ef_weighted: 0.0,
+            busy: 0.0,
+            class_jobs: vec![0; k],
+            class_wait: vec![0.0; k],
+            class_bsld: vec![0.0; k],
+            class_ef_weighted: vec![0.0; k],
+            class_weight: vec![0.0; k],
+            class_waiting: vec![0.0; k],
+            pending: None,
+            queue_seconds: 0.0,
+            reserved_seconds: 0.0,
+            calls: 0,
+            call_queue: 0.0,
+        }
+    }
+
+    /// The next job record, in submission order.
+    pub fn job(&mut self, r: &JobRecord) {
+        let Window { first, start, end } = self.window;
+        self.first_submit.get_or_insert(r.submit);
+        self.last_end = Some(self.last_end.map_or(r.end, |e| e.max(r.end)));
+        let class = self.classes.of(r.units);
+        if self.jobs >= first {
+            self.wait.push(r.wait as f64);
+            self.response.push(r.response as f64);
+            self.bsld.push(r.bounded_slowdown);
+            self.killed += u64::from(r.killed);
+            self.slowdown += r.slowdown;
+            self.expansion_factor += r.expansion_factor;
+            self.backfilled += if r.backfilled { 1.0 } else { 0.0 };
+            let weight = r.units as f64 * r.run as f64;
+            self.node_seconds += weight;
+            // Multiplied in the order of the whole-run formula, (EF · units) · run, so the
+            // streamed sum rounds exactly as summing the records would.
+            self.ef_weighted += r.expansion_factor * r.units as f64 * r.run as f64;
+            self.class_jobs[class] += 1;
+            self.class_wait[class] += r.wait as f64;
+            self.class_bsld[class] += r.bounded_slowdown;
+            self.class_ef_weighted[class] += r.expansion_factor * weight;
+            self.class_weight[class] += weight;
+        }
+        // Busy time and waiting count every job (running is running, measured or not).
+        let overlap = (r.end.min(end) - r.start.max(start)).max(0);
+        self.busy += r.units as f64 * overlap as f64;
+        let waiting = (r.start.min(end) - r.submit.max(start)).max(0);
+        self.class_waiting[class] += waiting as f64;
+        self.jobs += 1;
+    }
+
+    /// The next instant run, in time order.
+    pub fn instants(&mut self, run: &InstantRun) {
+        if let Some(previous) = self.pending.replace(*run) {
+            self.integrate(&previous, run.time);
+        }
+    }
+
+    /// Adds a run whose state holds until `next` (each instant's state holds until the next).
+    fn integrate(&mut self, run: &InstantRun, next: Time) {
+        let Window { start, end, .. } = self.window;
+        let overlap = (next.min(end) - run.time.max(start)).max(0) as f64;
+        self.queue_seconds += f64::from(run.queue_len) * overlap;
+        self.reserved_seconds += run.reserved as f64 * overlap;
+        if let Some(q) = run.call {
+            let n = run.count_within(start, end);
+            self.calls += n * (1 + u64::from(run.extra_calls));
+            self.call_queue += (f64::from(q) + run.extra_call_queue as f64) * n as f64;
+        }
+    }
+
+    /// The run summary and the size-class aggregates. `skipped` counts the jobs too large for
+    /// the machine.
+    pub fn finish(
+        mut self,
+        skipped: u64,
+        reservations: ReservationCounts,
+    ) -> (RunSummary, Vec<ClassSummary>) {
+        let Window {
+            start: window_start,
+            end: window_end,
+            ..
+        } = self.window;
+        if let Some(last) = self.pending.take() {
+            self.integrate(&last, window_end);
+        }
+        let n = self.wait.len();
+        let first_submit = self.first_submit.unwrap_or(0);
+        let last_end = self.last_end.unwrap_or(first_submit);
+        let wait = Distribution::of(&mut self.wait);
+        let response = Distribution::of(&mut self.response);
+        let bsld = Distribution::of(&mut self.bsld);
+        let mean = |sum: f64| (n > 0).then(|| sum / n as f64);
+        let length = window_end - window_start;
+        let capacity = self.capacity;
+        let utilization =
+            (length > 0 && capacity > 0).then(|| self.busy / (capacity as f64 * length as f64));
+        let reserved_fraction = (length > 0 && capacity > 0)
+            .then(|| self.reserved_seconds / (capacity as f64 * length as f64));
+        let summary = RunSummary {
+            jobs: self.jobs,
+            measured_jobs: n as u64,
+            skipped_too_large: skipped,
+            killed: self.killed,
+            wait_mean: wait.mean,
+            wait_median: wait.median,
+            wait_p95: wait.p95,
+            response_mean: response.mean,
+            response_median: response.median,
+            response_p95: response.p95,
+            slowdown_mean: mean(self.slowdown),
+            bounded_slowdown_mean: bsld.mean,
+            bounded_slowdown_median: bsld.median,
+            bounded_slowdown_p95: bsld.p95,
+            expansion_factor_mean: mean(self.expansion_factor),
+            expansion_factor_weighted: (self.node_seconds > 0.0)
+                .then(|| self.ef_weighted / self.node_seconds),
+            backfilled_fraction: mean(self.backfilled),
+            utilization,
+            reserved_fraction,
+            utilization_with_reserved: utilization.zip(reserved_fraction).map(|(u, r)| u + r),
+            reservations_requested: reservations.requested,
+            reservations_granted: reservations.granted,
+            reservations_shifted: reservations.shifted,
+            reservations_rejected: reservations.rejected,
+            queue_length_time_weighted: (length > 0).then(|| self.queue_seconds / length as f64),
+            queue_length_sampled: (self.calls > 0).then(|| self.call_queue / self.calls as f64),
+            scheduler_calls: self.calls,
+            makespan: last_end - first_submit,
+            window_start,
+            window_end,
+            tau: self.config.tau,
+        };
+        let length = length as f64;
+        let classes = self
+            .classes
+            .0
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let count = self.class_jobs[k] as f64;
+                let any = self.class_jobs[k] > 0;
+                ClassSummary {
+                    name: c.name.clone(),
+                    jobs: self.class_jobs[k],
+                    wait_mean: any.then(|| self.class_wait[k] / count),
+                    expansion_factor_weighted: (self.class_weight[k] > 0.0)
+                        .then(|| self.class_ef_weighted[k] / self.class_weight[k]),
+                    bounded_slowdown_mean: any.then(|| self.class_bsld[k] / count),
+                    queue_mean: (length > 0.0).then(|| self.class_waiting[k] / length),
+                }
+            })
+            .collect();
+        (summary, classes)
+    }
+}
+
+/// Summarizes a run held in memory: [`RunAccumulator`] over `records` (the
+/// [`super::job_records`] of `outcome`, in submission order) and the outcome's instants;
 /// `capacity` is the machine's capacity in allocation units.
 pub fn summarize(
     records: &[JobRecord],
@@ -95,114 +401,29 @@ pub fn summarize(
     capacity: u64,
     config: &MetricsConfig,
 ) -> RunSummary {
-    let first_submit = records.first().map_or(0, |r| r.submit);
-    let last_end = records.iter().map(|r| r.end).max().unwrap_or(first_submit);
-    let (first, window_start, window_end) = measurement(records, config.warmup);
-    let measured = &records[first..];
-    let n = measured.len();
-    let collect = |f: fn(&JobRecord) -> f64| measured.iter().map(f).collect::<Vec<f64>>();
-    let wait = Distribution::of(&mut collect(|r| r.wait as f64));
-    let response = Distribution::of(&mut collect(|r| r.response as f64));
-    let bsld = Distribution::of(&mut collect(|r| r.bounded_slowdown));
-    let mean =
-        |f: fn(&JobRecord) -> f64| (n > 0).then(|| measured.iter().map(f).sum::<f64>() / n as f64);
-    let node_seconds: f64 = measured
-        .iter()
-        .map(|r| (r.units as f64) * r.run as f64)
-        .sum();
-    let weighted_ef = (node_seconds > 0.0).then(|| {
-        measured
-            .iter()
-            .map(|r| r.expansion_factor * r.units as f64 * r.run as f64)
-            .sum::<f64>()
-            / node_seconds
-    });
-    let length = window_end - window_start;
-    let utilization = (length > 0 && capacity > 0).then(|| {
-        let busy: f64 = records
-            .iter()
-            .map(|r| {
-                let overlap = (r.end.min(window_end) - r.start.max(window_start)).max(0);
-                r.units as f64 * overlap as f64
-            })
-            .sum();
-        busy / (capacity as f64 * length as f64)
-    });
-    let reserved_fraction = (length > 0 && capacity > 0).then(|| {
-        reserved_unit_seconds(outcome, window_start, window_end) / (capacity as f64 * length as f64)
-    });
-    let count = |f: fn(&Decision) -> bool| {
-        outcome
-            .reservations
-            .iter()
-            .filter(|r| f(&r.decision))
-            .count() as u64
-    };
-    let calls: Vec<_> = outcome
-        .invocations
-        .iter()
-        .filter(|c| c.time >= window_start && c.time <= window_end)
-        .collect();
-    let sampled = (!calls.is_empty())
-        .then(|| calls.iter().map(|c| f64::from(c.queue_len)).sum::<f64>() / calls.len() as f64);
-    RunSummary {
-        jobs: records.len() as u64,
-        measured_jobs: n as u64,
-        skipped_too_large: outcome.skipped.len() as u64,
-        killed: measured.iter().filter(|r| r.killed).count() as u64,
-        wait_mean: wait.mean,
-        wait_median: wait.median,
-        wait_p95: wait.p95,
-        response_mean: response.mean,
-        response_median: response.median,
-        response_p95: response.p95,
-        slowdown_mean: mean(|r| r.slowdown),
-        bounded_slowdown_mean: bsld.mean,
-        bounded_slowdown_median: bsld.median,
-        bounded_slowdown_p95: bsld.p95,
-        expansion_factor_mean: mean(|r| r.expansion_factor),
-        expansion_factor_weighted: weighted_ef,
-        backfilled_fraction: mean(|r| if r.backfilled { 1.0 } else { 0.0 }),
-        utilization,
-        reserved_fraction,
-        utilization_with_reserved: utilization.zip(reserved_fraction).map(|(u, r)| u + r),
-        reservations_requested: outcome.reservations.len() as u64,
-        reservations_granted: count(|d| *d == Decision::Granted),
-        reservations_shifted: count(|d| *d == Decision::Shifted),
-        reservations_rejected: count(|d| matches!(d, Decision::Rejected(_))),
-        queue_length_time_weighted: (length > 0)
-            .then(|| time_weighted_queue(outcome, window_start, window_end) / length as f64),
-        queue_length_sampled: sampled,
-        scheduler_calls: calls.len() as u64,
-        makespan: last_end - first_submit,
-        window_start,
-        window_end,
-        tau: config.tau,
-    }
+    summarize_with_classes(records, outcome, capacity, config, &SizeClasses::default()).0
 }
 
-/// ∫ reserved units dt over [from, to), from the engine's steps.
-fn reserved_unit_seconds(outcome: &SimOutcome, from: Time, to: Time) -> f64 {
-    let steps = &outcome.steps;
-    let mut total = 0.0;
-    for (i, s) in steps.iter().enumerate() {
-        let next = steps.get(i + 1).map_or(to, |n| n.time);
-        let overlap = (next.min(to) - s.time.max(from)).max(0);
-        total += s.reserved as f64 * overlap as f64;
+/// [`summarize`] and the aggregates of each size class.
+pub fn summarize_with_classes(
+    records: &[JobRecord],
+    outcome: &SimOutcome,
+    capacity: u64,
+    config: &MetricsConfig,
+    classes: &SizeClasses,
+) -> (RunSummary, Vec<ClassSummary>) {
+    let mut scan = WindowScan::new(config.warmup);
+    for r in records {
+        scan.push(r.submit, r.end);
     }
-    total
-}
-
-/// ∫ queue length dt over [from, to), from the engine's steps (each holds until the next).
-fn time_weighted_queue(outcome: &SimOutcome, from: Time, to: Time) -> f64 {
-    let steps = &outcome.steps;
-    let mut total = 0.0;
-    for (i, s) in steps.iter().enumerate() {
-        let next = steps.get(i + 1).map_or(to, |n| n.time);
-        let overlap = (next.min(to) - s.time.max(from)).max(0);
-        total += f64::from(s.queue_len) * overlap as f64;
+    let mut acc = RunAccumulator::new(*config, scan.finish(), capacity, classes);
+    for r in records {
+        acc.job(r);
     }
-    total
+    for run in runs_of(outcome) {
+        acc.instants(&run);
+    }
+    acc.finish(outcome.skipped.len() as u64, ReservationCounts::of(outcome))
 }
 
 #[cfg(test)]

@@ -1,0 +1,468 @@
+//! A metrics node: a cell's results computed from the schedule in its simulate node's entry,
+//! never by simulating — τ, warm-up, size classes and the time-series step are its settings
+//! (docs/cache.md). It reads the cell's workload again (what jobs asked for; the fairshare
+//! replay prices requests) and the schedule, and writes every per-cell result file into its own
+//! entry: `jobs.parquet` (per-job records, no `cell` column: an entry may serve several cells)
+//! carrying the cell's summary as key-value metadata ([`CELL_SUMMARY_KEY`]),
+//! `timeseries.parquet`, `users.parquet`, `user_timeseries.parquet`, `clusters.parquet`,
+//! `cluster_timeseries.parquet`, `queues.parquet`, the EET heatmap (`eet_heatmap.parquet`,
+//! `eet_usage.parquet`; `eet_outputs.rs`), `job_penalties.parquet`, and a copy of the schedule's
+//! `reservations.parquet` when there is one — so an aggregate reads one entry per cell. The
+//! scheduler-call instants are streamed (run-length folded: memory does not depend on the
+//! scheduler's interval). Its source is part of the metrics version (build.rs).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workload};
+use crate::cache::EntryWriter;
+use crate::manifest::{Cell, Limits};
+use crate::sim::engine::{Assignment, SimOutcome};
+use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
+use crate::sim::metrics::usage::{self, Fractions};
+use crate::sim::metrics::{
+    self, ClassSummary, JobRecord, MetricsConfig, RunAccumulator, RunSummary, UserFairness,
+    WindowScan,
+};
+use crate::sim::scheduler::order::OrderKind;
+use crate::sim::timeseries::{Binner, bins_needed};
+use crate::sim::{Machine, Workload};
+use crate::store::schedule::{read_facts, read_instants, read_jobs};
+use crate::store::{
+    JobLabels, JobsWriter, OutputFile, Table, Value, write_job_penalties, write_timeseries,
+    write_user_timeseries, write_users,
+};
+use crate::swf::{Anomalies, ReadOptions};
+
+/// The key-value metadata key of `jobs.parquet` in a metrics entry that holds the cell's
+/// [`CellSummary`] as JSON.
+pub const CELL_SUMMARY_KEY: &str = "schedlab.cell_summary";
+
+/// The run summary of a cell (in its metrics entry's `jobs.parquet` metadata).
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct CellSummary {
+    pub policy: String,
+    pub procs: u64,
+    pub node_size: Option<u32>,
+    pub interval: Option<i64>,
+    pub overrun: String,
+    pub trace_jobs: u64,
+    /// Coefficient of variation of the interarrival times of the simulated workload (after
+    /// transforms): 1 for a Poisson stream, larger when arrivals come in bursts.
+    pub interarrival_cv: Option<f64>,
+    pub trace_jobs_skipped: u64,
+    pub trace_malformed_lines: u64,
+    pub anomalies: Anomalies,
+    pub summary: RunSummary,
+    /// Aggregates per job-size class, in the order of the manifest's classes.
+    pub size_classes: Vec<ClassSummary>,
+    /// The queue order and the fairshare settings users.parquet is computed under.
+    #[serde(default)]
+    pub order: String,
+    #[serde(default)]
+    pub penalty: String,
+    #[serde(default)]
+    pub charging: String,
+    /// Jain's indices across users (users.parquet).
+    #[serde(default)]
+    pub fairness: UserFairness,
+    /// How the trace was read (docs/swf.md).
+    pub reading: ReadOptions,
+    /// Topology settings; `None` on a processor pool.
+    pub topology: Option<TopologySettings>,
+    /// The machine's nodes, cores, memory (KB) and GPUs.
+    pub capacity: Capacity,
+    /// Utilization by resource kind over the measurement window (`None`: the machine has none
+    /// of that resource).
+    pub utilization_by_resource: Fractions,
+    /// Jobs that can never run on the machine, by reason (every reason, 0 included).
+    pub skipped_by_reason: BTreeMap<String, u64>,
+    /// Expected end times: the capacity rule and the spread across users.
+    #[serde(default)]
+    pub eet: super::eet_outputs::CellEet,
+}
+
+/// The settings of a topology cell, as recorded in the summary.
+#[derive(Debug, Serialize, serde::Deserialize)]
+pub struct TopologySettings {
+    pub placement: String,
+    pub ignore_memory: bool,
+    pub scale_runtime: bool,
+}
+
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
+pub struct Capacity {
+    pub nodes: u64,
+    pub cores: u64,
+    pub memory_kb: u64,
+    pub gpus: u64,
+}
+
+/// Users whose usage and factor user_timeseries.parquet follows one by one (the rest are summed).
+pub const SERIES_USERS: usize = 10;
+
+/// Computes the results of `cell` from the simulate entry in `schedule` into `entry`.
+pub fn run(
+    cell: &Cell,
+    limits: &Limits,
+    traces: &TraceCache,
+    schedule: &Path,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let text = read_facts(schedule).map_err(|e| e.to_string())?;
+    let facts: ScheduleFacts = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: schedule facts: {e}", schedule.display()))?;
+    // Every time series (machine, users, clusters) bins the schedule at the same step.
+    check_timeseries_bins(
+        facts.span,
+        cell.metrics.timeseries_step,
+        limits.max_timeseries_bins,
+    )?;
+    with_workload(cell, limits, traces, |workload, source| {
+        let machine = cell_machine(cell, source)?;
+        compute(cell, workload, &machine, facts, schedule, entry)
+    })
+}
+
+fn compute(
+    cell: &Cell,
+    workload: &Workload,
+    machine: &Machine,
+    facts: ScheduleFacts,
+    schedule: &Path,
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let spec = &cell.metrics;
+    let step = spec.timeseries_step;
+    let config = MetricsConfig {
+        tau: spec.tau,
+        warmup: spec.warmup,
+    };
+    let classes = &spec.size_classes;
+
+    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
+    // used, for fairshare and priority orders). The replay reads the schedule as the engine's
+    // outcomes; they are dropped before the records are built, so the two never coexist.
+    let fairshare = &cell.scheduler.order.fairshare;
+    let users_replay = {
+        let mut outcome = SimOutcome::default();
+        let topology = matches!(machine, Machine::Topology(_));
+        read_jobs(schedule, |rows| {
+            for row in rows {
+                outcome.jobs.push(row.outcome());
+                if topology {
+                    outcome.assignments.push(Assignment {
+                        job: row.index,
+                        class: row.class,
+                        nodes: Vec::new(),
+                    });
+                }
+            }
+            Ok(())
+        })?;
+        let sampling = Sampling {
+            origin: workload.jobs.first().map_or(0, |j| j.submit),
+            step,
+            top: SERIES_USERS,
+        };
+        replay(workload, &outcome, machine, fairshare, Some(sampling))
+            .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?
+    };
+    let limits = facts.limits;
+
+    // The schedule's jobs as records, in submission order.
+    let mut records: Vec<JobRecord> = Vec::new();
+    read_jobs(schedule, |rows| {
+        records.extend(rows.iter().map(|row| JobRecord::of(row, config.tau)));
+        Ok(())
+    })?;
+
+    let mut scan = WindowScan::new(config.warmup);
+    records.iter().for_each(|r| scan.push(r.submit, r.end));
+    let window = scan.finish();
+    let (first, window_start, window_end) = (window.first as usize, window.start, window.end);
+    let mut summary = RunAccumulator::new(config, window, facts.capacity, classes);
+    let mut bins = Binner::new(facts.span, step, facts.capacity, classes.0.len());
+    for record in &records {
+        summary.job(record);
+        bins.waiting(classes.of(record.units), record.submit, record.start);
+    }
+    read_instants(schedule, |run| {
+        summary.instants(run);
+        bins.instants(run);
+    })?;
+    let (summary, size_classes) = summary.finish(facts.skipped_too_large, facts.reservations);
+    let (bins, class_queues) = bins.finish();
+
+    // The users' waits and slowdowns beside their fairshare.
+    let user_rows = metrics::user_rows(&records, first, &users_replay);
+    // Clusters: a topology's, or the uniform machine as one cluster named after the cell's.
+    let (labels, cluster_names): (Vec<String>, Vec<String>) = match machine {
+        Machine::Topology(t) => {
+            let names: Vec<String> = t.topology.clusters.iter().map(|c| c.name.clone()).collect();
+            (names.clone(), names)
+        }
+        Machine::Uniform(_) => (Vec::new(), vec![cell.cluster.name.clone()]),
+    };
+    let capacities = usage::cluster_capacities(machine);
+    let (per_cluster, by_resource) =
+        usage::utilization(&records[..], &capacities, (window_start, window_end));
+    let total = capacities
+        .iter()
+        .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
+    let (eet, cell_eet) =
+        super::eet_outputs::compute(cell, &records, total.0[0], total.0[1], &user_rows)?;
+
+    let cell_summary = CellSummary {
+        policy: facts.policy,
+        procs: facts.procs,
+        node_size: facts.node_size,
+        interval: facts.interval,
+        overrun: facts.overrun,
+        trace_jobs: facts.trace_jobs,
+        interarrival_cv: facts.interarrival_cv,
+        trace_jobs_skipped: facts.trace_jobs_skipped,
+        trace_malformed_lines: facts.trace_malformed_lines,
+        anomalies: facts.anomalies,
+        summary,
+        size_classes,
+        order: cell.scheduler.order.kind.to_string(),
+        penalty: fairshare.penalty.model.name().to_string(),
+        charging: fairshare.charging.name().to_string(),
+        fairness: metrics::fairness(&user_rows),
+        reading: cell.workload.reading,
+        topology: cell.cluster.topology.as_ref().map(|t| TopologySettings {
+            placement: cell.scheduler.placement.name().to_string(),
+            ignore_memory: t.ignore_memory,
+            scale_runtime: t.scale_runtime,
+        }),
+        capacity: Capacity {
+            nodes: machine.node_count(),
+            cores: total.0[0],
+            memory_kb: total.0[1],
+            gpus: total.0[2],
+        },
+        utilization_by_resource: by_resource,
+        skipped_by_reason: facts.skipped_by_reason,
+        eet: cell_eet,
+    };
+    let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
+    let mut jobs = JobsWriter::create(
+        &entry.path("jobs.parquet"),
+        &[(CELL_SUMMARY_KEY.to_string(), text)],
+        false,
+    )
+    .map_err(|e| e.to_string())?;
+    let job_labels = JobLabels {
+        limits: limits.as_ref(),
+        clusters: &labels,
+        queue_names: &workload.queue_names,
+        eet: Some(&eet.report.jobs),
+    };
+    jobs.write("", &records, &job_labels)
+        .map_err(|e| e.to_string())?;
+    jobs.finish().map_err(|e| e.to_string())?;
+
+    write_queue_summaries(
+        &entry.path("queues.parquet"),
+        &metrics::summarize_queues(&records, first, limits.as_ref()),
+    )?;
+
+    let reservations = schedule.join("reservations.parquet");
+    if reservations.is_file() {
+        let to = entry.path("reservations.parquet");
+        std::fs::copy(&reservations, &to)
+            .map_err(|e| format!("{}: {e}", reservations.display()))?;
+    }
+
+    write_users(
+        &entry.path("users.parquet"),
+        &user_rows,
+        &eet.report.users,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+    super::eet_outputs::write(entry, &eet, total.0[0], total.0[1])?;
+    drop(eet);
+    write_penalties(cell, workload, machine, &records, entry)?;
+    write_user_timeseries(
+        &entry.path("user_timeseries.parquet"),
+        &users_replay.samples,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+
+    let queues: Vec<(String, Vec<f64>)> = classes
+        .0
+        .iter()
+        .map(|c| c.name.clone())
+        .zip(class_queues)
+        .collect();
+    let origin = bins.first().map_or(0, |b| b.start);
+    let (cluster_bins, total_bins) =
+        usage::utilization_bins(&records, &capacities, origin, step, bins.len());
+    let resources: Vec<(String, Vec<Option<f64>>)> = RESOURCES
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            (
+                format!("utilization_{name}"),
+                total_bins.iter().map(|f| f[k]).collect(),
+            )
+        })
+        .collect();
+    write_timeseries(
+        &entry.path("timeseries.parquet"),
+        &bins,
+        &queues,
+        &resources,
+        &[],
+    )
+    .map_err(|e| e.to_string())?;
+
+    // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
+    // utilization over time.
+    let mut clusters = Table::default();
+    let jobs_in = |c: usize| records.iter().filter(|r| r.cluster as usize == c).count();
+    let measured = metrics::per_cluster(&records[first..], cluster_names.len());
+    for (c, name) in cluster_names.iter().enumerate() {
+        clusters
+            .row()
+            .set("cluster", Value::Str(name.clone()))
+            .set("nodes", Value::Int(cluster_nodes(machine, c) as i64))
+            .set("cores", Value::Int(capacities[c].0[0] as i64))
+            .set("memory_kb", Value::Int(capacities[c].0[1] as i64))
+            .set("gpus", Value::Int(capacities[c].0[2] as i64))
+            .set("jobs", Value::Int(jobs_in(c) as i64));
+        for (k, resource) in RESOURCES.iter().enumerate() {
+            clusters.set(
+                &format!("utilization_{resource}"),
+                per_cluster[c][k].map_or(Value::Null, Value::Float),
+            );
+        }
+        let m = &measured[c];
+        let float = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+        clusters
+            .set("measured_jobs", Value::Int(m.jobs as i64))
+            .set("wait_mean", float(m.wait.mean))
+            .set("wait_median", float(m.wait.median))
+            .set("wait_p95", float(m.wait.p95))
+            .set("bounded_slowdown_mean", float(m.bounded_slowdown_mean))
+            .set("backfilled_fraction", float(m.backfilled_fraction));
+    }
+    clusters
+        .write(&entry.path("clusters.parquet"), &[], OutputFile::Clusters)
+        .map_err(|e| e.to_string())?;
+    let mut series = Table::default();
+    for (c, name) in cluster_names.iter().enumerate() {
+        for (bin, fractions) in bins.iter().zip(&cluster_bins[c]) {
+            series
+                .row()
+                .set("cluster", Value::Str(name.clone()))
+                .set("time", Value::Int(bin.start));
+            for (k, resource) in RESOURCES.iter().enumerate() {
+                series.set(
+                    &format!("utilization_{resource}"),
+                    fractions[k].map_or(Value::Null, Value::Float),
+                );
+            }
+        }
+    }
+    series
+        .write(
+            &entry.path("cluster_timeseries.parquet"),
+            &[],
+            OutputFile::ClusterTimeseries,
+        )
+        .map_err(|e| e.to_string())
+}
+
+/// `job_penalties.parquet`: for a cell ordered by fairshare or priority, every job's penalty
+/// under `cpu` and `pe_min` on the cell's machine (Klusáček & Rudová §4) and its wait; no rows
+/// for other orders (docs/outputs.md).
+fn write_penalties(
+    cell: &Cell,
+    workload: &Workload,
+    machine: &Machine,
+    records: &[JobRecord],
+    entry: &EntryWriter,
+) -> Result<(), String> {
+    let path = entry.path("job_penalties.parquet");
+    let order = &cell.scheduler.order;
+    if !matches!(order.kind, OrderKind::Fairshare | OrderKind::Priority) {
+        return write_job_penalties(&path, &[], &[], &[]).map_err(|e| e.to_string());
+    }
+    // The cell's penalty settings (queue costs, GPUs) under both models.
+    let spec = PenaltySpec {
+        model: PenaltyModel::PeMin,
+        ..order.fairshare.penalty.clone()
+    };
+    let pricing = Pricing::new(machine, &workload.constraints, &spec)
+        .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
+    let jobs = crate::analysis::job_penalties(workload, &pricing);
+    let mut waits = vec![None; workload.jobs.len()];
+    for r in records {
+        waits[r.index as usize] = Some(r.wait);
+    }
+    write_job_penalties(&path, &jobs, &waits, &[]).map_err(|e| e.to_string())
+}
+
+/// `queues.parquet`: one row per queue (docs/outputs.md).
+fn write_queue_summaries(
+    path: &std::path::Path,
+    rows: &[metrics::QueueSummary],
+) -> Result<(), String> {
+    let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
+    let mut table = Table::default();
+    for q in rows {
+        table
+            .row()
+            .set("queue", Value::Str(q.queue.clone()))
+            .set("jobs", Value::Int(q.jobs as i64))
+            .set("rejected", Value::Int(q.rejected as i64))
+            .set("held_jobs", Value::Int(q.held_jobs as i64))
+            .set("killed_by_limit", Value::Int(q.killed_by_limit as i64))
+            .set("wait_mean", opt(q.wait_mean))
+            .set("held_seconds_mean", opt(q.held_seconds_mean))
+            .set("bounded_slowdown_mean", opt(q.bounded_slowdown_mean))
+            .set("proc_seconds", Value::Float(q.proc_seconds))
+            .set("utilization_share", opt(q.utilization_share));
+    }
+    table
+        .write(path, &[], OutputFile::Queues)
+        .map_err(|e| e.to_string())
+}
+
+/// Resource kinds, in the order of [`crate::sim::ResourceVec`], as they appear in column names.
+pub const RESOURCES: [&str; 3] = ["cores", "memory", "gpus"];
+
+/// Nodes of cluster `c` of the machine (a uniform machine is one cluster).
+fn cluster_nodes(machine: &Machine, c: usize) -> u64 {
+    match machine {
+        Machine::Topology(t) => t.topology.clusters[c].nodes(),
+        Machine::Uniform(u) => u64::from(u.nodes),
+    }
+}
+
+/// Refuses a time series of more than `max` bins before allocating it: a long trace with a
+/// short `metrics.timeseries_step` (one second over a year is 31 million bins) would otherwise
+/// exhaust memory.
+fn check_timeseries_bins(
+    span: Option<(crate::sim::Time, crate::sim::Time)>,
+    step: crate::sim::Time,
+    max: u64,
+) -> Result<(), String> {
+    let Some((first, last)) = span else {
+        return Ok(());
+    };
+    let bins = bins_needed(first, last, step);
+    if bins <= max {
+        return Ok(());
+    }
+    Err(format!(
+        "the time series would have {bins} bins ({} s of schedule in steps of {step} s), more than `limits.max_timeseries_bins` ({max}); raise `metrics.timeseries_step`, or raise the limit in the manifest's `limits` section",
+        last - first
+    ))
+}
