@@ -6,6 +6,7 @@
 //! first replica. Everything comes from `summary.parquet`, `clusters.parquet` and
 //! `cluster_timeseries.parquet` (docs/outputs.md).
 
+use super::replica_means::{NamedMeans, named_means};
 use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
 use crate::report::data::{ClusterRow, fmt_scaled};
@@ -81,43 +82,9 @@ fn label(ctx: &Context<'_>, c: &Config<'_>) -> String {
         .join(", ")
 }
 
-/// One cluster of a configuration, its replicas' rows averaged.
-struct ClusterMeans {
-    name: String,
-    values: std::collections::BTreeMap<String, Option<f64>>,
-}
-
-impl ClusterMeans {
-    fn get(&self, column: &str) -> Option<f64> {
-        self.values.get(column).copied().flatten()
-    }
-}
-
-/// The clusters of configuration `c` in topology order, each column averaged over replicas
-/// (over the replicas that have a value).
-fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<ClusterMeans> {
-    let cells: Vec<&str> = c.rows.iter().map(|r| r.cell.as_str()).collect();
-    let mut out: Vec<(String, Vec<&ClusterRow>)> = Vec::new();
-    for r in rows.iter().filter(|r| cells.contains(&r.cell.as_str())) {
-        match out.iter_mut().find(|(n, _)| *n == r.cluster) {
-            Some((_, v)) => v.push(r),
-            None => out.push((r.cluster.clone(), vec![r])),
-        }
-    }
-    out.into_iter()
-        .map(|(name, rs)| {
-            let mut values = std::collections::BTreeMap::new();
-            for column in rs.iter().flat_map(|r| r.numbers.keys()) {
-                let v: Vec<f64> = rs
-                    .iter()
-                    .filter_map(|r| r.numbers.get(column).copied().flatten())
-                    .collect();
-                let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-                values.insert(column.clone(), mean);
-            }
-            ClusterMeans { name, values }
-        })
-        .collect()
+/// The clusters of configuration `c` in topology order, each column averaged over replicas.
+fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<NamedMeans> {
+    named_means(rows, c, |r| (&r.cell, &r.cluster, &r.numbers))
 }
 
 fn percent(v: Option<f64>) -> String {

@@ -12,6 +12,7 @@ mod fairshare;
 mod findings;
 mod penalties;
 mod queues;
+mod replica_means;
 mod reservations;
 mod schedule;
 mod sweep;

@@ -6,8 +6,7 @@
 //! "Local situation", papers/medernach-grid-workload-markov-arrivals.tex.txt), our mean waits
 //! stand beside the recorded waits of the paper's table, with why they differ.
 
-use std::collections::BTreeMap;
-
+use super::replica_means::{NamedMeans, named_means};
 use super::{Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::data::{QueueRow, ReportData};
 use crate::report::shape::{Config, Grid, Level, ResultShape};
@@ -75,43 +74,9 @@ pub fn queue_section(grid: &Grid<'_>, data: &ReportData) -> Section {
     section
 }
 
-/// One queue of a configuration, its replicas' rows averaged.
-struct QueueMeans {
-    name: String,
-    values: BTreeMap<String, Option<f64>>,
-}
-
-impl QueueMeans {
-    fn get(&self, column: &str) -> Option<f64> {
-        self.values.get(column).copied().flatten()
-    }
-}
-
-/// The queues of configuration `c` in file order, each column averaged over the replicas that
-/// have a value.
-fn queues_of(rows: &[QueueRow], c: &Config<'_>) -> Vec<QueueMeans> {
-    let cells: Vec<&str> = c.rows.iter().map(|r| r.cell.as_str()).collect();
-    let mut out: Vec<(String, Vec<&QueueRow>)> = Vec::new();
-    for r in rows.iter().filter(|r| cells.contains(&r.cell.as_str())) {
-        match out.iter_mut().find(|(n, _)| *n == r.queue) {
-            Some((_, v)) => v.push(r),
-            None => out.push((r.queue.clone(), vec![r])),
-        }
-    }
-    out.into_iter()
-        .map(|(name, rs)| {
-            let mut values = BTreeMap::new();
-            for column in rs.iter().flat_map(|r| r.numbers.keys()) {
-                let v: Vec<f64> = rs
-                    .iter()
-                    .filter_map(|r| r.numbers.get(column).copied().flatten())
-                    .collect();
-                let mean = (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-                values.insert(column.clone(), mean);
-            }
-            QueueMeans { name, values }
-        })
-        .collect()
+/// The queues of configuration `c` in file order, each column averaged over replicas.
+fn queues_of(rows: &[QueueRow], c: &Config<'_>) -> Vec<NamedMeans> {
+    named_means(rows, c, |r| (&r.cell, &r.queue, &r.numbers))
 }
 
 /// A configuration as a reader names it: its levels on the varying axes, or its workload.
@@ -147,14 +112,14 @@ fn count_cell(v: Option<f64>) -> String {
 }
 
 /// Whether `queues` are Medernach's five LPC queues (names compared without case).
-fn is_lpc(queues: &[QueueMeans]) -> bool {
+fn is_lpc(queues: &[NamedMeans]) -> bool {
     MEDERNACH_WAITS
         .iter()
         .all(|(name, _)| queues.iter().any(|q| q.name.eq_ignore_ascii_case(name)))
 }
 
 fn build(ctx: &Inputs<'_>, section: &mut Section) {
-    let configs: Vec<(&Config<'_>, Vec<QueueMeans>)> = ctx
+    let configs: Vec<(&Config<'_>, Vec<NamedMeans>)> = ctx
         .grid
         .configs
         .iter()
@@ -332,7 +297,7 @@ fn reservations_picture(ctx: &Inputs<'_>, section: &mut Section) {
 
 /// "What the limits change": each configuration against the first one of the same setting that
 /// differs only in its queue setup, queue by queue and overall.
-fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section: &mut Section) {
+fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section: &mut Section) {
     let Some(axis) = ctx.grid.shape.axes.iter().position(|a| a.name == "queues") else {
         return;
     };
@@ -412,13 +377,13 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section
 
 /// Our per-queue mean waits beside Medernach's recorded ones, for configurations with LPC's
 /// five queues.
-fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<QueueMeans>)], section: &mut Section) {
-    let lpc: Vec<&(&Config<'_>, Vec<QueueMeans>)> =
+fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section: &mut Section) {
+    let lpc: Vec<&(&Config<'_>, Vec<NamedMeans>)> =
         configs.iter().filter(|(_, q)| is_lpc(q)).collect();
     if lpc.is_empty() {
         return;
     }
-    let wait = |queues: &[QueueMeans], name: &str| {
+    let wait = |queues: &[NamedMeans], name: &str| {
         queues
             .iter()
             .find(|q| q.name.eq_ignore_ascii_case(name))
