@@ -6,10 +6,13 @@ use std::collections::BTreeMap;
 
 use crate::report::shape::Config;
 
+/// A row's numeric columns.
+type Numbers = BTreeMap<String, Option<f64>>;
+
 /// One named part of a configuration (a cluster, a queue), its replicas' rows averaged.
 pub(super) struct NamedMeans {
     pub name: String,
-    values: BTreeMap<String, Option<f64>>,
+    values: Numbers,
 }
 
 impl NamedMeans {
@@ -23,10 +26,10 @@ impl NamedMeans {
 pub(super) fn named_means<'r, R>(
     rows: &'r [R],
     c: &Config<'_>,
-    fields: impl Fn(&'r R) -> (&'r str, &'r str, &'r BTreeMap<String, Option<f64>>),
+    fields: impl Fn(&'r R) -> (&'r str, &'r str, &'r Numbers),
 ) -> Vec<NamedMeans> {
     let cells: Vec<&str> = c.rows.iter().map(|r| r.cell.as_str()).collect();
-    let mut parts: Vec<(&str, Vec<&BTreeMap<String, Option<f64>>>)> = Vec::new();
+    let mut parts: Vec<(&str, Vec<&Numbers>)> = Vec::new();
     for (cell, name, numbers) in rows.iter().map(&fields) {
         if !cells.contains(&cell) {
             continue;
