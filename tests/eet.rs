@@ -433,7 +433,6 @@ fn a_simulated_schedule_is_judged_through_its_records() {
         runtime,
         requested_time: runtime,
         procs: 1,
-        memory_kb: 0,
         user,
         group: 1,
         queue: -1,
@@ -452,7 +451,7 @@ fn a_simulated_schedule_is_judged_through_its_records() {
     let records = job_records(&workload, &outcome, 10);
     let jobs: Vec<EetJob> = records
         .iter()
-        .map(|r| EetJob::from_record(r, &workload.jobs[r.index as usize]))
+        .map(|r| EetJob::from_record(r, &workload))
         .collect();
     let report = evaluate(&jobs, &cpus(2)).unwrap();
     assert_eq!(eets(&report), vec![1, 2, 3, 4, 2, 4]);

@@ -9,7 +9,9 @@ use schedlab::sim::fairshare::{
 };
 use schedlab::sim::reservation::{ReservationRequest, Reservations};
 use schedlab::sim::scheduler::order::{OrderKind, OrderSpec, Reorder};
-use schedlab::sim::topology::{Cluster, JobRequest, NodeClass, NodeDemand, Topology};
+use schedlab::sim::topology::{
+    Cluster, ConstraintTable, JobRequest, NodeClass, NodeDemand, Topology,
+};
 use schedlab::sim::{
     Allocation, Job, Machine, SchedulerKind, SimConfig, SimOutcome, Time, Workload, simulate,
     simulate_reserving,
@@ -90,17 +92,20 @@ fn multi_resource_penalty_changes_the_order_on_a_topology() {
             },
         )
     };
-    let with = |mut j: Job, r: JobRequest| {
-        j.request = r;
-        j
+    let numbered_with = |jobs: Vec<(Job, JobRequest)>| {
+        let jobs = jobs.into_iter().enumerate().map(|(i, (j, r))| {
+            let id = i as u64 + 1;
+            (Job { id, ..j }, r)
+        });
+        Workload::of_requests(jobs, ConstraintTable::default())
     };
-    let w = numbered(vec![
-        with(job(1, 0, 1, 100), node(1, 512)),
-        with(job(2, 0, 8, 100), node(8, 8)),
+    let w = numbered_with(vec![
+        (job(1, 0, 1, 100), node(1, 512)),
+        (job(2, 0, 8, 100), node(8, 8)),
         // A third job holds the big node until 150 so both requests wait.
-        with(job(3, 100, 80, 50), node(80, 1)),
-        with(job(1, 110, 80, 100), node(80, 100)),
-        with(job(2, 120, 80, 100), node(80, 100)),
+        (job(3, 100, 80, 50), node(80, 1)),
+        (job(1, 110, 80, 100), node(80, 100)),
+        (job(2, 120, 80, 100), node(80, 100)),
     ]);
     let machine = Machine::topology(Topology::example_3());
     let run = |model| {

@@ -139,6 +139,40 @@ fn per_job_outputs_stream_in_submission_order() {
     assert_eq!(kept.handed_at, vec![0, 100, 150, 150, 150, 1000, 1001]);
 }
 
+/// A workload is mostly `Job`s (5 M jobs: 320 MB at 64 bytes, 480 MB at the 96 bytes a `Job`
+/// had while it carried its topology request): what few jobs ask beyond processors lives in the
+/// workload's request table, so `Job` must not grow back.
+#[test]
+fn a_job_is_at_most_64_bytes() {
+    assert!(
+        std::mem::size_of::<Job>() <= 64,
+        "Job is {} bytes",
+        std::mem::size_of::<Job>()
+    );
+}
+
+/// A trace whose jobs ask for a few distinct memory sizes keeps one request per distinct size
+/// (plus the default), not one per job.
+#[test]
+fn requests_are_kept_once_per_distinct_value() {
+    let mut text = String::new();
+    for i in 0..3000 {
+        // Memory per processor: -1 (none), 1 GB or 2 GB, in turn.
+        let memory = [-1, 1 << 20, 2 << 20][i % 3];
+        text.push_str(&format!(
+            "{} {i} -1 10 1 -1 -1 1 10 {memory} 1 1 1 -1 1 -1 -1 -1\n",
+            i + 1
+        ));
+    }
+    let trace =
+        schedlab::swf::read_bytes(text.as_bytes(), "m.swf", schedlab::swf::Mode::Strict).unwrap();
+    let w = &trace.workload;
+    assert_eq!(w.len(), 3000);
+    assert_eq!(w.requests.len(), 3);
+    let memory: Vec<u64> = w.jobs[..4].iter().map(|j| w.memory_kb(j)).collect();
+    assert_eq!(memory, [0, 1 << 20, 2 << 20, 0]);
+}
+
 /// Peak resident memory (KiB) of a finished child.
 fn peak_rss(child: std::process::Child) -> i64 {
     let mut status = 0;

@@ -44,7 +44,7 @@ fn alea_node_spec_with_bytes_per_node() {
     // 68719476736 bytes = 64 GiB on the one node of 64 processors, whole node (#excl).
     assert_eq!(j0.procs, 64);
     assert_eq!(
-        j0.request.shape,
+        t.workload.request(&j0).shape,
         Shape::Nodes {
             count: 1,
             per_node: NodeDemand {
@@ -54,16 +54,19 @@ fn alea_node_spec_with_bytes_per_node() {
             }
         }
     );
-    assert!(j0.request.exclusive);
+    assert!(t.workload.request(&j0).exclusive);
     assert_eq!(
-        t.workload.constraints.get(j0.request.constraint),
+        t.workload
+            .constraints
+            .get(t.workload.request(&j0).constraint),
         &Constraint::properties(["cl_zewura", "x86_64"])
     );
     // 8589934592 bytes = 8 GiB per node, 8 nodes of 8; 1 GiB per processor.
     assert_eq!(
-        j6.request,
+        *t.workload.request(&j6),
         JobRequest {
-            constraint: j6.request.constraint,
+            constraint: t.workload.request(&j6).constraint,
+            memory_kb: GIB_KB,
             ..JobRequest::nodes(
                 8,
                 NodeDemand {
@@ -74,9 +77,12 @@ fn alea_node_spec_with_bytes_per_node() {
             )
         }
     );
-    assert_eq!(j6.memory_kb, GIB_KB);
+    assert_eq!(t.workload.memory_kb(&j6), GIB_KB);
     assert_eq!(
-        t.workload.constraints.get(j6.request.constraint).properties,
+        t.workload
+            .constraints
+            .get(t.workload.request(&j6).constraint)
+            .properties,
         ["cl_zegox", "x86_64"]
     );
     // Queue names: field 20, ids in order of appearance; field 15 (-1 here) is replaced.
@@ -98,8 +104,8 @@ fn the_standard_reading_is_kb_per_processor() {
     )
     .unwrap();
     let j = &t.workload.jobs[0];
-    assert_eq!(j.memory_kb, 68_719_476_736);
-    let Shape::Nodes { per_node, .. } = j.request.shape else {
+    assert_eq!(t.workload.memory_kb(&j), 68_719_476_736);
+    let Shape::Nodes { per_node, .. } = t.workload.request(&j).shape else {
         panic!("a node request")
     };
     assert_eq!(per_node.memory_kb, 64 * 68_719_476_736);
@@ -111,14 +117,21 @@ fn the_standard_reading_is_kb_per_processor() {
         &options(MemoryReading::Ignore),
     )
     .unwrap();
-    assert_eq!(t.workload.jobs[0].memory_kb, 0);
+    assert_eq!(t.workload.memory_kb(&t.workload.jobs[0]), 0);
     let plain = ReadOptions {
         extended: Extended::Ignore,
         ..ReadOptions::default()
     };
     let t = read_bytes_with(WAGAP_0.as_bytes(), "w.swf", Mode::Strict, &plain).unwrap();
     let j = &t.workload.jobs[0];
-    assert_eq!(j.request, JobRequest::default());
+    // Without the extended fields: a flexible request of the memory field as read.
+    assert_eq!(
+        *t.workload.request(&j),
+        JobRequest {
+            memory_kb: 68_719_476_736,
+            ..JobRequest::default()
+        }
+    );
     assert_eq!((j.queue, t.workload.queue_names.len()), (-1, 0));
 }
 
@@ -134,7 +147,14 @@ fn standard_lines_keep_todays_reading() {
     )
     .unwrap();
     let j = &t.workload.jobs[0];
-    assert_eq!((j.memory_kb, j.request), (2048, JobRequest::default()));
+    // A flexible request that carries the memory per processor.
+    assert_eq!(
+        *t.workload.request(&j),
+        JobRequest {
+            memory_kb: 2048,
+            ..JobRequest::default()
+        }
+    );
     assert_eq!(t.workload.constraints.len(), 1);
     // Per node without a node spec: one node of all 4 processors holding 2048 KB (Alea's
     // reading), i.e. 512 KB per processor.
@@ -147,17 +167,20 @@ fn standard_lines_keep_todays_reading() {
     .unwrap();
     let j = &t.workload.jobs[0];
     assert_eq!(
-        j.request,
-        JobRequest::nodes(
-            1,
-            NodeDemand {
-                cores: 4,
-                memory_kb: 2048,
-                gpus: 0
-            }
-        )
+        *t.workload.request(&j),
+        JobRequest {
+            memory_kb: 512,
+            ..JobRequest::nodes(
+                1,
+                NodeDemand {
+                    cores: 4,
+                    memory_kb: 2048,
+                    gpus: 0
+                }
+            )
+        }
     );
-    assert_eq!(j.memory_kb, 512);
+    assert_eq!(t.workload.memory_kb(&j), 512);
 }
 
 #[test]
@@ -171,19 +194,19 @@ fn used_memory_is_a_fallback_only_when_asked() {
         &ReadOptions::default(),
     )
     .unwrap();
-    assert_eq!(t.workload.jobs[0].memory_kb, 0);
+    assert_eq!(t.workload.memory_kb(&t.workload.jobs[0]), 0);
     assert_eq!(t.anomalies.memory_from_used, 0);
     let fallback = ReadOptions {
         used_memory_fallback: true,
         ..ReadOptions::default()
     };
     let t = read_bytes_with(line.as_bytes(), "u.swf", Mode::Strict, &fallback).unwrap();
-    assert_eq!(t.workload.jobs[0].memory_kb, 3000);
+    assert_eq!(t.workload.memory_kb(&t.workload.jobs[0]), 3000);
     assert_eq!(t.anomalies.memory_from_used, 1);
     // Field 10 known: field 7 is not used.
     let line = "1 0 -1 100 2 -1 3000 2 300 500 1 7 3 -1 2 1 -1 -1\n";
     let t = read_bytes_with(line.as_bytes(), "u.swf", Mode::Strict, &fallback).unwrap();
-    assert_eq!(t.workload.jobs[0].memory_kb, 500);
+    assert_eq!(t.workload.memory_kb(&t.workload.jobs[0]), 500);
 }
 
 #[test]
@@ -205,7 +228,7 @@ fn aleang_gpus_properties_and_whole_nodes() {
         panic!("two jobs")
     };
     assert_eq!(
-        ja.request.shape,
+        t.workload.request(&ja).shape,
         Shape::Nodes {
             count: 8,
             per_node: NodeDemand {
@@ -216,12 +239,15 @@ fn aleang_gpus_properties_and_whole_nodes() {
         }
     );
     assert_eq!(
-        t.workload.constraints.get(ja.request.constraint).properties,
+        t.workload
+            .constraints
+            .get(t.workload.request(&ja).constraint)
+            .properties,
         ["normal"]
     );
     assert_eq!(ja.queue, 1, "AleaNG keeps field 15 as the queue");
     assert_eq!(
-        jb.request.shape,
+        t.workload.request(&jb).shape,
         Shape::Nodes {
             count: 2,
             per_node: NodeDemand {
@@ -231,7 +257,12 @@ fn aleang_gpus_properties_and_whole_nodes() {
             }
         }
     );
-    assert!(t.workload.constraints.get(jb.request.constraint).is_none());
+    assert!(
+        t.workload
+            .constraints
+            .get(t.workload.request(&jb).constraint)
+            .is_none()
+    );
     // Read as AleaNG's, a bad GPU count is a located error in strict mode (with `auto` it would
     // be an unrecognised dialect, counted below).
     let bad = "4 2 0 60 8 60 1 8 600 1 1 1 0 -1 0 -1 -1 -1 x 60 all\n";
@@ -254,7 +285,10 @@ fn aleang_gpus_properties_and_whole_nodes() {
     )
     .unwrap();
     assert_eq!(t.anomalies.extended_unrecognized, 1);
-    assert_eq!(t.workload.jobs[0].request, JobRequest::default());
+    assert_eq!(
+        *t.workload.request(&t.workload.jobs[0]),
+        JobRequest::default()
+    );
 }
 
 #[test]
@@ -270,7 +304,7 @@ fn wagap_2013_as_a_whole() {
         .workload
         .jobs
         .iter()
-        .filter(|j| j.request.exclusive)
+        .filter(|j| t.workload.request(&j).exclusive)
         .count();
     assert_eq!(exclusive, 231);
     assert_eq!(t.anomalies.node_spec_multi_part, 12);
@@ -306,7 +340,7 @@ fn wagap_2013_as_a_whole() {
         .workload
         .jobs
         .iter()
-        .map(|j| match j.request.shape {
+        .map(|j| match t.workload.request(&j).shape {
             Shape::Nodes { per_node, .. } => per_node.memory_kb,
             Shape::Flexible => panic!("job {} has no node spec", j.id),
         })
@@ -321,7 +355,7 @@ fn aleang_example1_as_a_whole() {
     assert_eq!(t.workload.len(), 4014);
     // Whole-node reading: as many nodes as processors, one processor each, field 10 per node.
     for j in &t.workload.jobs {
-        let Shape::Nodes { count, per_node } = j.request.shape else {
+        let Shape::Nodes { count, per_node } = t.workload.request(&j).shape else {
             panic!("job {}: a node request", j.id)
         };
         assert_eq!((count, per_node.cores), (j.procs, 1), "job {}", j.id);
@@ -330,7 +364,7 @@ fn aleang_example1_as_a_whole() {
     // constraint).
     let j1 = &t.workload.jobs[0];
     assert_eq!(
-        j1.request.shape,
+        t.workload.request(&j1).shape,
         Shape::Nodes {
             count: 40,
             per_node: NodeDemand {
@@ -340,7 +374,12 @@ fn aleang_example1_as_a_whole() {
             }
         }
     );
-    assert!(t.workload.constraints.get(j1.request.constraint).is_none());
+    assert!(
+        t.workload
+            .constraints
+            .get(t.workload.request(&j1).constraint)
+            .is_none()
+    );
     // The only properties are `normal` (and `all`, which is none).
     let props: Vec<_> = t
         .workload

@@ -16,48 +16,61 @@ use schedlab::sim::{
 
 const GIB: u64 = 1 << 20;
 
+/// A job and what it asks of the topology.
+type Asked = (Job, JobRequest);
+
 /// A job asking for `count` nodes of `cores` cores and `gib` GiB, running exactly `runtime`.
-fn nodes(id: u64, submit: Time, count: u32, cores: u32, gib: u64, runtime: Time) -> Job {
-    Job {
+fn nodes(id: u64, submit: Time, count: u32, cores: u32, gib: u64, runtime: Time) -> Asked {
+    let job = Job {
         id,
         submit,
         runtime,
         requested_time: runtime,
         procs: count * cores,
-        request: JobRequest::nodes(
-            count,
-            NodeDemand {
-                cores,
-                memory_kb: gib * GIB,
-                gpus: 0,
-            },
-        ),
         ..Job::default()
-    }
+    };
+    let request = JobRequest::nodes(
+        count,
+        NodeDemand {
+            cores,
+            memory_kb: gib * GIB,
+            gpus: 0,
+        },
+    );
+    (job, request)
 }
 
-fn run(jobs: Vec<Job>, kind: SchedulerKind) -> SimOutcome {
+/// A plain SWF job: a flexible request of its processors.
+fn flexible(job: Job) -> Asked {
+    (job, JobRequest::default())
+}
+
+fn workload(jobs: &[Asked]) -> Workload {
+    Workload::of_requests(jobs.iter().cloned(), ConstraintTable::default())
+}
+
+fn run(jobs: Vec<Asked>, kind: SchedulerKind) -> SimOutcome {
     simulate(
-        &Workload::new(jobs),
+        &workload(&jobs),
         &SimConfig::new(Machine::topology(Topology::example_3()), kind),
     )
     .unwrap()
 }
 
 /// (job id, start, first node) of every simulated job, by id.
-fn starts(w: &[Job], out: &SimOutcome) -> Vec<(u64, Time, u32)> {
+fn starts(w: &[Asked], out: &SimOutcome) -> Vec<(u64, Time, u32)> {
     let mut v: Vec<_> = out
         .jobs
         .iter()
         .zip(&out.assignments)
-        .map(|(o, a)| (w[o.job as usize].id, o.start, a.nodes[0]))
+        .map(|(o, a)| (w[o.job as usize].0.id, o.start, a.nodes[0]))
         .collect();
     v.sort();
     v
 }
 
-fn sorted(mut jobs: Vec<Job>) -> Vec<Job> {
-    jobs.sort_by_key(|j| j.submit);
+fn sorted(mut jobs: Vec<Asked>) -> Vec<Asked> {
+    jobs.sort_by_key(|(j, _)| j.submit);
     jobs
 }
 
@@ -90,20 +103,21 @@ fn jobs_that_fit_no_node_are_reported_with_their_reason() {
     let mut table = ConstraintTable::default();
     let gpu = table.intern(Constraint::properties(["gpu"]));
     let zewura = table.intern(Constraint::cluster("zewura"));
-    let with = |mut j: Job, f: &dyn Fn(&mut Job)| {
-        f(&mut j);
-        j
+    let with = |(j, r): Asked, f: &dyn Fn(&mut JobRequest)| {
+        let mut r = r;
+        f(&mut r);
+        (j, r)
     };
     let jobs = vec![
         nodes(1, 0, 1, 1, 600, 10),
         // Flexible 200 cores: 25 small nodes or 3 big ones; the system has 10 and 1.
-        Job {
+        flexible(Job {
             id: 2,
             procs: 200,
             ..Job::default()
-        },
-        with(nodes(3, 0, 1, 1, 1, 10), &|j| {
-            j.request = JobRequest::nodes(
+        }),
+        with(nodes(3, 0, 1, 1, 1, 10), &|r| {
+            *r = JobRequest::nodes(
                 1,
                 NodeDemand {
                     cores: 1,
@@ -112,14 +126,14 @@ fn jobs_that_fit_no_node_are_reported_with_their_reason() {
                 },
             )
         }),
-        with(nodes(4, 0, 1, 1, 1, 10), &|j| j.request.constraint = gpu),
-        with(nodes(5, 0, 1, 1, 1, 10), &|j| j.request.constraint = zewura),
+        with(nodes(4, 0, 1, 1, 1, 10), &|r| r.constraint = gpu),
+        with(nodes(5, 0, 1, 1, 1, 10), &|r| r.constraint = zewura),
         nodes(6, 0, 1, 81, 1, 10),
         nodes(7, 0, 2, 80, 1, 10),
         nodes(8, 0, 0, 1, 1, 10),
         nodes(9, 0, 1, 1, 1, 10),
     ];
-    let w = Workload::with_constraints(jobs, table);
+    let w = Workload::of_requests(jobs, table);
     let out = simulate(
         &w,
         &SimConfig::new(
@@ -234,7 +248,7 @@ fn placement_policies_differ_as_in_example_5() {
             placement,
             ..SimConfig::new(Machine::topology(t.clone()), SchedulerKind::Fcfs)
         };
-        let out = simulate(&Workload::new(job.clone()), &config).unwrap();
+        let out = simulate(&workload(&job), &config).unwrap();
         assert_eq!(out.assignments[0].nodes, [node], "{placement}");
     }
 }
@@ -244,24 +258,32 @@ fn flexible_jobs_spread_over_as_few_nodes_as_possible() {
     // A plain SWF job of 20 processors with 2 GB per processor: 8 per small node (16 GB) →
     // 8 + 8 + 4 on nodes 0, 1, 2 — or, first in best fit's order too, the same; a 1-processor
     // job then fits beside the 4 on node 2.
+    let two_gib = JobRequest {
+        memory_kb: 2 * GIB,
+        ..JobRequest::default()
+    };
     let jobs = vec![
-        Job {
-            id: 1,
-            procs: 20,
-            memory_kb: 2 * GIB,
-            runtime: 10,
-            requested_time: 10,
-            ..Job::default()
-        },
-        Job {
-            id: 2,
-            submit: 1,
-            procs: 1,
-            memory_kb: 2 * GIB,
-            runtime: 10,
-            requested_time: 10,
-            ..Job::default()
-        },
+        (
+            Job {
+                id: 1,
+                procs: 20,
+                runtime: 10,
+                requested_time: 10,
+                ..Job::default()
+            },
+            two_gib,
+        ),
+        (
+            Job {
+                id: 2,
+                submit: 1,
+                procs: 1,
+                runtime: 10,
+                requested_time: 10,
+                ..Job::default()
+            },
+            two_gib,
+        ),
     ];
     let out = run(jobs, SchedulerKind::Fcfs);
     assert_eq!(out.assignments[0].nodes, [0, 1, 2]);
@@ -273,7 +295,7 @@ fn flexible_jobs_spread_over_as_few_nodes_as_possible() {
 #[test]
 fn exclusive_jobs_take_whole_nodes_of_a_shared_cluster() {
     let mut excl = nodes(1, 0, 1, 1, 1, 10);
-    excl.request.exclusive = true;
+    excl.1.exclusive = true;
     let jobs = vec![excl, nodes(2, 1, 1, 1, 1, 10)];
     let out = run(jobs, SchedulerKind::Fcfs);
     assert_eq!(out.jobs[0].held, ResourceVec([8, 16 * GIB, 0]));
@@ -336,9 +358,9 @@ fn runtimes_scale_with_node_speed_when_asked() {
 fn ignoring_memory_packs_memory_bound_jobs_onto_one_node() {
     // Four 1-CPU / 16 GB jobs: with memory, each takes a whole small node's memory (nodes
     // 0–3); ignoring it, all four land on node 0.
-    let jobs: Vec<Job> = (1..=4).map(|i| nodes(i, 0, 1, 1, 16, 10)).collect();
+    let jobs: Vec<Asked> = (1..=4).map(|i| nodes(i, 0, 1, 1, 16, 10)).collect();
     let mut machine = TopologyMachine::new(Topology::example_3());
-    let w = Workload::new(jobs);
+    let w = workload(&jobs);
     let first =
         |out: &SimOutcome| -> Vec<u32> { out.assignments.iter().map(|a| a.nodes[0]).collect() };
     let with = simulate(
@@ -385,7 +407,7 @@ fn a_reservation_holds_whole_nodes_and_every_policy_plans_around_it() {
     ];
     for (kind, want) in expect {
         let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
-        let out = simulate_reserving(&Workload::new(jobs.clone()), &config, &reservations).unwrap();
+        let out = simulate_reserving(&workload(&jobs), &config, &reservations).unwrap();
         let got: Vec<Time> = out.jobs.iter().map(|o| o.start).collect();
         assert_eq!(got, want, "{kind}");
         assert_eq!(out.reserved_nodes, [(0, vec![0, 1])], "{kind}");
@@ -413,7 +435,7 @@ fn reserve(
 }
 
 /// J1 holds all ten small nodes over [0, 100); J2, submitted at 1, needs all ten for 50 s.
-fn full_then_queued() -> Vec<Job> {
+fn full_then_queued() -> Vec<Asked> {
     vec![nodes(1, 0, 10, 8, 16, 100), nodes(2, 1, 10, 8, 16, 50)]
 }
 
@@ -432,7 +454,7 @@ fn after_the_queue_a_reservation_on_nodes_waits_for_the_queued_jobs() {
     for kind in SchedulerKind::ALL {
         let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
         let out =
-            simulate_reserving(&Workload::new(full_then_queued()), &config, &reservations).unwrap();
+            simulate_reserving(&workload(&full_then_queued()), &config, &reservations).unwrap();
         let got: Vec<Time> = out.jobs.iter().map(|o| o.start).collect();
         assert_eq!(got, [0, 100], "{kind}");
         assert_eq!(out.reservations[0].decision, Decision::Shifted, "{kind}");
@@ -460,8 +482,7 @@ fn at_the_requested_time_a_reservation_on_nodes_goes_before_the_queue_or_is_refu
         for kind in SchedulerKind::ALL {
             let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
             let out =
-                simulate_reserving(&Workload::new(full_then_queued()), &config, &reservations)
-                    .unwrap();
+                simulate_reserving(&workload(&full_then_queued()), &config, &reservations).unwrap();
             let got: Vec<Time> = out.jobs.iter().map(|o| o.start).collect();
             assert_eq!(got, [0, j2], "{kind} {on_conflict:?}");
             assert_eq!(out.reservations[0].window, window, "{kind} {on_conflict:?}");
@@ -495,7 +516,7 @@ fn a_one_node_reservation_takes_the_class_free_earliest() {
     jobs.push(nodes(3, 3, 1, 1, 300, 10));
     for kind in SchedulerKind::ALL {
         let config = SimConfig::new(Machine::topology(Topology::example_3()), kind);
-        let out = simulate_reserving(&Workload::new(jobs.clone()), &config, &reservations).unwrap();
+        let out = simulate_reserving(&workload(&jobs), &config, &reservations).unwrap();
         assert_eq!(out.reservations[0].decision, Decision::Granted, "{kind}");
         assert_eq!(out.reservations[0].window, Some((2, 32)), "{kind}");
         assert_eq!(out.reserved_nodes, [(0, vec![10])], "{kind}");
@@ -536,7 +557,7 @@ fn on_whole_node_clusters_reserved_nodes_are_chosen_when_the_reservation_starts(
         (SchedulerKind::Conservative, 6, 1),
     ] {
         let config = SimConfig::new(Machine::topology(topology.clone()), kind);
-        let out = simulate_reserving(&Workload::new(jobs.clone()), &config, &reservations).unwrap();
+        let out = simulate_reserving(&workload(&jobs), &config, &reservations).unwrap();
         assert_eq!(out.reservations[0].window, Some((10, 40)), "{kind}");
         assert_eq!(out.reserved_nodes, [(0, vec![1, 2])], "{kind}");
         let s = starts(&jobs, &out);

@@ -129,25 +129,26 @@ fn arb_jobs(exact: bool) -> impl Strategy<Value = Workload> {
                             },
                         }
                     };
-                    Job {
+                    let job = Job {
                         id: i as u64 + 1,
                         submit,
                         runtime,
                         requested_time: requested,
                         procs: if flexible { procs } else { n * cores.max(1) },
-                        memory_kb: if flexible { mem } else { 0 },
                         cpu_time: -1,
-                        request: JobRequest {
-                            shape,
-                            constraint: ids.get(c as usize).copied().unwrap_or_default(),
-                            exclusive: x == 0,
-                        },
                         ..Job::default()
-                    }
+                    };
+                    let request = JobRequest {
+                        shape,
+                        memory_kb: if flexible { mem } else { 0 },
+                        constraint: ids.get(c as usize).copied().unwrap_or_default(),
+                        exclusive: x == 0,
+                    };
+                    (job, request)
                 },
             )
-            .collect();
-        Workload::with_constraints(jobs, table)
+            .collect::<Vec<_>>();
+        Workload::of_requests(jobs, table)
     })
 }
 
@@ -177,7 +178,7 @@ fn check_no_overallocation(
     for (a, o) in out.assignments.iter().zip(&out.jobs) {
         prop_assert_eq!(a.job, o.job);
         let j = &w.jobs[a.job as usize];
-        let shape = l.shape(j, a.class).unwrap();
+        let shape = l.shape(w.request(j), j.procs, a.class).unwrap();
         prop_assert_eq!(a.nodes.len(), shape.count as usize);
         prop_assert_eq!(o.held, shape.total());
         // Independently of the layout: the class is in the job's cluster and has its
@@ -256,7 +257,8 @@ fn check_request(
     nodes: &[u32],
     shape: &NodeShape,
 ) -> Result<(), TestCaseError> {
-    let constraint = w.constraints.get(j.request.constraint);
+    let request = w.request(j);
+    let constraint = w.constraints.get(request.constraint);
     if let Some(name) = &constraint.cluster {
         prop_assert_eq!(&cluster.name, name, "job {} outside its cluster", j.id);
     }
@@ -274,9 +276,9 @@ fn check_request(
         class.memory_kb,
         u64::from(class.gpus),
     ];
-    let whole = j.request.exclusive || cluster.allocation == Allocation::ExclusiveNodes;
+    let whole = request.exclusive || cluster.allocation == Allocation::ExclusiveNodes;
     let amounts: Vec<[u64; 3]> = (0..nodes.len() as u32).map(|i| shape.amount(i).0).collect();
-    match j.request.shape {
+    match request.shape {
         Shape::Nodes { count, per_node } => {
             prop_assert_eq!(nodes.len(), count as usize);
             let each = if whole {
@@ -303,7 +305,7 @@ fn check_request(
             } else {
                 prop_assert_eq!(cores, u64::from(j.procs.max(1)));
                 for v in &amounts {
-                    prop_assert_eq!(v[1], v[0] * j.memory_kb);
+                    prop_assert_eq!(v[1], v[0] * request.memory_kb);
                     prop_assert_eq!(v[2], 0);
                 }
             }
@@ -323,8 +325,9 @@ fn check_basics(
     prop_assert_eq!(out.jobs.len() + out.skipped.len(), w.len());
     for &(job, why) in &out.skipped {
         let j = &w.jobs[job as usize];
-        let classes = l.eligible(w.constraints.get(j.request.constraint), Placement::FirstFit);
-        let reason = classes.and_then(|c| l.admit(j, &c).map(|()| c));
+        let request = w.request(j);
+        let classes = l.eligible(w.constraints.get(request.constraint), Placement::FirstFit);
+        let reason = classes.and_then(|c| l.admit(request, j.procs, &c).map(|()| c));
         prop_assert_eq!(
             reason.err(),
             Some(why),

@@ -97,12 +97,15 @@ pub fn metacentrum_2009() -> Workload {
         .iter()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            let mut job = swf_job(&f)?;
-            job.memory_kb = f[6].parse::<i64>().unwrap_or(0).max(0) as u64;
-            Some(job)
+            let job = swf_job(&f)?;
+            let request = JobRequest {
+                memory_kb: f[6].parse::<i64>().unwrap_or(0).max(0) as u64,
+                ..JobRequest::default()
+            };
+            Some((job, request))
         })
-        .collect();
-    Workload::new(jobs)
+        .collect::<Vec<_>>();
+    Workload::of_requests(jobs, ConstraintTable::default())
 }
 
 pub fn wagap_2013() -> Workload {
@@ -139,7 +142,7 @@ pub fn wagap_2013() -> Workload {
                 .entry(constraint.clone())
                 .or_insert_with(|| table.intern(constraint));
             job.procs = count * ppn;
-            job.request = JobRequest {
+            let request = JobRequest {
                 constraint: id,
                 exclusive,
                 ..JobRequest::nodes(
@@ -151,10 +154,10 @@ pub fn wagap_2013() -> Workload {
                     },
                 )
             };
-            Some(job)
+            Some((job, request))
         })
-        .collect();
-    Workload::with_constraints(jobs, table)
+        .collect::<Vec<_>>();
+    Workload::of_requests(jobs, table)
 }
 
 /// Recomputes every node's use over time from the outcome and panics if any component of any
@@ -165,7 +168,11 @@ fn assert_no_overallocation(w: &Workload, machine: &TopologyMachine, out: &SimOu
     for (a, o) in out.assignments.iter().zip(&out.jobs) {
         assert_eq!(a.job, o.job);
         let shape = layout
-            .shape(&w.jobs[a.job as usize], a.class)
+            .shape(
+                w.request(&w.jobs[a.job as usize]),
+                w.jobs[a.job as usize].procs,
+                a.class,
+            )
             .expect("fits");
         assert_eq!(a.nodes.len(), shape.count as usize);
         for (i, &node) in a.nodes.iter().enumerate() {

@@ -186,27 +186,38 @@ pub fn summarize_penalties(jobs: &[JobPenalties]) -> PenaltySummary {
 mod tests {
     use super::*;
     use crate::sim::fairshare::{PenaltyModel, PenaltySpec};
-    use crate::sim::topology::{ConstraintTable, JobRequest, NodeDemand, Topology};
+    use crate::sim::topology::{ConstraintTable, JobRequest, NodeDemand, RequestTable, Topology};
     use crate::sim::{Job, Machine};
 
     const GIB: u64 = 1 << 20;
 
-    fn job(user: i32, cores: u32, memory_gib: u64, runtime: Time) -> Job {
+    /// A job of one node × (`cores`, `memory_gib`), its request added to `requests`.
+    fn job(
+        requests: &mut RequestTable,
+        (user, cores, memory_gib, runtime): (i32, u32, u64, Time),
+    ) -> Job {
         Job {
             user,
             procs: cores,
             runtime,
             requested_time: runtime,
-            request: JobRequest::nodes(
+            request: requests.push(JobRequest::nodes(
                 1,
                 NodeDemand {
                     cores,
                     memory_kb: memory_gib * GIB,
                     gpus: 0,
                 },
-            ),
+            )),
             ..Job::default()
         }
+    }
+
+    /// A workload of jobs `(user, cores, memory GB, runtime)`.
+    fn workload(jobs: &[(i32, u32, u64, Time)]) -> Workload {
+        let mut requests = RequestTable::default();
+        let jobs = jobs.iter().map(|&j| job(&mut requests, j)).collect();
+        Workload::with_requests(jobs, requests, ConstraintTable::default())
     }
 
     #[test]
@@ -217,16 +228,16 @@ mod tests {
         // - user 2: (1 CPU, 512 GB) for 300 s → pe_min 80, cpu 1: +7900 %, affected;
         // - user 3: (4 CPU, 2 GB) for 50 s → pe_min max(4/8, 2/16)·8 = 4 = cpu;
         // - user 3: (1 CPU, 600 GB): fits nowhere.
-        let w = Workload::new(vec![
-            job(1, 1, 16, 100),
-            job(1, 8, 1, 100),
-            job(2, 1, 512, 300),
-            job(3, 4, 2, 50),
-            job(3, 1, 600, 10),
+        let w = workload(&[
+            (1, 1, 16, 100),
+            (1, 8, 1, 100),
+            (2, 1, 512, 300),
+            (3, 4, 2, 50),
+            (3, 1, 600, 10),
         ]);
         let pricing = Pricing::new(
             &Machine::topology(Topology::example_3()),
-            &ConstraintTable::default(),
+            (&w.constraints, &w.requests),
             &PenaltySpec::of(PenaltyModel::PeMin),
         )
         .unwrap();
@@ -253,10 +264,10 @@ mod tests {
 
     #[test]
     fn nothing_affected_on_a_pool() {
-        let w = Workload::new(vec![job(1, 4, 100, 10)]);
+        let w = workload(&[(1, 4, 100, 10)]);
         let pricing = Pricing::new(
             &Machine::pool(8),
-            &ConstraintTable::default(),
+            (&w.constraints, &w.requests),
             &PenaltySpec::of(PenaltyModel::PeMin),
         )
         .unwrap();

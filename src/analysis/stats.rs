@@ -127,7 +127,6 @@ mod tests {
             runtime,
             requested_time: runtime,
             procs: 1,
-            memory_kb: 0,
             cpu_time: -1,
             user,
             group: 1,

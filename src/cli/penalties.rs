@@ -46,8 +46,12 @@ pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
         gpus: args.gpus,
         ..PenaltySpec::of(PenaltyModel::PeMin)
     };
-    let pricing = Pricing::new(&machine, &trace.workload.constraints, &spec)
-        .map_err(|e| CliError::input(e.to_string()))?;
+    let pricing = Pricing::new(
+        &machine,
+        (&trace.workload.constraints, &trace.workload.requests),
+        &spec,
+    )
+    .map_err(|e| CliError::input(e.to_string()))?;
     let jobs = job_penalties(&trace.workload, &pricing);
     let summary = summarize_penalties(&jobs);
     if let Some(path) = &args.output {

@@ -7,11 +7,18 @@ use serde::Serialize;
 
 use super::machine::{ReadArgs, TopologyArgs};
 use super::{CliError, Format, load_trace_with};
+use crate::sim::engine::JobOutcome;
 use crate::sim::metrics::usage::{self, Fractions};
-use crate::sim::metrics::{self, MetricsConfig, RunSummary, Warmup};
+use crate::sim::metrics::{
+    self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
+    Warmup, WindowScan,
+};
+use crate::sim::reservation::Reservations;
+use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
-    Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, Time, simulate,
+    Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, SimOutcome, Time, Workload,
+    simulate_into,
 };
 use crate::store::{JobLabels, JobsWriter};
 
@@ -103,7 +110,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "--machines gives the machine: leave out --procs and --node-size",
         ));
     }
-    let trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+    let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
     let machine = match args.topology.machine()? {
         Some(m) => m,
         None => {
@@ -138,20 +145,35 @@ pub fn run(args: Args) -> Result<(), CliError> {
         overrun: args.overrun,
         placement: args.placement,
     };
-    let outcome = simulate(&trace.workload, &config).map_err(CliError::failed)?;
     let metrics = MetricsConfig {
         tau: args.tau,
         warmup,
     };
-    let records = metrics::job_records(&trace.workload, &outcome, metrics.tau);
-    let summary = metrics::summarize(
+    // The trace's recorded waits are not simulated: give their memory back before the run.
+    drop(std::mem::take(&mut trace.recorded_waits));
+    let mut kept = Kept {
+        workload: &trace.workload,
+        tau: metrics.tau,
+        records: Vec::with_capacity(trace.workload.len()),
+        folding: RunLength::default(),
+        runs: Vec::new(),
+    };
+    let outcome = simulate_into(
+        &trace.workload,
+        &config,
+        &Reservations::default(),
+        &mut kept,
+    )
+    .map_err(CliError::failed)?;
+    kept.runs.extend(kept.folding.finish());
+    let Kept { records, runs, .. } = kept;
+    let (summary, (window_start, window_end)) = summarize(
         &records,
+        &runs,
         &outcome,
         machine.capacity().unit_count(),
-        &metrics,
+        metrics,
     );
-    let (first, window_start, window_end) = metrics::measurement(&records, warmup);
-    let _ = first;
     let capacities = usage::cluster_capacities(&machine);
     let (_, by_resource): (_, Fractions) =
         usage::utilization(&records, &capacities, (window_start, window_end));
@@ -245,6 +267,55 @@ pub fn run(args: Args) -> Result<(), CliError> {
         Format::Table => print!("{}", super::render_table(&report)),
     }
     Ok(())
+}
+
+/// What `simulate` keeps of a run as the engine hands it over: each simulated job's record (the
+/// summary, utilization and `--jobs-out` read them all) and the instants folded into runs — not
+/// the engine's outcomes, steps and calls, which the records and runs stand for.
+struct Kept<'w> {
+    workload: &'w Workload,
+    tau: Time,
+    records: Vec<JobRecord>,
+    folding: RunLength,
+    runs: Vec<InstantRun>,
+}
+
+impl ScheduleSink for Kept<'_> {
+    fn job(&mut self, outcome: &JobOutcome) {
+        let scheduled = ScheduledJob::of(self.workload, outcome);
+        self.records.push(JobRecord::of(&scheduled, self.tau));
+    }
+
+    fn instant(&mut self, instant: &Instant) {
+        self.runs.extend(self.folding.push(instant));
+    }
+}
+
+/// The run summary from the records (submission order) and instant runs (time order), as
+/// [`metrics::summarize`] computes it from an outcome held whole; and the measurement window.
+fn summarize(
+    records: &[JobRecord],
+    runs: &[InstantRun],
+    outcome: &SimOutcome,
+    capacity: u64,
+    config: MetricsConfig,
+) -> (RunSummary, (Time, Time)) {
+    let mut scan = WindowScan::new(config.warmup);
+    for r in records {
+        scan.push(r.submit, r.end);
+    }
+    let window = scan.finish();
+    let classes = SizeClasses::default();
+    let mut acc = RunAccumulator::new(config, window, capacity, &classes);
+    for r in records {
+        acc.job(r);
+    }
+    for run in runs {
+        acc.instants(run);
+    }
+    let skipped = outcome.skipped.len() as u64;
+    let (summary, _) = acc.finish(skipped, ReservationCounts::of(outcome));
+    (summary, (window.start, window.end))
 }
 
 /// The machine for `procs` processors, in whole nodes of `node_size` when given.

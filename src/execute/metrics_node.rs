@@ -399,7 +399,7 @@ fn write_penalties(
         model: PenaltyModel::PeMin,
         ..order.fairshare.penalty.clone()
     };
-    let pricing = Pricing::new(machine, &workload.constraints, &spec)
+    let pricing = Pricing::new(machine, (&workload.constraints, &workload.requests), &spec)
         .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
     let jobs = crate::analysis::job_penalties(workload, &pricing);
     let mut waits = vec![None; workload.jobs.len()];

@@ -574,14 +574,13 @@ impl<'w> Engine<'w> {
             _ => {}
         }
         if matches!(state, MachineState::Topology(_))
-            && let Some(job) = workload
-                .jobs
-                .iter()
-                .find(|job| job.request.constraint.0 as usize >= workload.constraints.len())
+            && let Some(job) = workload.jobs.iter().find(|job| {
+                workload.request(job).constraint.0 as usize >= workload.constraints.len()
+            })
         {
             return Err(SimError::UnknownConstraint {
                 job_id: job.id,
-                constraint: job.request.constraint.0,
+                constraint: workload.request(job).constraint.0,
             });
         }
         let mut engine = Engine {
@@ -1140,7 +1139,12 @@ impl<'w> Engine<'w> {
                     });
                 };
                 let shape = t
-                    .start(queued.job, job, class, nodes)
+                    .start(
+                        queued.job,
+                        (job.procs, self.workload.request(job)),
+                        class,
+                        nodes,
+                    )
                     .map_err(|r| match r {
                         Refusal::OverAllocation => over,
                         Refusal::Invalid(problem) => SimError::InvalidPlacement {
@@ -1313,6 +1317,7 @@ fn node_view<'a>(
         free: &t.free,
         placement,
         jobs: &workload.jobs,
+        requests: &workload.requests,
         eligible: &t.eligible,
         queue,
         running,

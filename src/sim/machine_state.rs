@@ -13,7 +13,7 @@ use super::machine::{Infeasible, Machine, Uniform};
 use super::nodes::NodeTable;
 use super::resources::ResourceVec;
 use super::scheduler::node::{Alloc, Completed, NodeReservation};
-use super::topology::{FreeNodes, Layout, NodeShape, Placement, TopologyError};
+use super::topology::{FreeNodes, JobRequest, Layout, NodeShape, Placement, TopologyError};
 
 pub(crate) enum MachineState {
     Uniform(UniformState),
@@ -104,12 +104,13 @@ impl MachineState {
         match self {
             MachineState::Uniform(u) => u.machine.demand(job),
             MachineState::Topology(t) => {
-                let c = job.request.constraint.0 as usize;
+                let request = workload.request(job);
+                let c = request.constraint.0 as usize;
                 debug_assert!(c < workload.constraints.len());
                 if let Some(why) = t.ineligible[c] {
                     return Err(why);
                 }
-                t.layout.admit(job, &t.eligible[c])?;
+                t.layout.admit(request, job.procs, &t.eligible[c])?;
                 Ok(ResourceVec::units(u64::from(job.procs)))
             }
         }
@@ -117,23 +118,23 @@ impl MachineState {
 }
 
 impl TopologyState {
-    /// Starts `job` on `nodes` of `class` if that is its shape there and every node has it free.
-    /// Returns the shape.
+    /// Starts job `index` (of `procs` processors and `request`) on `nodes` of `class` if that is
+    /// its shape there and every node has it free. Returns the shape.
     pub fn start(
         &mut self,
         index: u32,
-        job: &Job,
+        (procs, request): (u32, &JobRequest),
         class: u32,
         nodes: &[u32],
     ) -> Result<NodeShape, Refusal> {
         let eligible = self
             .eligible
-            .get(job.request.constraint.0 as usize)
+            .get(request.constraint.0 as usize)
             .is_some_and(|c| c.contains(&class));
         if !eligible {
             return Err(Refusal::Invalid(format!("class {class} is not eligible")));
         }
-        let shape = self.layout.shape(job, class).map_err(|m| {
+        let shape = self.layout.shape(request, procs, class).map_err(|m| {
             Refusal::Invalid(format!("its request does not fit class {class} ({m:?})"))
         })?;
         if nodes.len() != shape.count as usize {

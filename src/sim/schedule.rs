@@ -13,7 +13,7 @@
 //! `time + k·period`, so a measurement window cuts a run by arithmetic.
 
 use super::engine::{Invocation, JobOutcome, SimOutcome, Step};
-use super::job::{Job, Time};
+use super::job::{Time, Workload};
 use super::resources::ResourceVec;
 
 /// One job of a schedule: what the job asked for and what happened to it — everything the
@@ -47,7 +47,9 @@ pub struct ScheduledJob {
 }
 
 impl ScheduledJob {
-    pub fn of(job: &Job, o: &JobOutcome) -> ScheduledJob {
+    /// The scheduled job of outcome `o` of a run of `workload`.
+    pub fn of(workload: &Workload, o: &JobOutcome) -> ScheduledJob {
+        let job = &workload.jobs[o.job as usize];
         ScheduledJob {
             job_id: job.id,
             index: o.job,
@@ -64,7 +66,10 @@ impl ScheduledJob {
             class: o.class,
             nodes: o.nodes,
             held: o.held,
-            requested_memory_kb: super::metrics::requested_memory_kb(job),
+            requested_memory_kb: super::metrics::requested_memory_kb(
+                workload.request(job),
+                job.procs,
+            ),
             backfilled: o.backfilled,
             killed: o.killed,
         }

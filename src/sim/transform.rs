@@ -72,6 +72,7 @@ impl Transforms {
         Workload {
             jobs,
             constraints: workload.constraints.clone(),
+            requests: workload.requests.clone(),
             queue_names: workload.queue_names.clone(),
         }
     }
@@ -93,7 +94,6 @@ mod tests {
                     runtime: 10,
                     requested_time: 10,
                     procs: 1,
-                    memory_kb: 0,
                     cpu_time: -1,
                     user,
                     group: -1,

@@ -24,7 +24,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use super::{ParquetSink, StoreError};
 use crate::sim::engine::JobOutcome;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
-use crate::sim::{Job, ResourceVec, Time, Workload};
+use crate::sim::{ResourceVec, Time, Workload};
 
 /// The key-value metadata key of `schedule.parquet` holding the run's facts (JSON).
 pub const FACTS_KEY: &str = "schedlab.schedule_facts";
@@ -155,8 +155,7 @@ impl<'w> ScheduleWriter<'w> {
 
 impl ScheduleSink for ScheduleWriter<'_> {
     fn job(&mut self, outcome: &JobOutcome) {
-        let job: &Job = &self.workload.jobs[outcome.job as usize];
-        self.job_rows.push(ScheduledJob::of(job, outcome));
+        self.job_rows.push(ScheduledJob::of(self.workload, outcome));
         if self.job_rows.len() >= BATCH_ROWS {
             self.flush_jobs();
         }

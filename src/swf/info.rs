@@ -56,6 +56,7 @@ pub struct TraceInfo {
 impl TraceInfo {
     pub fn from_trace(trace: &Trace) -> TraceInfo {
         let jobs = &trace.workload.jobs;
+        let request = |j: &crate::sim::Job| trace.workload.request(j);
         let distinct = |f: fn(&crate::sim::Job) -> i32| {
             jobs.iter()
                 .map(f)
@@ -96,16 +97,16 @@ impl TraceInfo {
                 .map(|p| work as f64 / (f64::from(p) * submit_span as f64)),
             node_requests: jobs
                 .iter()
-                .filter(|j| matches!(j.request.shape, Shape::Nodes { .. }))
+                .filter(|j| matches!(request(j).shape, Shape::Nodes { .. }))
                 .count() as u64,
-            exclusive_requests: jobs.iter().filter(|j| j.request.exclusive).count() as u64,
+            exclusive_requests: jobs.iter().filter(|j| request(j).exclusive).count() as u64,
             constrained_requests: jobs
                 .iter()
                 .filter(|j| {
                     !trace
                         .workload
                         .constraints
-                        .get(j.request.constraint)
+                        .get(request(j).constraint)
                         .is_none()
                 })
                 .count() as u64,
@@ -133,8 +134,9 @@ impl TraceInfo {
                 let layout = Layout::new(t).map_err(|e| e.to_string())?;
                 let eligible = layout.eligibility(&trace.workload.constraints, Placement::FirstFit);
                 for job in &trace.workload.jobs {
-                    let verdict = match &eligible[job.request.constraint.0 as usize] {
-                        Ok(classes) => layout.admit(job, classes),
+                    let request = trace.workload.request(job);
+                    let verdict = match &eligible[request.constraint.0 as usize] {
+                        Ok(classes) => layout.admit(request, job.procs, classes),
                         Err(reason) => Err(*reason),
                     };
                     if let Err(reason) = verdict {

@@ -323,8 +323,7 @@ fn parse<R: BufRead>(
     if !jobs.is_sorted_by_key(|job| job.submit) {
         let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
         order.sort_by_key(|&i| jobs[i as usize].submit);
-        jobs = order.iter().map(|&i| jobs[i as usize].clone()).collect();
-        waits = order.iter().map(|&i| waits[i as usize]).collect();
+        permute(&mut jobs, &mut waits, order);
     }
     jobs.shrink_to_fit();
     waits.shrink_to_fit();
@@ -332,9 +331,30 @@ fn parse<R: BufRead>(
     trace.workload = Workload {
         jobs,
         constraints: requests.constraints,
+        requests: requests.requests.finish(),
         queue_names: requests.queue_names,
     };
     Ok(trace)
+}
+
+/// Puts `jobs[order[i]]` (and its wait) at position `i`, in place: a second vector of jobs would
+/// double the peak memory of reading an unsorted trace.
+fn permute(jobs: &mut [Job], waits: &mut [i64], mut order: Vec<u32>) {
+    const DONE: u32 = u32::MAX;
+    for start in 0..order.len() {
+        // Follow the cycle through `start`: each swap puts one job where it belongs.
+        let mut at = start;
+        while order[at] != DONE {
+            let from = order[at] as usize;
+            order[at] = DONE;
+            if from == start {
+                break;
+            }
+            jobs.swap(at, from);
+            waits.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// Extended fields kept per line (Alea and AleaNG use the 19th to 21st).
@@ -477,13 +497,12 @@ fn classify(raw: &RawJob<'_>, anomalies: &mut Anomalies) -> Option<Job> {
         runtime: raw.runtime,
         requested_time,
         procs: u32::try_from(procs).unwrap_or(u32::MAX),
-        // Set with the request (`request::RequestBuilder`), as the reading options say.
-        memory_kb: 0,
         cpu_time: raw.cpu_time,
         user: small(raw.user),
         group: small(raw.group),
         queue: small(raw.queue),
         partition: small(raw.partition),
+        // Set with the memory fields by `request::RequestBuilder`, as the reading options say.
         request: Default::default(),
     })
 }

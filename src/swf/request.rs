@@ -15,7 +15,9 @@ use super::nodespec::{self, NodeSpec};
 use super::options::{Extended, MemoryReading, ReadOptions};
 use super::reader::Anomalies;
 use crate::sim::Job;
-use crate::sim::topology::{Constraint, ConstraintId, ConstraintTable, JobRequest, NodeDemand};
+use crate::sim::topology::{
+    Constraint, ConstraintId, ConstraintTable, JobRequest, NodeDemand, RequestInterner,
+};
 
 /// The fields of a line that shape a request (values as read; -1 unknown).
 pub(super) struct RequestFields<'a> {
@@ -38,6 +40,7 @@ enum Dialect {
 pub(super) struct RequestBuilder {
     options: ReadOptions,
     pub constraints: ConstraintTable,
+    pub requests: RequestInterner,
     pub queue_names: BTreeMap<i32, String>,
     queue_ids: HashMap<Vec<u8>, i32>,
     alea_specs: HashMap<Vec<u8>, (NodeSpec, ConstraintId)>,
@@ -55,7 +58,7 @@ impl RequestBuilder {
         }
     }
 
-    /// Sets `job.memory_kb`, `job.request` and, with Alea's queue names, `job.queue`.
+    /// Sets `job.request` (interned in `requests`) and, with Alea's queue names, `job.queue`.
     pub fn apply(
         &mut self,
         job: &mut Job,
@@ -103,7 +106,7 @@ impl RequestBuilder {
                 Some((spec, constraint))
             }
         };
-        match spec {
+        let request = match spec {
             Some((spec, constraint)) if spec.nodes.is_some() => {
                 let nodes = spec.nodes.unwrap_or(1);
                 let ppn = spec.ppn.unwrap_or(1);
@@ -119,41 +122,49 @@ impl RequestBuilder {
                     gpus: u32::try_from(gpus_total.div_ceil(u64::from(nodes.max(1))))
                         .unwrap_or(u32::MAX),
                 };
-                job.memory_kb = memory_per_node / u64::from(ppn.max(1));
-                job.request = JobRequest {
+                JobRequest {
+                    memory_kb: memory_per_node / u64::from(ppn.max(1)),
                     constraint,
                     exclusive: spec.exclusive,
                     ..JobRequest::nodes(nodes, per_node)
-                };
+                }
             }
             Some((spec, constraint)) => {
                 // A spec of properties only: the amounts as without one.
-                self.plain(job, memory);
-                job.request.constraint = constraint;
-                job.request.exclusive = spec.exclusive;
                 count_spec(&spec, job.procs, 1, job.procs, anomalies);
+                JobRequest {
+                    constraint,
+                    exclusive: spec.exclusive,
+                    ..self.plain(job.procs, memory)
+                }
             }
-            None => self.plain(job, memory),
-        }
+            None => self.plain(job.procs, memory),
+        };
+        job.request = self.requests.intern(request);
         Ok(())
     }
 
-    /// The request of a job without a node spec.
-    fn plain(&self, job: &mut Job, memory: u64) {
+    /// The request of a job of `procs` processors without a node spec.
+    fn plain(&self, procs: u32, memory: u64) -> JobRequest {
         let reading = self.options.memory;
         if reading.per_node() {
             let per_node = reading.to_kb(memory);
-            job.memory_kb = per_node / u64::from(job.procs.max(1));
-            job.request = JobRequest::nodes(
-                1,
-                NodeDemand {
-                    cores: job.procs,
-                    memory_kb: per_node,
-                    gpus: 0,
-                },
-            );
+            JobRequest {
+                memory_kb: per_node / u64::from(procs.max(1)),
+                ..JobRequest::nodes(
+                    1,
+                    NodeDemand {
+                        cores: procs,
+                        memory_kb: per_node,
+                        gpus: 0,
+                    },
+                )
+            }
         } else {
-            job.memory_kb = reading.to_kb(memory);
+            JobRequest {
+                memory_kb: reading.to_kb(memory),
+                ..JobRequest::default()
+            }
         }
     }
 

@@ -35,11 +35,8 @@ pub fn write_swf(
     let users = workload.jobs.iter().map(|j| j.user).max().unwrap_or(0);
     writeln!(out, "; MaxUsers: {}", users.max(0))?;
     for j in &workload.jobs {
-        let memory = if j.memory_kb > 0 {
-            j.memory_kb as i64
-        } else {
-            -1
-        };
+        let memory_kb = workload.memory_kb(j);
+        let memory = if memory_kb > 0 { memory_kb as i64 } else { -1 };
         // 1 id, 2 submit, 3 wait, 4 runtime, 5 allocated procs, 6 cpu time, 7 used memory,
         // 8 requested procs, 9 requested time, 10 requested memory, 11 status, 12 user,
         // 13 group, 14 executable, 15 queue, 16 partition, 17 preceding job, 18 think time.
@@ -66,6 +63,7 @@ pub fn write_swf(
 mod tests {
     use super::*;
     use crate::sim::Job;
+    use crate::sim::topology::{ConstraintTable, JobRequest, RequestId, RequestTable};
     use crate::swf::{Mode, read_bytes};
 
     #[test]
@@ -77,7 +75,6 @@ mod tests {
                 runtime: 30,
                 requested_time: 60,
                 procs: 4,
-                memory_kb: 0,
                 cpu_time: -1,
                 user: 1,
                 group: 1,
@@ -91,16 +88,22 @@ mod tests {
                 runtime: 3600,
                 requested_time: 3600,
                 procs: 64,
-                memory_kb: 2048,
                 cpu_time: -1,
                 user: 2,
                 group: 1,
                 queue: 3,
                 partition: 2,
-                request: Default::default(),
+                request: RequestId(1),
             },
         ];
-        let w = Workload::new(jobs);
+        let mut requests = RequestTable::default();
+        // 2,048 KB per processor: what the reader makes of field 10.
+        let memory = requests.push(JobRequest {
+            memory_kb: 2048,
+            ..JobRequest::default()
+        });
+        assert_eq!(memory, RequestId(1));
+        let w = Workload::with_requests(jobs, requests, ConstraintTable::default());
         let text = to_swf(&w, Some(128), &["Note: a test".to_string()]);
         let trace = read_bytes(text.as_bytes(), "test.swf", Mode::Strict).unwrap();
         assert_eq!(trace.workload, w);

@@ -11,7 +11,6 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
         runtime,
         requested_time: requested,
         procs,
-        memory_kb: 0,
         cpu_time: -1,
         user: (id % 7) as i32,
         group: -1,

@@ -6,8 +6,8 @@
 //! job's nodes from Alea's node spec (field 21) or AleaNG's fields, and a job without one is one
 //! node of all its processors, as the simulator and Alea read it (docs/swf.md, "Job requests").
 
-use crate::sim::Job;
 use crate::sim::metrics::requested_memory_kb;
+use crate::sim::{Job, Workload};
 use crate::swf::MemoryReading;
 
 /// The unit of SWF field 10.
@@ -38,7 +38,7 @@ impl MemoryUnit {
 
     /// How the SWF reader reads field 10 for this unit: per-node units as such (the reader
     /// builds each job's nodes × memory per node); the others as the standard, which keeps the
-    /// field's value as it is (`Job::memory_kb`) for the conversions below.
+    /// field's value as it is (`Workload::memory_kb`) for the conversions below.
     pub fn reading(self) -> MemoryReading {
         match self {
             MemoryUnit::KbPerNode => MemoryReading::KbPerNode,
@@ -51,12 +51,15 @@ impl MemoryUnit {
 
     /// The job's memory in KB (bytes rounded up to whole KB, saturating), from a job read with
     /// [`MemoryUnit::reading`].
-    pub fn job_kb(self, job: &Job) -> u64 {
+    pub fn job_kb(self, workload: &Workload, job: &Job) -> u64 {
+        let request = workload.request(job);
         match self {
-            MemoryUnit::KbPerProc => job.memory_kb.saturating_mul(u64::from(job.procs)),
-            MemoryUnit::KbPerJob => job.memory_kb,
-            MemoryUnit::BytesPerJob => job.memory_kb.div_ceil(1024),
-            MemoryUnit::KbPerNode | MemoryUnit::BytesPerNode => requested_memory_kb(job),
+            MemoryUnit::KbPerProc => request.memory_kb.saturating_mul(u64::from(job.procs)),
+            MemoryUnit::KbPerJob => request.memory_kb,
+            MemoryUnit::BytesPerJob => request.memory_kb.div_ceil(1024),
+            MemoryUnit::KbPerNode | MemoryUnit::BytesPerNode => {
+                requested_memory_kb(request, job.procs)
+            }
         }
     }
 }
@@ -73,7 +76,12 @@ mod tests {
             ..ReadOptions::default()
         };
         let trace = read_bytes_with(lines.as_bytes(), "t.swf", Mode::Strict, &options).unwrap();
-        trace.workload.jobs.iter().map(|j| unit.job_kb(j)).collect()
+        trace
+            .workload
+            .jobs
+            .iter()
+            .map(|j| unit.job_kb(&trace.workload, j))
+            .collect()
     }
 
     #[test]

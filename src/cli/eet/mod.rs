@@ -269,7 +269,7 @@ fn eet_jobs(args: &EetArgs, trace: &crate::swf::Trace, memory: bool) -> Vec<EetJ
         .zip(&trace.recorded_waits)
         .map(|(job, &wait)| {
             let memory_kb = if memory {
-                args.memory_unit.job_kb(job)
+                args.memory_unit.job_kb(&trace.workload, job)
             } else {
                 0
             };

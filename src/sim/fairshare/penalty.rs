@@ -51,7 +51,8 @@ use crate::sim::job::Job;
 use crate::sim::machine::{Infeasible, Machine, TopologyMachine};
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::{
-    Cluster, ConstraintTable, Layout, NodeClass, NodeShape, Placement, Shape, Topology,
+    Cluster, ConstraintTable, JobRequest, Layout, NodeClass, NodeShape, Placement, RequestTable,
+    Shape, Topology,
 };
 
 /// A penalty model, by the name manifests and outputs use.
@@ -227,15 +228,18 @@ pub struct Pricing {
     total: [f64; 3],
     /// Per constraint id: the classes whose nodes satisfy it (empty: none).
     eligible: Vec<Vec<u32>>,
+    /// The workload's requests (`Job::request`).
+    requests: RequestTable,
     /// Uniform machines ignore constraints: every class is eligible.
     uniform: bool,
 }
 
 impl Pricing {
-    /// Prices jobs of a workload with constraint table `constraints` on `machine`.
+    /// Prices jobs of a workload with constraint table `constraints` and request table
+    /// `requests` on `machine`.
     pub fn new(
         machine: &Machine,
-        constraints: &ConstraintTable,
+        (constraints, requests): (&ConstraintTable, &RequestTable),
         spec: &PenaltySpec,
     ) -> Result<Self, PenaltyError> {
         let (topology_machine, uniform) = match machine {
@@ -248,12 +252,12 @@ impl Pricing {
                 (tm, true)
             }
         };
-        Self::on_topology(&topology_machine, constraints, spec, uniform)
+        Self::on_topology(&topology_machine, (constraints, requests), spec, uniform)
     }
 
     fn on_topology(
         machine: &TopologyMachine,
-        constraints: &ConstraintTable,
+        (constraints, requests): (&ConstraintTable, &RequestTable),
         spec: &PenaltySpec,
         uniform: bool,
     ) -> Result<Self, PenaltyError> {
@@ -320,6 +324,7 @@ impl Pricing {
             walltime_factor,
             total,
             eligible,
+            requests: requests.clone(),
             uniform,
         })
     }
@@ -352,13 +357,19 @@ impl Pricing {
         self.walltime_factor[class as usize]
     }
 
+    /// What `job` asks of the topology.
+    pub fn request(&self, job: &Job) -> &JobRequest {
+        self.requests.get(job.request)
+    }
+
     /// The job's requested totals (cores, memory KB, GPUs), as the global models read them.
     pub fn requested(&self, job: &Job) -> [f64; 3] {
         let ignore_memory = self.layout.ignores_memory();
-        let [cores, memory, gpus] = match job.request.shape {
+        let request = self.request(job);
+        let [cores, memory, gpus] = match request.shape {
             Shape::Flexible => [
                 u64::from(job.procs),
-                u64::from(job.procs) * job.memory_kb,
+                u64::from(job.procs) * request.memory_kb,
                 0,
             ],
             Shape::Nodes { count, per_node } => {
@@ -377,27 +388,30 @@ impl Pricing {
     /// The classes able to run `job` (M_j): eligible by its constraint, and its whole request
     /// fits there on an empty system.
     pub fn able<'a>(&'a self, job: &'a Job) -> impl Iterator<Item = (u32, NodeShape)> + 'a {
+        let request = self.request(job);
         let eligible = self
             .eligible
-            .get(job.request.constraint.0 as usize)
+            .get(request.constraint.0 as usize)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        eligible
-            .iter()
-            .filter_map(move |&c| self.layout.shape(job, c).ok().map(|s| (c, s)))
+        eligible.iter().filter_map(move |&c| {
+            let shape = self.layout.shape(request, job.procs, c).ok()?;
+            Some((c, shape))
+        })
     }
 
     /// Why `job` can run nowhere, if so.
     pub fn infeasible(&self, job: &Job) -> Option<Infeasible> {
+        let request = self.request(job);
         let eligible = self
             .eligible
-            .get(job.request.constraint.0 as usize)
+            .get(request.constraint.0 as usize)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         if eligible.is_empty() {
             return Some(Infeasible::NoNodeWithProperties);
         }
-        self.layout.admit(job, eligible).err()
+        self.layout.admit(request, job.procs, eligible).err()
     }
 
     /// §2.1: requested cores (× queue cost).
@@ -434,7 +448,10 @@ impl Pricing {
     /// Formulas 4 and 7 summed over the job's nodes on `class` (× node cost, without the queue
     /// cost); `None` if the job does not fit there.
     pub fn local_pe(&self, job: &Job, class: u32) -> Option<f64> {
-        let shape = self.layout.shape(job, class).ok()?;
+        let shape = self
+            .layout
+            .shape(self.request(job), job.procs, class)
+            .ok()?;
         Some(self.shape_pe(&shape, class))
     }
 
@@ -536,25 +553,44 @@ mod tests {
     fn example_system(spec: &PenaltySpec) -> Pricing {
         Pricing::new(
             &Machine::topology(Topology::example_3()),
-            &ConstraintTable::default(),
+            (&ConstraintTable::default(), &RequestTable::default()),
             spec,
         )
         .unwrap()
     }
 
-    fn node_job(count: u32, cores: u32, memory_gib: u64) -> Job {
+    /// A job of `count` nodes × (`cores`, `memory_gib`), its request added to `p`'s table.
+    fn node_job(p: &mut Pricing, count: u32, cores: u32, memory_gib: u64) -> Job {
+        job_with(p, count * cores, node_request(count, cores, memory_gib))
+    }
+
+    fn node_request(count: u32, cores: u32, memory_gib: u64) -> JobRequest {
+        JobRequest::nodes(
+            count,
+            NodeDemand {
+                cores,
+                memory_kb: memory_gib * GIB,
+                gpus: 0,
+            },
+        )
+    }
+
+    /// A job of `procs` processors asking `request`, added to `p`'s table.
+    fn job_with(p: &mut Pricing, procs: u32, request: JobRequest) -> Job {
         Job {
-            procs: count * cores,
-            request: JobRequest::nodes(
-                count,
-                NodeDemand {
-                    cores,
-                    memory_kb: memory_gib * GIB,
-                    gpus: 0,
-                },
-            ),
+            procs,
+            request: p.requests.push(request),
             ..Job::default()
         }
+    }
+
+    /// A flexible job of `procs` processors with `memory_kb` per processor.
+    fn memory_job(p: &mut Pricing, procs: u32, memory_kb: u64) -> Job {
+        let request = JobRequest {
+            memory_kb,
+            ..JobRequest::default()
+        };
+        job_with(p, procs, request)
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -572,21 +608,22 @@ mod tests {
             Allocation::Shared,
             vec![NodeClass::new("n", 1, 128, 256 * GIB)],
         )]);
-        let p = Pricing::new(
+        let mut p = Pricing::new(
             &Machine::topology(system),
-            &ConstraintTable::default(),
+            (&ConstraintTable::default(), &RequestTable::default()),
             &PenaltySpec::of(PenaltyModel::PeGlobal),
         )
         .unwrap();
-        assert!(close(p.pe_global(&node_job(1, 25, 128)), 64.0));
+        let job = node_job(&mut p, 1, 25, 128);
+        assert!(close(p.pe_global(&job), 64.0));
     }
 
     #[test]
     fn example_3_ram_constrained_job() {
         // 1 CPU and 512 GB per node: F3 = max(1/160, 512/672) × 160 = 121.9; it can only run on
         // the big node, whose 80 CPUs it occupies: F4 = F5 = 80.
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
-        let job = node_job(1, 1, 512);
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let job = node_job(&mut p, 1, 1, 512);
         assert!(close(p.pe_global(&job), 512.0 / 672.0 * 160.0));
         assert_eq!((p.pe_global(&job) * 10.0).round() / 10.0, 121.9);
         assert_eq!(p.pe_local(&job, 0), None, "does not fit a small node");
@@ -598,9 +635,9 @@ mod tests {
     #[test]
     fn example_4_cpu_constrained_job_equals_example_3_under_f5_only() {
         // 80 CPUs and 80 GB: F3 = max(80/160, 80/672) × 160 = 80, F5 = 80 on the big node.
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
-        let ex4 = node_job(1, 80, 80);
-        let ex3 = node_job(1, 1, 512);
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let ex4 = node_job(&mut p, 1, 80, 80);
+        let ex3 = node_job(&mut p, 1, 1, 512);
         assert!(close(p.pe_global(&ex4), 80.0));
         assert!(close(p.pe_min(&ex4).unwrap(), 80.0));
         // Both occupy the same node: equal under F5, not under F3.
@@ -611,8 +648,8 @@ mod tests {
     #[test]
     fn example_5_local_pe_depends_on_the_node_and_f5_takes_the_cheapest() {
         // 1 CPU and 16 GB: PE 8 on a small node (all its memory), 2.5 on the big one.
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeLocal));
-        let job = node_job(1, 1, 16);
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeLocal));
+        let job = node_job(&mut p, 1, 1, 16);
         assert!(close(p.pe_local(&job, 0).unwrap(), 8.0));
         assert!(close(p.pe_local(&job, 1).unwrap(), 2.5));
         assert!(close(p.pe_min(&job).unwrap(), 2.5));
@@ -621,7 +658,8 @@ mod tests {
         assert!(close(p.penalty(&job, Some(0)).unwrap(), 8.0));
         assert!(close(p.penalty(&job, Some(1)).unwrap(), 2.5));
         assert_eq!(p.penalty(&job, None), None);
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let job = node_job(&mut p, 1, 1, 16);
         for class in [0, 1] {
             assert!(close(p.penalty(&job, Some(class)).unwrap(), 2.5));
         }
@@ -630,49 +668,39 @@ mod tests {
     #[test]
     fn the_same_job_as_a_flexible_request() {
         // 1 processor with 16 GB per processor: the same as one node of (1 CPU, 16 GB).
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
-        let job = Job {
-            procs: 1,
-            memory_kb: 16 * GIB,
-            ..Job::default()
-        };
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let job = memory_job(&mut p, 1, 16 * GIB);
         assert!(close(p.pe_min(&job).unwrap(), 2.5));
         assert!(close(p.cpu(&job), 1.0));
     }
 
     #[test]
     fn multi_node_jobs_sum_the_per_node_price() {
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
         // 2 nodes × (8 CPU, 16 GB): only small nodes hold two such nodes; each costs
         // max(8/8, 16/16) × 8 = 8, so P = 16 (F8: Σ_k min_i PE_k).
-        let job = node_job(2, 8, 16);
+        let job = node_job(&mut p, 2, 8, 16);
         assert!(close(p.pe_min(&job).unwrap(), 16.0));
         // 1 node × (8 CPU, 16 GB) may also run on the big node: max(8/80, 16/512) × 80 = 8.
-        assert!(close(p.pe_min(&node_job(1, 8, 16)).unwrap(), 8.0));
+        let job = node_job(&mut p, 1, 8, 16);
+        assert!(close(p.pe_min(&job).unwrap(), 8.0));
         // 3 nodes × (1 CPU, 16 GB): 2.5 each on the big node, but there is one big node and a
         // job's nodes are of one class, so only small nodes can run it: 3 × 8 = 24 (the paper's
         // per-node minimum would say 7.5, more cheaply than any placement could run it).
-        assert!(close(p.pe_min(&node_job(3, 1, 16)).unwrap(), 24.0));
+        let job = node_job(&mut p, 3, 1, 16);
+        assert!(close(p.pe_min(&job).unwrap(), 24.0));
         // 2 nodes × (1 CPU, 4 GB): max(1/8, 4/16) × 8 = 2 per small node: P = 4; cpu = 2.
-        let job = node_job(2, 1, 4);
+        let job = node_job(&mut p, 2, 1, 4);
         assert!(close(p.pe_min(&job).unwrap(), 4.0));
         assert!(close(p.cpu(&job), 2.0));
         // A flexible 20-processor job with 1 GB per processor lands on 8 + 8 + 4 cores of small
         // nodes (PE 8 + 8 + 4 = 20) or on the big node (max(20/80, 20/512) × 80 = 20): P = 20.
-        let job = Job {
-            procs: 20,
-            memory_kb: GIB,
-            ..Job::default()
-        };
+        let job = memory_job(&mut p, 20, GIB);
         assert!(close(p.local_pe(&job, 0).unwrap(), 20.0));
         assert!(close(p.pe_min(&job).unwrap(), 20.0));
         // With 4 GB per processor a small node takes 4 of them (memory bound): 5 nodes, each
         // charged all 8 CPUs → 40; the big node charges max(20/80, 80/512) × 80 = 20.
-        let job = Job {
-            procs: 20,
-            memory_kb: 4 * GIB,
-            ..Job::default()
-        };
+        let job = memory_job(&mut p, 20, 4 * GIB);
         assert!(close(p.local_pe(&job, 0).unwrap(), 40.0));
         assert!(close(p.pe_min(&job).unwrap(), 20.0));
     }
@@ -680,16 +708,19 @@ mod tests {
     #[test]
     fn whole_nodes_are_charged_whole() {
         // An #excl job of 1 CPU on the big node pays for all of it.
-        let p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
-        let mut job = node_job(1, 1, 1);
-        job.request.exclusive = true;
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let excl = JobRequest {
+            exclusive: true,
+            ..node_request(1, 1, 1)
+        };
+        let job = job_with(&mut p, 1, excl);
         assert!(close(p.local_pe(&job, 0).unwrap(), 8.0));
         assert!(close(p.local_pe(&job, 1).unwrap(), 80.0));
         assert!(close(p.pe_min(&job).unwrap(), 8.0));
         // On exclusive uniform nodes a 9-processor job takes two 8-processor nodes: PE 16.
         let p = Pricing::new(
             &Machine::exclusive_nodes(4, 8),
-            &ConstraintTable::default(),
+            (&ConstraintTable::default(), &RequestTable::default()),
             &PenaltySpec::of(PenaltyModel::PeMin),
         )
         .unwrap();
@@ -703,17 +734,13 @@ mod tests {
 
     #[test]
     fn a_pool_has_no_memory_so_pe_is_cores() {
-        let p = Pricing::new(
+        let mut p = Pricing::new(
             &Machine::pool(128),
-            &ConstraintTable::default(),
+            (&ConstraintTable::default(), &RequestTable::default()),
             &PenaltySpec::of(PenaltyModel::PeMin),
         )
         .unwrap();
-        let job = Job {
-            procs: 10,
-            memory_kb: 100 * GIB,
-            ..Job::default()
-        };
+        let job = memory_job(&mut p, 10, 100 * GIB);
         assert!(close(p.pe_min(&job).unwrap(), 10.0));
         assert!(close(p.pe_global(&job), 10.0));
         assert!(close(p.standard_job(&job), 10.0));
@@ -721,21 +748,29 @@ mod tests {
 
     #[test]
     fn standard_job_is_the_largest_ratio() {
-        let p = example_system(&PenaltySpec::of(PenaltyModel::StandardJob));
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::StandardJob));
         // 1 CPU/1 GB standard: a (2 CPU, 16 GB) job is 16 standard jobs, a (32 CPU, 1 GB) one 32.
-        assert!(close(p.standard_job(&node_job(1, 2, 16)), 16.0));
-        assert!(close(p.standard_job(&node_job(1, 32, 1)), 32.0));
+        let job = node_job(&mut p, 1, 2, 16);
+        assert!(close(p.standard_job(&job), 16.0));
+        let job = node_job(&mut p, 1, 32, 1);
+        assert!(close(p.standard_job(&job), 32.0));
         let mut spec = PenaltySpec::of(PenaltyModel::StandardJob);
         spec.standard_job = StandardJob {
             cores: 4.0,
             memory_kb: (8 * GIB) as f64,
             gpus: 0.0,
         };
-        let p = example_system(&spec);
-        assert!(close(p.standard_job(&node_job(1, 2, 16)), 2.0));
+        let mut p = example_system(&spec);
+        let job = node_job(&mut p, 1, 2, 16);
+        assert!(close(p.standard_job(&job), 2.0));
         spec.standard_job.cores = 0.0;
         assert_eq!(
-            Pricing::new(&Machine::pool(1), &ConstraintTable::default(), &spec).unwrap_err(),
+            Pricing::new(
+                &Machine::pool(1),
+                (&ConstraintTable::default(), &RequestTable::default()),
+                &spec
+            )
+            .unwrap_err(),
             PenaltyError::BadStandardJob { what: "cores" }
         );
     }
@@ -746,15 +781,20 @@ mod tests {
         t.clusters[0].classes[1].cost = 2.0;
         let mut spec = PenaltySpec::of(PenaltyModel::PeMin);
         spec.queue_costs.insert(3, 1.5);
-        let p = Pricing::new(&Machine::topology(t), &ConstraintTable::default(), &spec).unwrap();
+        let mut p = Pricing::new(
+            &Machine::topology(t),
+            (&ConstraintTable::default(), &RequestTable::default()),
+            &spec,
+        )
+        .unwrap();
         // Example 5's job now costs 5 on the big node, still the cheapest.
-        let mut job = node_job(1, 1, 16);
+        let mut job = node_job(&mut p, 1, 1, 16);
         assert!(close(p.pe_min(&job).unwrap(), 5.0));
         job.queue = 3;
         assert!(close(p.pe_min(&job).unwrap(), 7.5));
         assert!(close(p.cpu(&job), 1.5));
         // A (1 CPU, 2 GB) job: 1 on a small node, max(1/80, 2/512) × 80 × 2 = 2 on the big one.
-        let job = node_job(1, 1, 2);
+        let job = node_job(&mut p, 1, 1, 2);
         assert!(close(p.pe_min(&job).unwrap(), 1.0));
         assert!(close(p.pe_local_max(&job).unwrap(), 2.0));
     }
@@ -769,25 +809,26 @@ mod tests {
                 NodeClass::new("cpu", 2, 16, 64 * GIB),
             ],
         )]);
+        let mut requests = RequestTable::default();
         let job = Job {
             procs: 1,
-            request: JobRequest::nodes(
+            request: requests.push(JobRequest::nodes(
                 1,
                 NodeDemand {
                     cores: 1,
                     memory_kb: GIB,
                     gpus: 4,
                 },
-            ),
+            )),
             ..Job::default()
         };
         let machine = Machine::topology(t);
         let mut spec = PenaltySpec::of(PenaltyModel::PeMin);
-        let p = Pricing::new(&machine, &ConstraintTable::default(), &spec).unwrap();
+        let p = Pricing::new(&machine, (&ConstraintTable::default(), &requests), &spec).unwrap();
         // Without GPUs in the max: max(1/16, 1/64) × 16 = 1 on the only class it fits.
         assert!(close(p.pe_min(&job).unwrap(), 1.0));
         spec.gpus = true;
-        let p = Pricing::new(&machine, &ConstraintTable::default(), &spec).unwrap();
+        let p = Pricing::new(&machine, (&ConstraintTable::default(), &requests), &spec).unwrap();
         // All four GPUs of the node: the whole node, 16.
         assert!(close(p.pe_min(&job).unwrap(), 16.0));
         // F3: 4 of the system's 8 GPUs is half of it, i.e. half of its 64 cores.
@@ -800,19 +841,21 @@ mod tests {
         t.clusters[0].classes[0] = t.clusters[0].classes[0].clone().with_properties(["small"]);
         let mut table = ConstraintTable::default();
         let small = table.intern(Constraint::properties(["small"]));
-        let p = Pricing::new(
+        let mut p = Pricing::new(
             &Machine::topology(t),
-            &table,
+            (&table, &RequestTable::default()),
             &PenaltySpec::of(PenaltyModel::PeMin),
         )
         .unwrap();
         // Example 5's job restricted to small nodes costs 8, not 2.5.
-        let mut job = node_job(1, 1, 16);
-        job.request.constraint = small;
+        let on_small = |count, cores, memory_gib| JobRequest {
+            constraint: small,
+            ..node_request(count, cores, memory_gib)
+        };
+        let job = job_with(&mut p, 1, on_small(1, 1, 16));
         assert!(close(p.pe_min(&job).unwrap(), 8.0));
         // Example 3's job cannot run on a small node at all.
-        let mut job = node_job(1, 1, 512);
-        job.request.constraint = small;
+        let job = job_with(&mut p, 1, on_small(1, 1, 512));
         assert_eq!(p.pe_min(&job), None);
         assert_eq!(p.infeasible(&job), Some(Infeasible::TooMuchMemoryPerNode));
     }
@@ -826,17 +869,28 @@ mod tests {
         let mut spec = PenaltySpec::of(PenaltyModel::PeMin);
         spec.normalization = Normalization::Spec;
         assert_eq!(
-            Pricing::new(&machine, &ConstraintTable::default(), &spec).unwrap_err(),
+            Pricing::new(
+                &machine,
+                (&ConstraintTable::default(), &RequestTable::default()),
+                &spec
+            )
+            .unwrap_err(),
             PenaltyError::MissingSpec {
                 cluster: "example".into(),
                 class: "big".into()
             }
         );
         spec.normalization = Normalization::Speed;
-        let p = Pricing::new(&machine, &ConstraintTable::default(), &spec).unwrap();
+        let mut p = Pricing::new(
+            &machine,
+            (&ConstraintTable::default(), &RequestTable::default()),
+            &spec,
+        )
+        .unwrap();
         assert_eq!((p.walltime_factor(0), p.walltime_factor(1)), (1.0, 2.0));
         // Example 5's job on the big node: 2.5 per second × speed 2.
-        assert!(close(p.rate(&node_job(1, 1, 16), 1).unwrap(), 5.0));
+        let job = node_job(&mut p, 1, 1, 16);
+        assert!(close(p.rate(&job, 1).unwrap(), 5.0));
     }
 
     #[test]

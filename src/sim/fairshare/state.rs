@@ -63,7 +63,11 @@ impl FairshareState {
         check_decay(spec.decay)?;
         let accounts = Accounts::of(workload);
         let tree = ShareTree::new(&accounts, &spec.shares)?;
-        let pricing = Pricing::new(machine, &workload.constraints, &spec.penalty)?;
+        let pricing = Pricing::new(
+            machine,
+            (&workload.constraints, &workload.requests),
+            &spec.penalty,
+        )?;
         let placed = spec.penalty.model == PenaltyModel::PeLocal;
         let base = workload
             .jobs

@@ -4,6 +4,7 @@ use crate::sim::engine::SimOutcome;
 use crate::sim::job::{Time, Workload};
 use crate::sim::resources::ResourceVec;
 use crate::sim::schedule::ScheduledJob;
+use crate::sim::topology::{JobRequest, Shape};
 
 /// One simulated job. Times in seconds; ratios dimensionless.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,13 +83,11 @@ impl JobRecord {
 }
 
 /// The memory a job asks for in all: per node × nodes for a node request, per processor ×
-/// processors for a flexible one.
-pub fn requested_memory_kb(job: &crate::sim::Job) -> u64 {
-    match job.request.shape {
-        crate::sim::topology::Shape::Nodes { count, per_node } => {
-            u64::from(count).saturating_mul(per_node.memory_kb)
-        }
-        crate::sim::topology::Shape::Flexible => u64::from(job.procs).saturating_mul(job.memory_kb),
+/// processors for a flexible one (of `procs` processors).
+pub fn requested_memory_kb(request: &JobRequest, procs: u32) -> u64 {
+    match request.shape {
+        Shape::Nodes { count, per_node } => u64::from(count).saturating_mul(per_node.memory_kb),
+        Shape::Flexible => u64::from(procs).saturating_mul(request.memory_kb),
     }
 }
 
@@ -97,6 +96,6 @@ pub fn job_records(workload: &Workload, outcome: &SimOutcome, tau: Time) -> Vec<
     outcome
         .jobs
         .iter()
-        .map(|o| JobRecord::of(&ScheduledJob::of(&workload.jobs[o.job as usize], o), tau))
+        .map(|o| JobRecord::of(&ScheduledJob::of(workload, o), tau))
         .collect()
 }

@@ -439,7 +439,6 @@ mod tests {
             runtime,
             requested_time: requested,
             procs,
-            memory_kb: 0,
             cpu_time: -1,
             user: 1,
             group: -1,

@@ -19,6 +19,7 @@ use super::runtime::LogUniformStages;
 use super::size::SizeModel;
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::random::uniform;
+use crate::sim::topology::{ConstraintTable, JobRequest, RequestId, RequestInterner};
 
 /// One user model; `count` alike users share it (each with its own streams).
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +88,8 @@ struct Source<'a> {
     attributes: ChaCha8Rng,
     user: i32,
     group: i32,
+    /// The user's memory per processor, in the workload's request table.
+    request: RequestId,
 }
 
 impl Source<'_> {
@@ -116,13 +119,12 @@ impl Source<'_> {
             runtime,
             requested_time,
             procs,
-            memory_kb: spec.memory_kb,
             cpu_time: -1,
             user: self.user,
             group: self.group,
             queue: -1,
             partition: -1,
-            request: Default::default(),
+            request: self.request,
         }
     }
 }
@@ -138,7 +140,12 @@ pub fn generate(spec: &SyntheticSpec, seed: u64) -> Workload {
 /// absurd length fails before it exhausts memory).
 pub fn generate_at_most(spec: &SyntheticSpec, seed: u64, max_jobs: u64) -> Option<Workload> {
     let mut sources = Vec::new();
+    let mut requests = RequestInterner::default();
     for (g, u) in spec.users.iter().enumerate() {
+        let request = requests.intern(JobRequest {
+            memory_kb: u.memory_kb,
+            ..JobRequest::default()
+        });
         let model = LoginModel {
             login_rate: u.model.login_rate * spec.rate_scale,
             logout_rate: u.model.logout_rate * spec.rate_scale,
@@ -151,6 +158,7 @@ pub fn generate_at_most(spec: &SyntheticSpec, seed: u64, max_jobs: u64) -> Optio
                 attributes: stream(seed, &u.name, k, "attributes"),
                 user: sources.len() as i32 + 1,
                 group: g as i32 + 1,
+                request,
             });
         }
     }
@@ -178,5 +186,9 @@ pub fn generate_at_most(spec: &SyntheticSpec, seed: u64, max_jobs: u64) -> Optio
         *top = Reverse((sources[i].next_submit(), i));
     }
     // Already in submission order; Workload::new's stable sort keeps it.
-    Some(Workload::new(jobs))
+    Some(Workload::with_requests(
+        jobs,
+        requests.finish(),
+        ConstraintTable::default(),
+    ))
 }

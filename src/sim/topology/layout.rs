@@ -10,8 +10,8 @@ use std::sync::Arc;
 use super::cluster::{Topology, TopologyError};
 use super::constraint::{Constraint, ConstraintTable};
 use super::placement::Placement;
-use super::request::{ClassCapacity, Misfit, NodeShape};
-use crate::sim::job::{Job, Time};
+use super::request::{ClassCapacity, JobRequest, Misfit, NodeShape};
+use crate::sim::job::Time;
 use crate::sim::machine::{Allocation, Infeasible, TopologyMachine};
 use crate::sim::resources::ResourceVec;
 
@@ -160,23 +160,29 @@ impl Layout {
             .collect()
     }
 
-    /// `job`'s request resolved on `class`.
+    /// The request of a job of `procs` processors resolved on `class`.
     #[inline]
-    pub fn shape(&self, job: &Job, class: u32) -> Result<NodeShape, Misfit> {
-        job.request.on_class(
-            job.procs,
-            job.memory_kb,
+    pub fn shape(&self, request: &JobRequest, procs: u32, class: u32) -> Result<NodeShape, Misfit> {
+        request.on_class(
+            procs,
+            request.memory_kb,
             &self.class(class).capacity,
             self.ignore_memory,
         )
     }
 
-    /// Ok if `job` fits some class of `eligible` on an empty system, else the furthest reason
-    /// any class got to (cores, then memory, then GPUs, then the number of nodes).
-    pub fn admit(&self, job: &Job, eligible: &[u32]) -> Result<(), Infeasible> {
+    /// Ok if the request of a job of `procs` processors fits some class of `eligible` on an
+    /// empty system, else the furthest reason any class got to (cores, then memory, then GPUs,
+    /// then the number of nodes).
+    pub fn admit(
+        &self,
+        request: &JobRequest,
+        procs: u32,
+        eligible: &[u32],
+    ) -> Result<(), Infeasible> {
         let mut furthest = None;
         for &class in eligible {
-            match self.shape(job, class) {
+            match self.shape(request, procs, class) {
                 Ok(_) => return Ok(()),
                 Err(m) => furthest = furthest.max(Some(m)),
             }
@@ -234,18 +240,15 @@ mod tests {
         ]))
     }
 
-    fn node_job(count: u32, cores: u32, memory_kb: u64, gpus: u32) -> Job {
-        Job {
-            request: JobRequest::nodes(
-                count,
-                NodeDemand {
-                    cores,
-                    memory_kb,
-                    gpus,
-                },
-            ),
-            ..Job::default()
-        }
+    fn node_job(count: u32, cores: u32, memory_kb: u64, gpus: u32) -> JobRequest {
+        JobRequest::nodes(
+            count,
+            NodeDemand {
+                cores,
+                memory_kb,
+                gpus,
+            },
+        )
     }
 
     #[test]
@@ -296,31 +299,31 @@ mod tests {
     fn infeasible_jobs_get_the_furthest_reason() {
         let l = Layout::new(&mc_like()).unwrap();
         let all = [0, 1];
-        assert_eq!(l.admit(&node_job(1, 64, 64 * GIB, 0), &all), Ok(()));
+        assert_eq!(l.admit(&node_job(1, 64, 64 * GIB, 0), 1, &all), Ok(()));
         assert_eq!(
-            l.admit(&node_job(1, 81, 0, 0), &all),
+            l.admit(&node_job(1, 81, 0, 0), 1, &all),
             Err(Infeasible::TooManyCoresPerNode)
         );
         assert_eq!(
-            l.admit(&node_job(1, 1, 600 * GIB, 0), &all),
+            l.admit(&node_job(1, 1, 600 * GIB, 0), 1, &all),
             Err(Infeasible::TooMuchMemoryPerNode)
         );
         assert_eq!(
-            l.admit(&node_job(1, 1, 1, 1), &all),
+            l.admit(&node_job(1, 1, 1, 1), 1, &all),
             Err(Infeasible::TooManyGpusPerNode)
         );
         assert_eq!(
-            l.admit(&node_job(49, 1, 1, 0), &all),
+            l.admit(&node_job(49, 1, 1, 0), 1, &all),
             Err(Infeasible::TooManyNodes)
         );
         assert_eq!(
-            l.admit(&node_job(0, 1, 1, 0), &all),
+            l.admit(&node_job(0, 1, 1, 0), 1, &all),
             Err(Infeasible::EmptyRequest)
         );
         // 30 nodes: only zegox (48 nodes) has that many.
-        assert_eq!(l.admit(&node_job(30, 12, 0, 0), &all), Ok(()));
+        assert_eq!(l.admit(&node_job(30, 12, 0, 0), 1, &all), Ok(()));
         assert_eq!(
-            l.admit(&node_job(30, 12, 0, 0), &[0]),
+            l.admit(&node_job(30, 12, 0, 0), 1, &[0]),
             Err(Infeasible::TooManyNodes)
         );
     }

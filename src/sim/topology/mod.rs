@@ -6,6 +6,7 @@
 //! - [`constraint`]: required properties / cluster, interned per workload ([`ConstraintTable`]).
 //! - [`request`]: what a job asks for ([`JobRequest`]: flexible cores or nodes × per-node
 //!   vector) and how it lands on one class ([`NodeShape`]).
+//! - [`requests`]: a workload's distinct requests, which jobs refer to by id ([`RequestTable`]).
 //! - [`layout`]: the topology flattened into class and node indices; eligibility, feasibility.
 //! - [`placement`]: the named policy choosing classes and nodes among those that fit.
 //! - [`free`]: every node's free vector now, indexed per class (the engine's state).
@@ -21,6 +22,7 @@ pub mod free;
 pub mod layout;
 pub mod placement;
 pub mod request;
+pub mod requests;
 pub mod steps;
 pub mod timeline;
 
@@ -30,4 +32,5 @@ pub use free::FreeNodes;
 pub use layout::{ClassInfo, Layout};
 pub use placement::Placement;
 pub use request::{JobRequest, Misfit, NodeDemand, NodeShape, Shape};
+pub use requests::{RequestId, RequestInterner, RequestTable};
 pub use timeline::Timeline;

@@ -16,6 +16,8 @@
 //!
 //! Memory per core versus per node and the unit (KB, bytes) are the reader's business: the
 //! simulator sees KB per core in a flexible request and KB per node in a node request.
+//! A workload keeps its distinct requests in a side table ([`super::requests::RequestTable`]);
+//! a job refers to its request by a small id.
 
 use super::constraint::ConstraintId;
 use crate::sim::resources::ResourceVec;
@@ -45,12 +47,16 @@ pub enum Shape {
     Nodes { count: u32, per_node: NodeDemand },
 }
 
-/// What a job asks of a topology. The default (flexible, unconstrained, shared) leaves a plain
-/// SWF job as it is today; on a uniform machine ([`crate::sim::Machine::pool`],
+/// What a job asks of a topology. The default (flexible, no memory, unconstrained, shared)
+/// leaves a plain SWF job as it is today; on a uniform machine ([`crate::sim::Machine::pool`],
 /// [`crate::sim::Machine::exclusive_nodes`]) only `procs` counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct JobRequest {
     pub shape: Shape,
+    /// Memory per core in KB, as the reader gives it (0: none asked): what a flexible request
+    /// puts on each core; for a node request, the per-node memory divided by the cores per
+    /// node (the node request's own `per_node.memory_kb` is what placement uses).
+    pub memory_kb: u64,
     /// Required properties or cluster, in the workload's constraint table.
     pub constraint: ConstraintId,
     /// Whole nodes to itself, even on a shared cluster.

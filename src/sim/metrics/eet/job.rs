@@ -1,7 +1,7 @@
 //! A job as the EET metric sees it (what the integrator passes in) and its per-job result.
 
 use super::resource::PerResource;
-use crate::sim::job::{Job, Time};
+use crate::sim::job::{Time, Workload};
 use crate::sim::metrics::JobRecord;
 
 /// One job of the schedule being judged.
@@ -27,10 +27,11 @@ pub struct EetJob {
 
 impl EetJob {
     /// The metric's view of a simulated job: its record (start, run, user, group, processors)
-    /// and the workload job it came from (`job = &workload.jobs[record.index]`), whose memory
-    /// is KB per processor (`Job::memory_kb`). A killed job counts with the time it ran.
-    pub fn from_record(record: &JobRecord, job: &Job) -> EetJob {
+    /// and the workload it came from, whose memory is KB per processor
+    /// ([`Workload::memory_kb`]). A killed job counts with the time it ran.
+    pub fn from_record(record: &JobRecord, workload: &Workload) -> EetJob {
         let cpus = u64::from(record.procs);
+        let memory_kb = workload.memory_kb(&workload.jobs[record.index as usize]);
         EetJob {
             id: record.job_id,
             user: record.user,
@@ -38,7 +39,7 @@ impl EetJob {
             submit: record.submit,
             runtime: record.run,
             start: Some(record.start),
-            request: PerResource::new(cpus, job.memory_kb.saturating_mul(cpus), 0),
+            request: PerResource::new(cpus, memory_kb.saturating_mul(cpus), 0),
         }
     }
 

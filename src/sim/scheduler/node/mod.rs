@@ -30,7 +30,9 @@ use super::order::{QueueOrder, Submission};
 use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
 use crate::sim::running::RunningSet;
-use crate::sim::topology::{FreeNodes, Layout, NodeShape, Placement, Timeline};
+use crate::sim::topology::{
+    FreeNodes, JobRequest, Layout, NodeShape, Placement, RequestTable, Timeline,
+};
 
 /// Where a running job is: its class, its shape there, and its nodes (the first
 /// `shape.full()` take `shape.per_node`, a last one `shape.last`).
@@ -81,8 +83,10 @@ pub struct NodeView<'a> {
     /// Every node's free vector now, indexed per class.
     pub free: &'a FreeNodes,
     pub placement: Placement,
-    /// The workload's jobs (requests, procs, memory), by index.
+    /// The workload's jobs, by index.
     pub jobs: &'a [Job],
+    /// The requests they refer to (`Job::request`).
+    pub requests: &'a RequestTable,
     /// Per constraint id: the eligible classes in placement order (empty: nowhere).
     pub eligible: &'a [Vec<u32>],
     /// Waiting jobs in submission order, read like a slice (`len`, `queue[pos]`, `iter`).
@@ -111,14 +115,21 @@ impl NodeView<'_> {
     /// The classes `job` may run on, in placement order.
     #[inline]
     pub fn classes_of(&self, job: u32) -> &[u32] {
-        let c = self.jobs[job as usize].request.constraint.0 as usize;
+        let c = self.request(job).constraint.0 as usize;
         self.eligible.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// What `job` asks of the topology.
+    #[inline]
+    pub fn request(&self, job: u32) -> &'_ JobRequest {
+        self.requests.get(self.jobs[job as usize].request)
     }
 
     /// `job`'s shape on `class`, if it fits an empty class.
     #[inline]
     pub fn shape(&self, job: u32, class: u32) -> Option<NodeShape> {
-        self.layout.shape(&self.jobs[job as usize], class).ok()
+        let procs = self.jobs[job as usize].procs;
+        self.layout.shape(self.request(job), procs, class).ok()
     }
 
     /// The nodes of a running job.

@@ -13,7 +13,7 @@ use super::NodeView;
 use crate::sim::job::{Job, Time};
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::timeline::Picker;
-use crate::sim::topology::{JobRequest, NodeShape, Placement};
+use crate::sim::topology::{NodeShape, Placement, RequestId};
 
 /// Requests that found no nodes earlier in a call. Within a call resources only shrink, so the
 /// same request (same shape and constraint, same side of the shadow time) fails again: a queue
@@ -22,7 +22,7 @@ use crate::sim::topology::{JobRequest, NodeShape, Placement};
 /// the key.
 #[derive(Clone, Debug, Default)]
 pub struct Failed {
-    seen: HashSet<(JobRequest, u32, u64, bool, Time), BuildHasherDefault<MixHasher>>,
+    seen: HashSet<(RequestId, u32, bool, Time), BuildHasherDefault<MixHasher>>,
     /// Whether the requested time is part of the key.
     by_duration: bool,
 }
@@ -40,13 +40,15 @@ impl Failed {
         self.seen.clear();
     }
 
-    fn key(&self, job: &Job, long: bool) -> (JobRequest, u32, u64, bool, Time) {
+    /// Requests are interned ([`crate::sim::topology::RequestInterner`]), so the id stands for
+    /// the request (an equal request under another id only misses the memo).
+    fn key(&self, job: &Job, long: bool) -> (RequestId, u32, bool, Time) {
         let d = if self.by_duration {
             job.requested_time
         } else {
             0
         };
-        (job.request, job.procs, job.memory_kb, long, d)
+        (job.request, job.procs, long, d)
     }
 
     /// Whether `job`'s request already failed on this side of the shadow time.
