@@ -14,11 +14,12 @@ use crate::sim::metrics::{
     Warmup, WindowScan,
 };
 use crate::sim::reservation::Reservations;
+use crate::sim::resources::KINDS;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
-    Infeasible, Machine, Overrun, Placement, SchedulerKind, SimConfig, SimOutcome, Time, Workload,
-    simulate_into,
+    Infeasible, Machine, Overrun, Placement, ResourceVec, SchedulerKind, SimConfig, SimOutcome,
+    Time, Workload, simulate_into,
 };
 use crate::store::{JobLabels, JobsWriter};
 
@@ -151,10 +152,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
     };
     // The trace's recorded waits are not simulated: give their memory back before the run.
     drop(std::mem::take(&mut trace.recorded_waits));
+    let n = trace.workload.len();
     let mut kept = Kept {
         workload: &trace.workload,
         tau: metrics.tau,
-        records: Vec::with_capacity(trace.workload.len()),
+        records: args.jobs_out.is_some().then(|| Vec::with_capacity(n)),
+        outcomes: Vec::with_capacity(if args.jobs_out.is_some() { 0 } else { n }),
+        scan: WindowScan::new(warmup),
         folding: RunLength::default(),
         runs: Vec::new(),
     };
@@ -166,17 +170,16 @@ pub fn run(args: Args) -> Result<(), CliError> {
     )
     .map_err(CliError::failed)?;
     kept.runs.extend(kept.folding.finish());
-    let Kept { records, runs, .. } = kept;
-    let (summary, (window_start, window_end)) = summarize(
-        &records,
-        &runs,
+    let capacities = usage::cluster_capacities(&machine);
+    let (summary, by_resource) = summarize(
+        &kept,
         &outcome,
         machine.capacity().unit_count(),
+        &capacities,
         metrics,
     );
-    let capacities = usage::cluster_capacities(&machine);
-    let (_, by_resource): (_, Fractions) =
-        usage::utilization(&records, &capacities, (window_start, window_end));
+    drop(std::mem::take(&mut kept.outcomes));
+    let records = kept.records.take().unwrap_or_default();
     let mut skipped_by_reason = std::collections::BTreeMap::new();
     for (_, reason) in &outcome.skipped {
         *skipped_by_reason
@@ -269,21 +272,37 @@ pub fn run(args: Args) -> Result<(), CliError> {
     Ok(())
 }
 
-/// What `simulate` keeps of a run as the engine hands it over: each simulated job's record (the
-/// summary, utilization and `--jobs-out` read them all) and the instants folded into runs — not
-/// the engine's outcomes, steps and calls, which the records and runs stand for.
+/// What `simulate` keeps of a run as the engine hands it over — not the engine's whole outcome
+/// (outcomes, steps, calls): the measurement window as it scans, the instants folded into runs,
+/// and per job either its record (with `--jobs-out`, whose file and EET labels read them all)
+/// or only its outcome (72 bytes against a record's 160; records are rebuilt one at a time).
 struct Kept<'w> {
     workload: &'w Workload,
     tau: Time,
-    records: Vec<JobRecord>,
+    records: Option<Vec<JobRecord>>,
+    outcomes: Vec<JobOutcome>,
+    scan: WindowScan,
     folding: RunLength,
     runs: Vec<InstantRun>,
 }
 
+impl Kept<'_> {
+    fn record(&self, outcome: &JobOutcome) -> JobRecord {
+        JobRecord::of(&ScheduledJob::of(self.workload, outcome), self.tau)
+    }
+}
+
 impl ScheduleSink for Kept<'_> {
     fn job(&mut self, outcome: &JobOutcome) {
-        let scheduled = ScheduledJob::of(self.workload, outcome);
-        self.records.push(JobRecord::of(&scheduled, self.tau));
+        let submit = self.workload.jobs[outcome.job as usize].submit;
+        self.scan.push(submit, outcome.end);
+        match &mut self.records {
+            Some(records) => {
+                let scheduled = ScheduledJob::of(self.workload, outcome);
+                records.push(JobRecord::of(&scheduled, self.tau));
+            }
+            None => self.outcomes.push(*outcome),
+        }
     }
 
     fn instant(&mut self, instant: &Instant) {
@@ -291,31 +310,128 @@ impl ScheduleSink for Kept<'_> {
     }
 }
 
-/// The run summary from the records (submission order) and instant runs (time order), as
-/// [`metrics::summarize`] computes it from an outcome held whole; and the measurement window.
+/// The run summary and the whole machine's utilization by resource, as [`metrics::summarize`]
+/// and [`usage::utilization`] compute them from an outcome and records held whole: the same
+/// terms in the same order (jobs in submission order, then instant runs in time order).
 fn summarize(
-    records: &[JobRecord],
-    runs: &[InstantRun],
+    kept: &Kept<'_>,
     outcome: &SimOutcome,
     capacity: u64,
+    capacities: &[ResourceVec],
     config: MetricsConfig,
-) -> (RunSummary, (Time, Time)) {
-    let mut scan = WindowScan::new(config.warmup);
-    for r in records {
-        scan.push(r.submit, r.end);
-    }
-    let window = scan.finish();
+) -> (RunSummary, Fractions) {
+    let window = kept.scan.finish();
     let classes = SizeClasses::default();
     let mut acc = RunAccumulator::new(config, window, capacity, &classes);
-    for r in records {
+    let mut held = HeldSums::new(capacities.len(), (window.start, window.end));
+    let mut add = |r: &JobRecord| {
         acc.job(r);
+        held.push(r);
+    };
+    match &kept.records {
+        Some(records) => records.iter().for_each(&mut add),
+        None => kept.outcomes.iter().for_each(|o| add(&kept.record(o))),
     }
-    for run in runs {
+    for run in &kept.runs {
         acc.instants(run);
     }
     let skipped = outcome.skipped.len() as u64;
     let (summary, _) = acc.finish(skipped, ReservationCounts::of(outcome));
-    (summary, (window.start, window.end))
+    (summary, held.fractions(capacities))
+}
+
+/// Σ held × overlap with the window `[start, end)`, per cluster, job by job: the sums
+/// [`usage::utilization`] forms from a slice of records, in the same order (so the same
+/// floating-point results), without the slice.
+struct HeldSums {
+    held: Vec<[f64; KINDS]>,
+    window: (Time, Time),
+}
+
+impl HeldSums {
+    fn new(clusters: usize, window: (Time, Time)) -> Self {
+        HeldSums {
+            held: vec![[0.0; KINDS]; clusters],
+            window,
+        }
+    }
+
+    fn push(&mut self, r: &JobRecord) {
+        let (start, end) = self.window;
+        let overlap = (r.end.min(end) - r.start.max(start)).max(0) as f64;
+        if let Some(h) = self.held.get_mut(r.cluster as usize) {
+            for (sum, amount) in h.iter_mut().zip(r.held.0) {
+                *sum += amount as f64 * overlap;
+            }
+        }
+    }
+
+    /// The whole machine's utilization by resource (clusters' capacities in topology order).
+    fn fractions(&self, capacities: &[ResourceVec]) -> Fractions {
+        let (start, end) = self.window;
+        let length = (end - start).max(0) as f64;
+        let held: [f64; KINDS] = std::array::from_fn(|k| self.held.iter().map(|h| h[k]).sum());
+        let capacity = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
+        std::array::from_fn(|k| {
+            (capacity.0[k] > 0 && length > 0.0).then(|| held[k] / (capacity.0[k] as f64 * length))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(cluster: u32, start: Time, end: Time, held: [u64; 3]) -> JobRecord {
+        JobRecord {
+            job_id: 1,
+            index: 0,
+            user: 1,
+            group: 1,
+            queue: -1,
+            submit: 0,
+            start,
+            end,
+            wait: start,
+            response: end,
+            run: end - start,
+            requested_time: end - start,
+            procs: 1,
+            units: 1,
+            cluster,
+            nodes: 1,
+            held: ResourceVec(held),
+            requested_memory_kb: 0,
+            slowdown: 1.0,
+            bounded_slowdown: 1.0,
+            expansion_factor: 1.0,
+            backfilled: false,
+            killed: false,
+        }
+    }
+
+    /// The streamed sums give exactly what `usage::utilization` gives from the whole slice.
+    #[test]
+    fn held_sums_equal_the_utilization_of_the_whole_slice() {
+        let capacities = [ResourceVec([10, 1000, 0]), ResourceVec([3, 0, 2])];
+        let records = [
+            record(0, 0, 7, [3, 300, 0]),
+            record(1, 2, 11, [1, 0, 2]),
+            record(0, 5, 20, [7, 123, 0]),
+            record(1, 13, 17, [3, 0, 1]),
+            record(0, 1, 3, [1, 1, 0]),
+        ];
+        for window in [(0, 20), (3, 15), (4, 4), (30, 40)] {
+            let mut held = HeldSums::new(capacities.len(), window);
+            records.iter().for_each(|r| held.push(r));
+            let (_, whole) = usage::utilization(&records, &capacities, window);
+            assert_eq!(held.fractions(&capacities), whole, "window {window:?}");
+        }
+        // Something was used, or the comparison would prove little.
+        let mut held = HeldSums::new(capacities.len(), (0, 20));
+        records.iter().for_each(|r| held.push(r));
+        assert!(held.fractions(&capacities)[0].is_some_and(|u| u > 0.0));
+    }
 }
 
 /// The machine for `procs` processors, in whole nodes of `node_size` when given.
