@@ -44,7 +44,7 @@ fn alea_node_spec_with_bytes_per_node() {
     // 68719476736 bytes = 64 GiB on the one node of 64 processors, whole node (#excl).
     assert_eq!(j0.procs, 64);
     assert_eq!(
-        t.workload.request(&j0).shape,
+        t.workload.request(j0).shape,
         Shape::Nodes {
             count: 1,
             per_node: NodeDemand {
@@ -54,18 +54,18 @@ fn alea_node_spec_with_bytes_per_node() {
             }
         }
     );
-    assert!(t.workload.request(&j0).exclusive);
+    assert!(t.workload.request(j0).exclusive);
     assert_eq!(
         t.workload
             .constraints
-            .get(t.workload.request(&j0).constraint),
+            .get(t.workload.request(j0).constraint),
         &Constraint::properties(["cl_zewura", "x86_64"])
     );
     // 8589934592 bytes = 8 GiB per node, 8 nodes of 8; 1 GiB per processor.
     assert_eq!(
-        *t.workload.request(&j6),
+        *t.workload.request(j6),
         JobRequest {
-            constraint: t.workload.request(&j6).constraint,
+            constraint: t.workload.request(j6).constraint,
             memory_kb: GIB_KB,
             ..JobRequest::nodes(
                 8,
@@ -77,11 +77,11 @@ fn alea_node_spec_with_bytes_per_node() {
             )
         }
     );
-    assert_eq!(t.workload.memory_kb(&j6), GIB_KB);
+    assert_eq!(t.workload.memory_kb(j6), GIB_KB);
     assert_eq!(
         t.workload
             .constraints
-            .get(t.workload.request(&j6).constraint)
+            .get(t.workload.request(j6).constraint)
             .properties,
         ["cl_zegox", "x86_64"]
     );
@@ -104,8 +104,8 @@ fn the_standard_reading_is_kb_per_processor() {
     )
     .unwrap();
     let j = &t.workload.jobs[0];
-    assert_eq!(t.workload.memory_kb(&j), 68_719_476_736);
-    let Shape::Nodes { per_node, .. } = t.workload.request(&j).shape else {
+    assert_eq!(t.workload.memory_kb(j), 68_719_476_736);
+    let Shape::Nodes { per_node, .. } = t.workload.request(j).shape else {
         panic!("a node request")
     };
     assert_eq!(per_node.memory_kb, 64 * 68_719_476_736);
@@ -126,7 +126,7 @@ fn the_standard_reading_is_kb_per_processor() {
     let j = &t.workload.jobs[0];
     // Without the extended fields: a flexible request of the memory field as read.
     assert_eq!(
-        *t.workload.request(&j),
+        *t.workload.request(j),
         JobRequest {
             memory_kb: 68_719_476_736,
             ..JobRequest::default()
@@ -149,7 +149,7 @@ fn standard_lines_keep_todays_reading() {
     let j = &t.workload.jobs[0];
     // A flexible request that carries the memory per processor.
     assert_eq!(
-        *t.workload.request(&j),
+        *t.workload.request(j),
         JobRequest {
             memory_kb: 2048,
             ..JobRequest::default()
@@ -167,7 +167,7 @@ fn standard_lines_keep_todays_reading() {
     .unwrap();
     let j = &t.workload.jobs[0];
     assert_eq!(
-        *t.workload.request(&j),
+        *t.workload.request(j),
         JobRequest {
             memory_kb: 512,
             ..JobRequest::nodes(
@@ -180,7 +180,7 @@ fn standard_lines_keep_todays_reading() {
             )
         }
     );
-    assert_eq!(t.workload.memory_kb(&j), 512);
+    assert_eq!(t.workload.memory_kb(j), 512);
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn aleang_gpus_properties_and_whole_nodes() {
         panic!("two jobs")
     };
     assert_eq!(
-        t.workload.request(&ja).shape,
+        t.workload.request(ja).shape,
         Shape::Nodes {
             count: 8,
             per_node: NodeDemand {
@@ -241,13 +241,13 @@ fn aleang_gpus_properties_and_whole_nodes() {
     assert_eq!(
         t.workload
             .constraints
-            .get(t.workload.request(&ja).constraint)
+            .get(t.workload.request(ja).constraint)
             .properties,
         ["normal"]
     );
     assert_eq!(ja.queue, 1, "AleaNG keeps field 15 as the queue");
     assert_eq!(
-        t.workload.request(&jb).shape,
+        t.workload.request(jb).shape,
         Shape::Nodes {
             count: 2,
             per_node: NodeDemand {
@@ -260,7 +260,7 @@ fn aleang_gpus_properties_and_whole_nodes() {
     assert!(
         t.workload
             .constraints
-            .get(t.workload.request(&jb).constraint)
+            .get(t.workload.request(jb).constraint)
             .is_none()
     );
     // Read as AleaNG's, a bad GPU count is a located error in strict mode (with `auto` it would
@@ -304,7 +304,7 @@ fn wagap_2013_as_a_whole() {
         .workload
         .jobs
         .iter()
-        .filter(|j| t.workload.request(&j).exclusive)
+        .filter(|j| t.workload.request(j).exclusive)
         .count();
     assert_eq!(exclusive, 231);
     assert_eq!(t.anomalies.node_spec_multi_part, 12);
@@ -340,7 +340,7 @@ fn wagap_2013_as_a_whole() {
         .workload
         .jobs
         .iter()
-        .map(|j| match t.workload.request(&j).shape {
+        .map(|j| match t.workload.request(j).shape {
             Shape::Nodes { per_node, .. } => per_node.memory_kb,
             Shape::Flexible => panic!("job {} has no node spec", j.id),
         })
@@ -355,7 +355,7 @@ fn aleang_example1_as_a_whole() {
     assert_eq!(t.workload.len(), 4014);
     // Whole-node reading: as many nodes as processors, one processor each, field 10 per node.
     for j in &t.workload.jobs {
-        let Shape::Nodes { count, per_node } = t.workload.request(&j).shape else {
+        let Shape::Nodes { count, per_node } = t.workload.request(j).shape else {
             panic!("job {}: a node request", j.id)
         };
         assert_eq!((count, per_node.cores), (j.procs, 1), "job {}", j.id);
@@ -364,7 +364,7 @@ fn aleang_example1_as_a_whole() {
     // constraint).
     let j1 = &t.workload.jobs[0];
     assert_eq!(
-        t.workload.request(&j1).shape,
+        t.workload.request(j1).shape,
         Shape::Nodes {
             count: 40,
             per_node: NodeDemand {
@@ -377,7 +377,7 @@ fn aleang_example1_as_a_whole() {
     assert!(
         t.workload
             .constraints
-            .get(t.workload.request(&j1).constraint)
+            .get(t.workload.request(j1).constraint)
             .is_none()
     );
     // The only properties are `normal` (and `all`, which is none).

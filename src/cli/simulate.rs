@@ -378,6 +378,24 @@ impl HeldSums {
     }
 }
 
+/// The machine for `procs` processors, in whole nodes of `node_size` when given.
+pub fn machine(procs: u32, node_size: Option<u32>) -> Result<Machine, CliError> {
+    if procs == 0 {
+        return Err(CliError::input(
+            "the machine needs at least one processor (--procs)",
+        ));
+    }
+    match node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(0) => Err(CliError::input("--node-size must be at least 1")),
+        Some(k) if !procs.is_multiple_of(k) => Err(CliError::input(format!(
+            "{procs} processors do not divide into nodes of {k}"
+        ))
+        .with_hint(format!("use --procs {} (a multiple of {k})", procs / k * k))),
+        Some(k) => Ok(Machine::exclusive_nodes(procs / k, k)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,23 +449,5 @@ mod tests {
         let mut held = HeldSums::new(capacities.len(), (0, 20));
         records.iter().for_each(|r| held.push(r));
         assert!(held.fractions(&capacities)[0].is_some_and(|u| u > 0.0));
-    }
-}
-
-/// The machine for `procs` processors, in whole nodes of `node_size` when given.
-pub fn machine(procs: u32, node_size: Option<u32>) -> Result<Machine, CliError> {
-    if procs == 0 {
-        return Err(CliError::input(
-            "the machine needs at least one processor (--procs)",
-        ));
-    }
-    match node_size {
-        None => Ok(Machine::pool(procs)),
-        Some(0) => Err(CliError::input("--node-size must be at least 1")),
-        Some(k) if !procs.is_multiple_of(k) => Err(CliError::input(format!(
-            "{procs} processors do not divide into nodes of {k}"
-        ))
-        .with_hint(format!("use --procs {} (a multiple of {k})", procs / k * k))),
-        Some(k) => Ok(Machine::exclusive_nodes(procs / k, k)),
     }
 }
