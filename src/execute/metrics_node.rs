@@ -19,8 +19,7 @@ use serde::Serialize;
 use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workload};
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits};
-use crate::sim::engine::{Assignment, SimOutcome};
-use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
+use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, ReplayJob, Sampling, replay_jobs};
 use crate::sim::metrics::eet::{EetJob, EetUsers};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{
@@ -145,35 +144,39 @@ fn compute(
 
     // Pass 1 over the schedule: the measurement window, the EET's users and span, and the
     // fairshare of the cell's settings replayed over the run (the one the order used, for
-    // fairshare and priority orders). The replay reads the schedule as the engine's outcomes;
-    // they are dropped before the second pass.
+    // fairshare and priority orders; the replay reads the schedule once more for its series).
     let fairshare = &cell.scheduler.order.fairshare;
     let mut scan = WindowScan::new(config.warmup);
     let mut eet_users = EetUsers::default();
     let users_replay = {
-        let mut outcome = SimOutcome::default();
         let topology = matches!(machine, Machine::Topology(_));
-        read_jobs(schedule, |rows| {
-            for row in rows {
-                scan.push(row.submit, row.end);
-                eet_users.push(&EetJob::of_record(&JobRecord::of(row, config.tau)));
-                outcome.jobs.push(row.outcome());
-                if topology {
-                    outcome.assignments.push(Assignment {
+        let mut first_pass = true;
+        let source = |f: &mut dyn FnMut(ReplayJob)| {
+            read_jobs(schedule, |rows| {
+                for row in rows {
+                    if first_pass {
+                        scan.push(row.submit, row.end);
+                        eet_users.push(&EetJob::of_record(&JobRecord::of(row, config.tau)));
+                    }
+                    f(ReplayJob {
                         job: row.index,
-                        class: row.class,
-                        nodes: Vec::new(),
+                        class: if topology { row.class } else { 0 },
+                        start: row.start,
+                        end: row.end,
+                        cores: row.held.0[0],
                     });
                 }
-            }
+                Ok(())
+            })?;
+            first_pass = false;
             Ok(())
-        })?;
+        };
         let sampling = Sampling {
             origin: workload.jobs.first().map_or(0, |j| j.submit),
             step,
             top: SERIES_USERS,
         };
-        replay(workload, &outcome, machine, fairshare, Some(sampling))
+        replay_jobs(workload, machine, fairshare, Some(sampling), source)?
             .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?
     };
     let limits = facts.limits;
@@ -352,7 +355,12 @@ fn compute(
     // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
     // utilization over time.
     let mut clusters = Table::default();
-    let measured = cluster_sums.finish();
+    let whole_run = &cell_summary.summary;
+    let measured = cluster_sums.finish(|| metrics::Distribution {
+        mean: whole_run.wait_mean,
+        median: whole_run.wait_median,
+        p95: whole_run.wait_p95,
+    });
     for (c, name) in cluster_names.iter().enumerate() {
         clusters
             .row()

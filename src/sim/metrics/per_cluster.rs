@@ -22,15 +22,22 @@ pub struct ClusterJobs {
 pub fn per_cluster(measured: &[JobRecord], clusters: usize) -> Vec<ClusterJobs> {
     let mut sums = ClusterSums::new(clusters);
     measured.iter().for_each(|r| sums.measured(r));
-    sums.finish()
+    sums.finish(|| {
+        let mut waits: Vec<f64> = measured.iter().map(|r| r.wait as f64).collect();
+        Distribution::of(&mut waits)
+    })
 }
 
-/// [`per_cluster`] fed one measured record at a time: running sums per cluster and the waits
-/// (8 bytes a measured job, for their exact median and 95th percentile).
+/// [`per_cluster`] fed one measured record at a time: running sums per cluster and, on a machine
+/// of several clusters, the waits (8 bytes a measured job, for their exact median and 95th
+/// percentile). On a machine of one cluster every measured job ran there, so its waits are the
+/// whole run's, whose distribution the caller has already ([`ClusterSums::finish`]).
 pub struct ClusterSums {
     waits: Vec<Vec<f64>>,
     bsld: Vec<f64>,
     backfilled: Vec<u64>,
+    /// Measured jobs per cluster.
+    counts: Vec<u64>,
 }
 
 impl ClusterSums {
@@ -39,30 +46,43 @@ impl ClusterSums {
             waits: vec![Vec::new(); clusters],
             bsld: vec![0.0; clusters],
             backfilled: vec![0; clusters],
+            counts: vec![0; clusters],
         }
     }
 
     /// The next measured record.
     pub fn measured(&mut self, r: &JobRecord) {
         let c = r.cluster as usize;
-        if c >= self.waits.len() {
+        if c >= self.bsld.len() {
             return;
         }
-        self.waits[c].push(r.wait as f64);
+        if self.bsld.len() > 1 {
+            self.waits[c].push(r.wait as f64);
+        }
+        self.counts[c] += 1;
         self.bsld[c] += r.bounded_slowdown;
         self.backfilled[c] += u64::from(r.backfilled);
     }
 
-    pub fn finish(self) -> Vec<ClusterJobs> {
+    /// The clusters' figures; `whole_run_waits` gives the distribution of every measured
+    /// job's wait (called only on a machine of one cluster).
+    pub fn finish(self, whole_run_waits: impl FnOnce() -> Distribution) -> Vec<ClusterJobs> {
+        let single = self.bsld.len() == 1;
+        let mut whole_run_waits = Some(whole_run_waits);
         self.waits
             .into_iter()
             .zip(self.bsld)
             .zip(self.backfilled)
-            .map(|((mut w, bsld), backfilled)| {
-                let n = w.len();
+            .zip(self.counts)
+            .map(|(((mut w, bsld), backfilled), n)| {
+                let wait = match whole_run_waits.take().filter(|_| single) {
+                    Some(whole) if n > 0 => whole(),
+                    _ => Distribution::of(&mut w),
+                };
+                let n = n as usize;
                 ClusterJobs {
                     jobs: n as u64,
-                    wait: Distribution::of(&mut w),
+                    wait,
                     bounded_slowdown_mean: (n > 0).then(|| bsld / n as f64),
                     backfilled_fraction: (n > 0).then(|| backfilled as f64 / n as f64),
                 }
