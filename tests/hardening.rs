@@ -1051,28 +1051,39 @@ fn a_simulated_schedule_exports_as_swf_with_its_waits() {
     }
 }
 
-/// Every command's `--help` ends with examples and its exit codes.
+/// The visible leaf commands of the real command tree (`trace info`, `run`, …), so that a
+/// command added later is checked too; `help` and the hidden `worker` are left out.
+fn leaf_commands() -> Vec<Vec<String>> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let subs: Vec<&clap::Command> = cmd
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+            .collect();
+        if subs.is_empty() {
+            out.push(path);
+            return;
+        }
+        for sub in subs {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            walk(sub, p, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&schedlab::cli::Cli::command(), Vec::new(), &mut out);
+    out
+}
+
+/// Every command's `--help` ends with examples and its exit codes — every command of the real
+/// command tree, `trace penalties` included (it had neither).
 #[test]
 fn every_help_has_examples_and_exit_codes() {
-    let commands: &[&[&str]] = &[
-        &["simulate"],
-        &["trace", "info"],
-        &["trace", "stats"],
-        &["trace", "eet"],
-        &["run"],
-        &["plan"],
-        &["gc"],
-        &["diff"],
-        &["report"],
-        &["generate"],
-        &["fit"],
-        &["export"],
-        &["completions"],
-        &["status"],
-    ];
-    for command in commands {
+    let commands = leaf_commands();
+    assert!(commands.len() >= 15, "{commands:?}");
+    for command in &commands {
         let out = Command::new(EXE)
-            .args(*command)
+            .args(command)
             .arg("--help")
             .output()
             .unwrap();
@@ -1080,7 +1091,7 @@ fn every_help_has_examples_and_exit_codes() {
         let help = stdout(&out);
         let examples = help
             .find("\nExamples:\n")
-            .unwrap_or_else(|| panic!("{command:?}"));
+            .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
         let example = &help[examples..];
         assert!(
             example.contains(&format!("schedlab {}", command.join(" "))),
@@ -1088,6 +1099,31 @@ fn every_help_has_examples_and_exit_codes() {
         );
         assert!(help.contains("\nExit codes: 0 "), "{command:?}:\n{help}");
     }
+}
+
+/// Every option and argument of every command says what it does in `--help` (`--format` of
+/// `trace info`, `trace stats`, `trace penalties` and `fit` had an empty line).
+#[test]
+fn every_option_has_a_help_line() {
+    use clap::CommandFactory;
+    let root = schedlab::cli::Cli::command();
+    let mut silent = Vec::new();
+    for path in leaf_commands() {
+        let mut cmd = &root;
+        for name in &path {
+            cmd = cmd.find_subcommand(name).unwrap();
+        }
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                silent.push(format!("{} {id}", path.join(" ")));
+            }
+        }
+    }
+    assert!(silent.is_empty(), "options without help: {silent:?}");
 }
 
 /// `schedlab completions SHELL` prints a completion script that knows the subcommands; the
