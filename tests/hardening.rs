@@ -1051,6 +1051,94 @@ fn a_simulated_schedule_exports_as_swf_with_its_waits() {
     }
 }
 
+/// `-o -` sends `export`'s and `generate`'s SWF to standard output (byte for byte what `-o FILE`
+/// writes), so they pipe into other tools; no file named `-` appears, and a reader that goes
+/// away ends them quietly. Before, `-o -` wrote a file called `-`.
+#[test]
+fn export_and_generate_write_to_standard_output_with_a_dash() {
+    let p = Project::new();
+    p.manifest("grid", GRID);
+    let (out, _) = p.run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    p.manifest(
+        "syn",
+        "name: syn
+workloads:
+  users:
+    synthetic:
+      length: {days: 2}
+      users:
+        - name: user
+          count: 3
+          arrivals: {lambda: 6.944e-5, delta: 2.778e-4, mu: 2.778e-3}
+          runtime: [[1, 0.0], [900, 0.5], [3600, 1.0]]
+          procs: {log_uniform: [1, 64]}
+clusters:
+  pool: {procs: 128}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let export = |to: &str| {
+        vec![
+            "export".to_string(),
+            "results/grid/jobs.parquet".into(),
+            "--cell".into(),
+            "easy.interval-900".into(),
+            "-o".into(),
+            to.into(),
+        ]
+    };
+    let generate = |to: &str| {
+        [
+            "generate",
+            "experiments/syn.yaml",
+            "--workload",
+            "users",
+            "-o",
+            to,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    for command in [export, generate] {
+        let args = command("file.swf");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = p.schedlab(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let file = fs::read(p.path().join("file.swf")).unwrap();
+        assert!(file.len() > 200, "{args:?}");
+
+        let args = command("-");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = p.schedlab(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout == file, "{args:?}: stdout differs from the file");
+        assert!(
+            stderr(&out).contains("to standard output"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            !p.path().join("-").exists(),
+            "{args:?} wrote a file named -"
+        );
+
+        let mut child = p
+            .cmd(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let quiet = out.status.signal() == Some(libc::SIGPIPE) || out.status.success();
+        assert!(quiet, "{args:?}: {:?}", out.status);
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+        fs::remove_file(p.path().join("file.swf")).unwrap();
+    }
+}
+
 /// The visible leaf commands of the real command tree (`trace info`, `run`, …), so that a
 /// command added later is checked too; `help` and the hidden `worker` are left out.
 fn leaf_commands() -> Vec<Vec<String>> {
