@@ -202,6 +202,37 @@ fn readme_quick_tour_runs_as_written() {
     );
 }
 
+/// Python lines in the README and docs/ run in the environment `make venv` creates (pandas and
+/// pyarrow in `.venv`), not a system Python that may lack them: docs/metacentrum.md's
+/// "Reproduce" used `python3 -c "import pyarrow…"`, which fails on a fresh machine.
+#[test]
+fn python_lines_in_the_docs_use_the_venv_make_creates() {
+    let mut pages = vec![repo().join("README.md")];
+    for entry in fs::read_dir(repo().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut outside = Vec::new();
+    for page in pages {
+        let text = fs::read_to_string(&page).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            let runs_python = ["python ", "python3 ", "python3.", "pip "]
+                .iter()
+                .any(|p| line.starts_with(p));
+            if runs_python {
+                outside.push(format!("{}:{}: {line}", page.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "use .venv/bin/python (after `make venv`): {outside:#?}"
+    );
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
