@@ -692,6 +692,22 @@ fn closed_pipe_exits_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
     let (out, _) = p.run(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // diff, which the issue names too, once there are results to compare.
+    let mut child = p
+        .cmd(&["diff", "results", "results"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "diff: {:?}",
+        out.status
+    );
+    assert!(stderr(&out).is_empty(), "diff: {}", stderr(&out));
 }
 
 /// Ctrl-C (SIGINT) and SIGTERM stop a run cleanly: it says how far it got and how to resume,
