@@ -493,11 +493,11 @@ fn synthetic_first_user(
     }
 }
 
+/// A Parquet file's key-value metadata.
+type KeyValues = Vec<(String, String)>;
+
 /// The schema, record batches and key-value metadata of a Parquet file.
-#[allow(clippy::type_complexity)]
-fn read_batches(
-    path: &Path,
-) -> Result<(SchemaRef, Vec<RecordBatch>, Vec<(String, String)>), String> {
+fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let (builder, kv) = open_parquet(path)?;
     let schema = builder.schema().clone();
@@ -507,7 +507,7 @@ fn read_batches(
 }
 
 /// The schema, row count and key-value metadata of a Parquet file, from its footer.
-fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, Vec<(String, String)>), String> {
+fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, KeyValues), String> {
     let (builder, kv) = open_parquet(path)?;
     let rows = builder.metadata().file_metadata().num_rows();
     Ok((builder.schema().clone(), rows, kv))
@@ -527,9 +527,7 @@ fn for_batches(
 }
 
 /// A reader of a Parquet file and its key-value metadata.
-fn open_parquet(
-    path: &Path,
-) -> Result<(ParquetRecordBatchReaderBuilder<File>, Vec<(String, String)>), String> {
+fn open_parquet(path: &Path) -> Result<(ParquetRecordBatchReaderBuilder<File>, KeyValues), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let file = File::open(path).map_err(|e| err(&e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
