@@ -493,11 +493,11 @@ fn synthetic_first_user(
     }
 }
 
+/// A Parquet file's key-value metadata.
+type KeyValues = Vec<(String, String)>;
+
 /// The schema, record batches and key-value metadata of a Parquet file.
-#[allow(clippy::type_complexity)]
-fn read_batches(
-    path: &Path,
-) -> Result<(SchemaRef, Vec<RecordBatch>, Vec<(String, String)>), String> {
+fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let (builder, kv) = open_parquet(path)?;
     let schema = builder.schema().clone();

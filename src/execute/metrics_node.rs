@@ -202,6 +202,7 @@ fn compute(
     // Pass 2: every job once, in submission order, into running aggregates and straight on to
     // jobs.parquet (its summary metadata is added once the aggregates are known).
     let mut summary = RunAccumulator::new(config, window, facts.capacity, classes);
+    summary.expect_measured(scan.jobs().saturating_sub(window.first) as usize);
     let mut bins = Binner::new(facts.span, step, facts.capacity, classes.0.len());
     let (origin, bin_count) = facts.span.map_or((0, 0), |(first, last)| {
         (

@@ -1,5 +1,6 @@
-//! A Parquet file written batch by batch with bounded memory: batches are gathered until a row
-//! group's worth of rows (or the end), then the row group's columns are encoded in parallel and
+//! A Parquet file written batch by batch with bounded memory: batches are gathered (merged every
+//! few dozen, so that many small parts do not each keep their own buffers) until a row group's
+//! worth of rows or bytes (or the end), then the row group's columns are encoded in parallel and
 //! appended. Row groups fill by a fixed rule, so the same batches always give the same bytes;
 //! and a file of many small parts (40,000 cells of 200 jobs) has a few large row groups rather
 //! than one per part, whose metadata would otherwise grow with every part until the file closes.
@@ -19,6 +20,15 @@ use super::{AtomicFile, StoreError, writer_properties};
 /// Rows gathered before a row group is written.
 pub const ROW_GROUP_ROWS: usize = 1 << 17;
 
+/// Bytes of gathered rows after which a row group is written even if it holds fewer rows: a
+/// file of many small parts (a few rows per cell) stops growing after this much.
+pub const ROW_GROUP_BYTES: usize = 8 << 20;
+
+/// Gathered batches merged into one when there are this many: each batch costs its columns'
+/// buffers and headers beside its rows (a kilobyte or more for a one-row batch of 20 columns),
+/// which would otherwise grow with every cell until the row group is written.
+const MERGE_BATCHES: usize = 64;
+
 pub struct ParquetSink {
     file: AtomicFile,
     writer: SerializedFileWriter<File>,
@@ -26,6 +36,8 @@ pub struct ParquetSink {
     schema: SchemaRef,
     pending: Vec<RecordBatch>,
     pending_rows: usize,
+    /// Memory of the gathered batches' arrays.
+    pending_bytes: usize,
     row_groups: usize,
     path: PathBuf,
 }
@@ -54,6 +66,7 @@ impl ParquetSink {
             schema,
             pending: Vec::new(),
             pending_rows: 0,
+            pending_bytes: 0,
             row_groups: 0,
             path: path.to_path_buf(),
         })
@@ -76,9 +89,16 @@ impl ParquetSink {
             return Ok(());
         }
         self.pending_rows += batch.num_rows();
+        self.pending_bytes += batch.get_array_memory_size();
         self.pending.push(batch);
-        if self.pending_rows >= ROW_GROUP_ROWS {
-            self.flush()?;
+        if self.pending_rows >= ROW_GROUP_ROWS || self.pending_bytes >= ROW_GROUP_BYTES {
+            return self.flush();
+        }
+        if self.pending.len() >= MERGE_BATCHES {
+            let merged = arrow_select::concat::concat_batches(&self.schema, &self.pending)
+                .map_err(|e| super::jobs::parquet_error(&self.path, e))?;
+            self.pending_bytes = merged.get_array_memory_size();
+            self.pending = vec![merged];
         }
         Ok(())
     }
@@ -92,6 +112,7 @@ impl ParquetSink {
         let err = |e: &dyn std::fmt::Display| super::jobs::parquet_error(&path, e);
         let batches = std::mem::take(&mut self.pending);
         self.pending_rows = 0;
+        self.pending_bytes = 0;
         let width = self.schema.fields().len();
         let columns: Vec<ArrayRef> = (0..width)
             .map(|c| {

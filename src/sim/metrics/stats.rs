@@ -33,6 +33,70 @@ pub fn nearest_rank(values: &[f64], p: f64) -> f64 {
     values[rank.clamp(1, values.len()) - 1]
 }
 
+/// A sample kept for its [`Distribution`] in as little memory as is exact: 4 bytes a value
+/// while every value is a whole number of 0 ..= 4,294,967,295 (waits and response times in
+/// seconds), 8 bytes (f64) from the first value that is not.
+#[derive(Clone, Debug)]
+pub enum Column {
+    Whole(Vec<u32>),
+    Float(Vec<f64>),
+}
+
+impl Column {
+    /// An empty column with room for `n` values.
+    pub fn with_capacity(n: usize) -> Column {
+        Column::Whole(Vec::with_capacity(n))
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Column::Whole(v) => v.len(),
+            Column::Float(v) => v.len(),
+        }
+    }
+
+    pub fn push(&mut self, value: f64) {
+        match self {
+            Column::Whole(v) => {
+                let whole = value as u32;
+                if f64::from(whole) == value && value.is_sign_positive() {
+                    v.push(whole);
+                } else {
+                    let mut floats: Vec<f64> = Vec::with_capacity(v.capacity().max(v.len() + 1));
+                    floats.extend(v.iter().map(|&x| f64::from(x)));
+                    floats.push(value);
+                    *self = Column::Float(floats);
+                }
+            }
+            Column::Float(v) => v.push(value),
+        }
+    }
+
+    /// The distribution of the values, exactly as [`Distribution::of`] gives it (same order of
+    /// summation: ascending).
+    pub fn distribution(self) -> Distribution {
+        match self {
+            Column::Float(mut v) => Distribution::of(&mut v),
+            Column::Whole(mut v) => {
+                if v.is_empty() {
+                    return Distribution::default();
+                }
+                v.sort_unstable();
+                let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / v.len() as f64;
+                let rank = |p: f64| {
+                    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
+                    f64::from(v[rank.clamp(1, v.len()) - 1])
+                };
+                Distribution {
+                    mean: Some(mean),
+                    median: Some(rank(50.0)),
+                    p95: Some(rank(95.0)),
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +111,28 @@ mod tests {
         let d = Distribution::of(&mut [7.0]);
         assert_eq!((d.median, d.p95), (Some(7.0), Some(7.0)));
         assert_eq!(Distribution::of(&mut []), Distribution::default());
+    }
+
+    #[test]
+    fn a_column_gives_the_distribution_of_its_values() {
+        // Whole numbers stay 4 bytes; the distribution is the one of the f64 values.
+        let values: Vec<f64> = (0..1000u32).map(|i| f64::from((i * 7919) % 1013)).collect();
+        let mut column = Column::with_capacity(values.len());
+        values.iter().for_each(|&v| column.push(v));
+        assert!(matches!(column, Column::Whole(_)));
+        assert_eq!(column.distribution(), Distribution::of(&mut values.clone()));
+        // A fraction, a negative value or one beyond u32 turns the column into f64s.
+        for odd in [2.5, -1.0, 5e9, -0.0] {
+            let mut column = Column::with_capacity(4);
+            let mut all = vec![3.0, 1.0, odd, 2.0];
+            all.iter().for_each(|&v| column.push(v));
+            assert!(matches!(column, Column::Float(_)), "{odd}");
+            assert_eq!(column.len(), 4);
+            assert_eq!(column.distribution(), Distribution::of(&mut all));
+        }
+        assert_eq!(
+            Column::with_capacity(0).distribution(),
+            Distribution::default()
+        );
     }
 }

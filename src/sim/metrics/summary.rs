@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::record::JobRecord;
 use super::size_class::{ClassSummary, SizeClasses};
-use super::stats::Distribution;
+use super::stats::{Column, Distribution};
 use super::{MetricsConfig, Warmup};
 use crate::sim::engine::SimOutcome;
 use crate::sim::job::Time;
@@ -115,6 +115,11 @@ impl WindowScan {
         }
     }
 
+    /// Jobs pushed so far.
+    pub fn jobs(&self) -> u64 {
+        self.jobs
+    }
+
     pub fn push(&mut self, submit: Time, end: Time) {
         let first_submit = *self.first_submit.get_or_insert(submit);
         self.last_end = Some(self.last_end.map_or(end, |e| e.max(end)));
@@ -189,8 +194,10 @@ pub struct RunAccumulator<'c> {
     jobs: u64,
     first_submit: Option<Time>,
     last_end: Option<Time>,
-    wait: Vec<f64>,
-    response: Vec<f64>,
+    /// Waits and responses (whole seconds: 4 bytes each while they fit) and bounded slowdowns
+    /// of the measured jobs, for their exact percentiles.
+    wait: Column,
+    response: Column,
     bsld: Vec<f64>,
     killed: u64,
     slowdown: f64,
@@ -229,8 +236,8 @@ impl<'c> RunAccumulator<'c> {
             jobs: 0,
             first_submit: None,
             last_end: None,
-            wait: Vec::new(),
-            response: Vec::new(),
+            wait: Column::with_capacity(0),
+            response: Column::with_capacity(0),
             bsld: Vec::new(),
             killed: 0,
             slowdown: 0.0,
@@ -251,6 +258,14 @@ impl<'c> RunAccumulator<'c> {
             calls: 0,
             call_queue: 0.0,
         }
+    }
+
+    /// Makes room for the percentiles of `n` measured jobs at once (no reallocation on the
+    /// way, which would hold the old and the new buffer together).
+    pub fn expect_measured(&mut self, n: usize) {
+        self.wait = Column::with_capacity(n);
+        self.response = Column::with_capacity(n);
+        self.bsld = Vec::with_capacity(n);
     }
 
     /// The next job record, in submission order.
@@ -324,8 +339,9 @@ impl<'c> RunAccumulator<'c> {
         let n = self.wait.len();
         let first_submit = self.first_submit.unwrap_or(0);
         let last_end = self.last_end.unwrap_or(first_submit);
-        let wait = Distribution::of(&mut self.wait);
-        let response = Distribution::of(&mut self.response);
+        let wait = std::mem::replace(&mut self.wait, Column::with_capacity(0)).distribution();
+        let response =
+            std::mem::replace(&mut self.response, Column::with_capacity(0)).distribution();
         let bsld = Distribution::of(&mut self.bsld);
         let mean = |sum: f64| (n > 0).then(|| sum / n as f64);
         let length = window_end - window_start;
