@@ -506,9 +506,6 @@ fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues),
     Ok((schema, batches, kv))
 }
 
-/// A Parquet file's key-value metadata.
-type KeyValues = Vec<(String, String)>;
-
 /// The schema, row count and key-value metadata of a Parquet file, from its footer.
 fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, KeyValues), String> {
     let (builder, kv) = open_parquet(path)?;
