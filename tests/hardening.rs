@@ -202,6 +202,37 @@ fn readme_quick_tour_runs_as_written() {
     );
 }
 
+/// Python lines in the README and docs/ run in the environment `make venv` creates (pandas and
+/// pyarrow in `.venv`), not a system Python that may lack them: docs/metacentrum.md's
+/// "Reproduce" used `python3 -c "import pyarrow…"`, which fails on a fresh machine.
+#[test]
+fn python_lines_in_the_docs_use_the_venv_make_creates() {
+    let mut pages = vec![repo().join("README.md")];
+    for entry in fs::read_dir(repo().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut outside = Vec::new();
+    for page in pages {
+        let text = fs::read_to_string(&page).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim_start();
+            let runs_python = ["python ", "python3 ", "python3.", "pip "]
+                .iter()
+                .any(|p| line.starts_with(p));
+            if runs_python {
+                outside.push(format!("{}:{}: {line}", page.display(), n + 1));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "use .venv/bin/python (after `make venv`): {outside:#?}"
+    );
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
@@ -661,6 +692,22 @@ fn closed_pipe_exits_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?}");
     let (out, _) = p.run(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // diff, which the issue names too, once there are results to compare.
+    let mut child = p
+        .cmd(&["diff", "results", "results"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "diff: {:?}",
+        out.status
+    );
+    assert!(stderr(&out).is_empty(), "diff: {}", stderr(&out));
 }
 
 /// Ctrl-C (SIGINT) and SIGTERM stop a run cleanly: it says how far it got and how to resume,
@@ -1051,28 +1098,127 @@ fn a_simulated_schedule_exports_as_swf_with_its_waits() {
     }
 }
 
-/// Every command's `--help` ends with examples and its exit codes.
+/// `-o -` sends `export`'s and `generate`'s SWF to standard output (byte for byte what `-o FILE`
+/// writes), so they pipe into other tools; no file named `-` appears, and a reader that goes
+/// away ends them quietly. Before, `-o -` wrote a file called `-`.
+#[test]
+fn export_and_generate_write_to_standard_output_with_a_dash() {
+    let p = Project::new();
+    p.manifest("grid", GRID);
+    let (out, _) = p.run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    p.manifest(
+        "syn",
+        "name: syn
+workloads:
+  users:
+    synthetic:
+      length: {days: 2}
+      users:
+        - name: user
+          count: 3
+          arrivals: {lambda: 6.944e-5, delta: 2.778e-4, mu: 2.778e-3}
+          runtime: [[1, 0.0], [900, 0.5], [3600, 1.0]]
+          procs: {log_uniform: [1, 64]}
+clusters:
+  pool: {procs: 128}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let export = |to: &str| {
+        vec![
+            "export".to_string(),
+            "results/grid/jobs.parquet".into(),
+            "--cell".into(),
+            "easy.interval-900".into(),
+            "-o".into(),
+            to.into(),
+        ]
+    };
+    let generate = |to: &str| {
+        [
+            "generate",
+            "experiments/syn.yaml",
+            "--workload",
+            "users",
+            "-o",
+            to,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    for command in [export, generate] {
+        let args = command("file.swf");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = p.schedlab(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let file = fs::read(p.path().join("file.swf")).unwrap();
+        assert!(file.len() > 200, "{args:?}");
+
+        let args = command("-");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = p.schedlab(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout == file, "{args:?}: stdout differs from the file");
+        assert!(
+            stderr(&out).contains("to standard output"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            !p.path().join("-").exists(),
+            "{args:?} wrote a file named -"
+        );
+
+        let mut child = p
+            .cmd(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let quiet = out.status.signal() == Some(libc::SIGPIPE) || out.status.success();
+        assert!(quiet, "{args:?}: {:?}", out.status);
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+        fs::remove_file(p.path().join("file.swf")).unwrap();
+    }
+}
+
+/// The visible leaf commands of the real command tree (`trace info`, `run`, …), so that a
+/// command added later is checked too; `help` and the hidden `worker` are left out.
+fn leaf_commands() -> Vec<Vec<String>> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let subs: Vec<&clap::Command> = cmd
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+            .collect();
+        if subs.is_empty() {
+            out.push(path);
+            return;
+        }
+        for sub in subs {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            walk(sub, p, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&schedlab::cli::Cli::command(), Vec::new(), &mut out);
+    out
+}
+
+/// Every command's `--help` ends with examples and its exit codes — every command of the real
+/// command tree, `trace penalties` included (it had neither).
 #[test]
 fn every_help_has_examples_and_exit_codes() {
-    let commands: &[&[&str]] = &[
-        &["simulate"],
-        &["trace", "info"],
-        &["trace", "stats"],
-        &["trace", "eet"],
-        &["run"],
-        &["plan"],
-        &["gc"],
-        &["diff"],
-        &["report"],
-        &["generate"],
-        &["fit"],
-        &["export"],
-        &["completions"],
-        &["status"],
-    ];
-    for command in commands {
+    let commands = leaf_commands();
+    assert!(commands.len() >= 15, "{commands:?}");
+    for command in &commands {
         let out = Command::new(EXE)
-            .args(*command)
+            .args(command)
             .arg("--help")
             .output()
             .unwrap();
@@ -1080,7 +1226,7 @@ fn every_help_has_examples_and_exit_codes() {
         let help = stdout(&out);
         let examples = help
             .find("\nExamples:\n")
-            .unwrap_or_else(|| panic!("{command:?}"));
+            .unwrap_or_else(|| panic!("{command:?} has no examples:\n{help}"));
         let example = &help[examples..];
         assert!(
             example.contains(&format!("schedlab {}", command.join(" "))),
@@ -1088,6 +1234,31 @@ fn every_help_has_examples_and_exit_codes() {
         );
         assert!(help.contains("\nExit codes: 0 "), "{command:?}:\n{help}");
     }
+}
+
+/// Every option and argument of every command says what it does in `--help` (`--format` of
+/// `trace info`, `trace stats`, `trace penalties` and `fit` had an empty line).
+#[test]
+fn every_option_has_a_help_line() {
+    use clap::CommandFactory;
+    let root = schedlab::cli::Cli::command();
+    let mut silent = Vec::new();
+    for path in leaf_commands() {
+        let mut cmd = &root;
+        for name in &path {
+            cmd = cmd.find_subcommand(name).unwrap();
+        }
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if arg.is_hide_set() || id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                silent.push(format!("{} {id}", path.join(" ")));
+            }
+        }
+    }
+    assert!(silent.is_empty(), "options without help: {silent:?}");
 }
 
 /// `schedlab completions SHELL` prints a completion script that knows the subcommands; the

@@ -351,8 +351,14 @@ fn gc_removes_what_no_manifest_reaches() {
         listed, 5,
         "two 900 s cells (schedule and metrics) and the old aggregate"
     );
+    // The count of what stays is of entries present (4: two cells' schedule and metrics), not
+    // of the plan's nodes (5 with the new aggregate, which has no entry yet).
+    let summary = String::from_utf8_lossy(&dry.stderr).into_owned();
+    assert!(summary.contains("5 entries to remove; 4 kept"), "{summary}");
     let gc = p.schedlab(&["gc"]);
     assert!(gc.status.success());
+    let summary = String::from_utf8_lossy(&gc.stderr).into_owned();
+    assert!(summary.contains("5 entries removed; 4 kept"), "{summary}");
     let (_, events) = p.run(&[]);
     assert_eq!(outcomes(&events, "hit").len(), 4, "{events:?}");
     assert_eq!(

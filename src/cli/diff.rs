@@ -24,6 +24,7 @@ pub struct Args {
     /// `makespan>3600` (repeatable).
     #[arg(long = "fail-on", value_name = "THRESHOLD")]
     pub fail_on: Vec<String>,
+    /// Output format: an aligned table, Markdown (for a pull request) or JSON.
     #[arg(long, default_value = "table")]
     pub format: DiffFormat,
 }

@@ -4,15 +4,15 @@
 //! Reads stored results only; streams them batch by batch.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use arrow_array::{Array, BooleanArray, Int32Array, Int64Array, RecordBatch, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::CliError;
+use super::output::TextOutput;
 use crate::manifest::did_you_mean;
-use crate::store::AtomicFile;
 use crate::swf::{ScheduleHeader, ScheduledJob, write_schedule_header, write_scheduled_job};
 
 #[derive(Debug, clap::Args)]
@@ -20,6 +20,7 @@ use crate::swf::{ScheduleHeader, ScheduledJob, write_schedule_header, write_sche
 Examples:
   schedlab export results/easy-vs-fcfs/jobs.parquet --cell sdsc-sp2.easy.interval-event -o sp2-easy.swf
   schedlab simulate trace.swf.gz -s easy --jobs-out jobs.parquet && schedlab export jobs.parquet -o easy.swf
+  schedlab export jobs.parquet -o - | head -20
 
 Exit codes: 0 written; 1 the file could not be written; 2 bad input (no such file or cell).")]
 pub struct Args {
@@ -29,7 +30,7 @@ pub struct Args {
     /// The cell to export (required when the file holds several).
     #[arg(long)]
     pub cell: Option<String>,
-    /// Where to write the SWF file.
+    /// Where to write the SWF file (`-`: standard output).
     #[arg(short, long)]
     pub output: PathBuf,
 }
@@ -79,11 +80,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
             .zip(machine.procs)
             .map(|(k, p)| p / k.max(1)),
     };
-    let file = AtomicFile::create(&args.output).map_err(CliError::failed)?;
-    let io_err = |e: std::io::Error| {
-        CliError::failed(format!("failed to write {}: {e}", args.output.display()))
-    };
-    let mut out = BufWriter::new(file.file().map_err(CliError::failed)?);
+    let output = TextOutput::create(&args.output)?;
+    let io_err = |e: std::io::Error| output.write_error(e);
+    let mut out = output.writer()?;
     write_schedule_header(&mut out, &header).map_err(io_err)?;
     let mut rows = Vec::new();
     let mut written = Ok(());
@@ -102,8 +101,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
     written.map_err(io_err)?;
     out.flush().map_err(io_err)?;
     drop(out);
-    file.commit().map_err(CliError::failed)?;
-    eprintln!("wrote {jobs} jobs to {}", args.output.display());
+    let name = output.name();
+    output.commit()?;
+    eprintln!("wrote {jobs} jobs to {name}");
     Ok(())
 }
 

@@ -28,6 +28,7 @@ pub struct Args {
     /// Skip malformed lines (counted) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Output format of the fitted parameters: an aligned table or JSON.
     #[arg(long, default_value = "table")]
     pub format: Format,
 }

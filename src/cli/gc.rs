@@ -32,8 +32,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let _lock = ResultsLock::acquire(&state_dir, true).map_err(CliError::failed)?;
     let entries = EntryStore::new(&state_dir);
     let mut removed = 0;
+    // Entries present that a manifest still reaches (the plan's nodes not yet run have none).
+    let mut kept = 0;
     for key in entries.keys().map_err(CliError::failed)? {
         if keep.contains(key.as_str()) {
+            kept += 1;
             continue;
         }
         removed += 1;
@@ -71,9 +74,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         entries.sweep_staging().map_err(CliError::failed)?;
     }
     eprintln!(
-        "{removed} entries {}; {} kept",
+        "{removed} entries {}; {kept} kept",
         if args.dry_run { "to remove" } else { "removed" },
-        keep.len()
     );
     Ok(())
 }

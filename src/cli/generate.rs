@@ -4,13 +4,14 @@
 use std::path::PathBuf;
 
 use super::CliError;
+use super::output::TextOutput;
 use crate::manifest::{self, WorkloadSource, did_you_mean, synthetic};
-use crate::store::AtomicFile;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   schedlab generate experiments/markov-arrivals.yaml --workload users8 -o users8.swf
   schedlab generate experiments/markov-arrivals.yaml --workload users8 --seed 7 -o s7.swf
+  schedlab generate experiments/markov-arrivals.yaml --workload users8 -o - | schedlab trace info /dev/stdin
 
 Exit codes: 0 written; 1 the file could not be written; 2 bad input (manifest, workload, cell,
 or a workload beyond `limits.max_jobs`).")]
@@ -27,7 +28,7 @@ pub struct Args {
     /// Replica seed [default: the cell's].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Where to write the SWF file.
+    /// Where to write the SWF file (`-`: standard output).
     #[arg(short, long)]
     pub output: PathBuf,
 }
@@ -85,22 +86,21 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ),
         "Note: Login/Logout Markov arrivals (Medernach 2005); see docs/synthetic.md".to_string(),
     ];
-    // Streamed to the file (through a temporary name): the text never exists whole in memory.
-    let file = AtomicFile::create(&args.output).map_err(CliError::failed)?;
-    let io_err = |e: std::io::Error| {
-        CliError::failed(format!("failed to write {}: {e}", args.output.display()))
-    };
-    let mut out = std::io::BufWriter::new(file.file().map_err(CliError::failed)?);
+    // Streamed to the file (through a temporary name) or to stdout: the text never exists
+    // whole in memory.
+    let output = TextOutput::create(&args.output)?;
+    let mut out = output.writer()?;
     crate::swf::write_swf(
         &mut out,
         &workload,
         cell.cluster.procs.map(u64::from),
         &notes,
     )
-    .map_err(io_err)?;
-    std::io::Write::flush(&mut out).map_err(io_err)?;
+    .map_err(|e| output.write_error(e))?;
+    std::io::Write::flush(&mut out).map_err(|e| output.write_error(e))?;
     drop(out);
-    file.commit().map_err(CliError::failed)?;
-    eprintln!("wrote {} jobs to {}", workload.len(), args.output.display());
+    let name = output.name();
+    output.commit()?;
+    eprintln!("wrote {} jobs to {name}", workload.len());
     Ok(())
 }

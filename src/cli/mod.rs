@@ -12,6 +12,7 @@ mod gc;
 mod generate;
 mod machine;
 mod manifests;
+mod output;
 mod penalties;
 mod plan;
 mod report;

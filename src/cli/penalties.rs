@@ -12,6 +12,13 @@ use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing};
 use crate::store::{Table, Value};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  schedlab trace penalties workloads/wagap-2013.swf.gz --machines workloads/wagap-2013.swf.machines \\
+      --memory bytes_per_node --properties x86_64,brno,nfs4
+  schedlab trace penalties trace.swf --machines site.machines --gpus -o penalties.parquet --format json
+
+Exit codes: 0 done; 1 the output file could not be written; 2 bad input (trace, machine file,
+arguments; without --machines).")]
 pub struct PenaltiesArgs {
     /// SWF trace, plain or gzip-compressed.
     pub trace: PathBuf,
@@ -29,6 +36,7 @@ pub struct PenaltiesArgs {
     /// Write every job's penalties to this Parquet file (docs/outputs.md, "penalties.parquet").
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Output format of the summary.
     #[arg(long, default_value = "table")]
     pub format: Format,
 }

@@ -37,6 +37,7 @@ pub struct StatsArgs {
     /// Skip malformed lines (counted) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Output format: aligned tables or JSON.
     #[arg(long, default_value = "table")]
     pub format: Format,
 }

@@ -41,6 +41,7 @@ pub struct InfoArgs {
     pub node_size: Option<u32>,
     #[command(flatten)]
     pub topology: TopologyArgs,
+    /// Output format: an aligned table or JSON.
     #[arg(long, default_value = "table")]
     pub format: Format,
 }

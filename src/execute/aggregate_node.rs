@@ -9,7 +9,7 @@
 //! dropped, so memory does not grow with the number of cells.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
@@ -61,13 +61,24 @@ const SUMMARY_ROWS: usize = 8192;
 /// One cell's entry, read.
 struct CellParts {
     summary: CellSummary,
-    jobs: Vec<RecordBatch>,
+    jobs: JobsPart,
     timeseries: Vec<RecordBatch>,
     reservations: Vec<RecordBatch>,
     schemas: [SchemaRef; 2],
     /// The [`EXTRA_FILES`] of the cell, in that order.
     extra: Vec<(SchemaRef, Vec<RecordBatch>)>,
 }
+
+/// A cell's `jobs.parquet`: decoded with the other files when small (cells are read in
+/// parallel), else read batch by batch while it is appended, so that a cell of millions of
+/// jobs never lies decoded in memory.
+enum JobsPart {
+    Read(Vec<RecordBatch>),
+    Streamed(PathBuf),
+}
+
+/// The most rows of a cell's `jobs.parquet` decoded at once with the rest of the cell.
+const JOBS_READ_WHOLE: i64 = 1 << 16;
 
 /// Writes the four result files of `manifest` into `entry`, reading cell `i`'s results from
 /// the entry of `cell_keys[i]`.
@@ -112,7 +123,13 @@ pub fn run(
 /// Reads the entry of one cell: its summary and its three tables.
 fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
     let dir = entries.open(key.as_str()).map_err(|e| e.to_string())?;
-    let (jobs_schema, jobs, kv) = read_batches(&dir.join("jobs.parquet"))?;
+    let jobs_path = dir.join("jobs.parquet");
+    let (jobs_schema, rows, kv) = read_metadata(&jobs_path)?;
+    let jobs = if rows <= JOBS_READ_WHOLE {
+        JobsPart::Read(read_batches(&jobs_path)?.1)
+    } else {
+        JobsPart::Streamed(jobs_path)
+    };
     let text = kv
         .into_iter()
         .find(|(k, _)| k == CELL_SUMMARY_KEY)
@@ -185,7 +202,12 @@ impl Outputs<'_> {
                 self.metadata,
             )
         })?;
-        push_with_cell(jobs, name, &cell.id, part.jobs)?;
+        match part.jobs {
+            JobsPart::Read(batches) => push_with_cell(jobs, name, &cell.id, batches)?,
+            JobsPart::Streamed(path) => for_batches(&path, |batch| {
+                push_with_cell(jobs, name, &cell.id, vec![batch])
+            })?,
+        }
         let timeseries = sink_for(&mut self.timeseries, || {
             ParquetSink::create(
                 &self.entry.path("timeseries.parquet"),
@@ -477,9 +499,40 @@ fn read_batches(
     path: &Path,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, Vec<(String, String)>), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let (builder, kv) = open_parquet(path)?;
+    let schema = builder.schema().clone();
+    let reader = builder.build().map_err(|e| err(&e))?;
+    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
+    Ok((schema, batches, kv))
+}
+
+/// The schema, row count and key-value metadata of a Parquet file, from its footer.
+fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, Vec<(String, String)>), String> {
+    let (builder, kv) = open_parquet(path)?;
+    let rows = builder.metadata().file_metadata().num_rows();
+    Ok((builder.schema().clone(), rows, kv))
+}
+
+/// Hands the record batches of a Parquet file to `f` one at a time.
+fn for_batches(
+    path: &Path,
+    mut f: impl FnMut(RecordBatch) -> Result<(), String>,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let (builder, _) = open_parquet(path)?;
+    for batch in builder.build().map_err(|e| err(&e))? {
+        f(batch.map_err(|e| err(&e))?)?;
+    }
+    Ok(())
+}
+
+/// A reader of a Parquet file and its key-value metadata.
+fn open_parquet(
+    path: &Path,
+) -> Result<(ParquetRecordBatchReaderBuilder<File>, Vec<(String, String)>), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let file = File::open(path).map_err(|e| err(&e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
-    let schema = builder.schema().clone();
     let kv = builder
         .metadata()
         .file_metadata()
@@ -490,7 +543,5 @@ fn read_batches(
                 .collect()
         })
         .unwrap_or_default();
-    let reader = builder.build().map_err(|e| err(&e))?;
-    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
-    Ok((schema, batches, kv))
+    Ok((builder, kv))
 }

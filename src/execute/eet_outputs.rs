@@ -1,5 +1,5 @@
 //! The expected-end-time metrics of a cell (Tóth & Klusáček; docs/metrics.md, "User-aware
-//! metrics") as the cell's outputs: computed by the pure [`schedule_eet`] from the job records
+//! metrics") as the cell's outputs: computed job by job from the schedule (the pure [`EetStream`])
 //! under the cell's `metrics.expected_capacity`, then written — the per-job and per-user
 //! columns go with jobs.parquet and users.parquet (their writers take the results), the
 //! heatmap into `eet_heatmap.parquet` and `eet_usage.parquet`, the spread across users into
@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::EntryWriter;
 use crate::manifest::Cell;
-use crate::sim::metrics::eet::{EetSummary, ScheduleEet, schedule_eet};
-use crate::sim::metrics::{JobRecord, UserRow};
+use crate::sim::fairshare::Replay;
+use crate::sim::metrics::JobRecord;
+use crate::sim::metrics::eet::{
+    Axis, EetJob, EetStream, EetSummary, EetUsers, JobEet, ScheduleEet,
+};
 use crate::store::{Table, Value, write_eet_heatmap, write_eet_usage};
 
 /// What the summary records of a cell's EETs (in its [`super::metrics_node::CellSummary`]).
@@ -26,25 +29,77 @@ pub struct CellEet {
     pub summary: EetSummary,
 }
 
-/// The EET metric of a cell's schedule on a machine of `cores` and `memory_kb`; `users` gives
-/// the fairshare shares (for `split: shares`).
-pub fn compute(
-    cell: &Cell,
-    records: &[JobRecord],
-    cores: u64,
-    memory_kb: u64,
-    users: &[UserRow],
-) -> Result<(ScheduleEet, CellEet), String> {
-    let expected = &cell.metrics.expected_capacity;
-    let shares: Vec<(i32, f64)> = users.iter().map(|u| (u.user, u.share)).collect();
-    let eet = schedule_eet(records, expected, cores, memory_kb, &shares)?;
-    let summary = CellEet {
-        capacity: eet.capacity.clone(),
-        scale: expected.scale.to_f64(),
-        bin_seconds: eet.heatmap.axis.width,
-        summary: eet.report.summary.clone(),
-    };
-    Ok((eet, summary))
+/// The EET metric of a cell's schedule on a machine of `cores` and `memory_kb`, computed job by
+/// job as the schedule streams by ([`EetStream`]; the same numbers as `schedule_eet` on the
+/// whole run). `replay` gives the users' fairshare shares (for `split: shares`).
+pub struct EetPass {
+    stream: EetStream,
+    capacity: String,
+    scale: f64,
+}
+
+impl EetPass {
+    /// Ready for the jobs of `users` (gathered by a first pass over the schedule).
+    pub fn new(
+        cell: &Cell,
+        users: &EetUsers,
+        cores: u64,
+        memory_kb: u64,
+        replay: &Replay,
+    ) -> Result<EetPass, String> {
+        let expected = &cell.metrics.expected_capacity;
+        // The shares of the users with a simulated job, by user id (users.parquet's rows).
+        let shares: Vec<(i32, f64)> = (0..replay.ids.len())
+            .filter(|&u| replay.users[u].jobs > 0)
+            .map(|u| (replay.ids[u], replay.users[u].share))
+            .collect();
+        let rule = expected.rule(cores, memory_kb, &shares);
+        let judged = |axis| {
+            EetStream::new(&rule, users, axis).map_err(|e| format!("expected end times: {e}"))
+        };
+        let stream = match users.axis(None) {
+            Ok(axis) => judged(axis)?,
+            Err(e) => {
+                // The capacities' error first, as the whole computation reports it.
+                judged(Axis::covering(0, 0, 60).expect("one bin of a minute"))?;
+                return Err(format!("expected end times heatmap: {e}"));
+            }
+        };
+        Ok(EetPass {
+            stream,
+            capacity: expected.describe(),
+            scale: expected.scale.to_f64(),
+        })
+    }
+
+    /// The next job of the schedule, in submission order.
+    pub fn job(&mut self, record: &JobRecord) -> Result<JobEet, String> {
+        self.stream
+            .push(&EetJob::of_record(record))
+            .map_err(|e| format!("expected end times: {e}"))
+    }
+
+    /// The per-user results and the heatmap (`jobs` and `report.jobs` are empty: the per-job
+    /// results went out with each job), and what the summary records.
+    pub fn finish(self) -> Result<(ScheduleEet, CellEet), String> {
+        let (report, heatmap) = self
+            .stream
+            .finish()
+            .map_err(|e| format!("expected end times heatmap: {e}"))?;
+        let summary = CellEet {
+            capacity: self.capacity.clone(),
+            scale: self.scale,
+            bin_seconds: heatmap.axis.width,
+            summary: report.summary.clone(),
+        };
+        let eet = ScheduleEet {
+            jobs: Vec::new(),
+            report,
+            heatmap,
+            capacity: self.capacity,
+        };
+        Ok((eet, summary))
+    }
 }
 
 /// Writes `eet_heatmap.parquet` and `eet_usage.parquet` of a cell into `entry`.

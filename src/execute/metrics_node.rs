@@ -19,12 +19,12 @@ use serde::Serialize;
 use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workload};
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits};
-use crate::sim::engine::{Assignment, SimOutcome};
-use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, Sampling, replay};
+use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, ReplayJob, Sampling, replay_jobs};
+use crate::sim::metrics::eet::{EetJob, EetUsers};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{
-    self, ClassSummary, JobRecord, MetricsConfig, RunAccumulator, RunSummary, UserFairness,
-    WindowScan,
+    self, ClassSummary, ClusterSums, JobRecord, MetricsConfig, QueueSums, RunAccumulator,
+    RunSummary, UserFairness, UserSums, WindowScan,
 };
 use crate::sim::scheduler::order::OrderKind;
 use crate::sim::timeseries::{Binner, bins_needed};
@@ -142,62 +142,47 @@ fn compute(
     };
     let classes = &spec.size_classes;
 
-    // Per user: the fairshare of the cell's settings replayed over the run (the one the order
-    // used, for fairshare and priority orders). The replay reads the schedule as the engine's
-    // outcomes; they are dropped before the records are built, so the two never coexist.
+    // Pass 1 over the schedule: the measurement window, the EET's users and span, and the
+    // fairshare of the cell's settings replayed over the run (the one the order used, for
+    // fairshare and priority orders; the replay reads the schedule once more for its series).
     let fairshare = &cell.scheduler.order.fairshare;
+    let mut scan = WindowScan::new(config.warmup);
+    let mut eet_users = EetUsers::default();
     let users_replay = {
-        let mut outcome = SimOutcome::default();
         let topology = matches!(machine, Machine::Topology(_));
-        read_jobs(schedule, |rows| {
-            for row in rows {
-                outcome.jobs.push(row.outcome());
-                if topology {
-                    outcome.assignments.push(Assignment {
+        let mut first_pass = true;
+        let source = |f: &mut dyn FnMut(ReplayJob)| {
+            read_jobs(schedule, |rows| {
+                for row in rows {
+                    if first_pass {
+                        scan.push(row.submit, row.end);
+                        eet_users.push(&EetJob::of_record(&JobRecord::of(row, config.tau)));
+                    }
+                    f(ReplayJob {
                         job: row.index,
-                        class: row.class,
-                        nodes: Vec::new(),
+                        class: if topology { row.class } else { 0 },
+                        start: row.start,
+                        end: row.end,
+                        cores: row.held.0[0],
                     });
                 }
-            }
+                Ok(())
+            })?;
+            first_pass = false;
             Ok(())
-        })?;
+        };
         let sampling = Sampling {
             origin: workload.jobs.first().map_or(0, |j| j.submit),
             step,
             top: SERIES_USERS,
         };
-        replay(workload, &outcome, machine, fairshare, Some(sampling))
+        replay_jobs(workload, machine, fairshare, Some(sampling), source)?
             .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?
     };
     let limits = facts.limits;
-
-    // The schedule's jobs as records, in submission order.
-    let mut records: Vec<JobRecord> = Vec::new();
-    read_jobs(schedule, |rows| {
-        records.extend(rows.iter().map(|row| JobRecord::of(row, config.tau)));
-        Ok(())
-    })?;
-
-    let mut scan = WindowScan::new(config.warmup);
-    records.iter().for_each(|r| scan.push(r.submit, r.end));
     let window = scan.finish();
-    let (first, window_start, window_end) = (window.first as usize, window.start, window.end);
-    let mut summary = RunAccumulator::new(config, window, facts.capacity, classes);
-    let mut bins = Binner::new(facts.span, step, facts.capacity, classes.0.len());
-    for record in &records {
-        summary.job(record);
-        bins.waiting(classes.of(record.units), record.submit, record.start);
-    }
-    read_instants(schedule, |run| {
-        summary.instants(run);
-        bins.instants(run);
-    })?;
-    let (summary, size_classes) = summary.finish(facts.skipped_too_large, facts.reservations);
-    let (bins, class_queues) = bins.finish();
+    let (window_start, window_end) = (window.start, window.end);
 
-    // The users' waits and slowdowns beside their fairshare.
-    let user_rows = metrics::user_rows(&records, first, &users_replay);
     // Clusters: a topology's, or the uniform machine as one cluster named after the cell's.
     let (labels, cluster_names): (Vec<String>, Vec<String>) = match machine {
         Machine::Topology(t) => {
@@ -207,13 +192,76 @@ fn compute(
         Machine::Uniform(_) => (Vec::new(), vec![cell.cluster.name.clone()]),
     };
     let capacities = usage::cluster_capacities(machine);
-    let (per_cluster, by_resource) =
-        usage::utilization(&records[..], &capacities, (window_start, window_end));
     let total = capacities
         .iter()
         .fold(crate::sim::ResourceVec::ZERO, |a, c| a + *c);
-    let (eet, cell_eet) =
-        super::eet_outputs::compute(cell, &records, total.0[0], total.0[1], &user_rows)?;
+    let mut eet =
+        super::eet_outputs::EetPass::new(cell, &eet_users, total.0[0], total.0[1], &users_replay)?;
+    drop(eet_users);
+
+    // Pass 2: every job once, in submission order, into running aggregates and straight on to
+    // jobs.parquet (its summary metadata is added once the aggregates are known).
+    let mut summary = RunAccumulator::new(config, window, facts.capacity, classes);
+    let mut bins = Binner::new(facts.span, step, facts.capacity, classes.0.len());
+    let (origin, bin_count) = facts.span.map_or((0, 0), |(first, last)| {
+        (
+            first.div_euclid(step) * step,
+            bins_needed(first, last, step) as usize,
+        )
+    });
+    let mut held = usage::HeldInWindow::new(capacities.len(), (window_start, window_end));
+    let mut held_bins = usage::HeldPerBin::new(capacities.len(), origin, step, bin_count);
+    let mut user_sums = UserSums::new(&users_replay);
+    let mut queue_sums = QueueSums::new(limits.as_ref());
+    let mut cluster_sums = ClusterSums::new(cluster_names.len());
+    let mut jobs_in = vec![0u64; cluster_names.len()];
+    let mut penalty_waits = PenaltyWaits::new(cell, workload.jobs.len());
+    let mut jobs =
+        JobsWriter::create(&entry.path("jobs.parquet"), &[], false).map_err(|e| e.to_string())?;
+    let mut seen: u64 = 0;
+    let mut records: Vec<JobRecord> = Vec::new();
+    let mut results = Vec::new();
+    read_jobs(schedule, |rows| {
+        records.clear();
+        records.extend(rows.iter().map(|row| JobRecord::of(row, config.tau)));
+        results.clear();
+        for record in &records {
+            let measured = seen >= window.first;
+            seen += 1;
+            summary.job(record);
+            bins.waiting(classes.of(record.units), record.submit, record.start);
+            if measured {
+                user_sums.measured(record);
+                cluster_sums.measured(record);
+            }
+            queue_sums.job(record, measured);
+            if let Some(n) = jobs_in.get_mut(record.cluster as usize) {
+                *n += 1;
+            }
+            held.job(record);
+            held_bins.job(record);
+            penalty_waits.job(record);
+            results.push(eet.job(record)?);
+        }
+        let job_labels = JobLabels {
+            limits: limits.as_ref(),
+            clusters: &labels,
+            queue_names: &workload.queue_names,
+            eet: Some(&results),
+        };
+        jobs.write("", &records, &job_labels)
+            .map_err(|e| e.to_string())
+    })?;
+    drop((records, results));
+    read_instants(schedule, |run| {
+        summary.instants(run);
+        bins.instants(run);
+    })?;
+    let (summary, size_classes) = summary.finish(facts.skipped_too_large, facts.reservations);
+    let (bins, class_queues) = bins.finish();
+    let user_rows = user_sums.rows(&users_replay);
+    let (per_cluster, by_resource) = held.finish(&capacities);
+    let (eet, cell_eet) = eet.finish()?;
 
     let cell_summary = CellSummary {
         policy: facts.policy,
@@ -249,26 +297,10 @@ fn compute(
         eet: cell_eet,
     };
     let text = serde_json::to_string(&cell_summary).map_err(|e| e.to_string())?;
-    let mut jobs = JobsWriter::create(
-        &entry.path("jobs.parquet"),
-        &[(CELL_SUMMARY_KEY.to_string(), text)],
-        false,
-    )
-    .map_err(|e| e.to_string())?;
-    let job_labels = JobLabels {
-        limits: limits.as_ref(),
-        clusters: &labels,
-        queue_names: &workload.queue_names,
-        eet: Some(&eet.report.jobs),
-    };
-    jobs.write("", &records, &job_labels)
+    jobs.finish_with(&[(CELL_SUMMARY_KEY.to_string(), text)])
         .map_err(|e| e.to_string())?;
-    jobs.finish().map_err(|e| e.to_string())?;
 
-    write_queue_summaries(
-        &entry.path("queues.parquet"),
-        &metrics::summarize_queues(&records, first, limits.as_ref()),
-    )?;
+    write_queue_summaries(&entry.path("queues.parquet"), &queue_sums.finish())?;
 
     let reservations = schedule.join("reservations.parquet");
     if reservations.is_file() {
@@ -286,7 +318,7 @@ fn compute(
     .map_err(|e| e.to_string())?;
     super::eet_outputs::write(entry, &eet, total.0[0], total.0[1])?;
     drop(eet);
-    write_penalties(cell, workload, machine, &records, entry)?;
+    write_penalties(cell, workload, machine, penalty_waits, entry)?;
     write_user_timeseries(
         &entry.path("user_timeseries.parquet"),
         &users_replay.samples,
@@ -300,9 +332,7 @@ fn compute(
         .map(|c| c.name.clone())
         .zip(class_queues)
         .collect();
-    let origin = bins.first().map_or(0, |b| b.start);
-    let (cluster_bins, total_bins) =
-        usage::utilization_bins(&records, &capacities, origin, step, bins.len());
+    let (cluster_bins, total_bins) = held_bins.finish(&capacities);
     let resources: Vec<(String, Vec<Option<f64>>)> = RESOURCES
         .iter()
         .enumerate()
@@ -325,8 +355,12 @@ fn compute(
     // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
     // utilization over time.
     let mut clusters = Table::default();
-    let jobs_in = |c: usize| records.iter().filter(|r| r.cluster as usize == c).count();
-    let measured = metrics::per_cluster(&records[first..], cluster_names.len());
+    let whole_run = &cell_summary.summary;
+    let measured = cluster_sums.finish(|| metrics::Distribution {
+        mean: whole_run.wait_mean,
+        median: whole_run.wait_median,
+        p95: whole_run.wait_p95,
+    });
     for (c, name) in cluster_names.iter().enumerate() {
         clusters
             .row()
@@ -335,7 +369,7 @@ fn compute(
             .set("cores", Value::Int(capacities[c].0[0] as i64))
             .set("memory_kb", Value::Int(capacities[c].0[1] as i64))
             .set("gpus", Value::Int(capacities[c].0[2] as i64))
-            .set("jobs", Value::Int(jobs_in(c) as i64));
+            .set("jobs", Value::Int(jobs_in[c] as i64));
         for (k, resource) in RESOURCES.iter().enumerate() {
             clusters.set(
                 &format!("utilization_{resource}"),
@@ -379,6 +413,34 @@ fn compute(
         .map_err(|e| e.to_string())
 }
 
+/// Whether a cell writes rows into `job_penalties.parquet`: fairshare and priority orders.
+fn has_penalties(cell: &Cell) -> bool {
+    matches!(
+        cell.scheduler.order.kind,
+        OrderKind::Fairshare | OrderKind::Priority
+    )
+}
+
+/// The waits `job_penalties.parquet` reports, by workload index, gathered while the records
+/// stream by — only for a cell that has penalty rows (16 bytes a workload job then).
+struct PenaltyWaits(Vec<Option<crate::sim::Time>>);
+
+impl PenaltyWaits {
+    fn new(cell: &Cell, jobs: usize) -> PenaltyWaits {
+        PenaltyWaits(if has_penalties(cell) {
+            vec![None; jobs]
+        } else {
+            Vec::new()
+        })
+    }
+
+    fn job(&mut self, r: &JobRecord) {
+        if let Some(w) = self.0.get_mut(r.index as usize) {
+            *w = Some(r.wait);
+        }
+    }
+}
+
 /// `job_penalties.parquet`: for a cell ordered by fairshare or priority, every job's penalty
 /// under `cpu` and `pe_min` on the cell's machine (Klusáček & Rudová §4) and its wait; no rows
 /// for other orders (docs/outputs.md).
@@ -386,12 +448,12 @@ fn write_penalties(
     cell: &Cell,
     workload: &Workload,
     machine: &Machine,
-    records: &[JobRecord],
+    waits: PenaltyWaits,
     entry: &EntryWriter,
 ) -> Result<(), String> {
     let path = entry.path("job_penalties.parquet");
     let order = &cell.scheduler.order;
-    if !matches!(order.kind, OrderKind::Fairshare | OrderKind::Priority) {
+    if !has_penalties(cell) {
         return write_job_penalties(&path, &[], &[], &[]).map_err(|e| e.to_string());
     }
     // The cell's penalty settings (queue costs, GPUs) under both models.
@@ -402,11 +464,7 @@ fn write_penalties(
     let pricing = Pricing::new(machine, &workload.constraints, &spec)
         .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
     let jobs = crate::analysis::job_penalties(workload, &pricing);
-    let mut waits = vec![None; workload.jobs.len()];
-    for r in records {
-        waits[r.index as usize] = Some(r.wait);
-    }
-    write_job_penalties(&path, &jobs, &waits, &[]).map_err(|e| e.to_string())
+    write_job_penalties(&path, &jobs, &waits.0, &[]).map_err(|e| e.to_string())
 }
 
 /// `queues.parquet`: one row per queue (docs/outputs.md).

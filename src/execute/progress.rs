@@ -32,18 +32,21 @@ const TICK: Duration = Duration::from_millis(200);
 
 /// The time left, from the cost done so far: `elapsed × (len − pos) / pos`.
 fn eta_from_costs(state: &ProgressState, out: &mut dyn std::fmt::Write) {
-    let (done, total) = (state.pos(), state.len().unwrap_or(0));
+    let total = state.len().unwrap_or(0);
+    let _ = match time_left(state.elapsed(), state.pos(), total) {
+        Some(left) => write!(out, "{}", indicatif::HumanDuration(left)),
+        None => out.write_str("?"),
+    };
+}
+
+/// `elapsed × (total − done) / done` in cost units; unknown before any cost is done or once all
+/// of it is.
+fn time_left(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
     if done == 0 || total <= done {
-        let _ = out.write_str("?");
-        return;
+        return None;
     }
-    let elapsed = state.elapsed().as_secs_f64();
-    let left = elapsed * (total - done) as f64 / done as f64;
-    let _ = write!(
-        out,
-        "{}",
-        indicatif::HumanDuration(Duration::from_secs_f64(left))
-    );
+    let left = elapsed.as_secs_f64() * (total - done) as f64 / done as f64;
+    Some(Duration::from_secs_f64(left))
 }
 
 impl Progress {
@@ -153,5 +156,43 @@ impl Observer for Progress {
         if let Progress::Bar { bar, .. } = self {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(cost: u64) -> Event {
+        Event {
+            label: "cell".into(),
+            key: "k".into(),
+            outcome: Outcome::Ran,
+            seconds: 1.0,
+            cost,
+        }
+    }
+
+    /// Issue 16: the estimate swung from 24 s to 2 min on a 49 s run because it counted nodes.
+    /// The bar advances by node cost, so after the node holding 90 % of the cost finished in 9 s
+    /// the time left is 1 s — counting nodes (1 of 2 done) would say 9 s.
+    #[test]
+    fn the_time_left_is_estimated_from_node_costs_not_node_counts() {
+        let progress = Progress::Bar {
+            bar: ProgressBar::hidden(),
+            nodes: (AtomicUsize::new(0), AtomicUsize::new(0)),
+        };
+        progress.started(2, 2);
+        progress.costs(100);
+        progress.event(&ran(90));
+        let Progress::Bar { bar, .. } = &progress else {
+            unreachable!()
+        };
+        assert_eq!((bar.position(), bar.length()), (90, Some(100)));
+        assert_eq!(bar.prefix(), "1/2");
+        let left = time_left(Duration::from_secs(9), bar.position(), 100).unwrap();
+        assert!((left.as_secs_f64() - 1.0).abs() < 1e-9, "{left:?}");
+        assert_eq!(time_left(Duration::from_secs(9), 0, 100), None);
+        assert_eq!(time_left(Duration::from_secs(9), 100, 100), None);
     }
 }

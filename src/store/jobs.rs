@@ -32,6 +32,9 @@ pub struct JobLabels<'a> {
     pub eet: Option<&'a [JobEet]>,
 }
 
+/// Rows per row group of a `jobs.parquet` written here.
+pub const JOBS_ROW_GROUP: usize = 1 << 16;
+
 pub struct JobsWriter {
     file: AtomicFile,
     writer: ArrowWriter<File>,
@@ -116,12 +119,14 @@ impl JobsWriter {
         );
         let schema = described(OutputFile::Jobs, &Schema::new(fields));
         let file = AtomicFile::create(path)?;
-        let writer = ArrowWriter::try_new(
-            file.file()?,
-            schema.clone(),
-            Some(writer_properties(metadata)),
-        )
-        .map_err(|e| parquet_error(path, e))?;
+        // Row groups of [`JOBS_ROW_GROUP`] rows: the writer holds one encoded row group until
+        // it is complete, so a million-row group would cost ~45 MB while a cell streams.
+        let properties = writer_properties(metadata)
+            .into_builder()
+            .set_max_row_group_row_count(Some(JOBS_ROW_GROUP))
+            .build();
+        let writer = ArrowWriter::try_new(file.file()?, schema.clone(), Some(properties))
+            .map_err(|e| parquet_error(path, e))?;
         Ok(JobsWriter {
             file,
             writer,

@@ -88,6 +88,7 @@ pub struct EetArgs {
     /// Skip malformed trace lines (counted) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Output format of the summary: an aligned table or JSON.
     #[arg(long, default_value = "table")]
     pub format: Format,
 }

@@ -29,7 +29,7 @@ pub use penalty::{
     Normalization, PenaltyError, PenaltyModel, PenaltySpec, Pricing, StandardJob,
     processor_equivalent,
 };
-pub use replay::{Replay, Sampling, UserSample, UserUsage, replay};
+pub use replay::{Replay, ReplayJob, Sampling, UserSample, UserUsage, replay, replay_jobs};
 pub use state::{FairshareError, FairshareState};
 
 /// Everything that defines a fairshare: the penalty, when usage is charged, how it decays, and

@@ -75,27 +75,84 @@ pub fn replay(
     spec: &FairshareSpec,
     sampling: Option<Sampling>,
 ) -> Result<Replay, FairshareError> {
-    let mut state = FairshareState::new(workload, machine, spec)?;
-    let accounts = state.accounts().clone();
-    let n = accounts.user_count();
     let mut class = vec![0u32; workload.len()];
     for a in &outcome.assignments {
         class[a.job as usize] = a.class;
     }
-    // Events: (time, 0 = end / 1 = start, job).
-    let mut events: Vec<(Time, u8, u32)> = Vec::with_capacity(outcome.jobs.len() * 2);
+    let jobs = |f: &mut dyn FnMut(ReplayJob)| -> Result<(), String> {
+        for o in &outcome.jobs {
+            f(ReplayJob {
+                job: o.job,
+                class: class[o.job as usize],
+                start: o.start,
+                end: o.end,
+                cores: o.held.0[0],
+            });
+        }
+        Ok(())
+    };
+    match replay_jobs(workload, machine, spec, sampling, jobs) {
+        Ok(replay) => replay,
+        Err(never) => unreachable!("the outcome is in memory: {never}"),
+    }
+}
+
+/// A simulated job as the replay reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayJob {
+    /// Index in the workload.
+    pub job: u32,
+    /// The node class it ran on (0 on a uniform machine).
+    pub class: u32,
+    pub start: Time,
+    pub end: Time,
+    /// Cores held (whole nodes count whole).
+    pub cores: u64,
+}
+
+/// [`replay`] over a run read, in submission order, from `jobs` — a source that hands every
+/// job to its argument and may be called twice (once for usage and events, once more for the
+/// series' cores). Holds 16 bytes a job (its start and end, packed) and the node class of each
+/// workload job on a topology, not the outcome. The outer error is the source's.
+pub fn replay_jobs(
+    workload: &Workload,
+    machine: &Machine,
+    spec: &FairshareSpec,
+    sampling: Option<Sampling>,
+    mut jobs: impl FnMut(&mut dyn FnMut(ReplayJob)) -> Result<(), String>,
+) -> Result<Result<Replay, FairshareError>, String> {
+    let mut state = match FairshareState::new(workload, machine, spec) {
+        Ok(state) => state,
+        Err(e) => return Ok(Err(e)),
+    };
+    let accounts = state.accounts().clone();
+    let n = accounts.user_count();
+    // The class of each job, allocated once a job ran on a class other than 0.
+    let mut class: Vec<u32> = Vec::new();
+    let base = workload.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let mut events = Events::new(base);
     let mut users = vec![UserUsage::default(); n];
-    for o in &outcome.jobs {
-        events.push((o.start, 1, o.job));
-        events.push((o.end, 0, o.job));
+    let mut end: Option<Time> = None;
+    jobs(&mut |o| {
+        if o.class != 0 && class.is_empty() {
+            class = vec![0; workload.len()];
+        }
+        if let Some(c) = class.get_mut(o.job as usize) {
+            *c = o.class;
+        }
+        events.push(o.start, 1, o.job);
+        events.push(o.end, 0, o.job);
         let u = &mut users[accounts.user_of_job(o.job) as usize];
         u.jobs += 1;
         let run = (o.end - o.start) as f64;
-        u.core_seconds += o.held.0[0] as f64 * run;
-        u.charged += state.rate(o.job, class[o.job as usize]) * run;
-    }
-    events.sort_unstable();
-    let end = outcome.jobs.iter().map(|o| o.end).max().unwrap_or(0);
+        u.core_seconds += o.cores as f64 * run;
+        u.charged += state.rate(o.job, o.class) * run;
+        end = Some(end.map_or(o.end, |e| e.max(o.end)));
+    })?;
+    let ran = end.is_some();
+    let end = end.unwrap_or(0);
+    let mut events = events.sorted();
+    let class_of = |job: u32| class.get(job as usize).copied().unwrap_or(0);
 
     // The series' users: the top by charged usage.
     let mut series_users: Vec<u32> = (0..n as u32)
@@ -117,23 +174,18 @@ pub fn replay(
     let others = series_users.len() < users.iter().filter(|u| u.jobs > 0).count();
 
     let mut samples = Vec::new();
-    let mut next = 0;
-    let apply = |state: &mut FairshareState, next: &mut usize, until: Time| {
-        while let Some(&(t, kind, job)) = events.get(*next) {
-            if t > until {
-                break;
-            }
+    let apply = |state: &mut FairshareState, events: &mut SortedEvents, until: Time| {
+        while let Some((t, kind, job)) = events.next_until(until) {
             if kind == 1 {
-                state.started(t, job, class[job as usize]);
+                state.started(t, job, class_of(job));
             } else {
                 state.ended(job, t);
             }
-            *next += 1;
         }
     };
     if let Some(s) = sampling
         && s.step > 0
-        && !outcome.jobs.is_empty()
+        && ran
     {
         let origin = s.origin.div_euclid(s.step) * s.step;
         // Bins cover [origin, end); a run ending on a bin boundary does not open another.
@@ -144,10 +196,10 @@ pub fn replay(
         // Cores held per bin, per series slot (the last slot: the others).
         let mut cores = vec![0.0f64; bins * width];
         if width > 0 {
-            for o in &outcome.jobs {
+            jobs(&mut |o| {
                 // Without "others", every user with jobs has a slot of their own.
                 let k = slot[accounts.user_of_job(o.job) as usize].unwrap_or(width - 1);
-                let held = o.held.0[0] as f64;
+                let held = o.cores as f64;
                 let mut t = o.start.max(origin);
                 while t < o.end {
                     let b = ((t - origin) / s.step) as usize;
@@ -156,12 +208,12 @@ pub fn replay(
                     cores[b * width + k] += held * (upto - t) as f64 / s.step as f64;
                     t = upto;
                 }
-            }
+            })?;
         }
         for b in 0..bins {
             let start = origin + b as Time * s.step;
             let at = (start + s.step).min(end);
-            apply(&mut state, &mut next, at);
+            apply(&mut state, &mut events, at);
             state.refresh(at, None);
             let mut other_usage = 0.0;
             for u in 0..n as u32 {
@@ -189,14 +241,14 @@ pub fn replay(
             }
         }
     }
-    apply(&mut state, &mut next, end);
+    apply(&mut state, &mut events, end);
     state.refresh(end, None);
     for (u, usage) in users.iter_mut().enumerate() {
         usage.usage = state.usage(u as u32);
         usage.share = state.share(u as u32);
         usage.factor = state.factor(u as u32);
     }
-    Ok(Replay {
+    Ok(Ok(Replay {
         ids: accounts.users().to_vec(),
         groups: (0..n as u32)
             .map(|u| accounts.groups()[accounts.group_of(u) as usize])
@@ -204,7 +256,131 @@ pub fn replay(
         users,
         end,
         samples,
-    })
+    }))
+}
+
+/// The run's starts and ends as they are gathered: packed as `(time − base) << 32 | job`, starts
+/// and ends apart (8 bytes an event), while every time fits 32 bits from `base`; else as
+/// `(time, 0 = end / 1 = start, job)` triples.
+enum Events {
+    Packed {
+        base: Time,
+        starts: Vec<u64>,
+        ends: Vec<u64>,
+    },
+    Wide(Vec<(Time, u8, u32)>),
+}
+
+impl Events {
+    fn new(base: Time) -> Events {
+        Events::Packed {
+            base,
+            starts: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, time: Time, kind: u8, job: u32) {
+        match self {
+            Events::Packed { base, starts, ends } => {
+                match u32::try_from(time.wrapping_sub(*base))
+                    .ok()
+                    .filter(|_| time >= *base)
+                {
+                    Some(offset) => {
+                        let key = (u64::from(offset) << 32) | u64::from(job);
+                        if kind == 1 { starts } else { ends }.push(key);
+                    }
+                    None => {
+                        let base = *base;
+                        let unpack = |k: u64| (base + (k >> 32) as Time, k as u32);
+                        let mut wide: Vec<(Time, u8, u32)> =
+                            Vec::with_capacity(starts.len() + ends.len() + 1);
+                        wide.extend(starts.iter().map(|&k| (unpack(k).0, 1, unpack(k).1)));
+                        wide.extend(ends.iter().map(|&k| (unpack(k).0, 0, unpack(k).1)));
+                        wide.push((time, kind, job));
+                        *self = Events::Wide(wide);
+                    }
+                }
+            }
+            Events::Wide(v) => v.push((time, kind, job)),
+        }
+    }
+
+    /// In the replay's order: by time, ends before starts, then by job.
+    fn sorted(self) -> SortedEvents {
+        match self {
+            Events::Packed {
+                base,
+                mut starts,
+                mut ends,
+            } => {
+                starts.sort_unstable();
+                ends.sort_unstable();
+                SortedEvents::Packed {
+                    base,
+                    starts,
+                    ends,
+                    next: (0, 0),
+                }
+            }
+            Events::Wide(mut v) => {
+                v.sort_unstable();
+                SortedEvents::Wide(v, 0)
+            }
+        }
+    }
+}
+
+/// [`Events`] sorted, read in order with a cursor.
+enum SortedEvents {
+    Packed {
+        base: Time,
+        starts: Vec<u64>,
+        ends: Vec<u64>,
+        /// Next start, next end.
+        next: (usize, usize),
+    },
+    Wide(Vec<(Time, u8, u32)>, usize),
+}
+
+impl SortedEvents {
+    /// The next event at or before `until`, if any.
+    fn next_until(&mut self, until: Time) -> Option<(Time, u8, u32)> {
+        match self {
+            SortedEvents::Packed {
+                base,
+                starts,
+                ends,
+                next,
+            } => {
+                let unpack = |k: u64, kind: u8| (*base + (k >> 32) as Time, kind, k as u32);
+                let start = starts.get(next.0).map(|&k| unpack(k, 1));
+                let end = ends.get(next.1).map(|&k| unpack(k, 0));
+                let event = match (start, end) {
+                    (Some(s), Some(e)) => s.min(e),
+                    (s, e) => s.or(e)?,
+                };
+                if event.0 > until {
+                    return None;
+                }
+                if event.1 == 1 {
+                    next.0 += 1;
+                } else {
+                    next.1 += 1;
+                }
+                Some(event)
+            }
+            SortedEvents::Wide(v, next) => {
+                let event = *v.get(*next)?;
+                if event.0 > until {
+                    return None;
+                }
+                *next += 1;
+                Some(event)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@ mod summary;
 pub mod usage;
 mod users;
 
-pub use per_cluster::{ClusterJobs, per_cluster};
-pub use queues::{QueueSummary, summarize_queues};
+pub use per_cluster::{ClusterJobs, ClusterSums, per_cluster};
+pub use queues::{QueueSummary, QueueSums, summarize_queues};
 pub use record::{JobRecord, job_records, requested_memory_kb};
 pub use size_class::{ClassSummary, SizeClass, SizeClasses, summarize_classes};
 pub use stats::Distribution;
@@ -20,7 +20,7 @@ pub use summary::{
     ReservationCounts, RunAccumulator, RunSummary, Window, WindowScan, measurement, summarize,
     summarize_with_classes,
 };
-pub use users::{UserFairness, UserRow, fairness, jain_index, user_rows};
+pub use users::{UserFairness, UserRow, UserSums, fairness, jain_index, user_rows};
 
 use serde::{Deserialize, Serialize};
 

@@ -35,36 +35,57 @@ pub fn summarize_queues(
     first: usize,
     limits: Option<&LimitsOutcome>,
 ) -> Vec<QueueSummary> {
-    let names: Vec<String> = match limits {
-        Some(l) => l.queue_names.clone(),
-        None => vec!["all".to_string()],
-    };
-    let queue_of = |r: &JobRecord| match limits {
-        Some(l) => l.queue[r.index as usize] as usize,
-        None => 0,
-    };
-    let held = |r: &JobRecord| limits.map_or(0, |l| l.held_seconds(r.index, r.submit));
-    let mut rows: Vec<QueueSummary> = names
-        .into_iter()
-        .map(|queue| QueueSummary {
-            queue,
-            jobs: 0,
-            rejected: 0,
-            held_jobs: 0,
-            killed_by_limit: 0,
-            wait_mean: None,
-            held_seconds_mean: None,
-            bounded_slowdown_mean: None,
-            proc_seconds: 0.0,
-            utilization_share: None,
-        })
-        .collect();
-    let mut sums = vec![(0u64, 0i128, 0i128, 0.0f64); rows.len()];
+    let mut sums = QueueSums::new(limits);
     for (i, r) in records.iter().enumerate() {
-        let q = queue_of(r);
-        let row = &mut rows[q];
+        sums.job(r, i >= first);
+    }
+    sums.finish()
+}
+
+/// [`summarize_queues`] fed one record at a time, in submission order: a few numbers per
+/// queue.
+pub struct QueueSums<'a> {
+    limits: Option<&'a LimitsOutcome>,
+    rows: Vec<QueueSummary>,
+    /// Per queue, over measured jobs: count, Σ wait, Σ held seconds, Σ bounded slowdown.
+    sums: Vec<(u64, i128, i128, f64)>,
+}
+
+impl<'a> QueueSums<'a> {
+    pub fn new(limits: Option<&'a LimitsOutcome>) -> QueueSums<'a> {
+        let names: Vec<String> = match limits {
+            Some(l) => l.queue_names.clone(),
+            None => vec!["all".to_string()],
+        };
+        let rows: Vec<QueueSummary> = names
+            .into_iter()
+            .map(|queue| QueueSummary {
+                queue,
+                jobs: 0,
+                rejected: 0,
+                held_jobs: 0,
+                killed_by_limit: 0,
+                wait_mean: None,
+                held_seconds_mean: None,
+                bounded_slowdown_mean: None,
+                proc_seconds: 0.0,
+                utilization_share: None,
+            })
+            .collect();
+        let sums = vec![(0u64, 0i128, 0i128, 0.0f64); rows.len()];
+        QueueSums { limits, rows, sums }
+    }
+
+    /// The next record; `measured` when it is after the warm-up.
+    pub fn job(&mut self, r: &JobRecord, measured: bool) {
+        let limits = self.limits;
+        let q = match limits {
+            Some(l) => l.queue[r.index as usize] as usize,
+            None => 0,
+        };
+        let row = &mut self.rows[q];
         row.jobs += 1;
-        let h: Time = held(r);
+        let h: Time = limits.map_or(0, |l| l.held_seconds(r.index, r.submit));
         if h > 0 {
             row.held_jobs += 1;
         }
@@ -72,34 +93,42 @@ pub fn summarize_queues(
             row.killed_by_limit += 1;
         }
         row.proc_seconds += f64::from(r.procs) * r.run as f64;
-        if i >= first {
-            let s = &mut sums[q];
+        if measured {
+            let s = &mut self.sums[q];
             s.0 += 1;
             s.1 += i128::from(r.wait);
             s.2 += i128::from(h);
             s.3 += r.bounded_slowdown;
         }
     }
-    if let Some(l) = limits {
-        for &(job, _) in &l.rejected {
-            if let Some(&q) = l.queue.get(job as usize)
-                && let Some(row) = rows.get_mut(q as usize)
-            {
-                row.rejected += 1;
+
+    pub fn finish(self) -> Vec<QueueSummary> {
+        let QueueSums {
+            limits,
+            mut rows,
+            sums,
+        } = self;
+        if let Some(l) = limits {
+            for &(job, _) in &l.rejected {
+                if let Some(&q) = l.queue.get(job as usize)
+                    && let Some(row) = rows.get_mut(q as usize)
+                {
+                    row.rejected += 1;
+                }
             }
         }
-    }
-    let total: f64 = rows.iter().map(|r| r.proc_seconds).sum();
-    for (row, (n, wait, held, bsld)) in rows.iter_mut().zip(sums) {
-        if n > 0 {
-            let n_f = n as f64;
-            row.wait_mean = Some(wait as f64 / n_f);
-            row.held_seconds_mean = Some(held as f64 / n_f);
-            row.bounded_slowdown_mean = Some(bsld / n_f);
+        let total: f64 = rows.iter().map(|r| r.proc_seconds).sum();
+        for (row, (n, wait, held, bsld)) in rows.iter_mut().zip(sums) {
+            if n > 0 {
+                let n_f = n as f64;
+                row.wait_mean = Some(wait as f64 / n_f);
+                row.held_seconds_mean = Some(held as f64 / n_f);
+                row.bounded_slowdown_mean = Some(bsld / n_f);
+            }
+            if total > 0.0 {
+                row.utilization_share = Some(row.proc_seconds / total);
+            }
         }
-        if total > 0.0 {
-            row.utilization_share = Some(row.proc_seconds / total);
-        }
+        rows
     }
-    rows
 }

@@ -42,31 +42,55 @@ pub type Fractions = [Option<f64>; KINDS];
 pub fn utilization(
     records: &[JobRecord],
     capacities: &[ResourceVec],
-    (start, end): (Time, Time),
+    window: (Time, Time),
 ) -> (Vec<Fractions>, Fractions) {
-    let length = (end - start).max(0) as f64;
-    let mut held = vec![[0f64; KINDS]; capacities.len()];
-    for r in records {
+    let mut held = HeldInWindow::new(capacities.len(), window);
+    records.iter().for_each(|r| held.job(r));
+    held.finish(capacities)
+}
+
+/// [`utilization`] fed one record at a time: amount-seconds per cluster and resource.
+pub struct HeldInWindow {
+    window: (Time, Time),
+    held: Vec<[f64; KINDS]>,
+}
+
+impl HeldInWindow {
+    pub fn new(clusters: usize, window: (Time, Time)) -> HeldInWindow {
+        HeldInWindow {
+            window,
+            held: vec![[0f64; KINDS]; clusters],
+        }
+    }
+
+    pub fn job(&mut self, r: &JobRecord) {
+        let (start, end) = self.window;
         let overlap = (r.end.min(end) - r.start.max(start)).max(0) as f64;
-        if let Some(h) = held.get_mut(r.cluster as usize) {
+        if let Some(h) = self.held.get_mut(r.cluster as usize) {
             for (sum, amount) in h.iter_mut().zip(r.held.0) {
                 *sum += amount as f64 * overlap;
             }
         }
     }
-    let fractions = |used: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
-        std::array::from_fn(|k| {
-            (cap.0[k] > 0 && length > 0.0).then(|| used[k] / (cap.0[k] as f64 * length))
-        })
-    };
-    let per_cluster = held
-        .iter()
-        .zip(capacities)
-        .map(|(h, c)| fractions(h, c))
-        .collect();
-    let total_held: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|h| h[k]).sum());
-    let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
-    (per_cluster, fractions(&total_held, &total_cap))
+
+    pub fn finish(self, capacities: &[ResourceVec]) -> (Vec<Fractions>, Fractions) {
+        let (start, end) = self.window;
+        let held = self.held;
+        let length = (end - start).max(0) as f64;
+        let fractions = |used: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
+            std::array::from_fn(|k| {
+                (cap.0[k] > 0 && length > 0.0).then(|| used[k] / (cap.0[k] as f64 * length))
+            })
+        };
+        let per_cluster = held
+            .iter()
+            .zip(capacities)
+            .map(|(h, c)| fractions(h, c))
+            .collect();
+        let total_held: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|h| h[k]).sum());
+        let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
+        (per_cluster, fractions(&total_held, &total_cap))
+    }
 }
 
 /// Time-weighted utilization per resource in `bins` bins of `step` seconds from `origin`: one
@@ -78,16 +102,38 @@ pub fn utilization_bins(
     step: Time,
     bins: usize,
 ) -> (Vec<Vec<Fractions>>, Vec<Fractions>) {
-    assert!(step > 0, "timeseries step must be positive");
-    // Amount-seconds held per cluster and bin, integrated job by job: a job adds its amounts to
-    // each bin it overlaps, weighted by the overlap.
-    let clusters = capacities.len();
-    let mut held = vec![vec![[0f64; KINDS]; bins]; clusters];
-    let horizon = origin + step * bins as Time;
-    for r in records {
-        let Some(series) = held.get_mut(r.cluster as usize) else {
-            continue;
+    let mut held = HeldPerBin::new(capacities.len(), origin, step, bins);
+    records.iter().for_each(|r| held.job(r));
+    held.finish(capacities)
+}
+
+/// [`utilization_bins`] fed one record at a time: amount-seconds per cluster, bin and resource
+/// (bounded by the number of bins, `limits.max_timeseries_bins`).
+pub struct HeldPerBin {
+    origin: Time,
+    step: Time,
+    bins: usize,
+    held: Vec<Vec<[f64; KINDS]>>,
+}
+
+impl HeldPerBin {
+    pub fn new(clusters: usize, origin: Time, step: Time, bins: usize) -> HeldPerBin {
+        assert!(step > 0, "timeseries step must be positive");
+        HeldPerBin {
+            origin,
+            step,
+            bins,
+            held: vec![vec![[0f64; KINDS]; bins]; clusters],
+        }
+    }
+
+    /// Adds the job's amounts to each bin it overlaps, weighted by the overlap.
+    pub fn job(&mut self, r: &JobRecord) {
+        let (origin, step) = (self.origin, self.step);
+        let Some(series) = self.held.get_mut(r.cluster as usize) else {
+            return;
         };
+        let horizon = origin + step * series.len() as Time;
         let (from, to) = (r.start.max(origin), r.end.min(horizon));
         let mut t = from;
         while t < to {
@@ -100,23 +146,28 @@ pub fn utilization_bins(
             t = to.min(bin_end);
         }
     }
-    let step = step as f64;
-    let fraction = |h: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
-        std::array::from_fn(|k| (cap.0[k] > 0).then(|| h[k] / (cap.0[k] as f64 * step)))
-    };
-    let per_cluster = held
-        .iter()
-        .zip(capacities)
-        .map(|(series, cap)| series.iter().map(|h| fraction(h, cap)).collect())
-        .collect();
-    let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
-    let total = (0..bins)
-        .map(|b| {
-            let h: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|s| s[b][k]).sum());
-            fraction(&h, &total_cap)
-        })
-        .collect();
-    (per_cluster, total)
+
+    pub fn finish(self, capacities: &[ResourceVec]) -> (Vec<Vec<Fractions>>, Vec<Fractions>) {
+        let held = self.held;
+        let bins = self.bins;
+        let step = self.step as f64;
+        let fraction = |h: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
+            std::array::from_fn(|k| (cap.0[k] > 0).then(|| h[k] / (cap.0[k] as f64 * step)))
+        };
+        let per_cluster = held
+            .iter()
+            .zip(capacities)
+            .map(|(series, cap)| series.iter().map(|h| fraction(h, cap)).collect())
+            .collect();
+        let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
+        let total = (0..bins)
+            .map(|b| {
+                let h: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|s| s[b][k]).sum());
+                fraction(&h, &total_cap)
+            })
+            .collect();
+        (per_cluster, total)
+    }
 }
 
 #[cfg(test)]

@@ -63,43 +63,69 @@ pub fn jain_index(xs: &[f64]) -> Option<f64> {
 /// The rows of users with at least one simulated job, by user id; `records` are the run's job
 /// records and `first` the first measured one (the warm-up cut of [`super::measurement`]).
 pub fn user_rows(records: &[JobRecord], first: usize, replay: &Replay) -> Vec<UserRow> {
-    let n = replay.ids.len();
-    let dense = |id: i32| replay.ids.binary_search(&id).ok();
-    // Per user: measured jobs, Σ wait, Σ response, Σ bounded slowdown.
-    let mut sums = vec![(0u64, 0.0f64, 0.0f64, 0.0f64); n];
+    let mut sums = UserSums::new(replay);
     for r in &records[first.min(records.len())..] {
-        if let Some(u) = dense(r.user) {
-            let s = &mut sums[u];
+        sums.measured(r);
+    }
+    sums.rows(replay)
+}
+
+/// The per-user sums of [`user_rows`], fed one measured record at a time (a few numbers per
+/// user, nothing per job).
+pub struct UserSums {
+    /// The replay's user ids (sorted), to find a record's user.
+    ids: Vec<i32>,
+    /// Per user: measured jobs, Σ wait, Σ response, Σ bounded slowdown.
+    sums: Vec<(u64, f64, f64, f64)>,
+}
+
+impl UserSums {
+    pub fn new(replay: &Replay) -> UserSums {
+        UserSums {
+            ids: replay.ids.clone(),
+            sums: vec![(0, 0.0, 0.0, 0.0); replay.ids.len()],
+        }
+    }
+
+    /// The next measured record, in submission order.
+    pub fn measured(&mut self, r: &JobRecord) {
+        if let Ok(u) = self.ids.binary_search(&r.user) {
+            let s = &mut self.sums[u];
             s.0 += 1;
             s.1 += r.wait as f64;
             s.2 += r.response as f64;
             s.3 += r.bounded_slowdown;
         }
     }
-    let mut rows: Vec<UserRow> = (0..n)
-        .filter(|&u| replay.users[u].jobs > 0)
-        .map(|u| {
-            let usage = &replay.users[u];
-            let (m, wait, response, bsld) = sums[u];
-            let mean = |total: f64| (m > 0).then(|| total / m as f64);
-            UserRow {
-                user: replay.ids[u],
-                group: replay.groups[u],
-                jobs: usage.jobs,
-                measured_jobs: m,
-                core_hours: usage.core_seconds / 3600.0,
-                penalised_usage: usage.charged,
-                usage: usage.usage,
-                share: usage.share,
-                fairshare_factor: usage.factor,
-                wait_mean: mean(wait),
-                response_mean: mean(response),
-                bounded_slowdown_mean: mean(bsld),
-            }
-        })
-        .collect();
-    rows.sort_by_key(|r| r.user);
-    rows
+
+    /// The rows, by user id, of the users `replay` saw run a job.
+    pub fn rows(self, replay: &Replay) -> Vec<UserRow> {
+        let sums = self.sums;
+        let mut rows: Vec<UserRow> = (0..replay.ids.len())
+            .filter(|&u| replay.users[u].jobs > 0)
+            .map(|u| {
+                let usage = &replay.users[u];
+                let (m, wait, response, bsld) = sums[u];
+                let mean = |total: f64| (m > 0).then(|| total / m as f64);
+                UserRow {
+                    user: replay.ids[u],
+                    group: replay.groups[u],
+                    jobs: usage.jobs,
+                    measured_jobs: m,
+                    core_hours: usage.core_seconds / 3600.0,
+                    penalised_usage: usage.charged,
+                    usage: usage.usage,
+                    share: usage.share,
+                    fairshare_factor: usage.factor,
+                    wait_mean: mean(wait),
+                    response_mean: mean(response),
+                    bounded_slowdown_mean: mean(bsld),
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.user);
+        rows
+    }
 }
 
 /// Jain's indices over `rows`.

@@ -25,4 +25,8 @@ pub enum EetError {
         user: i32,
         resource: Resource,
     },
+    #[error(
+        "job {job} of user {user} comes before an earlier arrival of its user, or its user was not announced: jobs must be judged in arrival order"
+    )]
+    OutOfOrder { job: u64, user: i32 },
 }

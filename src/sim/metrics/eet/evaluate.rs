@@ -167,7 +167,7 @@ struct Arrival {
     request: PerResource<u64>,
 }
 
-fn summarize(users: &[UserEet]) -> EetSummary {
+pub(super) fn summarize(users: &[UserEet]) -> EetSummary {
     let judged: Vec<&UserEet> = users.iter().filter(|u| u.judged > 0).collect();
     let collect = |f: fn(&UserEet) -> f64| judged.iter().map(|u| f(u)).collect::<Vec<f64>>();
     let judged_jobs: u64 = users.iter().map(|u| u.judged).sum();

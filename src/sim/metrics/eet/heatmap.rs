@@ -214,7 +214,7 @@ pub fn heatmap(
 /// The level Σ deltas of `events` (time, change) as a step function, integrated over each bin
 /// of `axis`: `(bin, ∫ level dt, max level)` for every bin where the level is ever positive,
 /// in bin order. `events` are sorted in place. O(events log events + bins touched).
-fn binned(events: &mut [(Time, i128)], axis: &Axis) -> Vec<(u32, f64, i128)> {
+pub(super) fn binned(events: &mut [(Time, i128)], axis: &Axis) -> Vec<(u32, f64, i128)> {
     // Changes at one time are summed before use, so their order does not matter.
     events.sort_unstable_by_key(|e| e.0);
     let end_of_axis = axis.time(axis.bins);

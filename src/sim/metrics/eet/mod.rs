@@ -23,6 +23,7 @@ mod resource;
 mod schedule;
 pub mod share;
 mod spread;
+mod stream;
 mod user;
 
 pub use capacity::CapacityRule;
@@ -35,4 +36,5 @@ pub use ratio::Ratio;
 pub use resource::{PerResource, Resource};
 pub use schedule::{ScheduleEet, schedule_eet};
 pub use spread::Spread;
+pub use stream::{EetStream, EetUsers};
 pub use user::UserEet;

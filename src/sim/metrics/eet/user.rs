@@ -41,7 +41,16 @@ impl UserEet {
         capacity: PerResource<Option<Ratio>>,
         jobs: impl Iterator<Item = (&'a EetJob, &'a JobEet)>,
     ) -> UserEet {
-        let mut u = UserEet {
+        let mut u = UserEet::empty(user, group, capacity);
+        for (job, result) in jobs {
+            u.add(job, result);
+        }
+        u.finished()
+    }
+
+    /// A user without jobs yet (the start of [`UserEet::add`]ing them one by one).
+    pub fn empty(user: i32, group: i32, capacity: PerResource<Option<Ratio>>) -> UserEet {
+        UserEet {
             user,
             group,
             capacity,
@@ -52,18 +61,26 @@ impl UserEet {
             tardiness: 0,
             weighted_tardiness: 0,
             max_tardiness: 0,
-        };
-        for (job, result) in jobs {
-            u.jobs += 1;
-            let Some(t) = result.tardiness else { continue };
-            u.judged += 1;
-            u.violated += u64::from(result.violated == Some(true));
-            u.tardiness = u.tardiness.saturating_add(t);
-            let cpus = i64::try_from(job.request[Resource::Cpu]).unwrap_or(i64::MAX);
-            u.weighted_tardiness = u.weighted_tardiness.saturating_add(t.saturating_mul(cpus));
-            u.max_tardiness = u.max_tardiness.max(t);
         }
-        u.veet = (u.judged > 0).then(|| u.violated as f64 / u.judged as f64 * 100.0);
-        u
+    }
+
+    /// Counts one more job of the user and its result.
+    pub fn add(&mut self, job: &EetJob, result: &JobEet) {
+        self.jobs += 1;
+        let Some(t) = result.tardiness else { return };
+        self.judged += 1;
+        self.violated += u64::from(result.violated == Some(true));
+        self.tardiness = self.tardiness.saturating_add(t);
+        let cpus = i64::try_from(job.request[Resource::Cpu]).unwrap_or(i64::MAX);
+        self.weighted_tardiness = self
+            .weighted_tardiness
+            .saturating_add(t.saturating_mul(cpus));
+        self.max_tardiness = self.max_tardiness.max(t);
+    }
+
+    /// The totals with VEET_u computed from them.
+    pub fn finished(mut self) -> UserEet {
+        self.veet = (self.judged > 0).then(|| self.violated as f64 / self.judged as f64 * 100.0);
+        self
     }
 }
