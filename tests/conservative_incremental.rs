@@ -181,3 +181,49 @@ fn a_compression_that_moved_a_reservation_is_followed_by_another() {
     assert_eq!(start(3), 10, "B moved into the capacity freed at 10");
     assert_eq!(start(4), 50, "C is planned after A");
 }
+
+/// A case proptest found (shrunk) on 2026-11-24: shifted advance reservations over exclusive
+/// nodes, with an early completion. Both formulations must run it without over-allocating, to
+/// the same plan. The incremental one over-allocates at 269 (job 2) on main as of ae2dfd4 too:
+/// a known, not yet fixed bug (BENCHMARKS.md, consperf4 session), kept here so it is not lost.
+#[test]
+#[ignore = "known bug: incremental conservative over-allocates with shifted reservations"]
+fn shifted_reservations_over_exclusive_nodes() {
+    let w = Workload::new(vec![
+        common::job(1, 20, 10, 13, 26),
+        common::job(2, 20, 4, 38, 114),
+    ]);
+    let request = |id, created, start, duration, width| ReservationRequest {
+        id,
+        owner: "o".into(),
+        created,
+        start,
+        duration,
+        width,
+        cluster: None,
+    };
+    let requests = vec![
+        request(1, 71, 191, 78, 4),
+        request(2, 0, 0, 65, 2),
+        request(3, 71, 71, 106, 2),
+        request(4, 72, 72, 106, 2),
+    ];
+    let config = SimConfig {
+        order: Default::default(),
+        machine: Machine::exclusive_nodes(4, 3),
+        scheduler: SchedulerKind::Conservative,
+        interval: None,
+        overrun: Overrun::Kill,
+        placement: Default::default(),
+    };
+    let r = Reservations {
+        requests,
+        placement: Placement::AtRequestedTime,
+        on_conflict: OnConflict::Shift,
+        ..Reservations::default()
+    };
+    let (expected, expected_plan) = run(&w, &config, &r, Conservative::reference());
+    let (out, plan) = run(&w, &config, &r, Conservative::default());
+    assert_eq!(plan, expected_plan);
+    assert_eq!(out, expected);
+}

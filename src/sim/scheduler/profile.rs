@@ -101,6 +101,9 @@ impl Chunk {
 pub struct Profile {
     /// Non-empty chunks in time order.
     chunks: Vec<Chunk>,
+    /// The first breakpoint of each chunk, contiguous so that locating a time's chunk is one
+    /// cache-friendly binary search.
+    firsts: Vec<Time>,
 }
 
 impl Profile {
@@ -114,6 +117,8 @@ impl Profile {
         };
         chunk.summarise();
         self.chunks.push(chunk);
+        self.firsts.clear();
+        self.firsts.push(now);
     }
 
     pub fn start(&self) -> Time {
@@ -158,12 +163,14 @@ impl Profile {
         }
         let (c, i) = self.split_at(now);
         self.chunks.drain(..c);
+        self.firsts.drain(..c);
         let chunk = &mut self.chunks[0];
         if i > 0 {
             chunk.times.drain(..i);
             chunk.free.drain(..i);
             chunk.summarise();
         }
+        self.firsts[0] = now;
     }
 
     /// The smallest free amount of each resource from the start on: all non-negative when the
@@ -186,7 +193,7 @@ impl Profile {
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
-        self.first_window(from, duration, Time::MAX, demand)
+        self.first_window(from, duration, Time::MAX, Time::MAX, demand)
     }
 
     /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
@@ -215,17 +222,52 @@ impl Profile {
         duration: Time,
         demand: ResourceVec,
     ) -> Option<Time> {
-        self.first_window(from, duration, before, demand)
+        let from = from.max(self.start());
+        if self.chunks.is_empty() || from >= before {
+            return None;
+        }
+        // A window that reaches `before` holds its last second, `before - 1`; any other window
+        // is a full one that starts by `before - duration`. So when that second is too small,
+        // only full windows starting by then are sought, and none when none can start by then
+        // (issue 10: most jobs that cannot move are told so here, or by a shorter search).
+        if !self.fits_at(before - 1, demand) {
+            return self.first_full_fit(from, before.saturating_sub(duration), duration, demand);
+        }
+        self.first_window(from, duration, before, before, demand)
             .filter(|&t| t < before)
     }
 
+    /// Whether `demand` fits the free capacity at time `t` (≥ start).
+    pub fn fits_at(&self, t: Time, demand: ResourceVec) -> bool {
+        fits(&signed(demand), &self.free_at(t))
+    }
+
+    /// The earliest start in `[from, last]` of a whole window `[t, t + duration)` that fits
+    /// `demand`, if any: what [`Profile::first_fit_before`] seeks when the second before
+    /// `before = last + duration` is too small.
+    pub fn first_full_fit(
+        &self,
+        from: Time,
+        last: Time,
+        duration: Time,
+        demand: ResourceVec,
+    ) -> Option<Time> {
+        let from = from.max(self.start());
+        if self.chunks.is_empty() || last < from {
+            return None;
+        }
+        self.first_window(from, duration, Time::MAX, last + 1, demand)
+    }
+
     /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
-    /// `None` (also as soon as the candidate reaches `clip`, past which nothing is asked).
+    /// `None` (also as soon as a candidate found past `from` reaches `limit`, past which nothing
+    /// is asked).
     fn first_window(
         &self,
         from: Time,
         duration: Time,
         clip: Time,
+        limit: Time,
         demand: ResourceVec,
     ) -> Option<Time> {
         if self.chunks.is_empty() {
@@ -241,6 +283,9 @@ impl Profile {
             if from_index == 0 {
                 // At a chunk boundary its summary may settle the whole chunk.
                 if seeking && chunk.none_fit(&d) {
+                    if chunk.times[0] >= limit {
+                        return None;
+                    }
                     continue;
                 }
                 let t = chunk.times[0];
@@ -260,7 +305,7 @@ impl Profile {
                 if seeking {
                     if ok {
                         candidate = t;
-                        if candidate >= clip {
+                        if candidate >= limit {
                             return None;
                         }
                         seeking = false;
@@ -282,13 +327,17 @@ impl Profile {
         if to.is_some_and(|to| to <= from) || delta == [0; KINDS] || self.chunks.is_empty() {
             return;
         }
-        self.split_at(from);
-        if let Some(to) = to {
-            self.split_at(to);
-        }
-        let (fc, fi) = self.step_at(from);
+        let (mut fc, mut fi) = self.split_at(from);
         let (tc, ti) = match to {
-            Some(to) => self.step_at(to),
+            Some(to) => {
+                let chunks = self.chunks.len();
+                let at = self.split_at(to);
+                if self.chunks.len() != chunks {
+                    // The chunk split may have carried `from` into its upper half.
+                    (fc, fi) = self.step_at(from);
+                }
+                at
+            }
             None => (
                 self.chunks.len() - 1,
                 self.chunks[self.chunks.len() - 1].times.len(),
@@ -304,17 +353,18 @@ impl Profile {
             }
             self.chunks[tc].add(0..ti, &delta);
         }
-        // A step equal to the one before it is no step (never the first).
-        if let Some(to) = to {
-            self.merge_if_equal(to);
+        // A step equal to the one before it is no step (never the first). The later end first:
+        // removing it leaves the earlier one where it is (its chunk keeps `from` if it is the
+        // same, and only chunks after `from`'s can disappear).
+        if to.is_some() {
+            self.merge_if_equal(tc, ti);
         }
-        self.merge_if_equal(from);
+        self.merge_if_equal(fc, fi);
     }
 
-    /// Removes the breakpoint at `t` if its value equals its predecessor's.
-    fn merge_if_equal(&mut self, t: Time) {
-        let (c, i) = self.step_at(t);
-        if self.chunks[c].times[i] != t || (c == 0 && i == 0) {
+    /// Removes the breakpoint at chunk `c`, index `i` if its value equals its predecessor's.
+    fn merge_if_equal(&mut self, c: usize, i: usize) {
+        if c == 0 && i == 0 {
             return;
         }
         let before = if i > 0 {
@@ -329,7 +379,11 @@ impl Profile {
             chunk.free.remove(i);
             if chunk.times.is_empty() {
                 self.chunks.remove(c);
+                self.firsts.remove(c);
             } else {
+                if i == 0 {
+                    self.firsts[c] = chunk.times[0];
+                }
                 chunk.summarise();
             }
         }
@@ -337,10 +391,7 @@ impl Profile {
 
     /// The chunk and index of the step in effect at `t` (t ≥ start).
     fn step_at(&self, t: Time) -> (usize, usize) {
-        let c = self
-            .chunks
-            .partition_point(|chunk| chunk.times[0] <= t)
-            .saturating_sub(1);
+        let c = self.firsts.partition_point(|&x| x <= t).saturating_sub(1);
         let i = self.chunks[c]
             .times
             .partition_point(|&x| x <= t)
@@ -368,6 +419,7 @@ impl Profile {
             };
             chunk.summarise();
             upper.summarise();
+            self.firsts.insert(c + 1, upper.times[0]);
             self.chunks.insert(c + 1, upper);
             return if i + 1 >= CHUNK {
                 (c + 1, i + 1 - CHUNK)
@@ -574,6 +626,11 @@ mod tests {
                     (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
                 });
                 prop_assert_eq!(p.first_fit_before(t, before, d, u(n)), first);
+                // Whole windows starting by `before`, against the same brute force.
+                let full = (t.max(p.start())..=before).find(|&c| {
+                    (c..c + d.max(1)).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                });
+                prop_assert_eq!(p.first_full_fit(t, before, d, u(n)), full);
             }
         }
     }
