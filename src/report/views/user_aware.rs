@@ -12,7 +12,7 @@
 
 use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
-use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
+use crate::report::heatmap::{HeatRow, HeatmapChart, SharedScale, UsageLine, heatmap_svg};
 use crate::report::metric;
 use crate::report::shape::{Config, ResultShape};
 use crate::report::text;
@@ -281,14 +281,21 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .min_by(|a, b| (a.ln().abs()).total_cmp(&b.ln().abs()))
         .unwrap_or(1.0);
     let clock = ctx.data.provenance.first().and_then(|p| p.clock.clone());
-    for r in judged.iter().filter(|r| r.scale == nearest) {
-        let chart = heatmap_chart(r, clock.as_ref());
+    let maps: Vec<(&Run, HeatmapChart)> = judged
+        .iter()
+        .filter(|r| r.scale == nearest)
+        .map(|r| (r, heatmap_chart(r, clock.as_ref())))
+        .collect();
+    // One colour scale for every scheduler's heatmap, so colours compare across them.
+    let shared = SharedScale::over(maps.iter().flat_map(|(_, c)| &c.rows), maps.len());
+    for (r, mut chart) in maps {
+        chart.shared_scale = shared;
         let drawn = chart.rows.len();
         let users = r.cell.users.len();
         section.charts.push(Chart {
             id: format!("eet-heatmap-{}", super::slug(&r.name)),
             caption: format!(
-                "Violated EETs per user over time — {} at expected capacity {} ({drawn} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath",
+                "Violated EETs per user over time — {} at expected capacity {} ({drawn} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath; one colour scale for every scheduler's heatmap",
                 r.name,
                 scale_text(nearest),
                 users - drawn
@@ -335,7 +342,8 @@ fn heatmap_chart(
         title: format!("Violated EETs per user — {}", r.name),
         value_label: "violated EETs".into(),
         start,
-        start_label: clock.map(|c| c.date_time(start as f64)),
+        clock: clock.cloned(),
+        shared_scale: None,
         bin_seconds: width,
         bins,
         rows: rows.into_iter().map(|(_, r)| r).collect(),
