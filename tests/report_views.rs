@@ -142,8 +142,10 @@ table: table by workload × scheduler × interval
 }
 
 #[test]
-fn a_sweep_with_two_numeric_axes_plots_every_metric_against_each() {
-    // The issue's example: 3 schedulers × 2 τ × 3 load scales on one trace.
+fn a_sweep_with_two_numeric_axes_plots_every_metric_against_each_that_can_change_it() {
+    // The issue's example: 3 schedulers × 2 τ × 3 load scales on one trace. τ is a metric
+    // setting of bounded slowdowns only: the other metrics are neither plotted against it nor
+    // split into panels by it (the same schedules), and it dashes only the slowdowns' CDF.
     let data = grid_data(
         &[
             ("scheduler", text(&["fcfs", "easy", "conservative"])),
@@ -166,19 +168,15 @@ tau: numeric 10 s, 60 s
     assert_eq!(
         selected(&data),
         "findings: compare scheduler | trends load_scale × tau
-sweep: wait_mean ~ load_scale | lines scheduler | panels tau
+sweep: wait_mean ~ load_scale | lines scheduler | panels – | held tau
 sweep: bounded_slowdown_mean ~ load_scale | lines scheduler | panels tau
-sweep: utilization ~ load_scale | lines scheduler | panels tau
-sweep: queue_length_sampled ~ load_scale | lines scheduler | panels tau
-sweep: backfilled_fraction ~ load_scale | lines scheduler | panels tau
-sweep: wait_mean ~ tau | lines scheduler | panels load_scale
+sweep: utilization ~ load_scale | lines scheduler | panels – | held tau
+sweep: queue_length_sampled ~ load_scale | lines scheduler | panels – | held tau
+sweep: backfilled_fraction ~ load_scale | lines scheduler | panels – | held tau
 sweep: bounded_slowdown_mean ~ tau | lines scheduler | panels load_scale
-sweep: utilization ~ tau | lines scheduler | panels load_scale
-sweep: queue_length_sampled ~ tau | lines scheduler | panels load_scale
-sweep: backfilled_fraction ~ tau | lines scheduler | panels load_scale
-timeline: utilization | panels – | colour scheduler | dash tau | held load_scale
-timeline: queue | panels – | colour scheduler | dash tau | held load_scale
-timeline: wait | panels – | colour scheduler | dash tau | held load_scale
+timeline: utilization | panels – | colour scheduler | dash – | held load_scale
+timeline: queue | panels – | colour scheduler | dash – | held load_scale
+timeline: wait | panels – | colour scheduler | dash – | held load_scale
 timeline: bounded_slowdown | panels – | colour scheduler | dash tau | held load_scale
 schedule: gantt
 table: table by scheduler × load_scale × tau
@@ -305,13 +303,20 @@ fn large_grids_are_averaged_not_silenced_and_single_cells_still_get_charts() {
     let views = selected(&data);
     assert!(
         views.contains(
-            "sweep: wait_mean ~ load_scale | lines scheduler | panels workload × tau | averaged interval\n"
+            "sweep: bounded_slowdown_mean ~ load_scale | lines scheduler | panels workload × tau | averaged interval\n"
         ),
         "{views}"
     );
     assert!(views.contains(
-        "sweep: wait_mean ~ interval | lines scheduler | panels workload × tau | averaged load_scale\n"
+        "sweep: bounded_slowdown_mean ~ interval | lines scheduler | panels workload × tau | averaged load_scale\n"
     ));
+    // τ cannot change the mean wait: held, the 3 × 3 panels of workload × interval fit.
+    assert!(
+        views.contains(
+            "sweep: wait_mean ~ load_scale | lines scheduler | panels workload × interval | held tau\n"
+        ),
+        "{views}"
+    );
     // One cell: no comparison to make, but its time series, distributions and schedule.
     let one = grid_data(&[("workload", text(&["kth"]))], |_| true, 1, &[]);
     assert_eq!(

@@ -3,7 +3,6 @@
 //! cause chain and a `hint:` where the fix is known.
 
 mod completions;
-mod date;
 mod diff;
 mod eet;
 mod export;

@@ -81,6 +81,17 @@ mod tests {
     #[test]
     fn dates_by_hand() {
         assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(-1), (1969, 12, 31));
+        assert_eq!(civil(11_016), (2000, 2, 29));
+        assert_eq!(civil(15_706), (2013, 1, 1));
+        // wagap-2013's first submission, in UTC.
+        let utc = |unix_start| TraceClock {
+            unix_start,
+            utc_offset: 0,
+            zone: None,
+        };
+        assert_eq!(utc(1_356_996_147).date_time(0.0), "2012-12-31 23:22");
+        assert_eq!(utc(-86_400).date_time(0.0), "1969-12-31 00:00");
         // 34 × 365 + 8 leap days to 2004-01-01, then 31 + 29 (a leap February).
         assert_eq!(civil(12_477), (2004, 2, 29));
         assert_eq!(civil(12_478), (2004, 3, 1));

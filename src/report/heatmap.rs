@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use super::dates::TraceClock;
 use super::svg::{escape, label};
 
 /// One user's row: `cells` are `(bin, value)` with value > 0, in any order.
@@ -33,14 +34,39 @@ pub struct HeatmapChart {
     pub value_label: String,
     /// Bins of `bin_seconds` from `start` (trace seconds).
     pub start: i64,
-    /// Where the time axis starts, in words (e.g. a date), for its caption; `None`: the
-    /// trace second.
-    pub start_label: Option<String>,
+    /// The trace's clock (its header's start time): the time axis in dates; `None`: in
+    /// hours or days since the first bin.
+    pub clock: Option<TraceClock>,
+    /// The colour classes' range when several heatmaps share one scale (so colours compare
+    /// across them), with how many share it; `None`: this heatmap's own values.
+    pub shared_scale: Option<SharedScale>,
     pub bin_seconds: i64,
     pub bins: usize,
     /// Top to bottom.
     pub rows: Vec<HeatRow>,
     pub usage: Vec<UsageLine>,
+}
+
+/// One colour scale for several heatmaps: the smallest and largest positive cell value over all
+/// of them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SharedScale {
+    pub lo: f64,
+    pub hi: f64,
+    /// How many heatmaps share it, for the legend.
+    pub charts: usize,
+}
+
+impl SharedScale {
+    /// The scale covering every positive cell of `charts`' rows, or `None` without any.
+    pub fn over<'a>(rows: impl IntoIterator<Item = &'a HeatRow>, charts: usize) -> Option<Self> {
+        let (lo, hi) = rows
+            .into_iter()
+            .flat_map(|r| r.cells.iter().map(|c| c.1))
+            .filter(|v| *v > 0.0 && v.is_finite())
+            .fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+        (hi > 0.0).then_some(SharedScale { lo, hi, charts })
+    }
 }
 
 /// Nine sequential colours, light (few) to dark (many): ColorBrewer's YlOrRd.
@@ -166,14 +192,12 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
     );
 
     // Cells: consecutive bins of one class drawn as one rectangle.
-    let positive = chart.rows.iter().flat_map(|r| r.cells.iter().map(|c| c.1));
-    let (lo, hi) = positive
-        .filter(|v| *v > 0.0 && v.is_finite())
-        .fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
-    let edges = if hi > 0.0 {
-        log_classes(lo, hi)
-    } else {
-        Vec::new()
+    let edges = match chart
+        .shared_scale
+        .or_else(|| SharedScale::over(&chart.rows, 1))
+    {
+        Some(scale) => log_classes(scale.lo, scale.hi),
+        None => Vec::new(),
     };
     let classes = edges.len().saturating_sub(1);
     let _ = write!(out, r#"<g shape-rendering="crispEdges">"#);
@@ -293,35 +317,67 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
         );
     }
 
-    // Time axis, shared: ticks at round offsets from the first bin.
+    // Time axis, shared by both panels: dates at local midnights (or round hours) when the
+    // trace has a start time, else round offsets from the first bin.
     let span = (bins as i64 * chart.bin_seconds) as f64;
     let (step, unit, per) = time_step(span);
     let axis_y = usage_top + USAGE_HEIGHT;
-    let mut t = 0.0;
-    while t <= span + 1e-9 {
+    let ticks: Vec<(f64, String)> = match &chart.clock {
+        Some(clock) => {
+            let from = chart.start as f64;
+            clock
+                .ticks(from, from + span, (step / 3600.0).round().max(1.0) as i64)
+                .into_iter()
+                .map(|t| {
+                    let text = if step >= 86_400.0 {
+                        clock.date_time(t)[..10].to_string()
+                    } else {
+                        clock.short(t)
+                    };
+                    (t - from, text)
+                })
+                .collect()
+        }
+        None => {
+            let mut out = Vec::new();
+            let mut t = 0.0;
+            while t <= span + 1e-9 {
+                out.push((t, format!("{}{unit}", label((t / per).round()))));
+                t += step;
+            }
+            out
+        }
+    };
+    for (t, text) in &ticks {
         let x = LEFT + t / span.max(1.0) * PLOT_WIDTH;
         let _ = write!(
             out,
-            r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#000" stroke-opacity="0.12"/><line x1="{x:.1}" y1="{axis_y:.1}" x2="{x:.1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}{unit}</text>"##,
+            r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#000" stroke-opacity="0.12"/><line x1="{x:.1}" y1="{axis_y:.1}" x2="{x:.1}" y2="{:.1}" stroke="black"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
             TOP + heat_h,
             axis_y + 4.0,
             axis_y + 16.0,
-            label((t / per).round())
+            escape(text)
         );
-        t += step;
     }
+    let axis_title = match &chart.clock {
+        Some(clock) => format!(
+            "date ({}; bins of {})",
+            clock.zone_text(),
+            duration(chart.bin_seconds)
+        ),
+        None => format!(
+            "{} since the first bin, trace second {} (no start time in the trace; bins of {})",
+            if unit == "d" { "days" } else { "hours" },
+            chart.start,
+            duration(chart.bin_seconds)
+        ),
+    };
     let _ = write!(
         out,
-        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">time since {} (bins of {})</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
         LEFT + PLOT_WIDTH / 2.0,
         height - 10.0,
-        escape(
-            &chart
-                .start_label
-                .clone()
-                .unwrap_or_else(|| format!("trace second {}", chart.start))
-        ),
-        duration(chart.bin_seconds)
+        escape(&axis_title)
     );
 
     // Legend: one swatch per class with its range.
@@ -349,9 +405,18 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
     }
     let _ = write!(
         out,
-        r#"<text x="{lx}" y="{:.1}" font-size="10">log scale; white: none</text></svg>"#,
+        r#"<text x="{lx}" y="{:.1}" font-size="10">log scale; white: none</text>"#,
         TOP + 30.0 + 14.0 * classes as f64
     );
+    if let Some(shared) = chart.shared_scale.filter(|s| s.charts > 1) {
+        let _ = write!(
+            out,
+            r#"<text x="{lx}" y="{:.1}" font-size="10">one scale for all {} heatmaps</text>"#,
+            TOP + 44.0 + 14.0 * classes as f64,
+            shared.charts
+        );
+    }
+    out.push_str("</svg>");
     out
 }
 
@@ -413,7 +478,8 @@ mod tests {
             title: "fifo <1>".into(),
             value_label: "violated EETs".into(),
             start: 0,
-            start_label: None,
+            clock: None,
+            shared_scale: None,
             bin_seconds: 3600,
             bins: 48,
             rows: vec![
@@ -449,5 +515,62 @@ mod tests {
             ..chart
         };
         roxmltree::Document::parse(&heatmap_svg(&empty)).unwrap();
+    }
+
+    #[test]
+    fn heatmaps_share_one_scale_and_date_their_axis() {
+        let map = |cells: Vec<(usize, f64)>, clock: Option<TraceClock>| HeatmapChart {
+            title: "t".into(),
+            value_label: "violated EETs".into(),
+            start: 3600,
+            clock,
+            shared_scale: None,
+            bin_seconds: 86_400,
+            bins: 10,
+            rows: vec![HeatRow {
+                label: "user 1".into(),
+                cells,
+            }],
+            usage: Vec::new(),
+        };
+        // Alone, a heatmap of 1.5 gets classes 1 – 2; beside one of 40, the classes of both.
+        let (small, large) = (map(vec![(0, 1.5)], None), map(vec![(1, 40.0)], None));
+        assert!(heatmap_svg(&small).contains(">1 – 2<"));
+        let shared = SharedScale::over(small.rows.iter().chain(&large.rows), 2).unwrap();
+        assert_eq!((shared.lo, shared.hi), (1.5, 40.0));
+        let mut a = small.clone();
+        let mut b = large.clone();
+        a.shared_scale = Some(shared);
+        b.shared_scale = Some(shared);
+        let (a, b) = (heatmap_svg(&a), heatmap_svg(&b));
+        let legend = |svg: &str| svg[svg.find("violated EETs</text>").unwrap()..].to_string();
+        assert_eq!(legend(&a), legend(&b));
+        assert!(a.contains(">20 – 50<") && a.contains("one scale for all 2 heatmaps"));
+        // 1.5 alone takes its single class's colour; beside 40, the lightest.
+        let cell = |svg: &str, colour: &str| {
+            svg.contains(&format!("fill=\"{colour}\"><title>user 1: up to 1.5"))
+        };
+        assert!(cell(&heatmap_svg(&small), PALETTE[5]));
+        assert!(cell(&a, PALETTE[0]));
+        // Without a start time: days since the first bin, named as such.
+        let plain = heatmap_svg(&small);
+        assert!(
+            plain.contains("days since the first bin, trace second 3600"),
+            "{plain}"
+        );
+        assert!(plain.contains(">2d<"));
+        // With one (MetaCentrum 2013: 2013-01-01 00:00 UTC), dates at midnights.
+        let clock = TraceClock {
+            unix_start: 1_356_998_400,
+            utc_offset: 0,
+            zone: None,
+        };
+        let dated = heatmap_svg(&map(vec![(0, 1.5)], Some(clock)));
+        assert!(
+            dated.contains(">2013-01-02<") && dated.contains(">2013-01-10<"),
+            "{dated}"
+        );
+        assert!(dated.contains("date (UTC"), "{dated}");
+        assert!(!dated.contains("since the first bin"));
     }
 }

@@ -193,3 +193,89 @@ pub fn finding_metrics(shape: &ResultShape) -> Vec<&'static Metric> {
         })
         .collect()
 }
+
+/// A grid axis that is a metric setting — keyed only in the metrics node, it changes no schedule
+/// (ARCHITECTURE.md, "Invariants") — with the stored columns it can change. Every other value
+/// of a cell is the same at each of its levels, so views neither plot nor compare those values
+/// along it (docs/reports.md, "Metric settings").
+pub struct MetricSetting {
+    pub axis: &'static str,
+    /// The setting in sentences, capitalized ("The expected-capacity scale").
+    pub name: &'static str,
+    /// What it changes, for sentences ("bounded slowdowns").
+    pub changes: &'static str,
+    /// Whether the column (summary, jobs or users) depends on it.
+    pub affects: fn(&str) -> bool,
+}
+
+/// The metric settings a grid can sweep (`manifest::axis::PARAM_AXES`): τ, the bounded-slowdown
+/// threshold, and the expected-capacity scale of the EET metrics. (Warm-up, size classes and the
+/// time-series step are metric settings too, but not grid axes.)
+pub const METRIC_SETTINGS: [MetricSetting; 2] = [
+    MetricSetting {
+        axis: "tau",
+        name: "τ (the bounded-slowdown threshold)",
+        changes: "bounded slowdowns",
+        affects: |column| column.contains("bounded_slowdown"),
+    },
+    MetricSetting {
+        axis: "capacity_scale",
+        name: "The expected-capacity scale",
+        changes: "the expected-end-time (EET) metrics",
+        affects: |column| column.contains("eet") || column.contains("tardiness"),
+    },
+];
+
+/// Whether the grid axis `axis` can change the value in `column`: every axis can, except a
+/// metric setting that does not read it.
+pub fn can_change(axis: &str, column: &str) -> bool {
+    METRIC_SETTINGS
+        .iter()
+        .find(|s| s.axis == axis)
+        .is_none_or(|s| (s.affects)(column))
+}
+
+/// Indexes of the axes of `shape` that cannot change any of `columns`.
+pub fn blind_axes(shape: &ResultShape, columns: &[&str]) -> Vec<usize> {
+    (0..shape.axes.len())
+        .filter(|&i| !columns.iter().any(|c| can_change(&shape.axes[i].name, c)))
+        .collect()
+}
+
+/// Whether a configuration sits at the first level of each of the axes `held` (the one view of
+/// values those axes cannot change).
+pub fn at_first_levels(
+    shape: &ResultShape,
+    held: &[usize],
+    levels: &[super::shape::Level],
+) -> bool {
+    held.iter()
+        .all(|&i| shape.axes[i].levels.first() == Some(&levels[i]))
+}
+
+/// A sentence naming the metric settings of `shape` that cannot change any of `metrics`, or
+/// nothing: "τ (the bounded-slowdown threshold) is a metric setting: it changes bounded slowdowns
+/// only, never a schedule, so mean wait and utilization are not followed along it (…)."
+pub fn blind_note(shape: &ResultShape, metrics: &[&Metric], what: &str) -> Option<String> {
+    let mut sentences = Vec::new();
+    for s in &METRIC_SETTINGS {
+        if shape.axis(s.axis).is_none() {
+            continue;
+        }
+        let blind: Vec<String> = metrics
+            .iter()
+            .filter(|m| !(s.affects)(m.column))
+            .map(|m| m.name.to_string())
+            .collect();
+        if blind.is_empty() {
+            continue;
+        }
+        sentences.push(format!(
+            "{} is a metric setting: it changes {} only, never a schedule, so {} {what} (they are the same at each of its levels).",
+            s.name,
+            s.changes,
+            super::text::list(&blind),
+        ));
+    }
+    (!sentences.is_empty()).then(|| sentences.join(" "))
+}

@@ -129,3 +129,13 @@ mod tests {
         assert_eq!(count(26), "26");
     }
 }
+
+/// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
+pub fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_lowercase() => f.to_ascii_uppercase().to_string() + c.as_str(),
+        Some(f) => f.to_string() + c.as_str(),
+        None => String::new(),
+    }
+}

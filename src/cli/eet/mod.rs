@@ -393,17 +393,6 @@ fn write_outputs(
     Ok(())
 }
 
-/// `YYYY-MM-DD HH:MM UTC` of a Unix time.
-fn date_time(unix: i64) -> String {
-    let (days, secs) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-    let (year, month, day) = super::date::civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60
-    )
-}
-
 fn heatmap_chart(
     name: &str,
     map: &Heatmap,
@@ -428,7 +417,12 @@ fn heatmap_chart(
         title: format!("Violated EETs per user — {name}"),
         value_label: "violated EETs".into(),
         start: map.axis.start,
-        start_label: unix_start.map(|t| date_time(t + map.axis.start)),
+        clock: unix_start.map(|unix_start| crate::report::dates::TraceClock {
+            unix_start,
+            utc_offset: 0,
+            zone: None,
+        }),
+        shared_scale: None,
         bin_seconds: map.axis.width,
         bins: map.axis.bins,
         rows: map
@@ -468,18 +462,4 @@ fn side_by_side(charts: &[String]) -> String {
 
 fn write_text(path: &std::path::Path, text: &str) -> Result<(), CliError> {
     crate::cache::write_atomic(path, text.as_bytes()).map_err(CliError::failed)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_by_hand() {
-        assert_eq!(date_time(0), "1970-01-01 00:00 UTC");
-        // wagap-2013's first submission.
-        assert_eq!(date_time(1_356_996_147), "2012-12-31 23:22 UTC");
-        assert_eq!(date_time(951_782_400), "2000-02-29 00:00 UTC");
-        assert_eq!(date_time(-86_400), "1969-12-31 00:00 UTC");
-    }
 }

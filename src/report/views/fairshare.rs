@@ -12,6 +12,7 @@
 use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
 use crate::report::data::ReportData;
+use crate::report::metric;
 use crate::report::palette::{COLORS, REFERENCE};
 use crate::report::shape::{Config, Grid, ResultShape};
 use crate::report::svg::{DASHES, Look, MARKERS};
@@ -70,11 +71,14 @@ impl Family for Fairshare {
 /// A configuration as a reader names it: its levels on every varying axis.
 fn label(grid: &Grid<'_>, config: &Config<'_>) -> String {
     let shape = &grid.shape;
+    let blind = blind_axes(grid);
     let parts: Vec<String> = shape
         .axes
         .iter()
         .zip(&config.levels)
-        .map(|(a, l)| match a.name.as_str() {
+        .enumerate()
+        .filter(|(i, _)| !blind.contains(i))
+        .map(|(_, (a, l))| match a.name.as_str() {
             "order" | "backfill" | "penalty" | "charging" => format!("{} {}", a.name, a.value(l)),
             _ => a.describe(l),
         })
@@ -89,6 +93,30 @@ fn label(grid: &Grid<'_>, config: &Config<'_>) -> String {
 
 fn is_fair(config: &Config<'_>) -> bool {
     FAIR_ORDERS.contains(&config.text("order").as_str())
+}
+
+/// Metric settings that change none of the section's figures (waits, bounded slowdowns,
+/// usage): each fairshare-ordered configuration is shown once, at their first levels.
+fn blind_axes(grid: &Grid<'_>) -> Vec<usize> {
+    metric::blind_axes(
+        &grid.shape,
+        &[
+            "wait",
+            "bounded_slowdown",
+            "penalised_usage",
+            "fairshare_factor",
+        ],
+    )
+}
+
+/// The fairshare-ordered configurations the section is about, once per setting that can change
+/// its figures.
+fn fair_configs<'g, 'a>(grid: &'g Grid<'a>) -> Vec<&'g Config<'a>> {
+    let blind = blind_axes(grid);
+    grid.configs
+        .iter()
+        .filter(|c| is_fair(c) && metric::at_first_levels(&grid.shape, &blind, &c.levels))
+        .collect()
 }
 
 /// The FCFS-ordered configuration of the same setting: order `fcfs`, and the same levels on
@@ -170,7 +198,7 @@ fn hours(seconds: f64) -> String {
 /// against figures worked by hand).
 pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
     let mut out = Vec::new();
-    for config in grid.configs.iter().filter(|c| is_fair(c)) {
+    for config in fair_configs(grid) {
         let Some(users) = cell(config).and_then(|c| data.users.users.get(c)) else {
             continue;
         };
@@ -268,7 +296,7 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let grid = ctx.grid;
     let data = ctx.data;
-    let fair: Vec<&Config<'_>> = grid.configs.iter().filter(|c| is_fair(c)).collect();
+    let fair = fair_configs(grid);
     section.intro.push(format!(
         "Queue order by fairshare (docs/fairshare.md): each user's usage, decayed, against their share gives a factor FF = 2^(−(U/ΣU)/S) that orders the queue. Per-user figures are from users.parquet and user_timeseries.parquet ({}); Jain's indexes (Σx)²/(n·Σx²) are over the users' means, averaged over replicas.",
         if grid.shape.replicas > 1 {

@@ -8,7 +8,7 @@ use super::{Context, Family, Finding, Section, ViewKind, ViewSpec};
 use crate::report::metric::{self, Metric};
 use crate::report::shape::{Grid, Level, ResultShape};
 use crate::report::stats::{Estimate, difference_interval};
-use crate::report::text::{self, number, percent};
+use crate::report::text::{self, capitalize, number, percent};
 
 /// Settings per workload up to which each gets its own clause.
 pub const MAX_CLAUSES: usize = 4;
@@ -28,11 +28,21 @@ impl Family for Findings {
         if shape.configs.len() < 2 {
             return Vec::new();
         }
+        let columns: Vec<&str> = metric::finding_metrics(shape)
+            .iter()
+            .map(|m| m.column)
+            .collect();
+        let blind = metric::blind_axes(shape, &columns);
         vec![ViewSpec {
             family: self.name(),
             kind: ViewKind::Findings {
                 compare: shape.primary().map(|a| a.name.clone()),
-                trends: shape.numeric_axes().map(|a| a.name.clone()).collect(),
+                // Not along a metric setting that cannot change the metrics compared.
+                trends: shape
+                    .numeric_axes()
+                    .filter(|a| !blind.iter().any(|&i| shape.axes[i].name == a.name))
+                    .map(|a| a.name.clone())
+                    .collect(),
             },
         }]
     }
@@ -41,6 +51,12 @@ impl Family for Findings {
         for v in views {
             if let ViewKind::Findings { compare, trends } = &v.kind {
                 section.intro.push(intro(ctx.grid));
+                let shape = &ctx.grid.shape;
+                section.intro.extend(metric::blind_note(
+                    shape,
+                    &metric::finding_metrics(shape),
+                    "are not followed along it",
+                ));
                 section
                     .findings
                     .extend(findings_for(ctx.grid, compare.as_deref(), trends));
@@ -127,16 +143,6 @@ fn compare_phrase(m: &Metric, a: &Estimate, b: &Estimate) -> String {
     )
 }
 
-/// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
-fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) if f.is_ascii_lowercase() => f.to_ascii_uppercase().to_string() + c.as_str(),
-        Some(f) => f.to_string() + c.as_str(),
-        None => String::new(),
-    }
-}
-
 /// A relative change as a percentage, or a factor beyond doubling ("+40.0 %", "×11").
 fn relative(rel: f64) -> String {
     if rel >= 1.0 {
@@ -185,8 +191,13 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
     let shape = &grid.shape;
     let axis = &shape.axes[ci];
     let wi = shape.axis_index("workload").filter(|&w| w != ci);
+    // Metric settings that change none of the metrics are no setting to compare in: read at
+    // their first level.
+    let columns: Vec<&str> = metrics.iter().map(|m| m.column).collect();
+    let held = metric::blind_axes(shape, &columns);
+    let at_held = |c: &[Level]| metric::at_first_levels(shape, &held, c);
     let context_axes: Vec<usize> = (0..shape.axes.len())
-        .filter(|&i| i != ci && Some(i) != wi)
+        .filter(|&i| i != ci && Some(i) != wi && !held.contains(&i))
         .collect();
     let workloads: Vec<Option<Level>> = match wi {
         Some(w) => shape.axes[w].levels.iter().cloned().map(Some).collect(),
@@ -195,9 +206,12 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
     let reference = &axis.levels[0];
     let mut out = Vec::new();
     for w in workloads {
-        let in_workload = |c: &[Level]| match (wi, &w) {
-            (Some(i), Some(l)) => &c[i] == l,
-            _ => true,
+        let in_workload = |c: &[Level]| {
+            at_held(c)
+                && match (wi, &w) {
+                    (Some(i), Some(l)) => &c[i] == l,
+                    _ => true,
+                }
         };
         let title = match (wi, &w) {
             (Some(i), Some(l)) => shape.axes[i].value(l),
@@ -344,13 +358,20 @@ fn summary_phrase(m: &Metric, pairs: &[(Estimate, Estimate)]) -> Option<String> 
 fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
     let shape = &grid.shape;
     let x = &shape.axes[xi];
-    let present = |c: &[Level]| c[xi].number().is_some();
-    let others: Vec<usize> = (0..shape.axes.len())
-        .filter(|&i| i != xi && shape.levels_among(i, present).len() > 1)
-        .collect();
-    let series = shape.combos_among(&others, present);
     let mut sentences = Vec::new();
-    for m in metrics {
+    // A metric setting is followed only in the metrics it changes, and the series of each
+    // metric are the settings of the axes that can change it.
+    for m in metrics
+        .iter()
+        .filter(|m| metric::can_change(&x.name, m.column))
+    {
+        let held = metric::blind_axes(shape, &[m.column]);
+        let present =
+            |c: &[Level]| c[xi].number().is_some() && metric::at_first_levels(shape, &held, c);
+        let others: Vec<usize> = (0..shape.axes.len())
+            .filter(|&i| i != xi && !held.contains(&i) && shape.levels_among(i, present).len() > 1)
+            .collect();
+        let series = shape.combos_among(&others, present);
         // Per series: (description, points sorted by x).
         let lines: Vec<(String, Vec<(f64, Estimate)>)> = series
             .iter()

@@ -49,21 +49,24 @@ pub enum ViewKind {
         trends: Vec<String>,
     },
     /// `metric` against the numeric axis `x`: a line per level of `lines`, a panel per
-    /// combination of `panels`, averaged over `averaged`.
+    /// combination of `panels`, averaged over `averaged`; `held` are metric settings that
+    /// cannot change the metric, read at their first level (`metric::METRIC_SETTINGS`).
     Against {
         metric: &'static str,
         x: String,
         lines: Option<String>,
         panels: Vec<String>,
         averaged: Vec<String>,
+        held: Vec<String>,
     },
     /// `metric` as bars coloured by `colours`, grouped by the combinations of `groups`,
-    /// averaged over `averaged`.
+    /// averaged over `averaged`, `held` as for `Against`.
     Bars {
         metric: &'static str,
         colours: Option<String>,
         groups: Vec<String>,
         averaged: Vec<String>,
+        held: Vec<String>,
     },
     /// A per-bin time series or a per-job distribution: a panel per level of `panels`, a line
     /// per configuration told apart by `colour` and `dash`, other axes held at the first
@@ -106,6 +109,7 @@ impl fmt::Display for ViewSpec {
                 lines,
                 panels,
                 averaged,
+                held,
             } => {
                 write!(
                     f,
@@ -116,6 +120,9 @@ impl fmt::Display for ViewSpec {
                 if !averaged.is_empty() {
                     write!(f, " | averaged {}", list(averaged))?;
                 }
+                if !held.is_empty() {
+                    write!(f, " | held {}", list(held))?;
+                }
                 Ok(())
             }
             ViewKind::Bars {
@@ -123,6 +130,7 @@ impl fmt::Display for ViewSpec {
                 colours,
                 groups,
                 averaged,
+                held,
             } => {
                 write!(
                     f,
@@ -132,6 +140,9 @@ impl fmt::Display for ViewSpec {
                 )?;
                 if !averaged.is_empty() {
                     write!(f, " | averaged {}", list(averaged))?;
+                }
+                if !held.is_empty() {
+                    write!(f, " | held {}", list(held))?;
                 }
                 Ok(())
             }

@@ -60,10 +60,15 @@ fn names(shape: &ResultShape, idx: &[usize]) -> Vec<String> {
 /// (the comparison the report is about) when the other axes then fit in panels, else to the
 /// axis that makes them fit, preferring more levels; when none does, to the primary axis again
 /// with the largest remaining axes averaged.
-fn arrange(shape: &ResultShape, xi: usize) -> (Option<usize>, Vec<usize>, Vec<usize>) {
-    let present = |c: &[Level]| c[xi].number().is_some();
+/// Axes in `held` (metric settings that cannot change the metric) are neither lines nor panels.
+fn arrange(
+    shape: &ResultShape,
+    xi: usize,
+    held: &[usize],
+) -> (Option<usize>, Vec<usize>, Vec<usize>) {
+    let present = |c: &[Level]| c[xi].number().is_some() && metric::at_first_levels(shape, held, c);
     let others: Vec<usize> = (0..shape.axes.len())
-        .filter(|&i| i != xi && shape.levels_among(i, present).len() > 1)
+        .filter(|&i| i != xi && !held.contains(&i) && shape.levels_among(i, present).len() > 1)
         .collect();
     let count = |i: usize| shape.levels_among(i, present).len();
     let primary = shape
@@ -119,8 +124,13 @@ impl Family for Sweep {
         let metrics = metric::headline_metrics(shape);
         let mut out = Vec::new();
         for (xi, x) in shape.axes.iter().enumerate().filter(|(_, a)| a.numeric) {
-            let (lines, panels, averaged) = arrange(shape, xi);
-            for m in &metrics {
+            // A metric setting is no x axis for the metrics it cannot change.
+            for m in metrics
+                .iter()
+                .filter(|m| metric::can_change(&x.name, m.column))
+            {
+                let held = metric::blind_axes(shape, &[m.column]);
+                let (lines, panels, averaged) = arrange(shape, xi, &held);
                 out.push(ViewSpec {
                     family: self.name(),
                     kind: ViewKind::Against {
@@ -129,6 +139,7 @@ impl Family for Sweep {
                         lines: lines.map(|i| shape.axes[i].name.clone()),
                         panels: names(shape, &panels),
                         averaged: names(shape, &averaged),
+                        held: names(shape, &held),
                     },
                 });
             }
@@ -138,17 +149,20 @@ impl Family for Sweep {
                 .primary()
                 .and_then(|p| shape.axis_index(&p.name))
                 .unwrap_or(0);
-            let mut groups: Vec<usize> = (0..shape.axes.len()).filter(|&i| i != colours).collect();
-            let mut averaged = Vec::new();
-            fold_largest(
-                shape,
-                &mut groups,
-                &mut averaged,
-                MAX_GROUPS,
-                |g| shape.combos_among(g, |_| true).len(),
-                |i| shape.axes[i].levels.len(),
-            );
             for m in &metrics {
+                let held = metric::blind_axes(shape, &[m.column]);
+                let mut groups: Vec<usize> = (0..shape.axes.len())
+                    .filter(|&i| i != colours && !held.contains(&i))
+                    .collect();
+                let mut averaged = Vec::new();
+                fold_largest(
+                    shape,
+                    &mut groups,
+                    &mut averaged,
+                    MAX_GROUPS,
+                    |g| shape.combos_among(g, |_| true).len(),
+                    |i| shape.axes[i].levels.len(),
+                );
                 out.push(ViewSpec {
                     family: self.name(),
                     kind: ViewKind::Bars {
@@ -156,6 +170,7 @@ impl Family for Sweep {
                         colours: Some(shape.axes[colours].name.clone()),
                         groups: names(shape, &groups),
                         averaged: names(shape, &averaged),
+                        held: names(shape, &held),
                     },
                 });
             }
@@ -164,6 +179,12 @@ impl Family for Sweep {
     }
 
     fn build(&self, views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
+        let shape = &ctx.grid.shape;
+        section.intro.extend(metric::blind_note(
+            shape,
+            &metric::headline_metrics(shape),
+            "are not plotted against it",
+        ));
         for v in views {
             let chart = match &v.kind {
                 ViewKind::Against {
@@ -172,19 +193,50 @@ impl Family for Sweep {
                     lines,
                     panels,
                     averaged,
-                } => metric::by_column(metric)
-                    .and_then(|m| against(ctx, m, x, lines.as_deref(), panels, averaged)),
+                    held,
+                } => metric::by_column(metric).and_then(|m| {
+                    let layout = Layout {
+                        lines: lines.as_deref(),
+                        panels,
+                        averaged,
+                        held,
+                    };
+                    against(ctx, m, x, &layout)
+                }),
                 ViewKind::Bars {
                     metric,
                     colours,
                     groups,
                     averaged,
-                } => metric::by_column(metric)
-                    .and_then(|m| bars(ctx, m, colours.as_deref(), groups, averaged)),
+                    held,
+                } => metric::by_column(metric).and_then(|m| {
+                    let layout = Layout {
+                        lines: colours.as_deref(),
+                        panels: groups,
+                        averaged,
+                        held,
+                    };
+                    bars(ctx, m, &layout)
+                }),
                 _ => None,
             };
             section.charts.extend(chart);
         }
+    }
+}
+
+/// How a chart lays a metric out: lines (or bar colours), panels (or bar groups), the axes
+/// averaged over and the metric settings held at their first level.
+struct Layout<'a> {
+    lines: Option<&'a str>,
+    panels: &'a [String],
+    averaged: &'a [String],
+    held: &'a [String],
+}
+
+impl Layout<'_> {
+    fn held_indexes(&self, ctx: &Context<'_>) -> Vec<usize> {
+        self.held.iter().filter_map(|h| index_of(ctx, h)).collect()
     }
 }
 
@@ -238,20 +290,40 @@ pub fn uncertainty_note(shape: &ResultShape, averaged: &[String]) -> String {
     note
 }
 
-fn against(
-    ctx: &Context<'_>,
-    m: &Metric,
-    x: &str,
-    lines: Option<&str>,
-    panels: &[String],
-    averaged: &[String],
-) -> Option<Chart> {
+/// The caption's sentence on metric settings held: " Expected capacity × does not change
+/// mean wait: its levels give the same values (shown once)."
+fn held_note(shape: &ResultShape, held: &[usize], m: &Metric) -> String {
+    if held.is_empty() {
+        return String::new();
+    }
+    let axes: Vec<String> = held.iter().map(|&i| shape.axes[i].short()).collect();
+    format!(
+        " {} cannot change {} (metric settings of other metrics): shown once, at {}.",
+        text::capitalize(&text::list(&axes)),
+        m.name,
+        text::list(
+            &held
+                .iter()
+                .map(|&i| shape.axes[i].describe(&shape.axes[i].levels[0]))
+                .collect::<Vec<_>>()
+        )
+    )
+}
+
+fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Option<Chart> {
     let shape = &ctx.grid.shape;
+    let averaged = layout.averaged;
     let xi = index_of(ctx, x)?;
     let x_axis = &shape.axes[xi];
-    let li = lines.and_then(|l| index_of(ctx, l));
-    let pis: Vec<usize> = panels.iter().filter_map(|p| index_of(ctx, p)).collect();
-    let present = |c: &[Level]| c[xi].number().is_some();
+    let li = layout.lines.and_then(|l| index_of(ctx, l));
+    let pis: Vec<usize> = layout
+        .panels
+        .iter()
+        .filter_map(|p| index_of(ctx, p))
+        .collect();
+    let held = layout.held_indexes(ctx);
+    let at_held = |c: &[Level]| metric::at_first_levels(shape, &held, c);
+    let present = |c: &[Level]| c[xi].number().is_some() && at_held(c);
     let present_levels: Vec<Vec<Level>> = (0..shape.axes.len())
         .map(|i| shape.levels_among(i, present))
         .collect();
@@ -284,7 +356,7 @@ fn against(
             for xl in shape.levels_among(xi, |c| present(c) && in_panel(c) && on_line(c)) {
                 let configs = ctx
                     .grid
-                    .matching(|c| c[xi] == xl && in_panel(c) && on_line(c));
+                    .matching(|c| c[xi] == xl && at_held(c) && in_panel(c) && on_line(c));
                 if let (Some(xv), Some((y, band))) = (xl.number(), aggregate(&configs, m)) {
                     points.push(Point { x: xv, y, band });
                 }
@@ -313,11 +385,14 @@ fn against(
                 .zip(&combo)
                 .all(|(&i, l)| &c[i] == l || !present_levels[i].contains(&c[i]))
         };
-        let refs = ctx.grid.matching(|c| !present(c) && matches_panel(c));
+        let refs = ctx
+            .grid
+            .matching(|c| c[xi].number().is_none() && at_held(c) && matches_panel(c));
         let mut groups: Vec<(String, Look, Vec<&Config<'_>>)> = Vec::new();
         for config in refs {
             let distinct: Vec<String> = (0..shape.axes.len())
-                .filter(|&i| i != xi && !averaged.contains(&shape.axes[i].name))
+                .filter(|&i| i != xi && !held.contains(&i))
+                .filter(|&i| !averaged.contains(&shape.axes[i].name))
                 .filter(|&i| !present_levels[i].contains(&config.levels[i]))
                 .map(|i| {
                     format!(
@@ -395,6 +470,7 @@ fn against(
     }
     caption.push_str(". ");
     caption.push_str(&uncertainty_note(shape, averaged));
+    caption.push_str(&held_note(shape, &held, m));
     if !reference_names.is_empty() {
         caption.push_str(&format!(
             " Dashed: settings without a {} ({}).",
@@ -409,17 +485,17 @@ fn against(
     })
 }
 
-fn bars(
-    ctx: &Context<'_>,
-    m: &Metric,
-    colours: Option<&str>,
-    groups: &[String],
-    averaged: &[String],
-) -> Option<Chart> {
+fn bars(ctx: &Context<'_>, m: &Metric, layout: &Layout<'_>) -> Option<Chart> {
     let shape = &ctx.grid.shape;
-    let ci = colours.and_then(|c| index_of(ctx, c));
-    let gis: Vec<usize> = groups.iter().filter_map(|g| index_of(ctx, g)).collect();
-    let combos = shape.combos_among(&gis, |_| true);
+    let ci = layout.lines.and_then(|c| index_of(ctx, c));
+    let gis: Vec<usize> = layout
+        .panels
+        .iter()
+        .filter_map(|g| index_of(ctx, g))
+        .collect();
+    let held = layout.held_indexes(ctx);
+    let at_held = |c: &[Level]| metric::at_first_levels(shape, &held, c);
+    let combos = shape.combos_among(&gis, at_held);
     let group_labels: Vec<String> = combos
         .iter()
         .map(|combo| {
@@ -446,7 +522,8 @@ fn bars(
                 .iter()
                 .map(|combo| {
                     let configs = ctx.grid.matching(|c| {
-                        gis.iter().zip(combo).all(|(&i, l)| &c[i] == l)
+                        at_held(c)
+                            && gis.iter().zip(combo).all(|(&i, l)| &c[i] == l)
                             && match (ci, level) {
                                 (Some(i), Some(l)) => &c[i] == l,
                                 _ => true,
@@ -492,7 +569,8 @@ fn bars(
     if svg.contains("(log scale)") {
         caption.push_str("Log scale: the values span more than a decade. ");
     }
-    caption.push_str(&uncertainty_note(shape, averaged));
+    caption.push_str(&uncertainty_note(shape, layout.averaged));
+    caption.push_str(&held_note(shape, &held, m));
     Some(Chart {
         id: slug(&format!("{}-bars", m.column)),
         caption,

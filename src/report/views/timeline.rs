@@ -6,6 +6,7 @@
 
 use super::{Chart, Context, Family, Section, ViewKind, ViewSpec, slug};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
+use crate::report::metric;
 use crate::report::shape::{Config, Level, ResultShape};
 use crate::report::text;
 
@@ -53,35 +54,42 @@ impl Family for Timeline {
 
     fn select(&self, shape: &ResultShape) -> Vec<ViewSpec> {
         let panels = shape.axis("workload").map(|a| a.name.clone());
-        let candidates: Vec<&crate::report::shape::Axis> =
-            shape.axes.iter().filter(|a| a.name != "workload").collect();
-        let colour = shape
-            .primary()
-            .or_else(|| candidates.first().copied())
-            .filter(|a| a.name != "workload");
-        let colours = colour.map_or(1, |a| a.levels.len());
-        let dash = candidates
-            .iter()
-            .copied()
-            .filter(|a| Some(*a) != colour)
-            .find(|a| a.levels.len() <= 4 && colours * a.levels.len() <= MAX_LINES);
-        let held: Vec<String> = candidates
-            .iter()
-            .filter(|a| Some(**a) != colour && Some(**a) != dash)
-            .map(|a| a.name.clone())
-            .collect();
         VALUES
             .iter()
             .filter(|v| shape.files.contains(v.3))
-            .map(|v| ViewSpec {
-                family: self.name(),
-                kind: ViewKind::Lines {
-                    value: v.0,
-                    panels: panels.clone(),
-                    colour: colour.map(|a| a.name.clone()),
-                    dash: dash.map(|a| a.name.clone()),
-                    held: held.clone(),
-                },
+            .map(|v| {
+                // A metric setting that cannot change the value is neither colour, dash nor
+                // held: its levels draw the same line (the first configuration's is drawn).
+                let candidates: Vec<&crate::report::shape::Axis> = shape
+                    .axes
+                    .iter()
+                    .filter(|a| a.name != "workload" && metric::can_change(&a.name, v.0))
+                    .collect();
+                let colour = shape
+                    .primary()
+                    .filter(|p| candidates.contains(p))
+                    .or_else(|| candidates.first().copied());
+                let colours = colour.map_or(1, |a| a.levels.len());
+                let dash = candidates
+                    .iter()
+                    .copied()
+                    .filter(|a| Some(*a) != colour)
+                    .find(|a| a.levels.len() <= 4 && colours * a.levels.len() <= MAX_LINES);
+                let held: Vec<String> = candidates
+                    .iter()
+                    .filter(|a| Some(**a) != colour && Some(**a) != dash)
+                    .map(|a| a.name.clone())
+                    .collect();
+                ViewSpec {
+                    family: self.name(),
+                    kind: ViewKind::Lines {
+                        value: v.0,
+                        panels: panels.clone(),
+                        colour: colour.map(|a| a.name.clone()),
+                        dash: dash.map(|a| a.name.clone()),
+                        held,
+                    },
+                }
             })
             .collect()
     }

@@ -12,8 +12,10 @@
 
 use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
-use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
+use crate::report::heatmap::{HeatRow, HeatmapChart, SharedScale, UsageLine, heatmap_svg};
+use crate::report::metric;
 use crate::report::shape::{Config, ResultShape};
+use crate::report::text;
 use crate::report::user_aware::EetCell;
 
 pub struct UserAware;
@@ -45,7 +47,16 @@ impl Family for UserAware {
     }
 }
 
+/// Summary columns of the EET metrics: a grid axis that cannot change any of them is no
+/// setting the section compares.
+const EET_COLUMNS: [&str; 3] = [
+    "eet_violated_fraction",
+    "veet_median",
+    "weighted_tardiness_median",
+];
+
 /// One configuration as the section sees it.
+#[derive(Clone)]
 struct Run<'c, 'a> {
     config: &'c Config<'a>,
     /// The scheduler in the paper's words (FIFO, EASY + fairshare, …) plus other varying axes.
@@ -98,14 +109,18 @@ fn at_full(cell: &EetCell) -> Vec<i64> {
 
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let grid = ctx.grid;
+    let shape = &grid.shape;
+    // Metric settings that cannot change the EET metrics (τ) are no setting to judge by: the
+    // box plots, heatmaps and findings read their first level; the table shows every one.
+    let blind = metric::blind_axes(shape, &EET_COLUMNS);
     // Axes other than the scheduler's parts and the capacity name the configuration too.
-    let other_axes: Vec<usize> = grid
-        .shape
+    let other_axes: Vec<usize> = shape
         .axes
         .iter()
         .enumerate()
-        .filter(|(_, a)| {
+        .filter(|(i, a)| {
             !["order", "backfill", "scheduler", "capacity_scale"].contains(&a.name.as_str())
+                && !blind.contains(i)
         })
         .map(|(i, _)| i)
         .collect();
@@ -130,6 +145,11 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     if runs.is_empty() {
         return;
     }
+    let judged: Vec<Run> = runs
+        .iter()
+        .filter(|r| metric::at_first_levels(shape, &blind, &r.config.levels))
+        .cloned()
+        .collect();
     let mut scales: Vec<f64> = runs.iter().map(|r| r.scale).collect();
     scales.sort_by(f64::total_cmp);
     scales.dedup();
@@ -156,7 +176,20 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             .join(", ")
     ));
 
-    section.findings.extend(findings(&runs, &scales));
+    if !blind.is_empty() {
+        let held: Vec<String> = blind
+            .iter()
+            .map(|&i| shape.axes[i].describe(&shape.axes[i].levels[0]))
+            .collect();
+        let names: Vec<String> = blind.iter().map(|&i| shape.axes[i].short()).collect();
+        section.intro.push(format!(
+            "{} cannot change the EET metrics (a metric setting of other metrics, never a schedule): the box plots, heatmaps and findings show {} only; the table shows every setting.",
+            text::capitalize(&text::list(&names)),
+            text::list(&held)
+        ));
+    }
+
+    section.findings.extend(findings(&judged, &scales));
 
     let mut table = Table {
         caption: "Classic and user-aware metrics per configuration (all users; WT_u in CPU-hours)"
@@ -180,8 +213,12 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     };
     for r in &runs {
         let c = r.config;
+        let mut name = r.name.clone();
+        for &i in &blind {
+            name.push_str(&format!(", {}", shape.axes[i].describe(&c.levels[i])));
+        }
         table.rows.push(vec![
-            r.name.clone(),
+            name,
             scale_text(r.scale),
             hours(number(c, "wait_mean")),
             hours(number(c, "response_mean")),
@@ -201,7 +238,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.tables.push(table);
 
     for &scale in &scales {
-        let at: Vec<&Run> = runs.iter().filter(|r| r.scale == scale).collect();
+        let at: Vec<&Run> = judged.iter().filter(|r| r.scale == scale).collect();
         let groups = |f: fn(&crate::report::user_aware::EetUser) -> Option<f64>| -> Vec<BoxGroup> {
             at.iter()
                 .map(|r| BoxGroup {
@@ -244,14 +281,21 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .min_by(|a, b| (a.ln().abs()).total_cmp(&b.ln().abs()))
         .unwrap_or(1.0);
     let clock = ctx.data.provenance.first().and_then(|p| p.clock.clone());
-    for r in runs.iter().filter(|r| r.scale == nearest) {
-        let chart = heatmap_chart(r, clock.as_ref());
+    let maps: Vec<(&Run, HeatmapChart)> = judged
+        .iter()
+        .filter(|r| r.scale == nearest)
+        .map(|r| (r, heatmap_chart(r, clock.as_ref())))
+        .collect();
+    // One colour scale for every scheduler's heatmap, so colours compare across them.
+    let shared = SharedScale::over(maps.iter().flat_map(|(_, c)| &c.rows), maps.len());
+    for (r, mut chart) in maps {
+        chart.shared_scale = shared;
         let drawn = chart.rows.len();
         let users = r.cell.users.len();
         section.charts.push(Chart {
             id: format!("eet-heatmap-{}", super::slug(&r.name)),
             caption: format!(
-                "Violated EETs per user over time — {} at expected capacity {} ({drawn} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath",
+                "Violated EETs per user over time — {} at expected capacity {} ({drawn} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath; one colour scale for every scheduler's heatmap",
                 r.name,
                 scale_text(nearest),
                 users - drawn
@@ -298,7 +342,8 @@ fn heatmap_chart(
         title: format!("Violated EETs per user — {}", r.name),
         value_label: "violated EETs".into(),
         start,
-        start_label: clock.map(|c| c.date_time(start as f64)),
+        clock: clock.cloned(),
+        shared_scale: None,
         bin_seconds: width,
         bins,
         rows: rows.into_iter().map(|(_, r)| r).collect(),
