@@ -184,10 +184,10 @@ fn a_compression_that_moved_a_reservation_is_followed_by_another() {
 
 /// A case proptest found (shrunk) on 2026-11-24: shifted advance reservations over exclusive
 /// nodes, with an early completion. Both formulations must run it without over-allocating, to
-/// the same plan. The incremental one over-allocates at 269 (job 2) on main as of ae2dfd4 too:
-/// a known, not yet fixed bug (BENCHMARKS.md, consperf4 session), kept here so it is not lost.
+/// the same plan. Two reservations are shifted to the same window; the incremental formulation
+/// used to treat the second as already held (a set difference, not a multiset one) and started
+/// job 2 into it at 269 (over-allocation).
 #[test]
-#[ignore = "known bug: incremental conservative over-allocates with shifted reservations"]
 fn shifted_reservations_over_exclusive_nodes() {
     let w = Workload::new(vec![
         common::job(1, 20, 10, 13, 26),

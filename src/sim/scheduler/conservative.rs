@@ -193,12 +193,10 @@ impl Conservative {
                 }
             }
             if self.windows.as_slice() != view.reservations {
-                for w in view.reservations {
-                    if self.windows.binary_search(w).is_err() {
-                        self.profile
-                            .reserve(w.start, w.end, ResourceVec::units(w.width));
-                        compress = true;
-                    }
+                for w in granted_since(&self.windows, view.reservations) {
+                    self.profile
+                        .reserve(w.start, w.end, ResourceVec::units(w.width));
+                    compress = true;
                 }
                 self.windows.clear();
                 self.windows.extend_from_slice(view.reservations);
@@ -395,6 +393,21 @@ impl Conservative {
                 .retain(|&Reverse((s, job))| reserved.get(job as usize) == Some(&s));
         }
     }
+}
+
+/// The windows of `now` (sorted) that `before` (sorted) does not hold, counted as a multiset:
+/// two reservations shifted to the same window are two windows, and the second must be held in
+/// the profile too although an equal one was already there. Windows that left the list have
+/// ended (the engine drops a window when it ends), so only additions matter.
+fn granted_since<'a>(
+    before: &'a [ReservedWindow],
+    now: &'a [ReservedWindow],
+) -> impl Iterator<Item = &'a ReservedWindow> + 'a {
+    let mut old = before.iter().peekable();
+    now.iter().filter(move |w| {
+        while old.next_if(|o| *o < *w).is_some() {}
+        old.next_if(|o| *o == *w).is_none()
+    })
 }
 
 impl Scheduler for Conservative {
