@@ -102,6 +102,16 @@ pub fn count(n: usize) -> String {
         .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }
 
+/// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
+pub fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_lowercase() => f.to_ascii_uppercase().to_string() + c.as_str(),
+        Some(f) => f.to_string() + c.as_str(),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,15 +137,5 @@ mod tests {
         assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
         assert_eq!(count(3), "three");
         assert_eq!(count(26), "26");
-    }
-}
-
-/// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
-pub fn capitalize(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) if f.is_ascii_lowercase() => f.to_ascii_uppercase().to_string() + c.as_str(),
-        Some(f) => f.to_string() + c.as_str(),
-        None => String::new(),
     }
 }
