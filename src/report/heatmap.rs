@@ -177,7 +177,18 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
     // Label every row when there is room, else every k-th.
     let label_every = ((8.0 / row_h).ceil() as usize).max(1);
     let heat_h = row_h * n_rows.max(1) as f64;
-    let usage_top = TOP + heat_h + GAP;
+    let edges = match chart
+        .shared_scale
+        .or_else(|| SharedScale::over(&chart.rows, 1))
+    {
+        Some(scale) => log_classes(scale.lo, scale.hi),
+        None => Vec::new(),
+    };
+    let classes = edges.len().saturating_sub(1);
+    // The usage chart starts below the colour legend too, whose notes would otherwise run into
+    // the usage legend when few users are drawn.
+    let legend_h = 50.0 + 14.0 * classes as f64;
+    let usage_top = TOP + heat_h.max(legend_h) + GAP;
     let width = LEFT + PLOT_WIDTH + RIGHT;
     let height = usage_top + USAGE_HEIGHT + BOTTOM;
     let col_w = PLOT_WIDTH / bins as f64;
@@ -192,14 +203,6 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
     );
 
     // Cells: consecutive bins of one class drawn as one rectangle.
-    let edges = match chart
-        .shared_scale
-        .or_else(|| SharedScale::over(&chart.rows, 1))
-    {
-        Some(scale) => log_classes(scale.lo, scale.hi),
-        None => Vec::new(),
-    };
-    let classes = edges.len().saturating_sub(1);
     let _ = write!(out, r#"<g shape-rendering="crispEdges">"#);
     for (r, row) in chart.rows.iter().enumerate() {
         let y = TOP + r as f64 * row_h;
@@ -546,6 +549,14 @@ mod tests {
         let legend = |svg: &str| svg[svg.find("violated EETs</text>").unwrap()..].to_string();
         assert_eq!(legend(&a), legend(&b));
         assert!(a.contains(">20 – 50<") && a.contains("one scale for all 2 heatmaps"));
+        // With one user drawn, the legend's last note still ends above the usage chart.
+        let y_before = |svg: &str, marker: &str| -> f64 {
+            let at = svg.find(marker).unwrap();
+            let y = svg[..at].rfind("y=\"").unwrap() + 3;
+            svg[y..y + svg[y..].find('"').unwrap()].parse().unwrap()
+        };
+        let usage_frame = format!("\" width=\"{PLOT_WIDTH}\" height=\"{USAGE_HEIGHT}\"");
+        assert!(y_before(&a, "\">one scale for all") + 4.0 < y_before(&a, &usage_frame));
         // 1.5 alone takes its single class's colour; beside 40, the lightest.
         let cell = |svg: &str, colour: &str| {
             svg.contains(&format!("fill=\"{colour}\"><title>user 1: up to 1.5"))
