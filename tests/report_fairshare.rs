@@ -166,18 +166,7 @@ grid:
 ",
     )
     .unwrap();
-    let run = schedlab(d, &["run", "--quiet"]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
     assert!(md.contains("## Multi-resource penalties"), "{md}");
     assert!(d.join("reports/pen-penalty-increase-cdf.svg").exists());

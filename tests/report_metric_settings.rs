@@ -8,8 +8,6 @@ mod common;
 
 use std::fs;
 
-use common::schedlab_in as schedlab;
-
 const EXPERIMENT: &str = "name: ms
 workloads:
   kth: {trace: ../workloads/kth.swf.gz, first_jobs: 500}
@@ -34,18 +32,7 @@ fn metric_settings_only_sweep_the_metrics_they_change() {
     let p = common::project_with_kth();
     let d = p.path();
     fs::write(d.join("experiments/ms.yaml"), EXPERIMENT).unwrap();
-    let run = schedlab(d, &["run", "--quiet"]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/ms.md")).unwrap();
     let svgs: Vec<String> = fs::read_dir(d.join("reports"))
         .unwrap()

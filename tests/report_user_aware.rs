@@ -67,18 +67,7 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
         "    backfill: [none, easy]\n    capacity_scale: [1, 2]\n",
     );
     fs::write(d.join("experiments/ua.yaml"), text).unwrap();
-    let run = schedlab(d, &["run", "--quiet"]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/ua.md")).unwrap();
     let html = fs::read_to_string(d.join("reports/ua.html")).unwrap();
     assert!(

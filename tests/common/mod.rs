@@ -51,3 +51,17 @@ pub fn schedlab_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output
         .output()
         .unwrap()
 }
+
+/// Runs every experiment of the project in `dir`, then renders its reports dated 2026-01-01;
+/// panics with the command's stderr if either fails.
+pub fn run_and_report(dir: &std::path::Path) {
+    for args in [&["run", "--quiet"][..], &["report", "--date", "2026-01-01"]] {
+        let out = schedlab_in(dir, args);
+        assert!(
+            out.status.success(),
+            "schedlab {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
