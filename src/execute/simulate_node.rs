@@ -69,7 +69,12 @@ impl TraceCache {
             .clone();
         slot.get_or_init(|| {
             swf::read_path_with(path, Mode::from_lenient(lenient), reading)
-                .map(Arc::new)
+                .map(|mut trace| {
+                    // The recorded waits serve `trace stats` and `trace eet`, never a node: 8
+                    // bytes a job not held for the rest of the run (issue 16).
+                    trace.recorded_waits = Vec::new();
+                    Arc::new(trace)
+                })
                 .map_err(|e| e.to_string())
         })
         .clone()

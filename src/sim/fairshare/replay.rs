@@ -125,8 +125,14 @@ pub fn replay_jobs(
         Ok(state) => state,
         Err(e) => return Ok(Err(e)),
     };
-    let accounts = state.accounts().clone();
+    // Per user: their id and group. Per job, the owner is read from the state's accounts when
+    // needed rather than from a copy (4 bytes a job, issue 16).
+    let accounts = state.accounts();
     let n = accounts.user_count();
+    let ids = accounts.users().to_vec();
+    let user_groups: Vec<_> = (0..n as u32)
+        .map(|u| accounts.groups()[accounts.group_of(u) as usize])
+        .collect();
     // The class of each job, allocated once a job ran on a class other than 0.
     let mut class: Vec<u32> = Vec::new();
     let base = workload.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
@@ -142,7 +148,7 @@ pub fn replay_jobs(
         }
         events.push(o.start, 1, o.job);
         events.push(o.end, 0, o.job);
-        let u = &mut users[accounts.user_of_job(o.job) as usize];
+        let u = &mut users[state.accounts().user_of_job(o.job) as usize];
         u.jobs += 1;
         let run = (o.end - o.start) as f64;
         u.core_seconds += o.cores as f64 * run;
@@ -162,11 +168,11 @@ pub fn replay_jobs(
         users[b as usize]
             .charged
             .total_cmp(&users[a as usize].charged)
-            .then(accounts.users()[a as usize].cmp(&accounts.users()[b as usize]))
+            .then(ids[a as usize].cmp(&ids[b as usize]))
     });
     let top = sampling.map_or(0, |s| s.top.min(series_users.len()));
     series_users.truncate(top);
-    series_users.sort_by_key(|&u| accounts.users()[u as usize]);
+    series_users.sort_by_key(|&u| ids[u as usize]);
     let mut slot = vec![None::<usize>; n];
     for (k, &u) in series_users.iter().enumerate() {
         slot[u as usize] = Some(k);
@@ -198,7 +204,7 @@ pub fn replay_jobs(
         if width > 0 {
             jobs(&mut |o| {
                 // Without "others", every user with jobs has a slot of their own.
-                let k = slot[accounts.user_of_job(o.job) as usize].unwrap_or(width - 1);
+                let k = slot[state.accounts().user_of_job(o.job) as usize].unwrap_or(width - 1);
                 let held = o.cores as f64;
                 let mut t = o.start.max(origin);
                 while t < o.end {
@@ -224,7 +230,7 @@ pub fn replay_jobs(
             for (k, &u) in series_users.iter().enumerate() {
                 samples.push(UserSample {
                     time: start,
-                    user: Some(accounts.users()[u as usize]),
+                    user: Some(ids[u as usize]),
                     usage: state.usage(u),
                     factor: Some(state.factor(u)),
                     cores: cores[b * width + k],
@@ -249,10 +255,8 @@ pub fn replay_jobs(
         usage.factor = state.factor(u as u32);
     }
     Ok(Ok(Replay {
-        ids: accounts.users().to_vec(),
-        groups: (0..n as u32)
-            .map(|u| accounts.groups()[accounts.group_of(u) as usize])
-            .collect(),
+        ids,
+        groups: user_groups,
         users,
         end,
         samples,

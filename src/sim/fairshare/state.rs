@@ -22,6 +22,64 @@ pub enum FairshareError {
     Decay(String),
 }
 
+/// The jobs' requested times, 4 bytes each while every one fits 32 bits (they do in every
+/// archive trace), else 8: a copy held for the whole run, so its size counts (issue 16, 5 M
+/// jobs).
+enum RequestedTimes {
+    Narrow(Vec<u32>),
+    Wide(Vec<Time>),
+}
+
+impl RequestedTimes {
+    fn of(jobs: &[Job]) -> Self {
+        match jobs
+            .iter()
+            .map(|j| u32::try_from(j.requested_time))
+            .collect::<Result<Vec<u32>, _>>()
+        {
+            Ok(narrow) => RequestedTimes::Narrow(narrow),
+            Err(_) => RequestedTimes::Wide(jobs.iter().map(|j| j.requested_time).collect()),
+        }
+    }
+
+    fn of_job(&self, job: u32) -> Time {
+        match self {
+            RequestedTimes::Narrow(times) => Time::from(times[job as usize]),
+            RequestedTimes::Wide(times) => times[job as usize],
+        }
+    }
+}
+
+/// The jobs' placement-free penalties, 4 bytes each while every one is a whole number that fits
+/// 32 bits (the `cpu` model's processor counts), else 8; read back bit for bit.
+enum BasePenalties {
+    Whole(Vec<u32>),
+    Real(Vec<f64>),
+}
+
+impl BasePenalties {
+    fn of(jobs: usize, penalty: impl Fn(usize) -> f64) -> Self {
+        let whole = |p: f64| {
+            let w = p as u32;
+            (f64::from(w).to_bits() == p.to_bits()).then_some(w)
+        };
+        match (0..jobs)
+            .map(|i| whole(penalty(i)))
+            .collect::<Option<Vec<u32>>>()
+        {
+            Some(narrow) => BasePenalties::Whole(narrow),
+            None => BasePenalties::Real((0..jobs).map(penalty).collect()),
+        }
+    }
+
+    fn of_job(&self, job: u32) -> f64 {
+        match self {
+            BasePenalties::Whole(p) => f64::from(p[job as usize]),
+            BasePenalties::Real(p) => p[job as usize],
+        }
+    }
+}
+
 /// The fairshare of a run: accounts, shares, prices and the usage ledgers, with the users' keys
 /// as of the last refresh.
 ///
@@ -36,9 +94,9 @@ pub struct FairshareState {
     groups: Option<Ledger>,
     total: Ledger,
     /// Per job: P(j) when it does not depend on placement (every model but `pe_local`).
-    base: Vec<f64>,
+    base: BasePenalties,
     /// Per job: its requested time (the §3.4 estimate).
-    requested: Vec<Time>,
+    requested: RequestedTimes,
     /// `pe_local` prices a job on the class it got: the jobs are kept for that.
     jobs: Option<Vec<Job>>,
     /// Per user, as of the last refresh that included them: the ordering key.
@@ -69,17 +127,13 @@ impl FairshareState {
             &spec.penalty,
         )?;
         let placed = spec.penalty.model == PenaltyModel::PeLocal;
-        let base = workload
-            .jobs
-            .iter()
-            .map(|j| {
-                if placed {
-                    0.0
-                } else {
-                    pricing.penalty(j, None).unwrap_or(0.0)
-                }
-            })
-            .collect();
+        let base = BasePenalties::of(workload.jobs.len(), |i| {
+            if placed {
+                0.0
+            } else {
+                pricing.penalty(&workload.jobs[i], None).unwrap_or(0.0)
+            }
+        });
         let users = accounts.user_count();
         let groups = (tree.hierarchy() == Hierarchy::Groups)
             .then(|| Ledger::new(accounts.group_count(), spec.charging, spec.decay));
@@ -87,7 +141,7 @@ impl FairshareState {
             users: Ledger::new(users, spec.charging, spec.decay),
             groups,
             total: Ledger::new(1, spec.charging, spec.decay),
-            requested: workload.jobs.iter().map(|j| j.requested_time).collect(),
+            requested: RequestedTimes::of(&workload.jobs),
             jobs: placed.then(|| workload.jobs.clone()),
             base,
             accounts,
@@ -114,7 +168,7 @@ impl FairshareState {
                 .pricing
                 .penalty(&jobs[job as usize], Some(class))
                 .unwrap_or(0.0),
-            None => self.base[job as usize],
+            None => self.base.of_job(job),
         };
         penalty * self.pricing.walltime_factor(class)
     }
@@ -122,7 +176,7 @@ impl FairshareState {
     pub fn started(&mut self, now: Time, job: u32, class: u32) {
         let user = self.accounts.user_of_job(job);
         let rate = self.rate(job, class);
-        let requested = self.requested[job as usize];
+        let requested = self.requested.of_job(job);
         self.users.start(now, job, user, rate, requested);
         if let Some(g) = &mut self.groups {
             g.start(now, job, self.accounts.group_of(user), rate, requested);
@@ -238,5 +292,48 @@ fn check_decay(decay: Decay) -> Result<(), FairshareError> {
             "the half-life {half_life} s must be positive"
         ))),
         Decay::HalfLife { .. } => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requested_times_read_back_narrow_or_wide() {
+        let jobs = |times: &[Time]| -> Vec<Job> {
+            times
+                .iter()
+                .map(|&t| Job {
+                    requested_time: t,
+                    ..Job::default()
+                })
+                .collect()
+        };
+        let narrow = RequestedTimes::of(&jobs(&[1, 3600, u32::MAX as Time]));
+        assert!(matches!(narrow, RequestedTimes::Narrow(_)));
+        assert_eq!(narrow.of_job(2), u32::MAX as Time);
+        // One time beyond 32 bits (the hardening tests' 10^12-second jobs) widens them all.
+        let wide = RequestedTimes::of(&jobs(&[7, 1_000_000_000_000]));
+        assert!(matches!(wide, RequestedTimes::Wide(_)));
+        assert_eq!((wide.of_job(0), wide.of_job(1)), (7, 1_000_000_000_000));
+    }
+
+    #[test]
+    fn base_penalties_read_back_bit_for_bit() {
+        let whole = [0.0, 1.0, 64.0, u32::MAX as f64];
+        let b = BasePenalties::of(whole.len(), |i| whole[i]);
+        assert!(matches!(b, BasePenalties::Whole(_)));
+        for (i, p) in whole.iter().enumerate() {
+            assert_eq!(b.of_job(i as u32).to_bits(), p.to_bits());
+        }
+        // A fraction, a negative zero or a value beyond 32 bits keeps every penalty as f64.
+        for odd in [2.5, -0.0, 1e12] {
+            let real = [3.0, odd];
+            let b = BasePenalties::of(2, |i| real[i]);
+            assert!(matches!(b, BasePenalties::Real(_)), "{odd}");
+            assert_eq!(b.of_job(1).to_bits(), odd.to_bits());
+            assert_eq!(b.of_job(0), 3.0);
+        }
     }
 }
