@@ -14,7 +14,6 @@ use crate::sim::metrics::{
     Warmup, WindowScan,
 };
 use crate::sim::reservation::Reservations;
-use crate::sim::resources::KINDS;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{OrderKind, OrderSpec};
 use crate::sim::{
@@ -323,10 +322,10 @@ fn summarize(
     let window = kept.scan.finish();
     let classes = SizeClasses::default();
     let mut acc = RunAccumulator::new(config, window, capacity, &classes);
-    let mut held = HeldSums::new(capacities.len(), (window.start, window.end));
+    let mut held = usage::HeldInWindow::new(capacities.len(), (window.start, window.end));
     let mut add = |r: &JobRecord| {
         acc.job(r);
-        held.push(r);
+        held.job(r);
     };
     match &kept.records {
         Some(records) => records.iter().for_each(&mut add),
@@ -337,45 +336,7 @@ fn summarize(
     }
     let skipped = outcome.skipped.len() as u64;
     let (summary, _) = acc.finish(skipped, ReservationCounts::of(outcome));
-    (summary, held.fractions(capacities))
-}
-
-/// Σ held × overlap with the window `[start, end)`, per cluster, job by job: the sums
-/// [`usage::utilization`] forms from a slice of records, in the same order (so the same
-/// floating-point results), without the slice.
-struct HeldSums {
-    held: Vec<[f64; KINDS]>,
-    window: (Time, Time),
-}
-
-impl HeldSums {
-    fn new(clusters: usize, window: (Time, Time)) -> Self {
-        HeldSums {
-            held: vec![[0.0; KINDS]; clusters],
-            window,
-        }
-    }
-
-    fn push(&mut self, r: &JobRecord) {
-        let (start, end) = self.window;
-        let overlap = (r.end.min(end) - r.start.max(start)).max(0) as f64;
-        if let Some(h) = self.held.get_mut(r.cluster as usize) {
-            for (sum, amount) in h.iter_mut().zip(r.held.0) {
-                *sum += amount as f64 * overlap;
-            }
-        }
-    }
-
-    /// The whole machine's utilization by resource (clusters' capacities in topology order).
-    fn fractions(&self, capacities: &[ResourceVec]) -> Fractions {
-        let (start, end) = self.window;
-        let length = (end - start).max(0) as f64;
-        let held: [f64; KINDS] = std::array::from_fn(|k| self.held.iter().map(|h| h[k]).sum());
-        let capacity = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
-        std::array::from_fn(|k| {
-            (capacity.0[k] > 0 && length > 0.0).then(|| held[k] / (capacity.0[k] as f64 * length))
-        })
-    }
+    (summary, held.finish(capacities).1)
 }
 
 /// The machine for `procs` processors, in whole nodes of `node_size` when given.
@@ -440,14 +401,14 @@ mod tests {
             record(0, 1, 3, [1, 1, 0]),
         ];
         for window in [(0, 20), (3, 15), (4, 4), (30, 40)] {
-            let mut held = HeldSums::new(capacities.len(), window);
-            records.iter().for_each(|r| held.push(r));
+            let mut held = usage::HeldInWindow::new(capacities.len(), window);
+            records.iter().for_each(|r| held.job(r));
             let (_, whole) = usage::utilization(&records, &capacities, window);
-            assert_eq!(held.fractions(&capacities), whole, "window {window:?}");
+            assert_eq!(held.finish(&capacities).1, whole, "window {window:?}");
         }
         // Something was used, or the comparison would prove little.
-        let mut held = HeldSums::new(capacities.len(), (0, 20));
-        records.iter().for_each(|r| held.push(r));
-        assert!(held.fractions(&capacities)[0].is_some_and(|u| u > 0.0));
+        let mut held = usage::HeldInWindow::new(capacities.len(), (0, 20));
+        records.iter().for_each(|r| held.job(r));
+        assert!(held.finish(&capacities).1[0].is_some_and(|u| u > 0.0));
     }
 }
