@@ -14,8 +14,8 @@
 //! processor pool, or homogeneous exclusive nodes), on which every demand and capacity has only
 //! that component; topologies plan on per-node step functions instead
 //! ([`crate::sim::topology::Timeline`]). So a breakpoint is a time and one `i64` and a fit is
-//! one comparison (issue 10: three components per breakpoint, compared component-wise, cost
-//! conservative backfilling a fifth of its time on the pool traces; BENCHMARKS.md, "Conservative
+//! one comparison (issue 10: three components per breakpoint, compared component-wise, were
+//! dead weight on conservative backfilling's hot path; BENCHMARKS.md, "Conservative
 //! backfilling on a processor pool").
 //!
 //! # Layout (issue 10)
@@ -328,24 +328,36 @@ impl Profile {
                     continue;
                 }
             }
-            let pending = chunk.pending;
-            for (&t, free) in chunk.times[from_index..]
-                .iter()
-                .zip(&chunk.free[from_index..])
-            {
-                let ok = d <= free + pending;
+            // A step fits when its value without the pending addition reaches `need`. Each
+            // state scans in a loop of its own: the seeking one only reads values.
+            let need = d - chunk.pending;
+            let (times, free) = (&chunk.times[..], &chunk.free[..]);
+            let mut i = from_index;
+            while i < times.len() {
                 if seeking {
-                    if ok {
-                        candidate = t;
-                        if candidate >= limit {
-                            return None;
-                        }
-                        seeking = false;
+                    let Some(k) = free[i..].iter().position(|&v| v >= need) else {
+                        break;
+                    };
+                    i += k;
+                    candidate = times[i];
+                    if candidate >= limit {
+                        return None;
                     }
-                } else if t > candidate && t >= clip.min(candidate + duration) {
-                    return Some(candidate);
-                } else if !ok {
-                    seeking = true;
+                    seeking = false;
+                    i += 1;
+                } else {
+                    let end = clip.min(candidate + duration);
+                    while i < times.len() {
+                        let t = times[i];
+                        if t > candidate && t >= end {
+                            return Some(candidate);
+                        }
+                        i += 1;
+                        if free[i - 1] < need {
+                            seeking = true;
+                            break;
+                        }
+                    }
                 }
             }
         }
