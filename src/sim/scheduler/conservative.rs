@@ -261,7 +261,7 @@ impl Conservative {
         let now = view.now;
         // With no negative capacity anywhere, every held slot still fits, so a job's new slot is
         // never later than its old one and `fits_before` tells exactly whether it moves.
-        let consistent = self.profile.min_free().iter().all(|&x| x >= 0);
+        let consistent = self.profile.min_free() >= 0;
         let mut moved = false;
         for (pos, job) in view.queue.iter().enumerate() {
             let held = self.slot(job.job);

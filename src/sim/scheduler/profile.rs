@@ -10,11 +10,20 @@
 //! predecessor's are merged away, so the structure holds exactly the steps of the function and
 //! its answers never depend on the order of the operations that built it.
 //!
+//! The profile counts one resource, the allocation unit: it serves the uniform machines (a
+//! processor pool, or homogeneous exclusive nodes), on which every demand and capacity has only
+//! that component; topologies plan on per-node step functions instead
+//! ([`crate::sim::topology::Timeline`]). So a breakpoint is a time and one `i64` and a fit is
+//! one comparison (issue 10: three components per breakpoint, compared component-wise, were
+//! dead weight on conservative backfilling's hot path; BENCHMARKS.md, "Conservative
+//! backfilling on a processor pool").
+//!
 //! # Layout (issue 10)
 //!
 //! The breakpoints are kept in order in *chunks* of at most [`CHUNK`] — a B-tree of height two:
-//! each chunk carries a pending addition for all its breakpoints and the minimum and maximum of
-//! every resource over them. Holding or giving back capacity over an interval updates the
+//! each chunk carries a pending addition for all its breakpoints and the minimum and maximum
+//! over them, brought up to date from the breakpoints an operation touches (a full pass over the
+//! chunk only when those held the extreme that moved). Holding or giving back capacity over an interval updates the
 //! breakpoints of the (at most two) chunks its ends fall in one by one and the chunks between
 //! them through their pending addition: O(chunk + chunks spanned). Searches walk breakpoints in
 //! time order but step over a whole chunk when its summary settles it: all large enough while a
@@ -27,26 +36,25 @@
 //! arrays than from the root of a tree each time (BENCHMARKS.md, "Conservative backfilling").
 
 use crate::sim::job::Time;
-use crate::sim::resources::{KINDS, ResourceVec};
+use crate::sim::resources::ResourceVec;
 
-type Amount = [i64; KINDS];
+/// A free amount: allocation units (processors, or nodes with exclusive node allocation).
+type Amount = i64;
 
 /// Most breakpoints per chunk: a chunk that grows past twice this splits in two. The unit
 /// tests use tiny chunks so that every path across chunk boundaries is exercised.
 const CHUNK: usize = if cfg!(test) { 2 } else { 32 };
 
-fn signed(v: ResourceVec) -> Amount {
-    v.0.map(|x| x as i64)
-}
-
+/// The amount of allocation units `v` stands for. The machines this profile serves count one
+/// resource: any other component is 0 in every capacity and demand (topologies plan on
+/// [`crate::sim::topology::Timeline`] instead).
 #[inline]
-fn fits(demand: &Amount, free: &Amount) -> bool {
-    demand[0] <= free[0] && demand[1] <= free[1] && demand[2] <= free[2]
-}
-
-#[inline]
-fn plus(a: &Amount, b: &Amount) -> Amount {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+fn units(v: ResourceVec) -> Amount {
+    debug_assert!(
+        v.0[1..].iter().all(|&x| x == 0),
+        "a profile counts allocation units only: {v:?}"
+    );
+    v.unit_count() as Amount
 }
 
 #[derive(Clone, Debug, Default)]
@@ -56,44 +64,77 @@ struct Chunk {
     free: Vec<Amount>,
     /// Added to every value of the chunk.
     pending: Amount,
-    /// Minimum and maximum of `free` per resource (without `pending`).
+    /// Minimum and maximum of `free` (without `pending`).
     min: Amount,
     max: Amount,
 }
 
 impl Chunk {
+    #[inline]
     fn value(&self, i: usize) -> Amount {
-        plus(&self.free[i], &self.pending)
+        self.free[i] + self.pending
     }
 
     fn summarise(&mut self) {
-        let mut min = [i64::MAX; KINDS];
-        let mut max = [i64::MIN; KINDS];
-        for v in &self.free {
-            for k in 0..KINDS {
-                min[k] = min[k].min(v[k]);
-                max[k] = max[k].max(v[k]);
-            }
-        }
-        self.min = min;
-        self.max = max;
+        // Two plain folds, which the compiler vectorises.
+        self.min = self.free.iter().copied().fold(Amount::MAX, Amount::min);
+        self.max = self.free.iter().copied().fold(Amount::MIN, Amount::max);
     }
 
     /// Every value large enough for `demand`.
-    fn all_fit(&self, demand: &Amount) -> bool {
-        fits(demand, &plus(&self.min, &self.pending))
+    #[inline]
+    fn all_fit(&self, demand: Amount) -> bool {
+        demand <= self.min + self.pending
     }
 
-    /// Some resource too small for `demand` at every value.
-    fn none_fit(&self, demand: &Amount) -> bool {
-        !fits(demand, &plus(&self.max, &self.pending))
+    /// Every value too small for `demand`.
+    #[inline]
+    fn none_fit(&self, demand: Amount) -> bool {
+        demand > self.max + self.pending
     }
 
-    fn add(&mut self, range: std::ops::Range<usize>, delta: &Amount) {
-        for v in &mut self.free[range] {
-            *v = plus(v, delta);
+    fn add(&mut self, range: std::ops::Range<usize>, delta: Amount) {
+        if range.is_empty() {
+            return;
         }
-        self.summarise();
+        if range.start == 0 && range.end == self.free.len() {
+            self.pending += delta;
+            return;
+        }
+        // The summary is brought up to date from the range alone unless the range held the
+        // extreme that moved away from the rest (a full pass then): summarising every chunk
+        // touched was half the cost of holding or giving back capacity.
+        let (mut low, mut high) = (Amount::MAX, Amount::MIN);
+        for v in &mut self.free[range] {
+            low = low.min(*v);
+            high = high.max(*v);
+            *v += delta;
+        }
+        if delta < 0 {
+            self.min = self.min.min(low + delta);
+            if high == self.max {
+                self.max = self.free.iter().copied().fold(Amount::MIN, Amount::max);
+            }
+        } else {
+            self.max = self.max.max(high + delta);
+            if low == self.min {
+                self.min = self.free.iter().copied().fold(Amount::MAX, Amount::min);
+            }
+        }
+    }
+
+    /// Drops the first `n` breakpoints.
+    fn drop_first(&mut self, n: usize) {
+        let (mut low, mut high) = (Amount::MAX, Amount::MIN);
+        for &v in &self.free[..n] {
+            low = low.min(v);
+            high = high.max(v);
+        }
+        self.times.drain(..n);
+        self.free.drain(..n);
+        if low == self.min || high == self.max {
+            self.summarise();
+        }
     }
 }
 
@@ -112,7 +153,7 @@ impl Profile {
         self.chunks.clear();
         let mut chunk = Chunk {
             times: vec![now],
-            free: vec![signed(free)],
+            free: vec![units(free)],
             ..Chunk::default()
         };
         chunk.summarise();
@@ -134,25 +175,25 @@ impl Profile {
         self.chunks.is_empty()
     }
 
-    /// Free capacity at time `t` (t ≥ start).
-    pub fn free_at(&self, t: Time) -> [i64; KINDS] {
+    /// Free allocation units at time `t` (t ≥ start).
+    pub fn free_at(&self, t: Time) -> i64 {
         let (c, i) = self.step_at(t);
         self.chunks[c].value(i)
     }
 
     /// Capacity `demand` becomes free from `t` on (a running job's predicted end).
     pub fn release_from(&mut self, t: Time, demand: ResourceVec) {
-        self.add(t, None, signed(demand));
+        self.add(t, None, units(demand));
     }
 
     /// Holds `demand` over `[from, to)`.
     pub fn reserve(&mut self, from: Time, to: Time, demand: ResourceVec) {
-        self.add(from, Some(to), signed(demand).map(|x| -x));
+        self.add(from, Some(to), -units(demand));
     }
 
     /// Gives back `demand` over `[from, to)`.
     pub fn unreserve(&mut self, from: Time, to: Time, demand: ResourceVec) {
-        self.add(from, Some(to), signed(demand));
+        self.add(from, Some(to), units(demand));
     }
 
     /// Moves the start of the profile to `now` (≥ start), forgetting the past: the value in
@@ -166,28 +207,19 @@ impl Profile {
         self.firsts.drain(..c);
         let chunk = &mut self.chunks[0];
         if i > 0 {
-            chunk.times.drain(..i);
-            chunk.free.drain(..i);
-            chunk.summarise();
+            chunk.drop_first(i);
         }
         self.firsts[0] = now;
     }
 
-    /// The smallest free amount of each resource from the start on: all non-negative when the
-    /// committed work and reservations fit the machine everywhere.
-    pub fn min_free(&self) -> [i64; KINDS] {
-        let mut min = [i64::MAX; KINDS];
-        for c in &self.chunks {
-            let m = plus(&c.min, &c.pending);
-            for k in 0..KINDS {
-                min[k] = min[k].min(m[k]);
-            }
-        }
-        if self.chunks.is_empty() {
-            [0; KINDS]
-        } else {
-            min
-        }
+    /// The smallest free amount from the start on: non-negative when the committed work and
+    /// reservations fit the machine everywhere (0 for an empty profile).
+    pub fn min_free(&self) -> i64 {
+        self.chunks
+            .iter()
+            .map(|c| c.min + c.pending)
+            .min()
+            .unwrap_or(0)
     }
 
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
@@ -239,7 +271,7 @@ impl Profile {
 
     /// Whether `demand` fits the free capacity at time `t` (≥ start).
     pub fn fits_at(&self, t: Time, demand: ResourceVec) -> bool {
-        fits(&signed(demand), &self.free_at(t))
+        units(demand) <= self.free_at(t)
     }
 
     /// The earliest start in `[from, last]` of a whole window `[t, t + duration)` that fits
@@ -273,7 +305,7 @@ impl Profile {
         if self.chunks.is_empty() {
             return None;
         }
-        let d = signed(demand);
+        let d = units(demand);
         let mut candidate = from.max(self.start());
         let (first_chunk, first_index) = self.step_at(candidate);
         // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
@@ -282,7 +314,7 @@ impl Profile {
             let from_index = if c == first_chunk { first_index } else { 0 };
             if from_index == 0 {
                 // At a chunk boundary its summary may settle the whole chunk.
-                if seeking && chunk.none_fit(&d) {
+                if seeking && chunk.none_fit(d) {
                     if chunk.times[0] >= limit {
                         return None;
                     }
@@ -292,28 +324,40 @@ impl Profile {
                 if !seeking && t > candidate && t >= clip.min(candidate + duration) {
                     return Some(candidate);
                 }
-                if !seeking && chunk.all_fit(&d) {
+                if !seeking && chunk.all_fit(d) {
                     continue;
                 }
             }
-            let pending = chunk.pending;
-            for (&t, free) in chunk.times[from_index..]
-                .iter()
-                .zip(&chunk.free[from_index..])
-            {
-                let ok = fits(&d, &plus(free, &pending));
+            // A step fits when its value without the pending addition reaches `need`. Each
+            // state scans in a loop of its own: the seeking one only reads values.
+            let need = d - chunk.pending;
+            let (times, free) = (&chunk.times[..], &chunk.free[..]);
+            let mut i = from_index;
+            while i < times.len() {
                 if seeking {
-                    if ok {
-                        candidate = t;
-                        if candidate >= limit {
-                            return None;
-                        }
-                        seeking = false;
+                    let Some(k) = free[i..].iter().position(|&v| v >= need) else {
+                        break;
+                    };
+                    i += k;
+                    candidate = times[i];
+                    if candidate >= limit {
+                        return None;
                     }
-                } else if t > candidate && t >= clip.min(candidate + duration) {
-                    return Some(candidate);
-                } else if !ok {
-                    seeking = true;
+                    seeking = false;
+                    i += 1;
+                } else {
+                    let end = clip.min(candidate + duration);
+                    while i < times.len() {
+                        let t = times[i];
+                        if t > candidate && t >= end {
+                            return Some(candidate);
+                        }
+                        i += 1;
+                        if free[i - 1] < need {
+                            seeking = true;
+                            break;
+                        }
+                    }
                 }
             }
         }
@@ -324,7 +368,7 @@ impl Profile {
     /// minimal.
     fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) {
         let from = from.max(self.start());
-        if to.is_some_and(|to| to <= from) || delta == [0; KINDS] || self.chunks.is_empty() {
+        if to.is_some_and(|to| to <= from) || delta == 0 || self.chunks.is_empty() {
             return;
         }
         let (mut fc, mut fi) = self.split_at(from);
@@ -344,14 +388,14 @@ impl Profile {
             ),
         };
         if fc == tc {
-            self.chunks[fc].add(fi..ti, &delta);
+            self.chunks[fc].add(fi..ti, delta);
         } else {
             let len = self.chunks[fc].times.len();
-            self.chunks[fc].add(fi..len, &delta);
+            self.chunks[fc].add(fi..len, delta);
             for chunk in &mut self.chunks[fc + 1..tc] {
-                chunk.pending = plus(&chunk.pending, &delta);
+                chunk.pending += delta;
             }
-            self.chunks[tc].add(0..ti, &delta);
+            self.chunks[tc].add(0..ti, delta);
         }
         // A step equal to the one before it is no step (never the first). The later end first:
         // removing it leaves the earlier one where it is (its chunk keeps `from` if it is the
@@ -383,8 +427,10 @@ impl Profile {
             } else {
                 if i == 0 {
                     self.firsts[c] = chunk.times[0];
+                    chunk.summarise();
                 }
-                chunk.summarise();
+                // Otherwise the value removed equals the one before it in the same chunk, so
+                // the chunk's minimum and maximum stand.
             }
         }
     }
@@ -458,9 +504,9 @@ mod tests {
         let mut p = Profile::default();
         p.reset(0, u(10));
         p.reserve(5, 15, u(8));
-        assert_eq!(p.free_at(4), [10, 0, 0]);
-        assert_eq!(p.free_at(5), [2, 0, 0]);
-        assert_eq!(p.free_at(15), [10, 0, 0]);
+        assert_eq!(p.free_at(4), 10);
+        assert_eq!(p.free_at(5), 2);
+        assert_eq!(p.free_at(15), 10);
         // A 3-wide job of 5 s fits before the reservation only if it ends by 5.
         assert_eq!(p.earliest_fit(0, 5, u(3)), Some(0));
         assert_eq!(p.earliest_fit(0, 6, u(3)), Some(15));
@@ -485,7 +531,7 @@ mod tests {
 
     impl Reference {
         fn reset(&mut self, now: Time, free: ResourceVec) {
-            self.points = vec![(now, signed(free))];
+            self.points = vec![(now, units(free))];
         }
 
         fn segment_of(&self, t: Time) -> usize {
@@ -517,7 +563,7 @@ mod tests {
                 None => self.points.len(),
             };
             for point in &mut self.points[first..last] {
-                point.1 = plus(&point.1, &delta);
+                point.1 += delta;
             }
         }
 
@@ -529,7 +575,7 @@ mod tests {
         }
 
         fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
-            let d = signed(demand);
+            let d = units(demand);
             let from = from.max(self.points[0].0);
             let mut candidate = from;
             let mut i = self.segment_of(from);
@@ -538,7 +584,7 @@ mod tests {
                 if t >= candidate + duration && t > candidate {
                     return Some(candidate);
                 }
-                if !fits(&d, &free) {
+                if d > free {
                     match self.points.get(i + 1) {
                         Some(&(next, _)) => candidate = next,
                         None => return None,
@@ -591,15 +637,15 @@ mod tests {
                 match op {
                     Op::Release(t, n) => {
                         p.release_from(t, u(n));
-                        r.add(t, None, signed(u(n)));
+                        r.add(t, None, units(u(n)));
                     }
                     Op::Reserve(a, b, n) => {
                         p.reserve(a, b, u(n));
-                        r.add(a, Some(b), signed(u(n)).map(|x| -x));
+                        r.add(a, Some(b), -units(u(n)));
                     }
                     Op::Unreserve(a, b, n) => {
                         p.unreserve(a, b, u(n));
-                        r.add(a, Some(b), signed(u(n)));
+                        r.add(a, Some(b), units(u(n)));
                     }
                     Op::Advance(t) => {
                         let t = t.max(p.start());
@@ -609,7 +655,7 @@ mod tests {
                 }
                 prop_assert_eq!(p.start(), r.points[0].0);
                 prop_assert_eq!(p.len(), r.steps());
-                let min = r.points.iter().fold([i64::MAX; KINDS], |m, p| std::array::from_fn(|k| m[k].min(p.1[k])));
+                let min = r.points.iter().map(|p| p.1).min().unwrap_or(0);
                 prop_assert_eq!(p.min_free(), min);
             }
             for (t, d, n) in queries {
@@ -618,17 +664,17 @@ mod tests {
                 // fits_before against a brute force over every start in [from, before).
                 let before = t + d;
                 let brute = (t.max(p.start())..before).any(|c| {
-                    (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                    (c..before.min(c + d.max(1))).all(|x| n as i64 <= r.free_at(x))
                 });
                 prop_assert_eq!(p.fits_before(t, before, d, u(n)), brute, "from {} before {} d {} n {}", t, before, d, n);
                 // The first such start, against the same brute force.
                 let first = (t.max(p.start())..before).find(|&c| {
-                    (c..before.min(c + d.max(1))).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                    (c..before.min(c + d.max(1))).all(|x| n as i64 <= r.free_at(x))
                 });
                 prop_assert_eq!(p.first_fit_before(t, before, d, u(n)), first);
                 // Whole windows starting by `before`, against the same brute force.
                 let full = (t.max(p.start())..=before).find(|&c| {
-                    (c..c + d.max(1)).all(|x| fits(&signed(u(n)), &r.free_at(x)))
+                    (c..c + d.max(1)).all(|x| n as i64 <= r.free_at(x))
                 });
                 prop_assert_eq!(p.first_full_fit(t, before, d, u(n)), full);
             }
