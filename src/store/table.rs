@@ -200,7 +200,15 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     let is = |t: DataType| ty == Some(&t);
     let inferred = ty.is_none();
     if is(DataType::Utf8) || (inferred && any(|v| matches!(v, Value::Str(_) | Value::NullStr))) {
-        let mut b = StringBuilder::new();
+        // Exact capacities: a part's memory is what its sink counts against its budget.
+        let bytes = cells
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => s.len(),
+                _ => 8,
+            })
+            .sum();
+        let mut b = StringBuilder::with_capacity(cells.len(), bytes);
         for v in cells {
             match v {
                 Value::Null | Value::NullInt | Value::NullStr | Value::NullBool => b.append_null(),
@@ -214,7 +222,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     } else if is(DataType::Boolean)
         || (inferred && any(|v| matches!(v, Value::Bool(_) | Value::NullBool)))
     {
-        let mut b = BooleanBuilder::new();
+        let mut b = BooleanBuilder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Bool(x) => b.append_value(*x),
@@ -225,7 +233,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     } else if is(DataType::Float64)
         || (inferred && any(|v| matches!(v, Value::Float(_) | Value::Null)))
     {
-        let mut b = Float64Builder::new();
+        let mut b = Float64Builder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Float(f) => b.append_value(*f),
@@ -235,7 +243,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
         }
         (DataType::Float64, Arc::new(b.finish()))
     } else {
-        let mut b = Int64Builder::new();
+        let mut b = Int64Builder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Int(i) => b.append_value(*i),
