@@ -186,16 +186,17 @@ fn peak_rss(child: std::process::Child) -> i64 {
     usage.ru_maxrss
 }
 
-/// A cold run of many small cells: peak memory grows by far less than the ~60 KB per cell
-/// issue 16 measured (2.33 GB for 40,000 cells).
+/// A cold run of many small cells: a grid three times larger peaks within a fixed allowance of
+/// the smaller one — what a run keeps does not grow with the number of finished cells (issue 16
+/// measured ~60 KB a cell: 2.33 GB for 40,000 cells).
 #[test]
 fn a_cold_run_does_not_hold_memory_per_finished_cell() {
     let dir = common::project_with_kth();
     let run = |cells: usize| -> i64 {
         let _ = fs::remove_dir_all(dir.path().join("results"));
         // Distinct machine sizes: every cell is its own simulation of KTH's first 300 jobs.
-        // Both grids write more rows than a row group holds (2^17), so the writers' bounded
-        // buffers are full in both and the difference is what finished cells leave behind.
+        // Both grids write more rows than the aggregate's buffers hold (16 MiB in all, reached
+        // by ~300 cells), so the difference is what finished cells leave behind.
         let values: Vec<String> = (100..100 + cells).map(|v| v.to_string()).collect();
         fs::write(
             dir.path().join("experiments/many.yaml"),
@@ -226,14 +227,17 @@ grid:
     };
     let small = run(600);
     let large = run(1800);
-    let per_cell = (large - small) as f64 * 1024.0 / 1200.0;
-    // Measured ~20 KB per cell from 500 to 2,000 cells before the per-user, per-cluster and
-    // per-queue files joined every cell; ~49 KB since, and ~56 KB since the penalties and EET
-    // files joined, with main's binary as with this one (BENCHMARKS.md). The bound is the
-    // ~60 KB issue 16 reported: a regression guard, not the goal (growth per finished cell
-    // remains open).
+    // Measured (BENCHMARKS.md, "A cold run's memory and finished cells"): +1.1 MB from 600 to
+    // 1,800 cells; before, +15.8 MB (and +26 MB from 1,800 to 5,400). What still grows is the
+    // plan's own nodes, keys and labels (~1.2 KB a planned cell: O(cells) by nature, bounded
+    // by the planning tests) and the result files' row-group metadata, which the Parquet
+    // writer keeps until a file closes (~0.9 KB per cell of 300 jobs: a row group per ~8 MiB
+    // of rows) — ~2.5 MB here. The allowance is fixed, not per cell: it holds those and noise,
+    // and fails for anything else kept per finished cell above ~2 KB.
+    let allowance_kib = 5 * 1024;
     assert!(
-        per_cell < 60_000.0,
-        "{per_cell:.0} bytes of peak memory per extra cell ({small} KiB for 600 cells, {large} KiB for 1,800)"
+        large - small < allowance_kib,
+        "peak memory rose by {} KiB from 600 cells ({small} KiB) to 1,800 ({large} KiB); allowed {allowance_kib} KiB",
+        large - small
     );
 }

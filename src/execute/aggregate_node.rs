@@ -5,8 +5,10 @@
 //! `reservations.parquet` — written into the node's own entry with the provenance (manifest
 //! text and hash, traces, command, schedlab version, git commit) as key-value metadata.
 //!
-//! Cells stream through: a window of cells is read in parallel, appended to the four files, and
-//! dropped, so memory does not grow with the number of cells.
+//! Cells stream through: a window of cells is read in parallel, appended to the files, and
+//! dropped — summary rows included, a few dozen at a time — and the rows gathered for the next
+//! row groups of all files together stay within one budget ([`BUFFER_BYTES`]), so memory does
+//! not grow with the number of cells.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -55,8 +57,17 @@ pub fn metadata(manifest: &Manifest, provenance: &Provenance) -> Vec<(String, St
     ]
 }
 
-/// Summary rows gathered before they are written (a row group's worth).
-const SUMMARY_ROWS: usize = 8192;
+/// Summary rows built before they join their file's gathered rows as one batch. The file's
+/// schema comes from the first such part; later parts must agree with it (`Table::arrays_as`).
+const SUMMARY_ROWS: usize = 64;
+
+/// Memory of the rows gathered for the next row groups of all result files together: when a
+/// cell takes them above this, the files holding the most are written out, largest first, until
+/// they are back within it. Each sink also writes at its own bounds (`ROW_GROUP_ROWS`,
+/// `ROW_GROUP_BYTES`); with a dozen files, per-file bounds alone would let a run of many small
+/// cells gather ~100 MB before the last file writes its first row group. Where row groups end
+/// follows from the cells' rows alone, so the files are the same whatever the thread count.
+pub const BUFFER_BYTES: usize = 16 << 20;
 
 /// One cell's entry, read.
 struct CellParts {
@@ -115,6 +126,7 @@ pub fn run(
             .collect::<Result<_, _>>()?;
         for ((cell, _), part) in chunk.iter().zip(parts) {
             out.append(cell, part)?;
+            out.keep_within_budget()?;
         }
     }
     out.finish()
@@ -232,6 +244,41 @@ impl Outputs<'_> {
         Ok(())
     }
 
+    /// Writes row groups of the files gathering the most until all gather at most
+    /// [`BUFFER_BYTES`] together (ties: the first file in [`Outputs::sinks`] order).
+    fn keep_within_budget(&mut self) -> Result<(), String> {
+        loop {
+            let mut sinks = self.sinks();
+            let total: usize = sinks.iter().map(|s| s.pending_bytes()).sum();
+            if total <= BUFFER_BYTES {
+                return Ok(());
+            }
+            let mut largest = 0;
+            for (i, sink) in sinks.iter().enumerate() {
+                if sink.pending_bytes() > sinks[largest].pending_bytes() {
+                    largest = i;
+                }
+            }
+            sinks[largest]
+                .write_row_group()
+                .map_err(|e| e.to_string())?;
+        }
+    }
+
+    /// The files created so far, in a fixed order.
+    fn sinks(&mut self) -> Vec<&mut ParquetSink> {
+        [
+            self.summary.as_mut(),
+            self.jobs.as_mut(),
+            self.timeseries.as_mut(),
+            Some(&mut self.reservations),
+        ]
+        .into_iter()
+        .chain(self.extra.iter_mut().map(Option::as_mut))
+        .flatten()
+        .collect()
+    }
+
     fn flush_summary(&mut self) -> Result<(), String> {
         let table = std::mem::take(&mut self.pending);
         if table.is_empty() {
@@ -247,9 +294,12 @@ impl Outputs<'_> {
                 self.summary = Some(sink);
             }
             Some(sink) => {
-                let arrays = table
-                    .arrays_as(sink.schema())
-                    .ok_or_else(|| format!("{}: cells with different columns", path.display()))?;
+                let arrays = table.arrays_as(sink.schema()).map_err(|e| {
+                    format!(
+                        "{}: summary rows of later cells differ from the first's: {e}",
+                        path.display()
+                    )
+                })?;
                 sink.push_columns(arrays).map_err(|e| e.to_string())?;
             }
         }

@@ -73,7 +73,10 @@ pub fn execute(
     observer: &dyn Observer,
 ) -> Vec<Event> {
     let levels = levels(nodes);
-    let events: Vec<Mutex<Option<Event>>> = nodes.iter().map(|_| Mutex::new(None)).collect();
+    // Each node's outcome and time only: its label and key are in `nodes`, so finished nodes
+    // cost no strings until the events are handed back.
+    let outcomes: Vec<Mutex<Option<(Outcome, f64)>>> =
+        nodes.iter().map(|_| Mutex::new(None)).collect();
     let to_run = nodes.iter().filter(|n| !n.cached).count();
     observer.started(to_run, nodes.len());
     observer.costs(nodes.iter().filter(|n| !n.cached).map(|n| n.cost).sum());
@@ -83,8 +86,8 @@ pub fn execute(
         .expect("thread pool starts");
     let failed_upstream = |i: usize| -> Option<String> {
         nodes[i].deps.iter().find_map(|&d| {
-            let e = events[d].lock().unwrap();
-            match e.as_ref().map(|e| &e.outcome) {
+            let o = outcomes[d].lock().unwrap();
+            match o.as_ref().map(|(outcome, _)| outcome) {
                 Some(Outcome::Failed { .. }) => Some(nodes[d].label.clone()),
                 Some(Outcome::Blocked { upstream }) => Some(upstream.clone()),
                 _ => None,
@@ -112,19 +115,14 @@ pub fn execute(
                         },
                     }
                 };
-                let event = Event {
-                    label: node.label.clone(),
-                    key: node.key.0.clone(),
-                    outcome,
-                    seconds: if node.cached {
-                        0.0
-                    } else {
-                        started.elapsed().as_secs_f64()
-                    },
-                    cost: node.cost,
+                let seconds = if node.cached {
+                    0.0
+                } else {
+                    started.elapsed().as_secs_f64()
                 };
+                let event = event_of(node, outcome, seconds);
                 observer.event(&event);
-                *events[i].lock().unwrap() = Some(event);
+                *outcomes[i].lock().unwrap() = Some((event.outcome, seconds));
             };
             // Each worker takes the next node in cost order until the level is done.
             rayon::scope(|scope| {
@@ -141,10 +139,24 @@ pub fn execute(
         }
     });
     observer.finished();
-    events
-        .into_iter()
-        .map(|e| e.into_inner().unwrap().expect("every node has an event"))
+    nodes
+        .iter()
+        .zip(outcomes)
+        .map(|(node, o)| {
+            let (outcome, seconds) = o.into_inner().unwrap().expect("every node has an event");
+            event_of(node, outcome, seconds)
+        })
         .collect()
+}
+
+fn event_of(node: &DagNode, outcome: Outcome, seconds: f64) -> Event {
+    Event {
+        label: node.label.clone(),
+        key: node.key.0.clone(),
+        outcome,
+        seconds,
+        cost: node.cost,
+    }
 }
 
 /// Groups node indices by depth (a node's depth exceeds its upstream nodes'), each group in

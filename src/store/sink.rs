@@ -76,6 +76,17 @@ impl ParquetSink {
         &self.schema
     }
 
+    /// Memory of the rows gathered and not yet written.
+    pub fn pending_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
+    /// Writes the gathered rows now as a row group (a writer of many files keeping their
+    /// buffers within one budget: the aggregate node).
+    pub fn write_row_group(&mut self) -> Result<(), StoreError> {
+        self.flush()
+    }
+
     /// Appends the rows of `columns` (in the order of the schema's fields).
     pub fn push_columns(&mut self, columns: Vec<ArrayRef>) -> Result<(), StoreError> {
         let batch = RecordBatch::try_new(self.schema.clone(), columns)

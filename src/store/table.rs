@@ -120,26 +120,43 @@ impl Table {
         (described(file, &Schema::new(fields)), arrays)
     }
 
-    /// The table's arrays typed as `schema` says (a later part of a file written in parts);
-    /// `None` when its columns are not the schema's.
-    pub fn arrays_as(&self, schema: &Schema) -> Option<Vec<ArrayRef>> {
-        if schema.fields().len() != self.columns.len()
-            || schema
-                .fields()
-                .iter()
-                .zip(&self.columns)
-                .any(|(f, c)| f.name() != c)
-        {
-            return None;
+    /// The table's arrays typed as `schema` says (a later part of a file written in parts, whose
+    /// schema came from the first part). The result is what [`Table::to_arrays`] would give for
+    /// all parts at once: an error names the first column that differs from the schema or holds
+    /// a value of a kind that would have given it another type (module documentation).
+    pub fn arrays_as(&self, schema: &Schema) -> Result<Vec<ArrayRef>, String> {
+        let expected: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let found: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        if found != expected {
+            let c = (0..)
+                .find(|&c| found.get(c) != expected.get(c))
+                .unwrap_or(0);
+            return Err(match (found.get(c), expected.get(c)) {
+                (Some(f), Some(e)) => {
+                    format!("column {} is `{f}` where earlier rows have `{e}`", c + 1)
+                }
+                (Some(f), None) => format!("column `{f}` is not in earlier rows"),
+                (None, Some(e)) => format!("column `{e}` is missing"),
+                (None, None) => unreachable!("the lists differ at c"),
+            });
         }
-        Some(
-            schema
-                .fields()
-                .iter()
-                .enumerate()
-                .map(|(c, f)| column(&self.cells(c), Some(f.data_type())).1)
-                .collect(),
-        )
+        schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(c, f)| {
+                let cells = self.cells(c);
+                let rank = type_rank(f.data_type());
+                if let Some(v) = cells.iter().find(|v| value_rank(v) > rank) {
+                    return Err(format!(
+                        "column `{}` is {} in earlier rows but holds {v:?}",
+                        f.name(),
+                        f.data_type()
+                    ));
+                }
+                Ok(column(&cells, Some(f.data_type())).1)
+            })
+            .collect()
     }
 
     /// Column `c` of every row (a missing value is a null).
@@ -156,13 +173,42 @@ impl Table {
     }
 }
 
+/// The precedence of a value's kind in type inference: a column takes the type of its
+/// highest-ranked value (Int64 < Float64 < Boolean < Utf8; an untyped null counts as a float).
+fn value_rank(v: &Value) -> u8 {
+    match v {
+        Value::Int(_) | Value::NullInt => 0,
+        Value::Float(_) | Value::Null => 1,
+        Value::Bool(_) | Value::NullBool => 2,
+        Value::Str(_) | Value::NullStr => 3,
+    }
+}
+
+/// The rank of the values a column of type `ty` was inferred from, at most.
+fn type_rank(ty: &DataType) -> u8 {
+    match ty {
+        DataType::Int64 => 0,
+        DataType::Float64 => 1,
+        DataType::Boolean => 2,
+        _ => 3,
+    }
+}
+
 /// A column of `cells`, of type `ty` when given, else inferred (module documentation).
 fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     let any = |f: fn(&Value) -> bool| cells.iter().any(|v| f(v));
     let is = |t: DataType| ty == Some(&t);
     let inferred = ty.is_none();
     if is(DataType::Utf8) || (inferred && any(|v| matches!(v, Value::Str(_) | Value::NullStr))) {
-        let mut b = StringBuilder::new();
+        // Exact capacities: a part's memory is what its sink counts against its budget.
+        let bytes = cells
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => s.len(),
+                _ => 8,
+            })
+            .sum();
+        let mut b = StringBuilder::with_capacity(cells.len(), bytes);
         for v in cells {
             match v {
                 Value::Null | Value::NullInt | Value::NullStr | Value::NullBool => b.append_null(),
@@ -176,7 +222,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     } else if is(DataType::Boolean)
         || (inferred && any(|v| matches!(v, Value::Bool(_) | Value::NullBool)))
     {
-        let mut b = BooleanBuilder::new();
+        let mut b = BooleanBuilder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Bool(x) => b.append_value(*x),
@@ -187,7 +233,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
     } else if is(DataType::Float64)
         || (inferred && any(|v| matches!(v, Value::Float(_) | Value::Null)))
     {
-        let mut b = Float64Builder::new();
+        let mut b = Float64Builder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Float(f) => b.append_value(*f),
@@ -197,7 +243,7 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
         }
         (DataType::Float64, Arc::new(b.finish()))
     } else {
-        let mut b = Int64Builder::new();
+        let mut b = Int64Builder::with_capacity(cells.len());
         for v in cells {
             match v {
                 Value::Int(i) => b.append_value(*i),
@@ -205,5 +251,80 @@ fn column(cells: &[&Value], ty: Option<&DataType>) -> (DataType, ArrayRef) {
             }
         }
         (DataType::Int64, Arc::new(b.finish()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(values: &[Vec<(&str, Value)>]) -> Table {
+        let mut t = Table::default();
+        for row in values {
+            t.row();
+            for (k, v) in row {
+                t.set(k, v.clone());
+            }
+        }
+        t
+    }
+
+    /// A table written in parts, the schema from the first, gives the arrays of the whole.
+    #[test]
+    fn parts_typed_as_the_first_equal_the_whole() {
+        let all = vec![
+            vec![
+                ("a", Value::Int(1)),
+                ("b", Value::Null),
+                ("c", Value::NullStr),
+            ],
+            vec![
+                ("a", Value::NullInt),
+                ("b", Value::Float(2.5)),
+                ("c", Value::Str("x".into())),
+            ],
+            vec![
+                ("a", Value::Int(3)),
+                ("b", Value::Int(4)),
+                ("c", Value::NullStr),
+            ],
+        ];
+        let (schema, whole) = rows(&all).to_arrays(OutputFile::Summary);
+        let (first_schema, first) = rows(&all[..1]).to_arrays(OutputFile::Summary);
+        assert_eq!(first_schema, schema);
+        let rest = rows(&all[1..]).arrays_as(&schema).unwrap();
+        for (c, w) in whole.iter().enumerate() {
+            let parts =
+                arrow_select::concat::concat(&[first[c].as_ref(), rest[c].as_ref()]).unwrap();
+            assert_eq!(&parts, w, "column {c}");
+        }
+    }
+
+    /// A later part that the whole would have typed differently is an error, not a silent
+    /// conversion: an untyped null in an integer column, a string in a float column, a column
+    /// more or less.
+    #[test]
+    fn a_part_that_would_change_a_type_is_refused() {
+        let first = rows(&[vec![("a", Value::Int(1)), ("b", Value::Float(1.0))]]);
+        let (schema, _) = first.to_arrays(OutputFile::Summary);
+        let null_int = rows(&[vec![("a", Value::Null), ("b", Value::Float(1.0))]]);
+        assert!(null_int.arrays_as(&schema).unwrap_err().contains("`a`"));
+        let string = rows(&[vec![("a", Value::Int(1)), ("b", Value::Str("x".into()))]]);
+        assert!(string.arrays_as(&schema).unwrap_err().contains("`b`"));
+        let more = rows(&[vec![
+            ("a", Value::Int(1)),
+            ("b", Value::Null),
+            ("c", Value::Null),
+        ]]);
+        assert!(more.arrays_as(&schema).unwrap_err().contains("`c`"));
+        let fewer = rows(&[vec![("a", Value::Int(1))]]);
+        assert!(
+            fewer
+                .arrays_as(&schema)
+                .unwrap_err()
+                .contains("`b` is missing")
+        );
+        let typed_nulls = rows(&[vec![("a", Value::NullInt), ("b", Value::Null)]]);
+        assert!(typed_nulls.arrays_as(&schema).is_ok());
     }
 }
