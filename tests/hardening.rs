@@ -1186,6 +1186,95 @@ schedulers:
     }
 }
 
+/// Every output option names a file in a folder that exists: a mistyped folder is an input error
+/// (exit 2) that names the option and the missing folder, found before any work, and nothing is
+/// created — before, `-o /nonexist/x.swf` made `/nonexist`. A file in the way of the folder is
+/// said to be one. `-o -` (standard output) needs no folder.
+#[test]
+fn output_options_refuse_a_missing_folder_and_create_none() {
+    let p = Project::new();
+    fs::write(p.path().join("plain"), "a file, not a folder").unwrap();
+    let kth = "workloads/kth.swf.gz";
+    let cases: [&[&str]; 10] = [
+        &[
+            "simulate",
+            kth,
+            "-s",
+            "easy",
+            "--jobs-out",
+            "missing/deeper/jobs.parquet",
+        ],
+        &["trace", "stats", kth, "-o", "missing/stats.parquet"],
+        &["trace", "eet", kth, "--users-out", "missing/users.parquet"],
+        &["trace", "eet", kth, "--svg", "missing/heatmap.svg"],
+        &["fit", kth, "-o", "missing/fitted.yaml"],
+        &[
+            "trace",
+            "penalties",
+            kth,
+            "--machines",
+            "m.machines",
+            "-o",
+            "missing/p.parquet",
+        ],
+        &[
+            "export",
+            "results/x/jobs.parquet",
+            "--cell",
+            "c",
+            "-o",
+            "missing/x.swf",
+        ],
+        &[
+            "generate",
+            "experiments/x.yaml",
+            "--workload",
+            "w",
+            "-o",
+            "missing/x.swf",
+        ],
+        &["run", "--events", "missing/events.jsonl"],
+        &[
+            "simulate",
+            kth,
+            "-s",
+            "easy",
+            "--jobs-out",
+            "plain/jobs.parquet",
+        ],
+    ];
+    for args in cases {
+        let out = p.schedlab(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let option = args[args.len() - 2];
+        let path = args[args.len() - 1];
+        let folder = Path::new(path).parent().unwrap().display().to_string();
+        let problem = if folder == "plain" {
+            "plain is not a folder".to_string()
+        } else {
+            format!("the folder {folder} does not exist")
+        };
+        assert!(
+            err.contains(&format!("error: {option} {path}: {problem}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(&format!("mkdir -p {folder}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !p.path().join("missing").exists(),
+            "{args:?} created a folder"
+        );
+    }
+    // An existing folder is used as it is.
+    fs::create_dir(p.path().join("there")).unwrap();
+    let out = p.schedlab(&["trace", "stats", kth, "-o", "there/stats.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(p.path().join("there/stats.parquet").is_file());
+}
+
 /// The visible leaf commands of the real command tree (`trace info`, `run`, …), so that a
 /// command added later is checked too; `help` and the hidden `worker` are left out.
 fn leaf_commands() -> Vec<Vec<String>> {

@@ -42,6 +42,7 @@ pub struct PenaltiesArgs {
 }
 
 pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
+    super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let Some(machine) = args.topology.machine()? else {
         return Err(
             CliError::input("trace penalties needs the system: --machines FILE").with_hint(

@@ -110,6 +110,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "--machines gives the machine: leave out --procs and --node-size",
         ));
     }
+    super::output::check_folders(&[("--jobs-out", args.jobs_out.as_deref())])?;
     let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
     let machine = match args.topology.machine()? {
         Some(m) => m,

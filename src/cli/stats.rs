@@ -46,6 +46,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     if args.top == Some(0) {
         return Err(CliError::input("--top must be at least 1"));
     }
+    super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let trace = load_trace(&args.trace, args.lenient)?;
     let by = match args.by {
         By::All => GroupBy::All,

@@ -124,6 +124,14 @@ pub struct Report {
 }
 
 pub fn run(args: EetArgs) -> Result<(), CliError> {
+    super::output::check_folders(&[
+        ("--jobs-out", args.jobs_out.as_deref()),
+        ("--users-out", args.users_out.as_deref()),
+        ("--heatmap-out", args.heatmap_out.as_deref()),
+        ("--usage-out", args.usage_out.as_deref()),
+        ("--svg", args.svg.as_deref()),
+        ("--boxplot-svg", args.boxplot_svg.as_deref()),
+    ])?;
     let options = crate::swf::ReadOptions {
         memory: args.memory_unit.reading(),
         ..crate::swf::ReadOptions::default()
