@@ -67,7 +67,7 @@ pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
         table(&jobs)
             .write(
                 path,
-                &[("schedlab.trace".into(), trace.source.clone())],
+                &super::provenance::trace_metadata(&args.trace, &trace.source),
                 crate::store::OutputFile::Penalties,
             )
             .map_err(CliError::failed)?;

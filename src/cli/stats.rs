@@ -64,7 +64,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
         table(&groups)
             .write(
                 path,
-                &[("schedlab.trace".into(), trace.source.clone())],
+                &super::provenance::trace_metadata(&args.trace, &trace.source),
                 crate::store::OutputFile::Stats,
             )
             .map_err(CliError::failed)?;

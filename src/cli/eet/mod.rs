@@ -329,12 +329,8 @@ fn write_outputs(
 ) -> Result<(), CliError> {
     let cpus = rule.system[Resource::Cpu];
     let memory = rule.system[Resource::Memory];
-    let metadata = vec![
-        (
-            "schedlab.version".to_string(),
-            env!("CARGO_PKG_VERSION").to_string(),
-        ),
-        ("schedlab.trace".to_string(), source.to_string()),
+    let mut metadata = super::provenance::trace_metadata(&args.trace, source);
+    metadata.extend([
         (
             "schedlab.eet.capacity".to_string(),
             describe(rule, report.users.len()),
@@ -355,7 +351,7 @@ fn write_outputs(
             "schedlab.eet.bin_seconds".to_string(),
             map.axis.width.to_string(),
         ),
-    ];
+    ]);
     let failed = CliError::failed;
     if let Some(path) = &args.jobs_out {
         write_eet_jobs(path, jobs, &report.jobs, &metadata).map_err(failed)?;
