@@ -520,7 +520,8 @@ fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
     lines
 }
 
-/// The provenance lines of a trace's header and its clock (only the header is read).
+/// The provenance lines of a trace's header and its clock (only the header and the first job
+/// line are read: a trace without a start time may keep Unix times, `TraceClock::of_trace`).
 fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
     let Ok(file) = File::open(path) else {
         return (Vec::new(), None);
@@ -545,12 +546,17 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         "MaxNodes",
     ];
     let mut lines = Vec::new();
-    let (mut start, mut offset, mut zone) = (None, None, None);
-    for l in BufReader::new(reader)
-        .lines()
-        .map_while(Result::ok)
-        .take_while(|l| l.trim_start().starts_with(';') || l.trim().is_empty())
-    {
+    let (mut start, mut offset, mut zone, mut first_submit) = (None, None, None, None);
+    for l in BufReader::new(reader).lines().map_while(Result::ok) {
+        if !(l.trim_start().starts_with(';') || l.trim().is_empty()) {
+            // The first job line: field 2 is its submit time.
+            first_submit = l
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<f64>().ok())
+                .map(|v| v as i64);
+            break;
+        }
         let t = l.trim_start_matches(';').trim().to_string();
         let value = |key: &str| {
             t.strip_prefix(key)
@@ -568,12 +574,10 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
             lines.push(t);
         }
     }
-    let clock = start.map(|unix_start| TraceClock {
-        unix_start,
-        utc_offset: offset.unwrap_or(0),
-        zone,
-    });
-    (lines, clock)
+    (
+        lines,
+        TraceClock::of_trace(start, offset, zone, first_submit),
+    )
 }
 
 /// job_penalties.parquet, when present.
