@@ -235,6 +235,31 @@ pub fn can_change(axis: &str, column: &str) -> bool {
         .is_none_or(|s| (s.affects)(column))
 }
 
+/// Indexes of the axes of `shape` that are metric settings (they change no schedule).
+pub fn setting_axes(shape: &ResultShape) -> Vec<usize> {
+    (0..shape.axes.len())
+        .filter(|&i| METRIC_SETTINGS.iter().any(|s| s.axis == shape.axes[i].name))
+        .collect()
+}
+
+/// "the expected-capacity scale" or "τ (…) and the expected-capacity scale": the metric
+/// settings among the axes `indexes` of `shape`, in words, or `None` without any.
+pub fn settings_named(shape: &ResultShape, indexes: &[usize]) -> Option<String> {
+    let names: Vec<String> = METRIC_SETTINGS
+        .iter()
+        .filter(|s| indexes.iter().any(|&i| shape.axes[i].name == s.axis))
+        .map(|s| lowercase_first(s.name))
+        .collect();
+    (!names.is_empty()).then(|| super::text::list(&names))
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or(String::new(), |c| {
+        c.to_lowercase().chain(chars).collect::<String>()
+    })
+}
+
 /// Indexes of the axes of `shape` that cannot change any of `columns`.
 pub fn blind_axes(shape: &ResultShape, columns: &[&str]) -> Vec<usize> {
     (0..shape.axes.len())
