@@ -267,6 +267,38 @@ pub fn blind_axes(shape: &ResultShape, columns: &[&str]) -> Vec<usize> {
         .collect()
 }
 
+/// The configurations a section about `columns` describes, once per setting that can change
+/// them: at the first level of each metric setting that changes none of `columns` (`blind`,
+/// left out of the labels), with a sentence saying so — not the same sentence once per level.
+pub struct OncePerSetting<'g, 'a> {
+    pub configs: Vec<&'g super::shape::Config<'a>>,
+    pub blind: Vec<usize>,
+    pub note: Option<String>,
+}
+
+pub fn once_per_setting<'g, 'a>(
+    grid: &'g super::shape::Grid<'a>,
+    columns: &[&str],
+) -> OncePerSetting<'g, 'a> {
+    let shape = &grid.shape;
+    let blind = blind_axes(shape, columns);
+    let configs = grid
+        .configs
+        .iter()
+        .filter(|c| at_first_levels(shape, &blind, &c.levels))
+        .collect();
+    let note = settings_named(shape, &blind).map(|names| {
+        format!(
+            "Each configuration is described once for every level of {names}: a metric setting, which cannot change these figures."
+        )
+    });
+    OncePerSetting {
+        configs,
+        blind,
+        note,
+    }
+}
+
 /// Whether a configuration sits at the first level of each of the axes `held` (the one view of
 /// values those axes cannot change).
 pub fn at_first_levels(

@@ -212,6 +212,15 @@ pub struct Section {
     pub charts: Vec<Chart>,
 }
 
+/// A configuration as a reader names it in a section's words and tables: its settings on the
+/// varying axes but `skip` ("scheduler easy, memory ignored"), or its workload when nothing
+/// else varies.
+pub fn config_label(shape: &ResultShape, c: &super::shape::Config<'_>, skip: &[usize]) -> String {
+    shape
+        .settings(&c.levels, skip)
+        .unwrap_or_else(|| c.text("workload"))
+}
+
 /// What a family builds from.
 pub struct Context<'a> {
     pub grid: &'a Grid<'a>,
