@@ -57,6 +57,8 @@ pub enum ViewKind {
         lines: Option<String>,
         panels: Vec<String>,
         averaged: Vec<String>,
+        /// Numeric axes shown at their "without" level (no cap) only, rather than averaged.
+        without: Vec<String>,
         held: Vec<String>,
     },
     /// `metric` as bars coloured by `colours`, grouped by the combinations of `groups`,
@@ -109,6 +111,7 @@ impl fmt::Display for ViewSpec {
                 lines,
                 panels,
                 averaged,
+                without,
                 held,
             } => {
                 write!(
@@ -119,6 +122,9 @@ impl fmt::Display for ViewSpec {
                 )?;
                 if !averaged.is_empty() {
                     write!(f, " | averaged {}", list(averaged))?;
+                }
+                if !without.is_empty() {
+                    write!(f, " | without {}", list(without))?;
                 }
                 if !held.is_empty() {
                     write!(f, " | held {}", list(held))?;
