@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use common::schedlab_in as schedlab;
+use common::{parquet_batches as batches, schedlab_in as schedlab};
 
 /// Two clusters: `small`, two nodes of 4 cores; `big`, one node of 8 cores (shared nodes).
 const SYSTEM: &str = "clusters:
@@ -54,16 +53,6 @@ fn project(manifest: &str) -> tempfile::TempDir {
     fs::write(dir.path().join("t.swf"), TRACE).unwrap();
     fs::write(dir.path().join("experiments/r.yaml"), manifest).unwrap();
     dir
-}
-
-fn batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
-    let file = fs::File::open(path).unwrap();
-    ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
 }
 
 fn strs<'a>(b: &'a arrow_array::RecordBatch, name: &str) -> &'a StringArray {

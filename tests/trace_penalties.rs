@@ -5,7 +5,6 @@
 mod common;
 
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 const GIB_KB: u64 = 1 << 20;
 
@@ -36,13 +35,7 @@ fn penalties_json(d: &std::path::Path, extra: &[&str]) -> (serde_json::Value, Ve
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let file = std::fs::File::open(d.join("p.parquet")).unwrap();
-    let batches = ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let batches = common::parquet_batches(&d.join("p.parquet"));
     (serde_json::from_slice(&out.stdout).unwrap(), batches)
 }
 
