@@ -749,16 +749,16 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         .iter()
         .map(|f| format!("{}. {}", f.title, f.text))
         .collect();
-    // queues open against queues lpc: all jobs 100 → 150 s (+50.0 %), per queue as listed; lpc-less setup
+    // queue setup open against queue setup lpc: all jobs 100 → 150 s (+50.0 %), per queue as listed; lpc-less setup
     // holds nothing, kills one job per queue.
     assert!(
-        text.contains(&"queues open against queues lpc. the mean wait of all jobs goes from 100 s to 150 s (+50.0 %), test's from 10.0 s to 20.0 s, short's from 50.0 s to 40.0 s, long's from 100 s to 100 s, day's from 250 s to 300 s, infinite's from 500 s to 400 s; 0 jobs held back by a limit, 5 killed by one.".to_string()),
+        text.contains(&"queue setup open against queue setup lpc. the mean wait of all jobs goes from 100 s to 150 s (+50.0 %), test's from 10.0 s to 20.0 s, short's from 50.0 s to 40.0 s, long's from 100 s to 100 s, day's from 250 s to 300 s, infinite's from 500 s to 400 s; 0 jobs held back by a limit, 5 killed by one.".to_string()),
         "{text:#?}"
     );
     // lpc beside the paper: 33,336/10 = 3,334; 1,250/50 = 25; 535/100 = 5.35; 467/250 = 1.87;
     // 1,754/500 = 3.51 — all below, by 1.87 (day) to 3,334 (test).
     assert!(
-        text.contains(&"queues lpc beside the paper. our mean wait is below the recorded one in 5 of 5 queues, by a factor of 1.87 to 3,334 (ours from longest: infinite > day > long > short > test; the paper's: test > infinite > short > long > day).".to_string()),
+        text.contains(&"queue setup lpc beside the paper. our mean wait is below the recorded one in 5 of 5 queues, by a factor of 1.87 to 3,334 (ours from longest: infinite > day > long > short > test; the paper's: test > infinite > short > long > day).".to_string()),
         "{text:#?}"
     );
     // The comparison table: the paper's column, then one per setup.
@@ -767,7 +767,7 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         .iter()
         .find(|t| t.headers[1] == "paper (recorded)")
         .unwrap();
-    assert_eq!(table.headers[2..], ["queues lpc", "queues open"]);
+    assert_eq!(table.headers[2..], ["queue setup lpc", "queue setup open"]);
     assert_eq!(table.rows[0], ["test", "33,336", "10.0", "20.0"]);
     // Without a queues axis (one queue `all` in every result set): no section.
     let plain = ReportData {

@@ -47,7 +47,7 @@ struct AxisText {
     none: &'static str,
 }
 
-const AXIS_TEXT: [AxisText; 19] = [
+const AXIS_TEXT: [AxisText; 20] = [
     AxisText {
         name: "workload",
         label: "workload",
@@ -69,6 +69,12 @@ const AXIS_TEXT: [AxisText; 19] = [
     AxisText {
         name: "reservations",
         label: "reservations",
+        unit: "",
+        none: "none",
+    },
+    AxisText {
+        name: "queues",
+        label: "queue setup",
         unit: "",
         none: "none",
     },

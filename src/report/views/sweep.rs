@@ -409,7 +409,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
         let title = (!pis.is_empty()).then(|| {
             pis.iter()
                 .zip(&combo)
-                .map(|(&i, l)| shape.axes[i].describe(l))
+                .map(|(&i, l)| shape.axes[i].setting(l))
                 .collect::<Vec<_>>()
                 .join(", ")
         });
@@ -579,7 +579,7 @@ fn bars(ctx: &Context<'_>, m: &Metric, layout: &Layout<'_>) -> Option<Chart> {
             let parts: Vec<String> = gis
                 .iter()
                 .zip(combo)
-                .map(|(&i, l)| shape.axes[i].describe(l))
+                .map(|(&i, l)| shape.axes[i].setting(l))
                 .collect();
             if parts.is_empty() {
                 "all".to_string()
