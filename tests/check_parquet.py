@@ -89,6 +89,7 @@ def main():
         for key in [b"schedlab.version", b"schedlab.scheduler", b"schedlab.tau", b"schedlab.overrun"]:
             if key not in meta:
                 sys.exit(f"{out}: metadata lacks {key.decode()}")
+        check_trace_provenance(out, trace)
         cols = table.to_pydict()
         if any(s < sub for s, sub in zip(cols["start"], cols["submit"])):
             sys.exit("a job starts before it is submitted")
@@ -118,7 +119,26 @@ def main():
         rows = check(penalties, "penalties.parquet (`schedlab trace penalties -o`)").to_pydict()
         if rows["job_id"] != sorted(rows["job_id"]):
             sys.exit("penalties.parquet: not in trace order")
+        check_trace_provenance(penalties, ROOT / "workloads" / "wagap-2013.swf.gz")
+        check_trace_provenance(stats, trace)
     print("parquet outputs match docs/outputs.md")
+
+
+def check_trace_provenance(path, trace):
+    """A file written from one trace names it, its size and digest, and the command (docs/outputs.md,
+    "Trace provenance")."""
+    meta = pq.read_metadata(path).metadata
+    for key in [b"schedlab.version", b"schedlab.trace", b"schedlab.traces", b"schedlab.command"]:
+        if key not in meta:
+            sys.exit(f"{path.name}: metadata lacks {key.decode()}")
+    traces = json.loads(meta[b"schedlab.traces"])
+    entry = traces.get(str(trace))
+    if list(traces) != [str(trace)] or entry is None or entry["bytes"] != trace.stat().st_size \
+            or not re.fullmatch(r"[0-9a-f]{64}", entry["blake3"]):
+        sys.exit(f"{path.name}: schedlab.traces {traces} does not describe {trace}")
+    command = meta[b"schedlab.command"].decode()
+    if not command.startswith("schedlab ") or str(path) in command:
+        sys.exit(f"{path.name}: schedlab.command {command!r}")
 
 
 def check_eet(exe, trace, tmp):
@@ -137,6 +157,7 @@ def check_eet(exe, trace, tmp):
         for key in [b"schedlab.version", b"schedlab.trace", b"schedlab.eet.capacity", b"schedlab.eet.bin_seconds"]:
             if key not in meta:
                 sys.exit(f"{path.name}: metadata lacks {key.decode()}")
+        check_trace_provenance(path, trace)
     bin_seconds = int(pq.read_metadata(out["heatmap"]).metadata[b"schedlab.eet.bin_seconds"])
     if bin_seconds != 3600:
         sys.exit(f"eet bin width {bin_seconds}, asked for 3600")

@@ -1023,6 +1023,62 @@ fn result_columns_carry_units_descriptions_and_provenance() {
     }
 }
 
+/// The files written from one trace say where they come from as experiment files do: the
+/// trace's path and content digest (`schedlab.traces`, the same JSON form) and the command that
+/// writes them again — which, run elsewhere with another output path, writes the same bytes.
+#[test]
+fn trace_command_files_carry_the_trace_digest_and_their_command() {
+    let p = Project::new();
+    let kth = "workloads/kth.swf.gz";
+    let digest = blake3::hash(&fs::read(p.path().join(kth)).unwrap());
+    let bytes = fs::metadata(p.path().join(kth)).unwrap().len();
+    fs::create_dir(p.path().join("again")).unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["simulate", kth, "-s", "easy", "--format", "json"],
+            "--jobs-out",
+        ),
+        (&["trace", "stats", kth, "--by", "user"], "-o"),
+        (&["trace", "eet", kth, "--bin", "3600"], "--users-out"),
+    ];
+    for (args, option) in cases {
+        let mut first = args.to_vec();
+        first.extend([option, "first.parquet"]);
+        let out = p.schedlab(&first);
+        assert!(out.status.success(), "{first:?}: {}", stderr(&out));
+        let (_, kv) = parquet_meta(&p.path().join("first.parquet"));
+        assert_eq!(kv["schedlab.trace"], kth);
+        assert_eq!(kv["schedlab.version"], env!("CARGO_PKG_VERSION"));
+        let traces: serde_json::Value = serde_json::from_str(&kv["schedlab.traces"]).unwrap();
+        assert_eq!(
+            traces,
+            serde_json::json!({ kth: {"blake3": digest.to_hex().as_str(), "bytes": bytes} }),
+            "{first:?}"
+        );
+        // The command, without where the output went; run again, it writes the same file.
+        let command = &kv["schedlab.command"];
+        let without_format: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| *a != "--format" && *a != "json")
+            .collect();
+        assert_eq!(
+            command,
+            &format!("schedlab {}", without_format.join(" ")),
+            "{first:?}"
+        );
+        let mut again: Vec<&str> = command.split(' ').skip(1).collect();
+        again.extend([option, "again/second.parquet"]);
+        let out = p.schedlab(&again);
+        assert!(out.status.success(), "{again:?}: {}", stderr(&out));
+        assert!(
+            fs::read(p.path().join("first.parquet")).unwrap()
+                == fs::read(p.path().join("again/second.parquet")).unwrap(),
+            "{command}: another file"
+        );
+    }
+}
+
 /// A simulated schedule exports as SWF with the simulated waits in field 3: our reader reads it
 /// back with the same jobs, and submit + wait + run of each job are its start and end in
 /// jobs.parquet.
@@ -1184,6 +1240,95 @@ schedulers:
         assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
         fs::remove_file(p.path().join("file.swf")).unwrap();
     }
+}
+
+/// Every output option names a file in a folder that exists: a mistyped folder is an input error
+/// (exit 2) that names the option and the missing folder, found before any work, and nothing is
+/// created — before, `-o /nonexist/x.swf` made `/nonexist`. A file in the way of the folder is
+/// said to be one. `-o -` (standard output) needs no folder.
+#[test]
+fn output_options_refuse_a_missing_folder_and_create_none() {
+    let p = Project::new();
+    fs::write(p.path().join("plain"), "a file, not a folder").unwrap();
+    let kth = "workloads/kth.swf.gz";
+    let cases: [&[&str]; 10] = [
+        &[
+            "simulate",
+            kth,
+            "-s",
+            "easy",
+            "--jobs-out",
+            "missing/deeper/jobs.parquet",
+        ],
+        &["trace", "stats", kth, "-o", "missing/stats.parquet"],
+        &["trace", "eet", kth, "--users-out", "missing/users.parquet"],
+        &["trace", "eet", kth, "--svg", "missing/heatmap.svg"],
+        &["fit", kth, "-o", "missing/fitted.yaml"],
+        &[
+            "trace",
+            "penalties",
+            kth,
+            "--machines",
+            "m.machines",
+            "-o",
+            "missing/p.parquet",
+        ],
+        &[
+            "export",
+            "results/x/jobs.parquet",
+            "--cell",
+            "c",
+            "-o",
+            "missing/x.swf",
+        ],
+        &[
+            "generate",
+            "experiments/x.yaml",
+            "--workload",
+            "w",
+            "-o",
+            "missing/x.swf",
+        ],
+        &["run", "--events", "missing/events.jsonl"],
+        &[
+            "simulate",
+            kth,
+            "-s",
+            "easy",
+            "--jobs-out",
+            "plain/jobs.parquet",
+        ],
+    ];
+    for args in cases {
+        let out = p.schedlab(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let option = args[args.len() - 2];
+        let path = args[args.len() - 1];
+        let folder = Path::new(path).parent().unwrap().display().to_string();
+        let problem = if folder == "plain" {
+            "plain is not a folder".to_string()
+        } else {
+            format!("the folder {folder} does not exist")
+        };
+        assert!(
+            err.contains(&format!("error: {option} {path}: {problem}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(&format!("mkdir -p {folder}")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !p.path().join("missing").exists(),
+            "{args:?} created a folder"
+        );
+    }
+    // An existing folder is used as it is.
+    fs::create_dir(p.path().join("there")).unwrap();
+    let out = p.schedlab(&["trace", "stats", kth, "-o", "there/stats.parquet"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(p.path().join("there/stats.parquet").is_file());
 }
 
 /// The visible leaf commands of the real command tree (`trace info`, `run`, …), so that a

@@ -2,21 +2,35 @@
 
 use std::path::Path;
 
-#[test]
-fn the_documented_example_loads_with_its_stated_cells() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("docs/manifest.md")).unwrap();
-    let start = doc.find("```yaml\n").unwrap() + "```yaml\n".len();
-    let yaml = &doc[start..start + doc[start..].find("```").unwrap()];
+use schedlab::manifest::Manifest;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The first YAML block of the page `docs/<page>` after `marker` (from the top when empty).
+fn yaml_example(page: &str, marker: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs").join(page)).unwrap();
+    let section = &doc[doc.find(marker).unwrap()..];
+    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
+    section[start..start + section[start..].find("```").unwrap()].to_string()
+}
+
+/// `yaml` loaded as `experiments/<name>.yaml` of a project whose `workloads/` is the
+/// repository's (a link); the project lives as long as the returned folder.
+fn load_in_project(name: &str, yaml: &str) -> (tempfile::TempDir, Manifest) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("experiments")).unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
-    #[cfg(not(unix))]
-    return;
-    let path = dir.path().join("experiments/sp2-study.yaml");
+    std::os::unix::fs::symlink(root().join("workloads"), dir.path().join("workloads")).unwrap();
+    let path = dir.path().join(format!("experiments/{name}.yaml"));
     std::fs::write(&path, yaml).unwrap();
     let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    (dir, m)
+}
+
+#[test]
+fn the_documented_example_loads_with_its_stated_cells() {
+    let (_dir, m) = load_in_project("sp2-study", &yaml_example("manifest.md", ""));
     assert_eq!(m.name, "sp2-study");
     assert_eq!(m.cells.len(), 14, "the page says 14 cells");
     assert!(
@@ -31,20 +45,7 @@ fn the_documented_example_loads_with_its_stated_cells() {
 #[test]
 fn the_topology_example_loads_as_documented() {
     use schedlab::sim::Allocation;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("docs/manifest.md")).unwrap();
-    let section = &doc[doc.find("## Topologies").unwrap()..];
-    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
-    let yaml = &section[start..start + section[start..].find("```").unwrap()];
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("experiments")).unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
-    #[cfg(not(unix))]
-    return;
-    let path = dir.path().join("experiments/topologies.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, m) = load_in_project("topologies", &yaml_example("manifest.md", "## Topologies"));
     assert_eq!(m.cells.len(), 4, "2 clusters × 2 ignore_memory values");
     let topology = |cluster: &str| {
         m.cells
@@ -108,16 +109,7 @@ clusters:
         nodes: [{count: 500, cores: 16, memory: 64 GiB, spec: 20.0}]
 schedulers: {fcfs: {policy: fcfs}}
 ";
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("experiments")).unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
-    #[cfg(not(unix))]
-    return;
-    let path = dir.path().join("experiments/lab.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, m) = load_in_project("lab", yaml);
     let t = m.cells[0].cluster.topology.clone().unwrap();
     assert!(t.scale_runtime && !t.ignore_memory);
     let names: Vec<&str> = t.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -141,20 +133,7 @@ schedulers: {fcfs: {policy: fcfs}}
 
 #[test]
 fn the_queue_priorities_example_loads_as_documented() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("docs/queues.md")).unwrap();
-    let section = &doc[doc.find("**Priorities.**").unwrap()..];
-    let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
-    let yaml = &section[start..start + section[start..].find("```").unwrap()];
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("experiments")).unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(root.join("workloads"), dir.path().join("workloads")).unwrap();
-    #[cfg(not(unix))]
-    return;
-    let path = dir.path().join("experiments/lpc-tiers.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    let m = schedlab::manifest::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (_dir, m) = load_in_project("lpc-tiers", &yaml_example("queues.md", "**Priorities.**"));
     assert_eq!(m.cells.len(), 6, "3 schedulers × 2 queue setups");
     let tiered = m
         .cells

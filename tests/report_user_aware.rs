@@ -196,3 +196,112 @@ fn a_bad_expected_capacity_is_a_located_error() {
         assert!(err.contains("ua.yaml:"), "{section}: {err}");
     }
 }
+
+/// The first 1,500 jobs of MetaCentrum's wagap-2013 on its machines, FIFO against FIFO +
+/// fairshare, the expected capacity ×1 and ×2: the trace has no header and keeps Unix times.
+const WAGAP: &str = "name: wagap
+workloads:
+  wagap:
+    trace: ../workloads/wagap-2013.swf.gz
+    memory: bytes_per_node
+    first_jobs: 1500
+clusters:
+  wagap:
+    machines: ../workloads/wagap-2013.swf.machines
+    properties: [x86_64, brno, nfs4]
+    topology:
+      zewura: {properties: [nodecpus80]}
+      zegox: {properties: [nodecpus12, debian, linux, infiniband]}
+schedulers:
+  s: {backfill: none, fairshare: {penalty: cpu}}
+metrics:
+  timeseries_step: 21600
+  expected_capacity: {split: equal}
+grid:
+  axes:
+    order: [fcfs, fairshare]
+    capacity_scale: [1, 2]
+";
+
+/// A trace in Unix times (no `UnixStartTime`) is dated in UTC, saying so, on the heatmaps and
+/// the schedule — before, the heatmap's axis read "trace second 1356991200". The schedule and
+/// the time series say which settings they show, and that the expected capacity (a metric
+/// setting) changes none of them; the clusters section describes each order once, not once per
+/// capacity level with the same words.
+#[test]
+fn a_trace_in_unix_times_is_dated_and_each_picture_says_what_it_holds() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in ["wagap-2013.swf.gz", "wagap-2013.swf.machines"] {
+        fs::copy(repo.join("workloads").join(f), d.join("workloads").join(f)).unwrap();
+    }
+    fs::write(d.join("experiments/wagap.yaml"), WAGAP).unwrap();
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/wagap.md")).unwrap();
+    let section = |heading: &str| -> String {
+        md.split(&format!("\n## {heading}\n"))
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .unwrap_or_else(|| panic!("no section {heading}: {md}"))
+            .to_string()
+    };
+
+    // Dates on every heatmap's time axis: the jobs start on 2012-12-31 (UTC).
+    for s in ["fifo", "fifo-fairshare"] {
+        let svg = fs::read_to_string(d.join(format!("reports/wagap-eet-heatmap-{s}.svg"))).unwrap();
+        assert!(
+            svg.contains("date (UTC, the trace&#39;s times are Unix times")
+                || svg.contains("date (UTC, the trace's times are Unix times"),
+            "{s}: {svg}"
+        );
+        assert!(svg.contains(">2013-01-0"), "{s}: no dates");
+        assert!(!svg.contains("trace second"), "{s}");
+    }
+
+    // The schedule: its settings, its cell, dates, and the metric setting named as such.
+    let schedule = section("Schedule");
+    assert!(
+        schedule.contains("Schedule of wagap, order fcfs (cell "),
+        "{schedule}"
+    );
+    assert!(schedule.contains(", 2013-01-"), "{schedule}");
+    assert!(
+        schedule.contains("(UTC, the trace's times are Unix times)"),
+        "{schedule}"
+    );
+    assert!(
+        schedule.contains(
+            "It is the same at every level of the expected-capacity scale: a metric setting, which changes no schedule."
+        ),
+        "{schedule}"
+    );
+    assert!(!schedule.contains("trace hours"), "{schedule}");
+
+    // Time series: every capacity level draws the same line, and the caption says so.
+    let over_time = section("Over time and per job");
+    assert_eq!(
+        over_time
+            .matches("The same at every level of the expected-capacity scale: a metric setting, which cannot change it.")
+            .count(),
+        4,
+        "{over_time}"
+    );
+
+    // Clusters: each order described once, without the capacity, and why.
+    let clusters = section("Clusters");
+    for order in ["fcfs", "fairshare"] {
+        assert_eq!(
+            clusters.matches(&format!("**order {order}.**")).count(),
+            1,
+            "{clusters}"
+        );
+    }
+    assert!(!clusters.contains("expected capacity"), "{clusters}");
+    assert!(
+        clusters.contains(
+            "Each configuration is described once for every level of the expected-capacity scale"
+        ),
+        "{clusters}"
+    );
+}

@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use arrow_array::{Array, BooleanArray, Int64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use common::schedlab_in as schedlab;
+use common::{parquet_batches as batches, schedlab_in as schedlab};
 
 /// Two clusters: `small`, two nodes of 4 cores; `big`, one node of 8 cores (shared nodes).
 const SYSTEM: &str = "clusters:
@@ -30,22 +29,30 @@ const TRACE: &str = "1 0 0 50 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1
 4 20 0 20 4 -1 -1 4 20 -1 1 4 1 -1 -1 -1 -1 -1
 ";
 
+/// The manifest `r`: the trace `t` on the two-cluster system, then `rest` (more clusters, or
+/// `schedulers:` and what follows).
+fn on_system(rest: &str) -> String {
+    format!("name: r\nworkloads:\n  t: {{trace: ../t.swf}}\n{SYSTEM}{rest}")
+}
+
+/// `schedlab run --quiet` and `extra` in `d`, which must succeed.
+fn run_ok(d: &std::path::Path, extra: &[&str]) {
+    let mut args = vec!["run", "--quiet"];
+    args.extend_from_slice(extra);
+    let out = schedlab(d, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn project(manifest: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir_all(dir.path().join("experiments")).unwrap();
     fs::write(dir.path().join("t.swf"), TRACE).unwrap();
     fs::write(dir.path().join("experiments/r.yaml"), manifest).unwrap();
     dir
-}
-
-fn batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
-    let file = fs::File::open(path).unwrap();
-    ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
 }
 
 fn strs<'a>(b: &'a arrow_array::RecordBatch, name: &str) -> &'a StringArray {
@@ -98,31 +105,23 @@ fn a_reservation_of_whole_nodes_moves_jobs_as_worked_by_hand() {
     // small is reserved until 200 (155 + 20 crosses 100… 200) and big is full, so 200 on small.
     // EASY: J3's shadow is 155 on big; J4 fits a small node from 20 to 40, before the window and
     // off big: it starts at 20, backfilled.
-    let manifest = format!(
-        "name: r
-workloads:
-  t: {{trace: ../t.swf}}
-{SYSTEM}schedulers:
-  fcfs: {{policy: fcfs}}
-  easy: {{policy: easy}}
+    let manifest = on_system(
+        "schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
 reservations:
   hold:
     cluster: small
     requests:
-      - {{created: 0, start: 100, duration: 100, nodes: 2}}
+      - {created: 0, start: 100, duration: 100, nodes: 2}
 grid:
   axes:
     reservations: [none, hold]
-"
+",
     );
     let p = project(&manifest);
     let d = p.path();
-    let out = schedlab(d, &["run", "--quiet"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(d, &[]);
     let s = schedule(d);
     let row = |id, start, cluster: &str, bf| (id, start, cluster.to_string(), bf);
     let free = vec![
@@ -171,17 +170,14 @@ grid:
 fn generated_requests_on_a_topology_respect_the_node_hours_cap() {
     // 1-node, 1-hour requests, many a week, capped at 3 node-hours in any 1-day window (by
     // start): recomputed from reservations.parquet.
-    let manifest = format!(
-        "name: r
-workloads:
-  t: {{trace: ../t.swf}}
-{SYSTEM}schedulers:
-  easy: {{policy: easy}}
+    let manifest = on_system(
+        "schedulers:
+  easy: {policy: easy}
 reservations:
   gen:
-    generate: {{per_week: 5000, nodes: {{fixed: 1}}, hours: {{fixed: 1}}}}
-    throttle: {{window_days: 1, max_node_hours: 3}}
-"
+    generate: {per_week: 5000, nodes: {fixed: 1}, hours: {fixed: 1}}
+    throttle: {window_days: 1, max_node_hours: 3}
+",
     );
     let trace: String = (1..=200)
         .map(|i| {
@@ -194,12 +190,7 @@ reservations:
     let p = project(&manifest);
     let d = p.path();
     fs::write(d.join("t.swf"), trace).unwrap();
-    let out = schedlab(d, &["run", "--quiet"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(d, &[]);
     let mut starts = Vec::new();
     let mut rejected = 0;
     for b in batches(&d.join("results/r/reservations.parquet")) {
@@ -222,15 +213,12 @@ reservations:
 }
 
 fn refused(scenario: &str, wants: &[&str]) {
-    let manifest = format!(
-        "name: r
-workloads:
-  t: {{trace: ../t.swf}}
-{SYSTEM}schedulers:
+    let manifest = on_system(&format!(
+        "schedulers:
   easy: {{policy: easy}}
 reservations:
 {scenario}"
-    );
+    ));
     let p = project(&manifest);
     let out = schedlab(p.path(), &["run", "--quiet"]);
     assert!(!out.status.success(), "{scenario} was accepted");
@@ -303,20 +291,17 @@ reservations:
 fn every_order_and_backfill_runs_on_pools_and_topologies_with_reservations() {
     // 4 orders × 4 rules × (pool, heterogeneous topology) × (none, a reservation): 64 cells,
     // every one completes every job, deterministically (a second run is byte-identical).
-    let manifest = format!(
-        "name: r
-workloads:
-  t: {{trace: ../t.swf}}
-{SYSTEM}  pool: {{procs: 16}}
+    let manifest = on_system(
+        "  pool: {procs: 16}
 schedulers:
-  s: {{backfill: none}}
+  s: {backfill: none}
 reservations:
   hold:
     requests:
-      - {{created: 0, start: 100, duration: 100, nodes: 1}}
+      - {created: 0, start: 100, duration: 100, nodes: 1}
   hold-procs:
     requests:
-      - {{created: 0, start: 100, duration: 100, procs: 4}}
+      - {created: 0, start: 100, duration: 100, procs: 4}
 grid:
   axes:
     cluster: [two, pool]
@@ -324,18 +309,13 @@ grid:
     backfill: [none, easy, conservative, aggressive]
     reservations: [none, hold, hold-procs]
   exclude:
-    - {{cluster: two, reservations: hold-procs}}
-    - {{cluster: pool, reservations: hold}}
-"
+    - {cluster: two, reservations: hold-procs}
+    - {cluster: pool, reservations: hold}
+",
     );
     let p = project(&manifest);
     let d = p.path();
-    let out = schedlab(d, &["run", "--quiet", "--jobs", "2"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(d, &["--jobs", "2"]);
     let s = schedule(d);
     assert_eq!(s.len(), 2 * 4 * 4 * 2);
     for (cell, jobs) in &s {

@@ -5,9 +5,39 @@
 mod common;
 
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 const GIB_KB: u64 = 1 << 20;
+
+/// `schedlab trace penalties t.swf --machines sys.machines --memory kb_per_node` and `extra`,
+/// run in `d`.
+fn penalties(d: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "trace",
+        "penalties",
+        "t.swf",
+        "--machines",
+        "sys.machines",
+        "--memory",
+        "kb_per_node",
+    ];
+    args.extend_from_slice(extra);
+    common::schedlab_in(d, &args)
+}
+
+/// The same writing `p.parquet`, the summary as JSON; it must succeed: the summary and the
+/// file's batches.
+fn penalties_json(d: &std::path::Path, extra: &[&str]) -> (serde_json::Value, Vec<RecordBatch>) {
+    let mut args = vec!["-o", "p.parquet", "--format", "json"];
+    args.extend_from_slice(extra);
+    let out = penalties(d, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let batches = common::parquet_batches(&d.join("p.parquet"));
+    (serde_json::from_slice(&out.stdout).unwrap(), batches)
+}
 
 /// Alea machine file: `id name nodes cpus_per_node rating ram_KB`.
 fn machines() -> String {
@@ -62,26 +92,7 @@ fn the_papers_examples_3_to_5_worked_by_hand() {
     let d = dir.path();
     std::fs::write(d.join("sys.machines"), machines()).unwrap();
     std::fs::write(d.join("t.swf"), trace()).unwrap();
-    let args = [
-        "trace",
-        "penalties",
-        "t.swf",
-        "--machines",
-        "sys.machines",
-        "--memory",
-        "kb_per_node",
-        "-o",
-        "p.parquet",
-        "--format",
-        "json",
-    ];
-    let out = common::schedlab_in(d, &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (s, batches) = penalties_json(d, &[]);
     // pe_min against cpu: Example 3 80 against 1 (+7,900 %), Example 4 80 against 80 (not
     // affected), Example 5 2.5 against 1 (+150 %). Affected: 2 of 3 jobs; CPU time
     // (1 + 1) × 100 of (1 + 80 + 1) × 100 = 200 / 8,200; users 1 and 3 of 3. Both increases are
@@ -107,13 +118,6 @@ fn the_papers_examples_3_to_5_worked_by_hand() {
     // memory) × node cores: Example 3 only on the big node (80), Example 4 only there (80),
     // Example 5 8 on a small node and 2.5 on the big one, so F5 = 2.5. standard_job (1 core,
     // 1 GiB): max(cores, GiB) = 512, 80, 16.
-    let file = std::fs::File::open(d.join("p.parquet")).unwrap();
-    let batches: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
     assert_eq!(batches.len(), 1);
     let b = &batches[0];
     close(&column(b, "job_id"), &[1.0, 2.0, 3.0]);
@@ -127,7 +131,7 @@ fn the_papers_examples_3_to_5_worked_by_hand() {
     close(&column(b, "increase"), &[79.0, 0.0, 1.5]);
 
     // The table names the paper's figures beside ours.
-    let table = common::schedlab_in(d, &args[..args.len() - 4]);
+    let table = penalties(d, &[]);
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(
         text.contains("2 = 66.7 %") && text.contains("under 2 %"),
@@ -161,36 +165,9 @@ fn node_properties_can_be_given_to_the_system() {
     );
     std::fs::write(d.join("t.swf"), line).unwrap();
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "trace",
-            "penalties",
-            "t.swf",
-            "--machines",
-            "sys.machines",
-            "--memory",
-            "kb_per_node",
-            "-o",
-            "p.parquet",
-            "--format",
-            "json",
-        ];
-        args.extend_from_slice(extra);
-        let out = common::schedlab_in(d, &args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let file = std::fs::File::open(d.join("p.parquet")).unwrap();
-        let batch = ParquetRecordBatchReaderBuilder::try_new(file)
-            .unwrap()
-            .build()
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap();
-        (s, column(&batch, "classes"), column(&batch, "pe_min"))
+        let (s, batches) = penalties_json(d, extra);
+        let batch = &batches[0];
+        (s, column(batch, "classes"), column(batch, "pe_min"))
     };
     // No properties: no class has `fast`, the job is left out.
     let (s, classes, pe_min) = run(&[]);
@@ -209,18 +186,7 @@ fn node_properties_can_be_given_to_the_system() {
     assert_eq!((classes, pe_min), (vec![Some(2.0)], vec![Some(1.0)]));
 
     // A cluster the machine file does not have: a clear error naming the clusters it has.
-    let out = common::schedlab_in(
-        d,
-        &[
-            "trace",
-            "penalties",
-            "t.swf",
-            "--machines",
-            "sys.machines",
-            "--cluster-properties",
-            "huge=fast",
-        ],
-    );
+    let out = penalties(d, &["--cluster-properties", "huge=fast"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

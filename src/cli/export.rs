@@ -36,6 +36,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    super::output::check_folders(&[("-o", Some(&args.output))])?;
     let input = JobsFile::open(&args.jobs).map_err(CliError::input)?;
     let cell = match (&args.cell, input.cells.as_slice()) {
         (Some(c), cells) if cells.is_empty() || cells.contains(c) => Some(c.clone()),

@@ -58,6 +58,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     if args.top_users == 0 {
         return Err(CliError::input("--top-users must be at least 1"));
     }
+    super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let trace = load_trace(&args.trace, args.lenient)?;
     let mut by_user: std::collections::BTreeMap<i32, Vec<&Job>> = Default::default();
     for j in &trace.workload.jobs {

@@ -34,6 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    super::output::check_folders(&[("-o", Some(&args.output))])?;
     let m = manifest::load(&args.manifest).map_err(CliError::input)?;
     let names: Vec<&str> = m.cells.iter().map(|c| c.workload.name.as_str()).collect();
     let cell = match &args.cell {

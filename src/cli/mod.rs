@@ -14,6 +14,7 @@ mod manifests;
 mod output;
 mod penalties;
 mod plan;
+mod provenance;
 mod report;
 mod run;
 mod simulate;

@@ -1,7 +1,9 @@
-//! Where `-o FILE` of the commands that write SWF text (`export`, `generate`) goes: a file that
-//! appears only when complete (written under a temporary name, then renamed), or standard
-//! output for `-o -`, as Unix tools do, so that a schedule can be piped
-//! (`schedlab export … -o - | head`).
+//! Where the commands' output files go. Every output option names a file in a folder that
+//! exists: a mistyped path is an input error naming the missing folder, found before any work
+//! ([`check_folders`]), never a new tree of folders. `-o FILE` of the commands that write SWF
+//! text (`export`, `generate`) is a file that appears only when complete (written under a
+//! temporary name, then renamed), or standard output for `-o -`, as Unix tools do, so that a
+//! schedule can be piped (`schedlab export … -o - | head`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,13 +11,43 @@ use std::path::{Path, PathBuf};
 use super::CliError;
 use crate::store::AtomicFile;
 
+/// Checks, before any work, that the folder of every given output file exists (`-` is standard
+/// output). `outputs` pairs each option as the user wrote it (`-o`, `--jobs-out`) with its path.
+pub fn check_folders(outputs: &[(&str, Option<&Path>)]) -> Result<(), CliError> {
+    for (option, path) in outputs {
+        let Some(path) = path.filter(|p| *p != Path::new("-")) else {
+            continue;
+        };
+        let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
+            continue;
+        };
+        let shown = folder.display();
+        let problem = match std::fs::metadata(folder) {
+            Ok(meta) if meta.is_dir() => continue,
+            Ok(_) => format!("{shown} is not a folder"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                format!("the folder {shown} does not exist")
+            }
+            Err(e) => format!("cannot use the folder {shown}: {e}"),
+        };
+        return Err(CliError::input(format!(
+            "{option} {}: {problem}",
+            path.display()
+        ))
+        .with_hint(format!(
+            "schedlab writes files, not folders: create it first (mkdir -p {shown}) or correct the path"
+        )));
+    }
+    Ok(())
+}
+
 pub struct TextOutput {
     path: PathBuf,
     file: Option<AtomicFile>,
 }
 
 impl TextOutput {
-    /// `-` is standard output; anything else a file, created with its folders.
+    /// `-` is standard output; anything else a file in an existing folder ([`check_folders`]).
     pub fn create(path: &Path) -> Result<TextOutput, CliError> {
         let file = if path == Path::new("-") {
             None

@@ -42,6 +42,7 @@ pub struct PenaltiesArgs {
 }
 
 pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
+    super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let Some(machine) = args.topology.machine()? else {
         return Err(
             CliError::input("trace penalties needs the system: --machines FILE").with_hint(
@@ -66,7 +67,7 @@ pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
         table(&jobs)
             .write(
                 path,
-                &[("schedlab.trace".into(), trace.source.clone())],
+                &super::provenance::trace_metadata(&args.trace, &trace.source),
                 crate::store::OutputFile::Penalties,
             )
             .map_err(CliError::failed)?;

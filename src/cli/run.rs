@@ -104,6 +104,7 @@ impl SlurmArgs {
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
+    super::output::check_folders(&[("--events", args.events.as_deref())])?;
     let mut config = RunConfig::load(args.config.as_deref()).map_err(CliError::input)?;
     args.slurm.apply(&mut config.slurm)?;
     let kind = args.executor.unwrap_or(config.executor);

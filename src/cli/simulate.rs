@@ -110,6 +110,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "--machines gives the machine: leave out --procs and --node-size",
         ));
     }
+    super::output::check_folders(&[("--jobs-out", args.jobs_out.as_deref())])?;
     let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
     let machine = match args.topology.machine()? {
         Some(m) => m,
@@ -206,12 +207,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         skipped_by_reason,
     };
     if let Some(path) = &args.jobs_out {
-        let metadata = vec![
-            (
-                "schedlab.version".to_string(),
-                env!("CARGO_PKG_VERSION").to_string(),
-            ),
-            ("schedlab.trace".to_string(), trace.source.clone()),
+        let mut metadata = super::provenance::trace_metadata(&args.trace, &trace.source);
+        metadata.extend([
             ("schedlab.scheduler".to_string(), args.scheduler.to_string()),
             ("schedlab.procs".to_string(), machine.procs().to_string()),
             (
@@ -231,7 +228,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 "schedlab.memory_reading".to_string(),
                 args.read.memory.name().to_string(),
             ),
-        ];
+        ]);
         let clusters: Vec<String> = match &machine {
             Machine::Topology(t) => t.topology.clusters.iter().map(|c| c.name.clone()).collect(),
             Machine::Uniform(_) => Vec::new(),

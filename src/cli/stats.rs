@@ -46,6 +46,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     if args.top == Some(0) {
         return Err(CliError::input("--top must be at least 1"));
     }
+    super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let trace = load_trace(&args.trace, args.lenient)?;
     let by = match args.by {
         By::All => GroupBy::All,
@@ -63,7 +64,7 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
         table(&groups)
             .write(
                 path,
-                &[("schedlab.trace".into(), trace.source.clone())],
+                &super::provenance::trace_metadata(&args.trace, &trace.source),
                 crate::store::OutputFile::Stats,
             )
             .map_err(CliError::failed)?;

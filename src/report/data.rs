@@ -131,27 +131,76 @@ fn load_queues(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if !data.files.contains("queues.parquet") {
         return Ok(());
     }
-    let (batches, _) = read(&dir.join("queues.parquet"), None)?;
+    data.queues = named_rows(&dir.join("queues.parquet"), "queue", |_| true)?
+        .into_iter()
+        .map(|(cell, queue, numbers)| QueueRow {
+            cell,
+            queue,
+            numbers,
+        })
+        .collect();
+    Ok(())
+}
+
+/// A row's numeric columns by name (`None`: null).
+type Numbers = BTreeMap<String, Option<f64>>;
+
+/// The rows of a per-cell file that names a part of each cell in `name_column` (a queue, a
+/// cluster), for the cells `keep` takes: (cell, name, every numeric column).
+fn named_rows(
+    path: &Path,
+    name_column: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<(String, String, Numbers)>, String> {
+    let (batches, _) = read(path, None)?;
+    let mut out = Vec::new();
     for b in &batches {
-        let (Some(cells), Some(queues)) = (strings(b, "cell"), strings(b, "queue")) else {
+        let (Some(cells), Some(names)) = (strings(b, "cell"), strings(b, name_column)) else {
             continue;
         };
         for row in 0..b.num_rows() {
+            if !keep(cells.value(row)) {
+                continue;
+            }
             let numbers = b
                 .schema()
                 .fields()
                 .iter()
-                .filter(|f| !matches!(f.name().as_str(), "cell" | "queue" | "experiment"))
-                .map(|f| (f.name().clone(), number(b, f.name(), row)))
+                .map(|f| f.name())
+                .filter(|n| !matches!(n.as_str(), "cell" | "experiment") && *n != name_column)
+                .map(|n| (n.clone(), number(b, n, row)))
                 .collect();
-            data.queues.push(QueueRow {
-                cell: cells.value(row).to_string(),
-                queue: queues.value(row).to_string(),
+            out.push((
+                cells.value(row).to_string(),
+                names.value(row).to_string(),
                 numbers,
-            });
+            ));
         }
     }
-    Ok(())
+    Ok(out)
+}
+
+/// The rows of a per-cell file, made by `make` from a lookup of each row's numbers, grouped by
+/// cell in file order; `columns`: read only these.
+fn rows_by_cell<T>(
+    path: &Path,
+    columns: Option<&[&str]>,
+    make: impl Fn(&dyn Fn(&str) -> Option<f64>) -> T,
+) -> Result<BTreeMap<String, Vec<T>>, String> {
+    let (batches, _) = read(path, columns)?;
+    let mut out: BTreeMap<String, Vec<T>> = BTreeMap::new();
+    for b in &batches {
+        let Some(cells) = strings(b, "cell") else {
+            continue;
+        };
+        for row in 0..b.num_rows() {
+            let value = |n: &str| number(b, n, row);
+            out.entry(cells.value(row).to_string())
+                .or_default()
+                .push(make(&value));
+        }
+    }
+    Ok(out)
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -231,29 +280,16 @@ fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if topology.is_empty() || !data.files.contains("clusters.parquet") {
         return Ok(());
     }
-    let (batches, _) = read(&dir.join("clusters.parquet"), None)?;
-    for b in &batches {
-        let (Some(cells), Some(clusters)) = (strings(b, "cell"), strings(b, "cluster")) else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            if !topology.contains(cells.value(row)) {
-                continue;
-            }
-            let numbers = b
-                .schema()
-                .fields()
-                .iter()
-                .filter(|f| f.name() != "cell" && f.name() != "cluster")
-                .map(|f| (f.name().clone(), number(b, f.name(), row)))
-                .collect();
-            data.clusters.push(ClusterRow {
-                cell: cells.value(row).to_string(),
-                cluster: clusters.value(row).to_string(),
-                numbers,
-            });
-        }
-    }
+    data.clusters = named_rows(&dir.join("clusters.parquet"), "cluster", |cell| {
+        topology.contains(cell)
+    })?
+    .into_iter()
+    .map(|(cell, cluster, numbers)| ClusterRow {
+        cell,
+        cluster,
+        numbers,
+    })
+    .collect();
     if !data.files.contains("cluster_timeseries.parquet") {
         return Ok(());
     }
@@ -520,7 +556,8 @@ fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
     lines
 }
 
-/// The provenance lines of a trace's header and its clock (only the header is read).
+/// The provenance lines of a trace's header and its clock (only the header and the first job
+/// line are read: a trace without a start time may keep Unix times, `TraceClock::of_trace`).
 fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
     let Ok(file) = File::open(path) else {
         return (Vec::new(), None);
@@ -545,12 +582,17 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
         "MaxNodes",
     ];
     let mut lines = Vec::new();
-    let (mut start, mut offset, mut zone) = (None, None, None);
-    for l in BufReader::new(reader)
-        .lines()
-        .map_while(Result::ok)
-        .take_while(|l| l.trim_start().starts_with(';') || l.trim().is_empty())
-    {
+    let (mut start, mut offset, mut zone, mut first_submit) = (None, None, None, None);
+    for l in BufReader::new(reader).lines().map_while(Result::ok) {
+        if !(l.trim_start().starts_with(';') || l.trim().is_empty()) {
+            // The first job line: field 2 is its submit time.
+            first_submit = l
+                .split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<f64>().ok())
+                .map(|v| v as i64);
+            break;
+        }
         let t = l.trim_start_matches(';').trim().to_string();
         let value = |key: &str| {
             t.strip_prefix(key)
@@ -568,12 +610,10 @@ fn header(path: &Path) -> (Vec<String>, Option<TraceClock>) {
             lines.push(t);
         }
     }
-    let clock = start.map(|unix_start| TraceClock {
-        unix_start,
-        utc_offset: offset.unwrap_or(0),
-        zone,
-    });
-    (lines, clock)
+    (
+        lines,
+        TraceClock::of_trace(start, offset, zone, first_submit),
+    )
 }
 
 /// job_penalties.parquet, when present.
@@ -581,28 +621,18 @@ fn load_penalties(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if !data.files.contains("job_penalties.parquet") {
         return Ok(());
     }
-    let (batches, _) = read(&dir.join("job_penalties.parquet"), None)?;
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            let v = |n| number(b, n, row);
-            data.penalties
-                .entry(cells.value(row).to_string())
-                .or_default()
-                .push(super::penalties::PenaltyRow {
-                    job_id: v("job_id").unwrap_or(-1.0) as i64,
-                    user: v("user").unwrap_or(-1.0) as i64,
-                    cores: v("cores").unwrap_or(0.0),
-                    runtime: v("runtime").unwrap_or(0.0),
-                    cpu: v("cpu").unwrap_or(0.0),
-                    pe_min: v("pe_min"),
-                    increase: v("increase"),
-                    wait: v("wait"),
-                });
+    data.penalties = rows_by_cell(&dir.join("job_penalties.parquet"), None, |v| {
+        super::penalties::PenaltyRow {
+            job_id: v("job_id").unwrap_or(-1.0) as i64,
+            user: v("user").unwrap_or(-1.0) as i64,
+            cores: v("cores").unwrap_or(0.0),
+            runtime: v("runtime").unwrap_or(0.0),
+            cpu: v("cpu").unwrap_or(0.0),
+            pe_min: v("pe_min"),
+            increase: v("increase"),
+            wait: v("wait"),
         }
-    }
+    })?;
     Ok(())
 }
 
@@ -611,7 +641,7 @@ fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if !(data.files.contains("users.parquet") && data.files.contains("user_timeseries.parquet")) {
         return Ok(());
     }
-    let (batches, _) = read(
+    data.users.users = rows_by_cell(
         &dir.join("users.parquet"),
         Some(&[
             "cell",
@@ -625,52 +655,28 @@ fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
             "wait_mean",
             "bounded_slowdown_mean",
         ]),
+        |v| UserRow {
+            user: v("user").unwrap_or(-1.0) as i64,
+            jobs: v("jobs").unwrap_or(0.0),
+            measured_jobs: v("measured_jobs").unwrap_or(0.0),
+            core_hours: v("core_hours").unwrap_or(0.0),
+            penalised_usage: v("penalised_usage").unwrap_or(0.0),
+            share: v("share").unwrap_or(0.0),
+            fairshare_factor: v("fairshare_factor").unwrap_or(1.0),
+            wait_mean: v("wait_mean"),
+            bounded_slowdown_mean: v("bounded_slowdown_mean"),
+        },
     )?;
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            let v = |n| number(b, n, row);
-            data.users
-                .users
-                .entry(cells.value(row).to_string())
-                .or_default()
-                .push(UserRow {
-                    user: v("user").unwrap_or(-1.0) as i64,
-                    jobs: v("jobs").unwrap_or(0.0),
-                    measured_jobs: v("measured_jobs").unwrap_or(0.0),
-                    core_hours: v("core_hours").unwrap_or(0.0),
-                    penalised_usage: v("penalised_usage").unwrap_or(0.0),
-                    share: v("share").unwrap_or(0.0),
-                    fairshare_factor: v("fairshare_factor").unwrap_or(1.0),
-                    wait_mean: v("wait_mean"),
-                    bounded_slowdown_mean: v("bounded_slowdown_mean"),
-                });
-        }
-    }
-    let (batches, _) = read(
+    data.users.bins = rows_by_cell(
         &dir.join("user_timeseries.parquet"),
         Some(&["cell", "time", "user", "usage", "fairshare_factor", "cores"]),
+        |v| UserBin {
+            time: v("time").unwrap_or(0.0),
+            user: v("user").map(|u| u as i64),
+            usage: v("usage").unwrap_or(0.0),
+            fairshare_factor: v("fairshare_factor"),
+            cores: v("cores").unwrap_or(0.0),
+        },
     )?;
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            let v = |n| number(b, n, row);
-            data.users
-                .bins
-                .entry(cells.value(row).to_string())
-                .or_default()
-                .push(UserBin {
-                    time: v("time").unwrap_or(0.0),
-                    user: v("user").map(|u| u as i64),
-                    usage: v("usage").unwrap_or(0.0),
-                    fairshare_factor: v("fairshare_factor"),
-                    cores: v("cores").unwrap_or(0.0),
-                });
-        }
-    }
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! Trace seconds as calendar dates, for the Gantt window: a trace's header gives the Unix time
-//! of its start (`UnixStartTime`) and a fixed offset from UTC (`TimeZone`, seconds; daylight
-//! saving time is not modelled, so the report says "standard time").
+//! Trace seconds as calendar dates, for the Gantt window and the heatmaps' time axis: a trace's
+//! header gives the Unix time of its start (`UnixStartTime`) and a fixed offset from UTC
+//! (`TimeZone`, seconds; daylight saving time is not modelled, so the report says "standard
+//! time"). A trace without a start time whose submit times are Unix times (Alea's wagap-2013)
+//! is dated in UTC, saying so ([`TraceClock::of_trace`]).
 
 /// A trace's clock: Unix time of trace second 0 and the offset of its local standard time.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -9,7 +11,15 @@ pub struct TraceClock {
     pub utc_offset: i64,
     /// The header's `TimeZoneString` (e.g. US/Pacific), if any.
     pub zone: Option<String>,
+    /// The trace's own times are Unix times (no `UnixStartTime`, submit times from 1980 on):
+    /// named so wherever the zone is.
+    pub unix_times: bool,
 }
+
+/// 1980-01-01 00:00 UTC. A trace without `UnixStartTime` whose first job is submitted at this
+/// trace second or later keeps Unix times: no log starts ten years after its own time 0, and
+/// Alea's wagap-2013 submits its first job at 1356996147 (2012-12-31 23:22 UTC).
+pub const UNIX_TIMES_FROM: i64 = 315_532_800;
 
 /// (year, month, day) of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
 pub fn civil(days: i64) -> (i64, i64, i64) {
@@ -25,6 +35,33 @@ pub fn civil(days: i64) -> (i64, i64, i64) {
 }
 
 impl TraceClock {
+    /// The clock of a trace: its header's start time (`UnixStartTime`) and offset (`TimeZone`,
+    /// with `TimeZoneString`); without a start time, UTC Unix times when the first submission
+    /// (`first_submit`, trace seconds) is one ([`UNIX_TIMES_FROM`]); else none.
+    pub fn of_trace(
+        unix_start: Option<i64>,
+        utc_offset: Option<i64>,
+        zone: Option<String>,
+        first_submit: Option<i64>,
+    ) -> Option<TraceClock> {
+        match unix_start {
+            Some(unix_start) => Some(TraceClock {
+                unix_start,
+                utc_offset: utc_offset.unwrap_or(0),
+                zone,
+                unix_times: false,
+            }),
+            None => first_submit
+                .filter(|t| *t >= UNIX_TIMES_FROM)
+                .map(|_| TraceClock {
+                    unix_start: 0,
+                    utc_offset: 0,
+                    zone: None,
+                    unix_times: true,
+                }),
+        }
+    }
+
     /// Local seconds since 1970 of trace second `t`.
     fn local(&self, t: f64) -> i64 {
         self.unix_start + t.floor() as i64 + self.utc_offset
@@ -62,8 +99,11 @@ impl TraceClock {
         out
     }
 
-    /// "UTC−8 (US/Pacific standard time)".
+    /// "UTC−8, US/Pacific standard time"; "UTC, the trace's times are Unix times".
     pub fn zone_text(&self) -> String {
+        if self.unix_times {
+            return "UTC, the trace's times are Unix times".to_string();
+        }
         let h = self.utc_offset as f64 / 3600.0;
         let sign = if h < 0.0 { "−" } else { "+" };
         let hours = super::svg::label(h.abs());
@@ -89,6 +129,7 @@ mod tests {
             unix_start,
             utc_offset: 0,
             zone: None,
+            unix_times: false,
         };
         assert_eq!(utc(1_356_996_147).date_time(0.0), "2012-12-31 23:22");
         assert_eq!(utc(-86_400).date_time(0.0), "1969-12-31 00:00");
@@ -100,6 +141,7 @@ mod tests {
             unix_start: 1_078_605_840,
             utc_offset: -28_800,
             zone: Some("US/Pacific".into()),
+            unix_times: false,
         };
         assert_eq!(clock.date_time(0.0), "2004-03-06 12:44");
         // Day 60 of the log, 2004-05-05 12:44.
@@ -110,5 +152,28 @@ mod tests {
         assert_eq!(clock.date_time(t[0]), "2004-03-07 00:00");
         assert_eq!(clock.date_time(t[1]), "2004-03-07 12:00");
         assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn a_trace_in_unix_times_is_dated_in_utc_and_says_so() {
+        // wagap-2013: no header, its first job submitted at 1356996147.
+        let clock = TraceClock::of_trace(None, None, None, Some(1_356_996_147)).unwrap();
+        assert_eq!(clock.date_time(1_356_996_147.0), "2012-12-31 23:22");
+        assert_eq!(clock.zone_text(), "UTC, the trace's times are Unix times");
+        // Trace seconds from the start of the log: no dates without a start time.
+        assert_eq!(
+            TraceClock::of_trace(None, None, None, Some(3_585_977)),
+            None
+        );
+        assert_eq!(TraceClock::of_trace(None, None, None, None), None);
+        assert_eq!(
+            TraceClock::of_trace(None, None, None, Some(UNIX_TIMES_FROM - 1)),
+            None
+        );
+        // The header's start time wins, with its zone.
+        let header =
+            TraceClock::of_trace(Some(843_480_031), Some(3600), None, Some(1_356_996_147)).unwrap();
+        assert_eq!((header.unix_start, header.utc_offset), (843_480_031, 3600));
+        assert!(!header.unix_times);
     }
 }

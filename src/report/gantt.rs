@@ -317,6 +317,7 @@ mod tests {
             unix_start: 1_078_605_840,
             utc_offset: -28_800,
             zone: Some("US/Pacific".into()),
+            unix_times: false,
         };
         assert_eq!(
             window_text((5_184_000.0, 5_184_000.0 + 72.0 * 3600.0), Some(&clock)),

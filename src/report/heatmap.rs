@@ -575,6 +575,7 @@ mod tests {
             unix_start: 1_356_998_400,
             utc_offset: 0,
             zone: None,
+            unix_times: false,
         };
         let dated = heatmap_svg(&map(vec![(0, 1.5)], Some(clock)));
         assert!(

@@ -235,11 +235,68 @@ pub fn can_change(axis: &str, column: &str) -> bool {
         .is_none_or(|s| (s.affects)(column))
 }
 
+/// Indexes of the axes of `shape` that are metric settings (they change no schedule).
+pub fn setting_axes(shape: &ResultShape) -> Vec<usize> {
+    (0..shape.axes.len())
+        .filter(|&i| METRIC_SETTINGS.iter().any(|s| s.axis == shape.axes[i].name))
+        .collect()
+}
+
+/// "the expected-capacity scale" or "τ (…) and the expected-capacity scale": the metric
+/// settings among the axes `indexes` of `shape`, in words, or `None` without any.
+pub fn settings_named(shape: &ResultShape, indexes: &[usize]) -> Option<String> {
+    let names: Vec<String> = METRIC_SETTINGS
+        .iter()
+        .filter(|s| indexes.iter().any(|&i| shape.axes[i].name == s.axis))
+        .map(|s| lowercase_first(s.name))
+        .collect();
+    (!names.is_empty()).then(|| super::text::list(&names))
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map_or(String::new(), |c| {
+        c.to_lowercase().chain(chars).collect::<String>()
+    })
+}
+
 /// Indexes of the axes of `shape` that cannot change any of `columns`.
 pub fn blind_axes(shape: &ResultShape, columns: &[&str]) -> Vec<usize> {
     (0..shape.axes.len())
         .filter(|&i| !columns.iter().any(|c| can_change(&shape.axes[i].name, c)))
         .collect()
+}
+
+/// The configurations a section about `columns` describes, once per setting that can change
+/// them: at the first level of each metric setting that changes none of `columns` (`blind`,
+/// left out of the labels), with a sentence saying so — not the same sentence once per level.
+pub struct OncePerSetting<'g, 'a> {
+    pub configs: Vec<&'g super::shape::Config<'a>>,
+    pub blind: Vec<usize>,
+    pub note: Option<String>,
+}
+
+pub fn once_per_setting<'g, 'a>(
+    grid: &'g super::shape::Grid<'a>,
+    columns: &[&str],
+) -> OncePerSetting<'g, 'a> {
+    let shape = &grid.shape;
+    let blind = blind_axes(shape, columns);
+    let configs = grid
+        .configs
+        .iter()
+        .filter(|c| at_first_levels(shape, &blind, &c.levels))
+        .collect();
+    let note = settings_named(shape, &blind).map(|names| {
+        format!(
+            "Each configuration is described once for every level of {names}: a metric setting, which cannot change these figures."
+        )
+    });
+    OncePerSetting {
+        configs,
+        blind,
+        note,
+    }
 }
 
 /// Whether a configuration sits at the first level of each of the axes `held` (the one view of

@@ -47,7 +47,7 @@ struct AxisText {
     none: &'static str,
 }
 
-const AXIS_TEXT: [AxisText; 19] = [
+const AXIS_TEXT: [AxisText; 20] = [
     AxisText {
         name: "workload",
         label: "workload",
@@ -69,6 +69,12 @@ const AXIS_TEXT: [AxisText; 19] = [
     AxisText {
         name: "reservations",
         label: "reservations",
+        unit: "",
+        none: "none",
+    },
+    AxisText {
+        name: "queues",
+        label: "queue setup",
         unit: "",
         none: "none",
     },
@@ -245,6 +251,22 @@ impl Axis {
         }
     }
 
+    /// A level with its axis named, for saying which setting a picture or a sentence holds
+    /// ("order fcfs", "cap no cap", "τ 10 s", "memory ignored"); workloads and schedulers stand
+    /// alone, as do levels that read alone ("every event").
+    pub fn setting(&self, level: &Level) -> String {
+        let alone = matches!(self.name.as_str(), "workload" | "scheduler");
+        match level {
+            Level::Text(s) if !alone && s != "true" && s != "false" => {
+                format!("{} {s}", self.short())
+            }
+            Level::None if !alone && !self.value(level).contains(' ') => {
+                format!("{} {}", self.short(), self.value(level))
+            }
+            _ => self.describe(level),
+        }
+    }
+
     pub fn index(&self, level: &Level) -> Option<usize> {
         self.levels.iter().position(|l| l == level)
     }
@@ -282,6 +304,20 @@ impl ResultShape {
 
     pub fn axis_index(&self, name: &str) -> Option<usize> {
         self.axes.iter().position(|a| a.name == name)
+    }
+
+    /// A configuration's settings on the varying axes but those at `skip` ("backfill easy,
+    /// order fcfs"), or `None` when no other axis varies.
+    pub fn settings(&self, levels: &[Level], skip: &[usize]) -> Option<String> {
+        let parts: Vec<String> = self
+            .axes
+            .iter()
+            .zip(levels)
+            .enumerate()
+            .filter(|(i, _)| !skip.contains(i))
+            .map(|(_, (a, l))| a.setting(l))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 
     pub fn numeric_axes(&self) -> impl Iterator<Item = &Axis> {

@@ -65,3 +65,14 @@ pub fn run_and_report(dir: &std::path::Path) {
         );
     }
 }
+
+/// Every record batch of a Parquet file, read with the parquet crate's Arrow reader.
+pub fn parquet_batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::{CliError, Format};
 use crate::report::boxplot::{BoxGroup, Scale, boxplot_svg};
+use crate::report::dates::TraceClock;
 use crate::report::heatmap::{HeatRow, HeatmapChart, UsageLine, heatmap_svg};
 use crate::sim::metrics::eet::{
     CapacityRule, EetJob, EetReport, EetSummary, Heatmap, PerResource, Ratio, Resource, UserEet,
@@ -78,8 +79,8 @@ pub struct EetArgs {
     /// Draw box plots of VEET_u and WT_u across users to this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub boxplot_svg: Option<PathBuf>,
-    /// Unix time of trace time 0, for the heatmap's dates (0 for traces whose times are Unix
-    /// times) [default: the header's UnixStartTime].
+    /// Unix time of trace time 0, for the heatmap's dates [default: the header's UnixStartTime;
+    /// without one, 0 when the trace's times are Unix times (a first submission from 1980 on)].
     #[arg(long, value_name = "SECONDS")]
     pub unix_start: Option<i64>,
     /// Users listed in the table, most total tardiness first.
@@ -124,6 +125,14 @@ pub struct Report {
 }
 
 pub fn run(args: EetArgs) -> Result<(), CliError> {
+    super::output::check_folders(&[
+        ("--jobs-out", args.jobs_out.as_deref()),
+        ("--users-out", args.users_out.as_deref()),
+        ("--heatmap-out", args.heatmap_out.as_deref()),
+        ("--usage-out", args.usage_out.as_deref()),
+        ("--svg", args.svg.as_deref()),
+        ("--boxplot-svg", args.boxplot_svg.as_deref()),
+    ])?;
     let options = crate::swf::ReadOptions {
         memory: args.memory_unit.reading(),
         ..crate::swf::ReadOptions::default()
@@ -149,7 +158,12 @@ pub fn run(args: EetArgs) -> Result<(), CliError> {
     write_outputs(
         &args,
         &trace.source,
-        args.unix_start.or(trace.header.unix_start_time),
+        TraceClock::of_trace(
+            args.unix_start.or(trace.header.unix_start_time),
+            trace.header.time_zone,
+            trace.header.time_zone_string.clone(),
+            trace.workload.jobs.iter().map(|j| j.submit).min(),
+        ),
         &rule,
         &jobs,
         &report,
@@ -313,7 +327,7 @@ fn describe(rule: &CapacityRule, users: usize) -> String {
 fn write_outputs(
     args: &EetArgs,
     source: &str,
-    unix_start: Option<i64>,
+    clock: Option<TraceClock>,
     rule: &CapacityRule,
     jobs: &[EetJob],
     report: &EetReport,
@@ -321,12 +335,8 @@ fn write_outputs(
 ) -> Result<(), CliError> {
     let cpus = rule.system[Resource::Cpu];
     let memory = rule.system[Resource::Memory];
-    let metadata = vec![
-        (
-            "schedlab.version".to_string(),
-            env!("CARGO_PKG_VERSION").to_string(),
-        ),
-        ("schedlab.trace".to_string(), source.to_string()),
+    let mut metadata = super::provenance::trace_metadata(&args.trace, source);
+    metadata.extend([
         (
             "schedlab.eet.capacity".to_string(),
             describe(rule, report.users.len()),
@@ -347,7 +357,7 @@ fn write_outputs(
             "schedlab.eet.bin_seconds".to_string(),
             map.axis.width.to_string(),
         ),
-    ];
+    ]);
     let failed = CliError::failed;
     if let Some(path) = &args.jobs_out {
         write_eet_jobs(path, jobs, &report.jobs, &metadata).map_err(failed)?;
@@ -365,7 +375,7 @@ fn write_outputs(
         .file_name()
         .map_or(source.to_string(), |n| n.to_string_lossy().into_owned());
     if let Some(path) = &args.svg {
-        let chart = heatmap_chart(&name, map, cpus, memory, unix_start);
+        let chart = heatmap_chart(&name, map, cpus, memory, clock);
         write_text(path, &heatmap_svg(&chart))?;
     }
     if let Some(path) = &args.boxplot_svg {
@@ -398,7 +408,7 @@ fn heatmap_chart(
     map: &Heatmap,
     cpus: Option<u64>,
     memory: Option<u64>,
-    unix_start: Option<i64>,
+    clock: Option<TraceClock>,
 ) -> HeatmapChart {
     let mut usage = Vec::new();
     if let Some(c) = cpus {
@@ -417,11 +427,7 @@ fn heatmap_chart(
         title: format!("Violated EETs per user — {name}"),
         value_label: "violated EETs".into(),
         start: map.axis.start,
-        clock: unix_start.map(|unix_start| crate::report::dates::TraceClock {
-            unix_start,
-            utc_offset: 0,
-            zone: None,
-        }),
+        clock,
         shared_scale: None,
         bin_seconds: map.axis.width,
         bins: map.axis.bins,

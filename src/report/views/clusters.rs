@@ -7,9 +7,12 @@
 //! `cluster_timeseries.parquet` (docs/outputs.md).
 
 use super::replica_means::{NamedMeans, named_means};
-use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
+use super::{
+    Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec, config_label as label,
+};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
 use crate::report::data::{ClusterRow, fmt_scaled};
+use crate::report::metric;
 use crate::report::palette::COLORS;
 use crate::report::shape::{Config, ResultShape};
 use crate::report::svg::Look;
@@ -66,21 +69,8 @@ pub fn reason_words(column: &str) -> String {
     }
 }
 
-/// A configuration as a reader names it: its levels on the varying axes ("easy, memory
-/// ignored"), or its workload when nothing varies.
-fn label(ctx: &Context<'_>, c: &Config<'_>) -> String {
-    let shape = &ctx.grid.shape;
-    if shape.axes.is_empty() {
-        return c.text("workload");
-    }
-    shape
-        .axes
-        .iter()
-        .zip(&c.levels)
-        .map(|(a, l)| a.describe(l))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+/// What the section's figures are: per-cluster utilization, jobs, waits, bounded slowdowns.
+const COLUMNS: [&str; 4] = ["utilization", "jobs", "wait", "bounded_slowdown"];
 
 /// The clusters of configuration `c` in topology order, each column averaged over replicas.
 fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<NamedMeans> {
@@ -94,10 +84,11 @@ fn percent(v: Option<f64>) -> String {
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let data = ctx.data;
     let shape = &ctx.grid.shape;
-    let configs: Vec<&Config<'_>> = ctx
-        .grid
+    let once = metric::once_per_setting(ctx.grid, &COLUMNS);
+    let blind = &once.blind;
+    let configs: Vec<&Config<'_>> = once
         .configs
-        .iter()
+        .into_iter()
         .filter(|c| !c.text("placement").is_empty())
         .collect();
     if configs.is_empty() {
@@ -107,9 +98,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         "What each cluster did: its capacity, the fraction of its cores, memory and GPUs that jobs held over the measurement window (a job on exclusive nodes holds them whole), and the waits of the measured jobs that ran there{}. Jobs that no cluster can ever run belong to none: they are counted by reason (docs/metrics.md, \"Per cluster\").",
         if shape.replicas > 1 { ", means over replicas" } else { "" }
     ));
+    section.intro.extend(once.note);
     let mut rows = Vec::new();
     for c in &configs {
-        let name = label(ctx, c);
+        let name = label(shape, c, blind);
         for m in clusters_of(&data.clusters, c) {
             let n = |col: &str| m.get(col);
             rows.push(vec![
@@ -155,7 +147,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         text_columns: 2,
         folded: n > super::table::FOLD_ROWS,
     });
-    infeasible(ctx, &configs, section);
+    infeasible(ctx, &configs, blind, section);
     for c in configs.iter().take(MAX_FINDINGS) {
         let clusters = clusters_of(&data.clusters, c);
         let total: f64 = clusters.iter().filter_map(|m| m.get("jobs")).sum();
@@ -207,7 +199,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             " Every job fits a cluster.".into()
         };
         section.findings.push(Finding {
-            title: label(ctx, c),
+            title: label(shape, c, blind),
             text: format!("{}.{tail}", parts.join("; ")),
         });
     }
@@ -251,7 +243,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                     .collect(),
             })
             .collect();
-        let name = label(ctx, c);
+        let name = label(shape, c, blind);
         let title = format!("Utilization by cluster and resource — {name}");
         let mut chart = LineChart::new(
             &title,
@@ -285,7 +277,7 @@ fn reasons(shape: &ResultShape) -> Vec<String> {
 }
 
 /// The table of jobs that can never run, with a column per reason that occurs.
-fn infeasible(ctx: &Context<'_>, configs: &[&Config<'_>], section: &mut Section) {
+fn infeasible(ctx: &Context<'_>, configs: &[&Config<'_>], blind: &[usize], section: &mut Section) {
     let mean = |c: &Config<'_>, col: &str| c.estimate(col, 1.0).map_or(0.0, |e| e.mean);
     let occurring: Vec<String> = reasons(&ctx.grid.shape)
         .into_iter()
@@ -303,7 +295,7 @@ fn infeasible(ctx: &Context<'_>, configs: &[&Config<'_>], section: &mut Section)
         .iter()
         .map(|c| {
             let mut row = vec![
-                label(ctx, c),
+                label(&ctx.grid.shape, c, blind),
                 fmt_scaled(Some(mean(c, "skipped_too_large")), 1.0, 0),
             ];
             row.extend(

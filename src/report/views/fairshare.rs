@@ -68,27 +68,15 @@ impl Family for Fairshare {
     }
 }
 
-/// A configuration as a reader names it: its levels on every varying axis.
+/// A configuration as a reader names it: its settings on every varying axis that can change
+/// the section's figures, else its scheduler.
 fn label(grid: &Grid<'_>, config: &Config<'_>) -> String {
-    let shape = &grid.shape;
-    let blind = blind_axes(grid);
-    let parts: Vec<String> = shape
-        .axes
-        .iter()
-        .zip(&config.levels)
-        .enumerate()
-        .filter(|(i, _)| !blind.contains(i))
-        .map(|(_, (a, l))| match a.name.as_str() {
-            "order" | "backfill" | "penalty" | "charging" => format!("{} {}", a.name, a.value(l)),
-            _ => a.describe(l),
+    grid.shape
+        .settings(&config.levels, &blind_axes(grid))
+        .unwrap_or_else(|| {
+            let s = config.text("scheduler");
+            if s.is_empty() { "this run".into() } else { s }
         })
-        .collect();
-    if parts.is_empty() {
-        let s = config.text("scheduler");
-        if s.is_empty() { "this run".into() } else { s }
-    } else {
-        parts.join(", ")
-    }
 }
 
 fn is_fair(config: &Config<'_>) -> bool {

@@ -57,6 +57,8 @@ pub enum ViewKind {
         lines: Option<String>,
         panels: Vec<String>,
         averaged: Vec<String>,
+        /// Numeric axes shown at their "without" level (no cap) only, rather than averaged.
+        without: Vec<String>,
         held: Vec<String>,
     },
     /// `metric` as bars coloured by `colours`, grouped by the combinations of `groups`,
@@ -109,6 +111,7 @@ impl fmt::Display for ViewSpec {
                 lines,
                 panels,
                 averaged,
+                without,
                 held,
             } => {
                 write!(
@@ -119,6 +122,9 @@ impl fmt::Display for ViewSpec {
                 )?;
                 if !averaged.is_empty() {
                     write!(f, " | averaged {}", list(averaged))?;
+                }
+                if !without.is_empty() {
+                    write!(f, " | without {}", list(without))?;
                 }
                 if !held.is_empty() {
                     write!(f, " | held {}", list(held))?;
@@ -210,6 +216,15 @@ pub struct Section {
     pub findings: Vec<Finding>,
     pub tables: Vec<Table>,
     pub charts: Vec<Chart>,
+}
+
+/// A configuration as a reader names it in a section's words and tables: its settings on the
+/// varying axes but `skip` ("scheduler easy, memory ignored"), or its workload when nothing
+/// else varies.
+pub fn config_label(shape: &ResultShape, c: &super::shape::Config<'_>, skip: &[usize]) -> String {
+    shape
+        .settings(&c.levels, skip)
+        .unwrap_or_else(|| c.text("workload"))
 }
 
 /// What a family builds from.

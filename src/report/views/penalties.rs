@@ -8,6 +8,7 @@
 
 use super::{Chart, Context, Family, Section, Table, ViewKind, ViewSpec};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
+use crate::report::metric;
 use crate::report::palette::COLORS;
 use crate::report::penalties::{Shares, shares, waits};
 use crate::report::shape::{Config, Grid, ResultShape};
@@ -54,15 +55,24 @@ struct Pair<'g, 'a> {
     pe_min: &'g Config<'a>,
 }
 
-fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> Vec<Pair<'g, 'a>> {
+/// What the section's figures are: penalties and waits.
+const COLUMNS: [&str; 2] = ["penalty", "wait"];
+
+/// The pairs, once per setting that can change them, and the sentence saying so when metric
+/// settings are left out.
+fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> (Vec<Pair<'g, 'a>>, Option<String>) {
     let Some(p) = grid.shape.axis_index("penalty") else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
+    let once = metric::once_per_setting(grid, &COLUMNS);
+    let mut skip = once.blind.clone();
+    skip.push(p);
     let fair = |c: &Config<'_>| matches!(c.text("order").as_str(), "fairshare" | "priority");
     let mut out = Vec::new();
-    for cpu in grid
+    for cpu in once
         .configs
         .iter()
+        .copied()
         .filter(|c| fair(c) && c.text("penalty") == "cpu")
     {
         let Some(pe_min) = grid.configs.iter().find(|c| {
@@ -75,23 +85,13 @@ fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> Vec<Pair<'g, 'a>> {
         }) else {
             continue;
         };
-        let parts: Vec<String> = grid
+        let label = grid
             .shape
-            .axes
-            .iter()
-            .zip(&cpu.levels)
-            .enumerate()
-            .filter(|(i, _)| *i != p)
-            .map(|(_, (a, l))| a.describe(l))
-            .collect();
-        let label = if parts.is_empty() {
-            "this run".to_string()
-        } else {
-            parts.join(", ")
-        };
+            .settings(&cpu.levels, &skip)
+            .unwrap_or_else(|| "this run".to_string());
         out.push(Pair { label, cpu, pe_min });
     }
-    out
+    (out, once.note)
 }
 
 fn cell<'c>(config: &'c Config<'_>) -> Option<&'c str> {
@@ -123,7 +123,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         Shares,
         [Option<crate::report::penalties::WaitPair>; 3],
     )> = Vec::new();
-    for pair in pairs(grid) {
+    let (pairs, note) = pairs(grid);
+    for pair in pairs {
         let (Some(a), Some(b)) = (
             cell(pair.cpu).and_then(|c| data.penalties.get(c)),
             cell(pair.pe_min).and_then(|c| data.penalties.get(c)),
@@ -138,6 +139,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.intro.push(
         "Klusáček & Rudová's §4 on our data (docs/fairshare.md): a job is affected when its multi-resource penalty `pe_min` (the cheapest processor equivalent over the node classes able to run it) exceeds `cpu` (its requested cores). Figures from job_penalties.parquet: penalties depend only on the job and the machine; waits are those of the fairshare runs charging `cpu` and `pe_min`.".into(),
     );
+    section.intro.extend(note);
     let mut rows: Vec<Vec<String>> = computed
         .iter()
         .map(|(label, s, _)| {

@@ -9,6 +9,7 @@
 use super::replica_means::{NamedMeans, named_means};
 use super::{Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::data::{QueueRow, ReportData};
+use crate::report::metric;
 use crate::report::shape::{Config, Grid, Level, ResultShape};
 use crate::report::text::{change, number};
 
@@ -50,13 +51,7 @@ impl Family for Queues {
     }
 
     fn build(&self, _views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
-        build(
-            &Inputs {
-                grid: ctx.grid,
-                data: ctx.data,
-            },
-            section,
-        );
+        queues_into(ctx.grid, ctx.data, section);
     }
 }
 
@@ -64,14 +59,32 @@ impl Family for Queues {
 struct Inputs<'a> {
     grid: &'a Grid<'a>,
     data: &'a ReportData,
+    /// Metric settings that cannot change the section's figures: configurations are taken at
+    /// their first level and named without them.
+    blind: Vec<usize>,
+    /// The sentence saying so, if any.
+    note: Option<String>,
 }
 
 /// The queues section of a result set, as the report builds it (for tests; empty without queue
 /// rows).
 pub fn queue_section(grid: &Grid<'_>, data: &ReportData) -> Section {
     let mut section = Section::default();
-    build(&Inputs { grid, data }, &mut section);
+    queues_into(grid, data, &mut section);
     section
+}
+
+fn queues_into(grid: &Grid<'_>, data: &ReportData, section: &mut Section) {
+    let once = metric::once_per_setting(grid, &COLUMNS);
+    build(
+        &Inputs {
+            grid,
+            data,
+            blind: once.blind,
+            note: once.note,
+        },
+        section,
+    );
 }
 
 /// The queues of configuration `c` in file order, each column averaged over replicas.
@@ -79,20 +92,14 @@ fn queues_of(rows: &[QueueRow], c: &Config<'_>) -> Vec<NamedMeans> {
     named_means(rows, c, |r| (&r.cell, &r.queue, &r.numbers))
 }
 
-/// A configuration as a reader names it: its levels on the varying axes, or its workload.
+/// A configuration as a reader names it: its settings on the varying axes but the metric
+/// settings that cannot change the section's figures, or its workload.
 fn label(ctx: &Inputs<'_>, c: &Config<'_>) -> String {
-    let shape = &ctx.grid.shape;
-    if shape.axes.is_empty() {
-        return c.text("workload");
-    }
-    shape
-        .axes
-        .iter()
-        .zip(&c.levels)
-        .map(|(a, l)| a.describe(l))
-        .collect::<Vec<_>>()
-        .join(", ")
+    super::config_label(&ctx.grid.shape, c, &ctx.blind)
 }
+
+/// What the section's figures are: per-queue jobs, holds, waits, bounded slowdowns, shares.
+const COLUMNS: [&str; 5] = ["jobs", "held", "wait", "bounded_slowdown", "share"];
 
 fn cell(v: Option<f64>) -> String {
     v.map_or("–".into(), number)
@@ -123,6 +130,7 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
         .grid
         .configs
         .iter()
+        .filter(|c| metric::at_first_levels(&ctx.grid.shape, &ctx.blind, &c.levels))
         .map(|c| (c, queues_of(&ctx.data.queues, c)))
         .filter(|(_, q)| !q.is_empty())
         .collect();
@@ -130,6 +138,7 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
         return;
     }
     section.intro.push("Each queue of each queue setup (docs/queues.md): the jobs routed to it, those held back by a limit for at least a second and those a limit killed, their mean wait (from submission, held time included) and mean held time, mean bounded slowdown, and the queue's share of the processor time; replicas averaged. Configurations without a queue setup run one queue without limits (`all`).".to_string());
+    section.intro.extend(ctx.note.clone());
     let mut rows = Vec::new();
     for (c, queues) in &configs {
         for q in queues {

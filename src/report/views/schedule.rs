@@ -4,6 +4,7 @@
 
 use super::{Chart, Context, Family, Section, ViewKind, ViewSpec};
 use crate::report::gantt::{self, Gantt};
+use crate::report::metric;
 use crate::report::shape::ResultShape;
 
 pub struct Schedule;
@@ -48,7 +49,25 @@ impl Family for Schedule {
             .find(|p| p.workload == workload)
             .and_then(|p| p.clock.as_ref())
             .filter(|_| !scaled);
-        let title = format!("Schedule of {cell}");
+        // What the picture is of: the cell's settings on the varying axes, its workload when
+        // that does not vary; metric settings change no schedule, so they are named as such.
+        let shape = &ctx.grid.shape;
+        let settings_axes = metric::setting_axes(shape);
+        let settings = ctx
+            .grid
+            .configs
+            .iter()
+            .find(|c| c.rows.iter().any(|r| &r.cell == cell))
+            .and_then(|c| shape.settings(&c.levels, &settings_axes));
+        let what = match (shape.axis("workload").is_none(), settings) {
+            (true, Some(s)) => format!("{workload}, {s}"),
+            (false, Some(s)) => s,
+            (_, None) => workload.clone(),
+        };
+        let same_at = metric::settings_named(shape, &settings_axes)
+            .map(|s| format!(" It is the same at every level of {s}: a metric setting, which changes no schedule."))
+            .unwrap_or_default();
+        let title = format!("Schedule — {what}");
         let svg = gantt::gantt(&Gantt {
             title: &title,
             jobs: &data.gantt_jobs,
@@ -60,7 +79,7 @@ impl Family for Schedule {
         });
         let backfilled = data.gantt_jobs.iter().filter(|j| j.backfilled).count();
         let mut caption = format!(
-            "Schedule of {cell}, {}: {} jobs ({} backfilled: started while an earlier-submitted job was waiting){} overlapping the window, each a box as many {unit} high as it holds, packed first-fit into rows — a picture of the schedule, not the node map.",
+            "Schedule of {what} (cell {cell}), {}: {} jobs ({} backfilled: started while an earlier-submitted job was waiting){} overlapping the window, each a box as many {unit} high as it holds, packed first-fit into rows — a picture of the schedule, not the node map.",
             gantt::window_text(data.gantt_window, clock),
             data.gantt_jobs.len(),
             backfilled,
@@ -70,6 +89,7 @@ impl Family for Schedule {
                 format!(" and {} reservations", data.gantt_reservations.len())
             }
         );
+        caption.push_str(&same_at);
         if scaled {
             caption.push_str(" Times are trace seconds after load scaling, so no dates are given.");
         }

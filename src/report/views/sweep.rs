@@ -1,8 +1,11 @@
 //! The sweep views: every headline metric against every numeric axis (a line per level of
 //! another axis, small multiples for the rest, replicate confidence bands, settings without a
 //! value on the x axis as dashed reference lines), and — when no axis is numeric — grouped bars
-//! by the primary axis. Grids too large to show whole are averaged over their largest axes,
-//! and the caption says so: every grid gets charts.
+//! by the primary axis. Grids too large to show whole are averaged over their largest axes —
+//! except a numeric axis with a "without" level (no cap, every event): its levels are not
+//! alike enough to average, so the chart shows that level only and the axis gets charts of its
+//! own. The chart's title and caption say which: every grid gets charts, none silently
+//! averaged.
 
 use super::{Chart, Context, Family, Section, ViewKind, ViewSpec, slug};
 use crate::report::charts::{
@@ -56,16 +59,24 @@ fn names(shape: &ResultShape, idx: &[usize]) -> Vec<String> {
     idx.iter().map(|&i| shape.axes[i].name.clone()).collect()
 }
 
+/// Where a chart against one axis puts the others.
+struct Arrangement {
+    lines: Option<usize>,
+    panels: Vec<usize>,
+    averaged: Vec<usize>,
+    /// Numeric axes shown at their "without" level only.
+    without: Vec<usize>,
+}
+
 /// Lines, panels and averaged axes of a chart against axis `xi`. Lines go to the primary axis
 /// (the comparison the report is about) when the other axes then fit in panels, else to the
 /// axis that makes them fit, preferring more levels; when none does, to the primary axis again
 /// with the largest remaining axes averaged.
 /// Axes in `held` (metric settings that cannot change the metric) are neither lines nor panels.
-fn arrange(
-    shape: &ResultShape,
-    xi: usize,
-    held: &[usize],
-) -> (Option<usize>, Vec<usize>, Vec<usize>) {
+/// Of the axes that do not fit, a numeric one with a "without" level among the points (no cap)
+/// is shown at that level only (`without`) rather than averaged: a mean of runs with and
+/// without a cap is no setting anyone ran.
+fn arrange(shape: &ResultShape, xi: usize, held: &[usize]) -> Arrangement {
     let present = |c: &[Level]| c[xi].number().is_some() && metric::at_first_levels(shape, held, c);
     let others: Vec<usize> = (0..shape.axes.len())
         .filter(|&i| i != xi && !held.contains(&i) && shape.levels_among(i, present).len() > 1)
@@ -108,7 +119,17 @@ fn arrange(
         panel_count,
         count,
     );
-    (lines, panels, averaged)
+    let (without, averaged) = averaged.into_iter().partition(|&i| {
+        shape.axes[i].numeric
+            && shape.axes[i].levels.first() == Some(&Level::None)
+            && shape.levels_among(i, present).contains(&Level::None)
+    });
+    Arrangement {
+        lines,
+        panels,
+        averaged,
+        without,
+    }
 }
 
 impl Family for Sweep {
@@ -130,15 +151,16 @@ impl Family for Sweep {
                 .filter(|m| metric::can_change(&x.name, m.column))
             {
                 let held = metric::blind_axes(shape, &[m.column]);
-                let (lines, panels, averaged) = arrange(shape, xi, &held);
+                let a = arrange(shape, xi, &held);
                 out.push(ViewSpec {
                     family: self.name(),
                     kind: ViewKind::Against {
                         metric: m.column,
                         x: x.name.clone(),
-                        lines: lines.map(|i| shape.axes[i].name.clone()),
-                        panels: names(shape, &panels),
-                        averaged: names(shape, &averaged),
+                        lines: a.lines.map(|i| shape.axes[i].name.clone()),
+                        panels: names(shape, &a.panels),
+                        averaged: names(shape, &a.averaged),
+                        without: names(shape, &a.without),
                         held: names(shape, &held),
                     },
                 });
@@ -193,12 +215,14 @@ impl Family for Sweep {
                     lines,
                     panels,
                     averaged,
+                    without,
                     held,
                 } => metric::by_column(metric).and_then(|m| {
                     let layout = Layout {
                         lines: lines.as_deref(),
                         panels,
                         averaged,
+                        without,
                         held,
                     };
                     against(ctx, m, x, &layout)
@@ -214,6 +238,7 @@ impl Family for Sweep {
                         lines: colours.as_deref(),
                         panels: groups,
                         averaged,
+                        without: &[],
                         held,
                     };
                     bars(ctx, m, &layout)
@@ -226,11 +251,13 @@ impl Family for Sweep {
 }
 
 /// How a chart lays a metric out: lines (or bar colours), panels (or bar groups), the axes
-/// averaged over and the metric settings held at their first level.
+/// averaged over, those shown at their "without" level only, and the metric settings held at
+/// their first level.
 struct Layout<'a> {
     lines: Option<&'a str>,
     panels: &'a [String],
     averaged: &'a [String],
+    without: &'a [String],
     held: &'a [String],
 }
 
@@ -238,6 +265,51 @@ impl Layout<'_> {
     fn held_indexes(&self, ctx: &Context<'_>) -> Vec<usize> {
         self.held.iter().filter_map(|h| index_of(ctx, h)).collect()
     }
+
+    fn without_indexes(&self, ctx: &Context<'_>) -> Vec<usize> {
+        self.without
+            .iter()
+            .filter_map(|h| index_of(ctx, h))
+            .collect()
+    }
+}
+
+/// What a chart shows of the axes it neither draws nor splits into panels, for its title and
+/// the first sentence of its caption: " (no cap)", " (averaged over cap)", or nothing.
+fn scope(shape: &ResultShape, without: &[usize], averaged: &[String]) -> String {
+    let mut parts: Vec<String> = without
+        .iter()
+        .map(|&i| shape.axes[i].setting(&Level::None))
+        .collect();
+    let averaged: Vec<String> = averaged
+        .iter()
+        .filter_map(|a| shape.axis(a))
+        .map(|a| a.short())
+        .collect();
+    if !averaged.is_empty() {
+        parts.push(format!("averaged over {}", text::list(&averaged)));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
+}
+
+/// The caption's sentence on axes shown at their "without" level only.
+fn without_note(shape: &ResultShape, without: &[usize]) -> String {
+    without
+        .iter()
+        .map(|&i| {
+            let a = &shape.axes[i];
+            format!(
+                " Shown at {} only, not averaged with the {} levels (the grid is too large to show every setting); the charts against {} show them.",
+                a.value(&Level::None),
+                a.short(),
+                a.short()
+            )
+        })
+        .collect()
 }
 
 /// A point from configurations: one gives its replicas' mean and 95 % interval; several (an
@@ -322,7 +394,10 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
         .filter_map(|p| index_of(ctx, p))
         .collect();
     let held = layout.held_indexes(ctx);
-    let at_held = |c: &[Level]| metric::at_first_levels(shape, &held, c);
+    let without = layout.without_indexes(ctx);
+    // Held metric settings and "without" axes alike: at their first level (None first).
+    let fixed: Vec<usize> = held.iter().chain(&without).copied().collect();
+    let at_held = |c: &[Level]| metric::at_first_levels(shape, &fixed, c);
     let present = |c: &[Level]| c[xi].number().is_some() && at_held(c);
     let present_levels: Vec<Vec<Level>> = (0..shape.axes.len())
         .map(|i| shape.levels_among(i, present))
@@ -334,7 +409,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
         let title = (!pis.is_empty()).then(|| {
             pis.iter()
                 .zip(&combo)
-                .map(|(&i, l)| shape.axes[i].describe(l))
+                .map(|(&i, l)| shape.axes[i].setting(l))
                 .collect::<Vec<_>>()
                 .join(", ")
         });
@@ -391,7 +466,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
         let mut groups: Vec<(String, Look, Vec<&Config<'_>>)> = Vec::new();
         for config in refs {
             let distinct: Vec<String> = (0..shape.axes.len())
-                .filter(|&i| i != xi && !held.contains(&i))
+                .filter(|&i| i != xi && !fixed.contains(&i))
                 .filter(|&i| !averaged.contains(&shape.axes[i].name))
                 .filter(|&i| !present_levels[i].contains(&config.levels[i]))
                 .map(|i| {
@@ -443,7 +518,8 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
         .iter()
         .filter_map(Level::number)
         .collect();
-    let title = format!("{} against {}", m.title(), x_axis.short());
+    let scope = scope(shape, &without, averaged);
+    let title = format!("{} against {}{scope}", m.title(), x_axis.short());
     let (x_label, y_label) = (x_axis.label(), m.label());
     let mut chart = LineChart::new(&title, &x_label, &y_label, out_panels);
     let legend = li.map(|i| shape.axes[i].short());
@@ -460,7 +536,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
             chart.x_axis = Scaling::Linear;
         }
     }
-    let mut caption = format!("{} against {}", m.title(), x_axis.short());
+    let mut caption = format!("{} against {}{scope}", m.title(), x_axis.short());
     if let Some(i) = li {
         caption.push_str(&format!(", a line per {}", shape.axes[i].short()));
     }
@@ -470,6 +546,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
     }
     caption.push_str(". ");
     caption.push_str(&uncertainty_note(shape, averaged));
+    caption.push_str(&without_note(shape, &without));
     caption.push_str(&held_note(shape, &held, m));
     if !reference_names.is_empty() {
         caption.push_str(&format!(
@@ -502,7 +579,7 @@ fn bars(ctx: &Context<'_>, m: &Metric, layout: &Layout<'_>) -> Option<Chart> {
             let parts: Vec<String> = gis
                 .iter()
                 .zip(combo)
-                .map(|(&i, l)| shape.axes[i].describe(l))
+                .map(|(&i, l)| shape.axes[i].setting(l))
                 .collect();
             if parts.is_empty() {
                 "all".to_string()
@@ -547,9 +624,10 @@ fn bars(ctx: &Context<'_>, m: &Metric, layout: &Layout<'_>) -> Option<Chart> {
         })
         .collect();
     let colour_name = ci.map(|i| shape.axes[i].short());
+    let scope = scope(shape, &[], layout.averaged);
     let title = match &colour_name {
-        Some(c) => format!("{} by {c}", m.title()),
-        None => m.title(),
+        Some(c) => format!("{} by {c}{scope}", m.title()),
+        None => format!("{}{scope}", m.title()),
     };
     let chart = BarChart {
         title: &title,

@@ -185,7 +185,7 @@ fn lines(
                 continue;
             }
             if let Some(c) = chosen.first() {
-                let t = shape.axes[i].describe(&c.levels[i]);
+                let t = shape.axes[i].setting(&c.levels[i]);
                 if !held_text.contains(&t) {
                     held_text.push(t);
                 }
@@ -204,7 +204,7 @@ fn lines(
                 name.push(a.describe(l));
             }
             for &i in &varying_held {
-                name.push(shape.axes[i].describe(&c.levels[i]));
+                name.push(shape.axes[i].setting(&c.levels[i]));
             }
             if name.is_empty() {
                 name.push(c.text("workload"));
@@ -321,6 +321,15 @@ fn lines(
         caption.push_str(&format!(
             " Shown for {} only (the grid has more settings than lines can tell apart).",
             text::list(&held_text)
+        ));
+    }
+    // Metric settings that cannot change the value: every level draws the same line.
+    let blind: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| !metric::can_change(&shape.axes[i].name, value))
+        .collect();
+    if let Some(names) = metric::settings_named(shape, &blind) {
+        caption.push_str(&format!(
+            " The same at every level of {names}: a metric setting, which cannot change it."
         ));
     }
     Some(Chart {
