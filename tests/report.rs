@@ -278,3 +278,176 @@ fn chromium_renders_every_chart_of_the_page() {
     assert_eq!(dom.matches("<figcaption>").count(), 10);
     assert!(dom.contains("<section id=\"findings\">"));
 }
+
+/// Runs headless Chromium on `page` and returns the DOM after its scripts ran, or `None` (with
+/// the reason printed) where Chromium is not installed.
+fn chromium_dom(page: &Path) -> Option<String> {
+    let ok = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|v| v.status.success());
+    if !ok {
+        eprintln!("skipped: chromium not installed or does not run");
+        return None;
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Long workload and cluster names, two of each: a sweep whose panels (workload × cluster) have
+/// titles far wider than a panel.
+const LONG_PANELS: &str = "name: long
+workloads:
+  kth-first-three-hundred-jobs-of-the-log:
+    trace: ../workloads/kth.swf.gz
+    first_jobs: 300
+  kth-the-same-three-hundred-jobs-again:
+    trace: ../workloads/kth.swf.gz
+    first_jobs: 300
+clusters:
+  one-hundred-processor-pool-of-the-machine: {procs: 100}
+  one-hundred-twenty-processor-pool-of-it: {procs: 120}
+schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
+grid:
+  axes:
+    workload: [kth-first-three-hundred-jobs-of-the-log, kth-the-same-three-hundred-jobs-again]
+    cluster: [one-hundred-processor-pool-of-the-machine, one-hundred-twenty-processor-pool-of-it]
+    scheduler: [fcfs, easy]
+    load_scale: [0.8, 1.2]
+reports:
+  formats: [html]
+";
+
+#[test]
+fn chromium_shows_long_panel_titles_whole_without_overlap() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    fs::write(d.join("experiments/long.yaml"), LONG_PANELS).unwrap();
+    common::run_and_report(d);
+    let html = fs::read_to_string(d.join("reports/long.html")).unwrap();
+    // No chart text is shortened: titles wrap instead.
+    for svg in svgs(&html) {
+        assert!(!svg.contains('…'), "a chart text was cut short: {svg}");
+    }
+    // A browser lays the panel titles out: every panel title (bold, label size) lies inside
+    // its chart, no two overlap, and together the lines of each title give every setting whole.
+    let probe = r#"<script>
+const out = [];
+for (const svg of document.querySelectorAll('figure svg')) {
+  const width = svg.viewBox.baseVal.width;
+  const titles = [...svg.querySelectorAll('text[font-weight="bold"][font-size="12"]')];
+  const boxes = titles.map(t => t.getBBox());
+  boxes.forEach((b, i) => {
+    if (b.x < -0.5 || b.x + b.width > width + 0.5) out.push('outside: ' + titles[i].textContent);
+    boxes.forEach((c, j) => {
+      if (j > i && b.x < c.x + c.width && c.x < b.x + b.width && b.y < c.y + c.height && c.y < b.y + b.height)
+        out.push('overlap: ' + titles[i].textContent + ' / ' + titles[j].textContent);
+    });
+  });
+  out.push('lines: ' + titles.map(t => t.textContent).join(' '));
+}
+const pre = document.createElement('pre');
+pre.id = 'layout';
+pre.textContent = out.join('\n');
+document.body.appendChild(pre);
+</script></body>"#;
+    let page = d.join("reports/long-probe.html");
+    fs::write(&page, html.replacen("</body>", probe, 1)).unwrap();
+    let Some(dom) = chromium_dom(&page) else {
+        return;
+    };
+    let layout = dom
+        .split("<pre id=\"layout\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .expect("the probe ran");
+    assert!(!layout.contains("outside: "), "{layout}");
+    assert!(!layout.contains("overlap: "), "{layout}");
+    let title =
+        "kth-first-three-hundred-jobs-of-the-log, cluster one-hundred-twenty-processor-pool-of-it";
+    assert!(
+        layout.lines().any(|l| l.contains(title)),
+        "no chart names its panel whole: {layout}"
+    );
+}
+
+/// A trace with an outage: ten jobs in the first hours, nothing for ten days, ten more.
+fn trace_with_a_gap() -> String {
+    let mut swf = String::from("; a hand-written trace with a ten-day outage\n; MaxProcs: 8\n");
+    let mut id = 1;
+    for base in [0, 864_000] {
+        for k in 0..10 {
+            // id submit wait run procs cpu mem req_procs req_time req_mem status user group
+            // exe queue partition preceding think
+            swf.push_str(&format!(
+                "{id} {} -1 1800 2 -1 -1 2 3600 -1 1 1 1 1 1 1 -1 -1\n",
+                base + 600 * k
+            ));
+            id += 1;
+        }
+    }
+    swf
+}
+
+#[test]
+fn the_default_schedule_window_of_a_cell_with_jobs_shows_jobs() {
+    // A quarter into the measurement window falls in the outage: the default window moves to
+    // the next job start and shows the ten jobs after it, and the caption names the idle span.
+    let p = common::project_with_kth();
+    let d = p.path();
+    fs::write(d.join("workloads/gap.swf"), trace_with_a_gap()).unwrap();
+    fs::write(
+        d.join("experiments/gap.yaml"),
+        "name: gap
+workloads:
+  gap: {trace: ../workloads/gap.swf}
+clusters:
+  pool: {procs: 8}
+schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
+reports:
+  formats: [md]
+",
+    )
+    .unwrap();
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/gap.md")).unwrap();
+    let caption = md
+        .lines()
+        .find(|l| l.starts_with("Schedule of "))
+        .expect("a schedule caption");
+    assert!(caption.contains(": 10 jobs ("), "{caption}");
+    assert!(caption.contains("has no job running over"), "{caption}");
+    // A window the manifest sets is kept, even in the outage, and the caption says it is empty.
+    let manifest = fs::read_to_string(d.join("experiments/gap.yaml")).unwrap()
+        + "  gantt: {start: 200000, hours: 24}\n";
+    fs::write(d.join("experiments/gap.yaml"), manifest).unwrap();
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/gap.md")).unwrap();
+    let caption = md
+        .lines()
+        .find(|l| l.starts_with("Schedule of "))
+        .expect("a schedule caption");
+    assert!(caption.contains(": 0 jobs ("), "{caption}");
+    assert!(caption.contains("No job runs in this window"), "{caption}");
+}

@@ -76,8 +76,16 @@ fn metric_settings_only_sweep_the_metrics_they_change() {
         findings.contains("Mean bounded slowdown against τ"),
         "{findings}"
     );
-    assert!(findings.contains("τ 10 s: against fcfs"), "{findings}");
-    assert!(findings.contains("τ 600 s: against fcfs"), "{findings}");
+    // Each setting and each compared level named with its axis.
+    assert!(
+        findings.contains("At τ = 10 s: order = fairshare vs fcfs: "),
+        "{findings}"
+    );
+    assert!(
+        findings.contains("At τ = 600 s: order = fairshare vs fcfs: "),
+        "{findings}"
+    );
+    assert!(!findings.contains("expected capacity × ="), "{findings}");
 
     // The fairshare section: a paragraph per fairshare-ordered setting that can change its
     // figures (per τ), not one per capacity level repeating the same words.

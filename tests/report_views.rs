@@ -444,10 +444,41 @@ fn findings_compare_schedulers_with_replicate_intervals_worked_by_hand() {
     let grid = Grid::new(&data);
     let f = findings_for(&grid, Some("scheduler"), &[]);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].title, "w");
+    assert_eq!(f[0].title, "workload = w");
     assert_eq!(
         f[0].text,
-        "Against a, b lowers mean wait from 11.0 ± 12.7 h to 5.00 ± 12.7 h (−54.5 %; within replicate noise: 95 % CI of the difference −12.1 to +0.0849 h), raises mean bounded slowdown from 20.0 to 25.0 ± 191 (+25.0 %; within replicate noise: 95 % CI of the difference −186 to +196) and raises utilization from 0.500 to 0.600 (+20.0 %)."
+        "Scheduler = b vs a: lowers mean wait from 11.0 ± 12.7 h to 5.00 ± 12.7 h (−54.5 %; within replicate noise: 95 % CI of the difference −12.1 to +0.0849 h), raises mean bounded slowdown from 20.0 to 25.0 ± 191 (+25.0 %; within replicate noise: 95 % CI of the difference −186 to +196) and raises utilization from 0.500 to 0.600 (+20.0 %)."
+    );
+}
+
+#[test]
+fn findings_name_the_axis_of_every_setting_and_level() {
+    // Schedulers a and b under reservations none and injected: b halves the wait without
+    // reservations (10 → 5 h, −50.0 %) and doubles it with them (4 → 8 h, ×2.0). Every value
+    // is said with its axis: no bare "none" or "a" for the reader to place.
+    let h = 3600.0;
+    let row = |r: &str, s: &str, w: f64| {
+        (
+            vec![("reservations", t(r)), ("scheduler", t(s))],
+            vec![("wait_mean", w * h)],
+        )
+    };
+    let data = data_of(
+        &["reservations", "scheduler"],
+        vec![
+            row("none", "a", 10.0),
+            row("none", "b", 5.0),
+            row("injected", "a", 4.0),
+            row("injected", "b", 8.0),
+        ],
+    );
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, Some("scheduler"), &[]);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].title, "All configurations");
+    assert_eq!(
+        f[0].text,
+        "At reservations = none: scheduler = b vs a: lowers mean wait from 10.0 h to 5.00 h (−50.0 %). At reservations = injected: scheduler = b vs a: raises mean wait from 4.00 h to 8.00 h (×2.0)."
     );
 }
 
@@ -507,7 +538,7 @@ fn findings_summarise_many_settings_with_counts_median_and_range() {
     let f = findings_for(&grid, Some("scheduler"), &[]);
     assert_eq!(
         f[0].text,
-        "Across the 5 settings of cluster, b against a — mean wait: lower in 2 and higher in 2 of 5 (median ±0.0 %, from −50.0 % to ×3.0)."
+        "Across the 5 settings of cluster, scheduler = b vs a — mean wait: lower in 2 and higher in 2 of 5 (median ±0.0 %, from −50.0 % to ×3.0)."
     );
 }
 
@@ -749,16 +780,16 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         .iter()
         .map(|f| format!("{}. {}", f.title, f.text))
         .collect();
-    // queue setup open against queue setup lpc: all jobs 100 → 150 s (+50.0 %), per queue as listed; lpc-less setup
+    // queue setup = open vs lpc: all jobs 100 → 150 s (+50.0 %), per queue as listed; lpc-less setup
     // holds nothing, kills one job per queue.
     assert!(
-        text.contains(&"queue setup open against queue setup lpc. the mean wait of all jobs goes from 100 s to 150 s (+50.0 %), test's from 10.0 s to 20.0 s, short's from 50.0 s to 40.0 s, long's from 100 s to 100 s, day's from 250 s to 300 s, infinite's from 500 s to 400 s; 0 jobs held back by a limit, 5 killed by one.".to_string()),
+        text.contains(&"queue setup = open vs lpc. the mean wait of all jobs goes from 100 s to 150 s (+50.0 %), test's from 10.0 s to 20.0 s, short's from 50.0 s to 40.0 s, long's from 100 s to 100 s, day's from 250 s to 300 s, infinite's from 500 s to 400 s; 0 jobs held back by a limit, 5 killed by one.".to_string()),
         "{text:#?}"
     );
     // lpc beside the paper: 33,336/10 = 3,334; 1,250/50 = 25; 535/100 = 5.35; 467/250 = 1.87;
     // 1,754/500 = 3.51 — all below, by 1.87 (day) to 3,334 (test).
     assert!(
-        text.contains(&"queue setup lpc beside the paper. our mean wait is below the recorded one in 5 of 5 queues, by a factor of 1.87 to 3,334 (ours from longest: infinite > day > long > short > test; the paper's: test > infinite > short > long > day).".to_string()),
+        text.contains(&"queue setup = lpc beside the paper. our mean wait is below the recorded one in 5 of 5 queues, by a factor of 1.87 to 3,334 (ours from longest: infinite > day > long > short > test; the paper's: test > infinite > short > long > day).".to_string()),
         "{text:#?}"
     );
     // The comparison table: the paper's column, then one per setup.

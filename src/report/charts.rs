@@ -376,8 +376,24 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
     let rows = n.div_ceil(cols);
     let panel_w = (WIDTH - 30.0) / cols as f64;
     let ph = plot_height(cols);
-    let has_titles = c.panels.iter().any(|p| p.title.is_some());
-    let panel_h = ph + if has_titles { 18.0 } else { 0.0 } + 32.0;
+    // Panel titles wrap to as many lines as the longest needs: never cut short, so every
+    // panel says which setting it holds.
+    let title_lines: Vec<Vec<String>> = c
+        .panels
+        .iter()
+        .map(|p| {
+            p.title.as_deref().map_or_else(Vec::new, |t| {
+                svg::wrap(t, panel_w - 8.0, LABEL_SIZE * svg::BOLD)
+            })
+        })
+        .collect();
+    let title_rows = title_lines.iter().map(Vec::len).max().unwrap_or(0);
+    let title_h = if title_rows > 0 {
+        4.0 + 14.0 * title_rows as f64
+    } else {
+        0.0
+    };
+    let panel_h = ph + title_h + 32.0;
 
     let all_x: Vec<f64> = c
         .panels
@@ -448,14 +464,13 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
             .iter()
             .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
             .fold(0.0, f64::max);
-        let title_h = if has_titles { 18.0 } else { 0.0 };
-        if let Some(t) = &panel.title {
+        for (k, line) in title_lines[i].iter().enumerate() {
             let _ = write!(
                 out,
                 r#"<text x="{:.1}" y="{:.1}" font-size="{LABEL_SIZE}" font-weight="bold" text-anchor="middle">{}</text>"#,
                 px0 + panel_w / 2.0,
-                py0 + 12.0,
-                svg::escape(&svg::fit(t, panel_w - 8.0, LABEL_SIZE))
+                py0 + 12.0 + 14.0 * k as f64,
+                svg::escape(line)
             );
         }
         let left = px0 + label_w + 16.0;
@@ -598,7 +613,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
     let group_lines: Vec<Vec<String>> = c
         .groups
         .iter()
-        .map(|g| svg::wrap(g, group_w - 6.0, TICK_SIZE, 3))
+        .map(|g| svg::wrap(g, group_w - 6.0, TICK_SIZE))
         .collect();
     let label_rows = group_lines.iter().map(Vec::len).max().unwrap_or(1) as f64;
     let top = h + 8.0;

@@ -103,6 +103,9 @@ pub struct ReportData {
     pub gantt_reservations: Vec<GanttReservation>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
+    /// When the default window (a quarter into the measurement window) would have held no job
+    /// and was moved to the next job start: the idle span it skipped, trace seconds.
+    pub gantt_skipped: Option<(f64, f64)>,
     /// users.parquet and user_timeseries.parquet, when the result set has them.
     pub users: UserData,
     /// clusters.parquet's rows of topology cells (those whose summary names a placement).
@@ -320,6 +323,48 @@ fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     Ok(())
 }
 
+/// The Gantt window of `seconds`: from `start` when the manifest sets it, else from `quarter`
+/// (a quarter into the measurement window) — unless no job runs there (a trace's outage, such
+/// as LPC-EGEE's four idle days in November 2004), in which case it moves on to the next job
+/// start, so the default picture shows a schedule rather than an empty frame. Returns the
+/// window and, when moved, the idle span skipped.
+pub fn gantt_window(
+    jobs: &[GanttJob],
+    start: Option<i64>,
+    quarter: f64,
+    seconds: f64,
+) -> ((f64, f64), Option<(f64, f64)>) {
+    if let Some(s) = start {
+        return ((s as f64, s as f64 + seconds), None);
+    }
+    let overlaps = |a: f64| jobs.iter().any(|j| j.end > a && j.start < a + seconds);
+    if overlaps(quarter) {
+        return ((quarter, quarter + seconds), None);
+    }
+    let next = jobs
+        .iter()
+        .map(|j| j.start)
+        .filter(|&t| t >= quarter)
+        .fold(f64::INFINITY, f64::min);
+    if next.is_finite() {
+        let s = next.floor();
+        // The idle span: from the last job end before the quarter point to the next start.
+        let idle_from = jobs
+            .iter()
+            .map(|j| j.end)
+            .filter(|&t| t <= quarter)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let idle_from = if idle_from.is_finite() {
+            idle_from
+        } else {
+            quarter
+        };
+        ((s, s + seconds), Some((idle_from, next)))
+    } else {
+        ((quarter, quarter + seconds), None)
+    }
+}
+
 /// Loads what the report of `manifest` needs from `dir` (= `results/<name>`). The Gantt view
 /// shows `gantt_cell` from `gantt_start` (default: a quarter into its measurement window) for
 /// `gantt_seconds`.
@@ -392,7 +437,7 @@ pub fn load(
     }
     load_clusters(dir, &mut data)?;
     load_queues(dir, &mut data)?;
-    let start = gantt_start.map(|s| s as f64).unwrap_or_else(|| {
+    let quarter = {
         let row = data.rows.iter().find(|r| r.cell == gantt_cell);
         let get = |k: &str| {
             row.and_then(|r| r.numbers.get(k).copied().flatten())
@@ -400,9 +445,7 @@ pub fn load(
         };
         let (a, b) = (get("window_start"), get("window_end"));
         (a + (b - a) / 4.0).floor()
-    });
-    data.gantt_window = (start, start + gantt_seconds as f64);
-    let gantt_window = data.gantt_window;
+    };
     let (batches, _) = read(
         &dir.join("timeseries.parquet"),
         Some(&["cell", "time", "utilization", "queue_mean", "reserved"]),
@@ -430,6 +473,8 @@ pub fn load(
             "backfilled",
         ]),
     )?;
+    // The Gantt cell's jobs: every one is kept until the window is known (one cell's jobs).
+    let mut cell_jobs: Vec<GanttJob> = Vec::new();
     for b in &batches {
         let Some(cells) = strings(b, "cell") else {
             continue;
@@ -441,21 +486,23 @@ pub fn load(
             s.bounded_slowdowns
                 .push(number(b, "bounded_slowdown", row).unwrap_or(1.0));
             if cell == gantt_cell {
-                let (start, end) = (
-                    number(b, "start", row).unwrap_or(0.0),
-                    number(b, "end", row).unwrap_or(0.0),
-                );
-                if end > gantt_window.0 && start < gantt_window.1 {
-                    data.gantt_jobs.push(GanttJob {
-                        start,
-                        end,
-                        units: number(b, "units", row).unwrap_or(1.0) as u64,
-                        backfilled: boolean(b, "backfilled", row),
-                    });
-                }
+                cell_jobs.push(GanttJob {
+                    start: number(b, "start", row).unwrap_or(0.0),
+                    end: number(b, "end", row).unwrap_or(0.0),
+                    units: number(b, "units", row).unwrap_or(1.0) as u64,
+                    backfilled: boolean(b, "backfilled", row),
+                });
             }
         }
     }
+    let (window, skipped) = gantt_window(&cell_jobs, gantt_start, quarter, gantt_seconds as f64);
+    data.gantt_window = window;
+    data.gantt_skipped = skipped;
+    let gantt_window = window;
+    data.gantt_jobs = cell_jobs
+        .into_iter()
+        .filter(|j| j.end > gantt_window.0 && j.start < gantt_window.1)
+        .collect();
     if data.files.contains("reservations.parquet") {
         let (batches, _) = read(
             &dir.join("reservations.parquet"),

@@ -267,6 +267,18 @@ impl Axis {
         }
     }
 
+    /// A level with its axis named as "axis = level", for findings, where a reader must see
+    /// which axis every value belongs to ("scheduler = easy", "cap = 1536 node-h",
+    /// "reservations = none"; a flag as its words: "memory counted").
+    pub fn named(&self, level: &Level) -> String {
+        match level {
+            // A flag's words name their axis already ("memory counted", not "memory ignored =
+            // false").
+            Level::Text(s) if s == "true" || s == "false" => self.describe(level),
+            _ => format!("{} = {}", self.short(), self.value(level)),
+        }
+    }
+
     pub fn index(&self, level: &Level) -> Option<usize> {
         self.levels.iter().position(|l| l == level)
     }
@@ -316,6 +328,21 @@ impl ResultShape {
             .enumerate()
             .filter(|(i, _)| !skip.contains(i))
             .map(|(_, (a, l))| a.setting(l))
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
+    /// A configuration's settings on the varying axes but those at `skip`, each as
+    /// "axis = level" ("workload = may-2004, scheduler = easy"), or `None` when no other axis
+    /// varies.
+    pub fn named(&self, levels: &[Level], skip: &[usize]) -> Option<String> {
+        let parts: Vec<String> = self
+            .axes
+            .iter()
+            .zip(levels)
+            .enumerate()
+            .filter(|(i, _)| !skip.contains(i))
+            .map(|(_, (a, l))| a.named(l))
             .collect();
         (!parts.is_empty()).then(|| parts.join(", "))
     }

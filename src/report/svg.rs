@@ -54,9 +54,13 @@ pub fn fit(text: &str, width: f64, size: f64) -> String {
     out.trim_end().to_string() + "…"
 }
 
-/// `text` broken at spaces into lines of at most `width` at `size`; at most `max_lines`, the
-/// last shortened with an ellipsis if the text does not fit.
-pub fn wrap(text: &str, width: f64, size: f64, max_lines: usize) -> Vec<String> {
+/// Bold text is this much wider than regular text (Arial Bold against Arial, rounded up).
+pub const BOLD: f64 = 1.1;
+
+/// `text` broken at spaces into lines of at most `width` at `size`, as many lines as it takes:
+/// titles are never shortened, so a reader sees every setting they name. A word wider than the
+/// line on its own is broken between characters.
+pub fn wrap(text: &str, width: f64, size: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
     for word in text.split_whitespace() {
@@ -65,21 +69,24 @@ pub fn wrap(text: &str, width: f64, size: f64, max_lines: usize) -> Vec<String> 
         } else {
             format!("{current} {word}")
         };
-        if text_width(&candidate, size) <= width || current.is_empty() {
+        if text_width(&candidate, size) <= width {
             current = candidate;
-        } else {
-            lines.push(std::mem::replace(&mut current, word.to_string()));
+            continue;
+        }
+        if !current.is_empty() {
+            lines.push(std::mem::take(&mut current));
+        }
+        for c in word.chars() {
+            if !current.is_empty() && text_width(&current, size) + char_width(c) * size > width {
+                lines.push(std::mem::take(&mut current));
+            }
+            current.push(c);
         }
     }
     if !current.is_empty() {
         lines.push(current);
     }
-    if lines.len() > max_lines {
-        let rest = lines[max_lines - 1..].join(" ");
-        lines.truncate(max_lines - 1);
-        lines.push(rest);
-    }
-    lines.iter().map(|l| fit(l, width, size)).collect()
+    lines
 }
 
 /// "Nice" tick values covering [lo, hi] (about five).
@@ -296,7 +303,7 @@ pub fn text(out: &mut String, x: f64, y: f64, size: f64, anchor: &str, body: &st
 
 /// The chart title, wrapped to the width, centred; returns the height used.
 pub fn title(out: &mut String, title: &str) -> f64 {
-    let lines = wrap(title, WIDTH - 24.0, TITLE_SIZE, 2);
+    let lines = wrap(title, WIDTH - 24.0, TITLE_SIZE * BOLD);
     for (i, line) in lines.iter().enumerate() {
         let _ = write!(
             out,
@@ -437,14 +444,21 @@ mod tests {
     }
 
     #[test]
-    fn long_text_is_wrapped_then_shortened_to_fit() {
-        let lines = wrap("one two three four five six", 60.0, 12.0, 2);
-        assert_eq!(lines.len(), 2);
+    fn long_text_is_wrapped_whole_never_shortened() {
+        let text = "one two three four five six";
+        let lines = wrap(text, 60.0, 12.0);
+        assert!(lines.len() > 2, "{lines:?}");
         assert!(
             lines.iter().all(|l| text_width(l, 12.0) <= 60.0),
             "{lines:?}"
         );
-        assert!(lines[1].ends_with('…'));
-        assert_eq!(wrap("short", 100.0, 12.0, 2), vec!["short"]);
+        // Every word is kept, in order, and nothing is elided.
+        assert_eq!(lines.join(" "), text);
+        assert!(lines.iter().all(|l| !l.contains('…')));
+        assert_eq!(wrap("short", 100.0, 12.0), vec!["short"]);
+        // A word wider than the line is split, not cut.
+        let long = wrap("abcdefghijklmnopqrstuvwxyz", 60.0, 12.0);
+        assert!(long.len() > 1);
+        assert_eq!(long.concat(), "abcdefghijklmnopqrstuvwxyz");
     }
 }

@@ -286,13 +286,13 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             };
             let rho = spearman(&p).map_or("–".to_string(), |r| format!("{r:.2}"));
             sentence.push(format!(
-                "under {s} the mean wait went from {:.2} h at the least bursty setting (CV {:.2}) to {:.2} h at the burstiest (CV {:.2}), rank correlation with the CV {rho}",
+                "under scheduler = {s} the mean wait went from {:.2} h at the least bursty setting (CV {:.2}) to {:.2} h at the burstiest (CV {:.2}), rank correlation with the CV {rho}",
                 first.1, first.0, last.1, last.0
             ));
         }
         if !sentence.is_empty() {
             section.findings.push(Finding {
-                title: w.clone(),
+                title: format!("workload = {w}"),
                 text: format!(
                     "At the same expected offered load, {}.",
                     sentence.join("; ")

@@ -199,7 +199,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             " Every job fits a cluster.".into()
         };
         section.findings.push(Finding {
-            title: label(shape, c, blind),
+            title: super::finding_label(shape, c, blind),
             text: format!("{}.{tail}", parts.join("; ")),
         });
     }

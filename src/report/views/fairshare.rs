@@ -273,7 +273,7 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
         }
         if !sentences.is_empty() {
             out.push(Finding {
-                title: label(grid, config),
+                title: super::finding_label(&grid.shape, config, &blind_axes(grid)),
                 text: sentences.join(" "),
             });
         }

@@ -152,10 +152,11 @@ fn relative(rel: f64) -> String {
     }
 }
 
+/// The settings `levels` of the axes `idx`, each named: "reservations = none, cap = no cap".
 fn describe(shape: &ResultShape, idx: &[usize], levels: &[Level]) -> String {
     idx.iter()
         .zip(levels)
-        .map(|(&i, l)| shape.axes[i].describe(l))
+        .map(|(&i, l)| shape.axes[i].named(l))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -214,12 +215,15 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 }
         };
         let title = match (wi, &w) {
-            (Some(i), Some(l)) => shape.axes[i].value(l),
+            (Some(i), Some(l)) => shape.axes[i].named(l),
             _ => shape
                 .fixed
                 .iter()
                 .find(|(a, _)| a == "workload")
-                .map_or_else(|| "All configurations".to_string(), |(_, v)| v.clone()),
+                .map_or_else(
+                    || "All configurations".to_string(),
+                    |(_, v)| format!("workload = {v}"),
+                ),
         };
         let contexts = shape.combos_among(&context_axes, in_workload);
         // (level, context) → the two estimates per metric.
@@ -252,21 +256,24 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                                 Some(compare_phrase(m, &a, &b))
                             })
                             .collect();
-                        (!phrases.is_empty())
-                            .then(|| format!("{} {}", axis.value(level), text::list(&phrases)))
+                        (!phrases.is_empty()).then(|| {
+                            format!(
+                                "{} vs {}: {}",
+                                axis.named(level),
+                                axis.value(reference),
+                                text::list(&phrases)
+                            )
+                        })
                     })
                     .collect();
                 if clauses.is_empty() {
                     continue;
                 }
-                let lead = format!("against {}, {}.", axis.value(reference), clauses.join("; "));
+                let lead = format!("{}.", clauses.join("; "));
                 sentences.push(if context_axes.is_empty() {
                     capitalize(&lead)
                 } else {
-                    format!(
-                        "{}: {lead}",
-                        capitalize(&describe(shape, &context_axes, ctx))
-                    )
+                    format!("At {}: {lead}", describe(shape, &context_axes, ctx))
                 });
             }
         } else {
@@ -287,10 +294,10 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                     continue;
                 }
                 sentences.push(format!(
-                    "Across the {} settings of {}, {} against {} — {}.",
+                    "Across the {} settings of {}, {} vs {} — {}.",
                     contexts.len(),
                     text::list(&names),
-                    axis.value(level),
+                    axis.named(level),
                     axis.value(reference),
                     parts.join("; ")
                 ));
@@ -400,7 +407,7 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
                     let lead = if desc.is_empty() {
                         String::new()
                     } else {
-                        format!("under {desc}, ")
+                        format!("at {desc}, ")
                     };
                     format!(
                         "{lead}from {} at {} to {} at {} ({}, {}{})",

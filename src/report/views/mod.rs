@@ -227,6 +227,15 @@ pub fn config_label(shape: &ResultShape, c: &super::shape::Config<'_>, skip: &[u
         .unwrap_or_else(|| c.text("workload"))
 }
 
+/// A configuration as a finding names it: each setting with its axis ("workload = may-2004,
+/// scheduler = easy"), so a reader never has to guess which axis a bare value belongs to; its
+/// workload when nothing else varies.
+pub fn finding_label(shape: &ResultShape, c: &super::shape::Config<'_>, skip: &[usize]) -> String {
+    shape
+        .named(&c.levels, skip)
+        .unwrap_or_else(|| format!("workload = {}", c.text("workload")))
+}
+
 /// What a family builds from.
 pub struct Context<'a> {
     pub grid: &'a Grid<'a>,

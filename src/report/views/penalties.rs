@@ -51,6 +51,8 @@ impl Family for Penalties {
 /// The `cpu` and `pe_min` configurations of one setting, with its label (the other axes).
 struct Pair<'g, 'a> {
     label: String,
+    /// The setting with its axes named, for the finding's lead ("workload = wagap-2013").
+    named: Option<String>,
     cpu: &'g Config<'a>,
     pe_min: &'g Config<'a>,
 }
@@ -89,7 +91,13 @@ fn pairs<'g, 'a>(grid: &'g Grid<'a>) -> (Vec<Pair<'g, 'a>>, Option<String>) {
             .shape
             .settings(&cpu.levels, &skip)
             .unwrap_or_else(|| "this run".to_string());
-        out.push(Pair { label, cpu, pe_min });
+        let named = grid.shape.named(&cpu.levels, &skip);
+        out.push(Pair {
+            label,
+            named,
+            cpu,
+            pe_min,
+        });
     }
     (out, once.note)
 }
@@ -119,7 +127,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     let grid = ctx.grid;
     let data = ctx.data;
     let mut computed: Vec<(
-        String,
+        (String, Option<String>),
         Shares,
         [Option<crate::report::penalties::WaitPair>; 3],
     )> = Vec::new();
@@ -131,7 +139,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         ) else {
             continue;
         };
-        computed.push((pair.label, shares(a), waits(a, b)));
+        computed.push(((pair.label, pair.named), shares(a), waits(a, b)));
     }
     if computed.is_empty() {
         return;
@@ -142,7 +150,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.intro.extend(note);
     let mut rows: Vec<Vec<String>> = computed
         .iter()
-        .map(|(label, s, _)| {
+        .map(|((label, _), s, _)| {
             vec![
                 label.clone(),
                 format!("{} of {}", s.affected, s.priced),
@@ -194,7 +202,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         folded: false,
     });
     let mut wait_rows = Vec::new();
-    for (label, _, w) in &computed {
+    for ((label, _), _, w) in &computed {
         for (name, pair) in ["affected jobs", "other jobs", "all jobs"].iter().zip(w) {
             if let Some(p) = pair {
                 wait_rows.push(vec![
@@ -229,7 +237,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         text_columns: 2,
         folded: false,
     });
-    for (label, s, w) in &computed {
+    for ((_, named), s, w) in &computed {
         let mut sentences = Vec::new();
         sentences.push(format!(
             "{} of jobs, {} of CPU time and {} of {} users pay more under pe_min (paper: under 2 %, over 5 %, about 40 %)",
@@ -254,7 +262,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             ));
         }
         section.findings.push(super::Finding {
-            title: label.clone(),
+            title: match named {
+                Some(n) => format!("penalty = pe_min vs cpu at {n}"),
+                None => "penalty = pe_min vs cpu".to_string(),
+            },
             text: sentences.join("; ") + ".",
         });
     }
@@ -262,7 +273,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .iter()
         .enumerate()
         .filter(|(_, (_, s, _))| !s.increases.is_empty())
-        .map(|(i, (label, s, _))| {
+        .map(|(i, ((label, _), s, _))| {
             let n = s.increases.len();
             let step = n.div_ceil(MAX_POINTS).max(1);
             let mut points: Vec<Point> = (0..n)

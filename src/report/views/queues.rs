@@ -98,6 +98,11 @@ fn label(ctx: &Inputs<'_>, c: &Config<'_>) -> String {
     super::config_label(&ctx.grid.shape, c, &ctx.blind)
 }
 
+/// A configuration as a finding's lead names it: every setting with its axis.
+fn named(ctx: &Inputs<'_>, c: &Config<'_>) -> String {
+    super::finding_label(&ctx.grid.shape, c, &ctx.blind)
+}
+
 /// What the section's figures are: per-queue jobs, holds, waits, bounded slowdowns, shares.
 const COLUMNS: [&str; 5] = ["jobs", "held", "wait", "bounded_slowdown", "share"];
 
@@ -233,7 +238,7 @@ fn reservations_picture(ctx: &Inputs<'_>, section: &mut Section) {
                 continue;
             };
             if let (Some(b), Some(x)) = (base.estimate(ef, 1.0), s.estimate(ef, 1.0)) {
-                effects.push((axes[queues].describe(&s.levels[queues]), b.mean, x.mean));
+                effects.push((axes[queues].named(&s.levels[queues]), b.mean, x.mean));
             }
         }
         if effects.len() < 2 {
@@ -248,7 +253,7 @@ fn reservations_picture(ctx: &Inputs<'_>, section: &mut Section) {
             .iter()
             .enumerate()
             .filter(|(i, _)| *i != queues)
-            .map(|(i, a)| a.describe(&r.levels[i]))
+            .map(|(i, a)| a.named(&r.levels[i]))
             .collect();
         lines.push(format!(
             "{}: {}",
@@ -372,8 +377,21 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section
         if parts.is_empty() {
             continue;
         }
+        // The queue setups compared, then the setting they share (if any other axis varies).
+        let shape = &ctx.grid.shape;
+        let queue_axis = &shape.axes[axis];
+        let mut skip = ctx.blind.clone();
+        skip.push(axis);
+        let title = format!(
+            "{} vs {}",
+            queue_axis.named(&c.levels[axis]),
+            queue_axis.value(&base.levels[axis])
+        );
         section.findings.push(Finding {
-            title: format!("{} against {}", label(ctx, c), label(ctx, base)),
+            title: match shape.named(&c.levels, &skip) {
+                Some(at) => format!("{title} at {at}"),
+                None => title,
+            },
             text: format!(
                 "{}; {} jobs held back by a limit, {} killed by one.",
                 parts.join(", "),
@@ -438,7 +456,7 @@ fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], secti
                 .collect(),
         );
         section.findings.push(Finding {
-            title: format!("{} beside the paper", label(ctx, c)),
+            title: format!("{} beside the paper", named(ctx, c)),
             text: format!(
                 "our mean wait is below the recorded one in {below} of {} queues, by a factor of {} to {} (ours from longest: {ours}; the paper's: {}).",
                 ratios.len(),

@@ -143,9 +143,9 @@ impl Looks<'_> {
     }
 }
 
-fn groups<'a>(rows: &'a [SummaryRow]) -> Vec<Group<'a>> {
+fn groups<'a>(rows: &[&'a SummaryRow]) -> Vec<Group<'a>> {
     let mut out: Vec<Group<'a>> = Vec::new();
-    for row in rows {
+    for &row in rows {
         let text = |k: &str| row.text.get(k).cloned().unwrap_or_default();
         let num = |k: &str| row.numbers.get(k).copied().flatten();
         let scenario = text("reservations");
@@ -205,10 +205,53 @@ fn scenario_row(looks: &Looks<'_>, g: &Group<'_>) -> Vec<String> {
     ]
 }
 
+/// Axes the section tells apart: the rest are held at their first level.
+const SECTION_AXES: [&str; 5] = [
+    "workload",
+    "scheduler",
+    "reservations",
+    "reservation_rate",
+    "throttle_node_hours",
+];
+
+/// The rows the section reads: every other varying axis (a queue setup, a cluster) at its first
+/// level, so that runs of different settings are never averaged as if they were replicas; and
+/// the sentence saying which levels those are.
+fn section_rows<'a>(ctx: &Context<'a>) -> (Vec<&'a SummaryRow>, Option<String>) {
+    let shape = &ctx.grid.shape;
+    let others: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| !SECTION_AXES.contains(&shape.axes[i].name.as_str()))
+        .collect();
+    let rows = ctx
+        .grid
+        .configs
+        .iter()
+        .filter(|c| {
+            others
+                .iter()
+                .all(|&i| c.levels[i] == shape.axes[i].levels[0])
+        })
+        .flat_map(|c| c.rows.iter().copied())
+        .collect();
+    let note = (!others.is_empty()).then(|| {
+        let held: Vec<String> = others
+            .iter()
+            .map(|&i| shape.axes[i].named(&shape.axes[i].levels[0]))
+            .collect();
+        format!(
+            "This section's tables, findings and charts are of the runs at {} only; the other levels of {} are compared in their own sections.",
+            text::list(&held),
+            text::list(&others.iter().map(|&i| shape.axes[i].short()).collect::<Vec<_>>())
+        )
+    });
+    (rows, note)
+}
+
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let data = ctx.data;
     let classes = ctx.classes;
-    let all = groups(&data.rows);
+    let (rows, held_note) = section_rows(ctx);
+    let all = groups(&rows);
     let mut scenarios: Vec<String> = Vec::new();
     for g in all.iter().filter(|g| !g.baseline) {
         if !scenarios.contains(&g.scenario) {
@@ -287,6 +330,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         paper(0),
         paper(1)
     ));
+    section.intro.extend(held_note);
 
     let mut pairs: Vec<(String, String)> = Vec::new();
     for g in &all {
@@ -364,9 +408,11 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         for (scenario, text) in paragraphs {
             section.findings.push(Finding {
                 title: if several {
-                    format!("{workload}, {scheduler}, {scenario}")
+                    format!(
+                        "workload = {workload}, scheduler = {scheduler}, reservations = {scenario}"
+                    )
                 } else {
-                    format!("{workload}, {scheduler}")
+                    format!("workload = {workload}, scheduler = {scheduler}")
                 },
                 text,
             });

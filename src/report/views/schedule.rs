@@ -89,6 +89,15 @@ impl Family for Schedule {
                 format!(" and {} reservations", data.gantt_reservations.len())
             }
         );
+        if let Some(idle) = data.gantt_skipped {
+            caption.push_str(&format!(
+                " The trace has no job running over {}, so the window starts at the next job start instead of a quarter into the measurement window (reports.gantt.start picks another).",
+                gantt::window_text(idle, clock)
+            ));
+        }
+        if data.gantt_jobs.is_empty() && data.gantt_reservations.is_empty() {
+            caption.push_str(" No job runs in this window (reports.gantt.start picks another).");
+        }
         caption.push_str(&same_at);
         if scaled {
             caption.push_str(" Times are trace seconds after load scaling, so no dates are given.");

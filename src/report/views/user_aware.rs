@@ -132,7 +132,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             let mut name = scheduler_name(config);
             for &i in &other_axes {
                 let axis = &grid.shape.axes[i];
-                name.push_str(&format!(", {}", axis.describe(&config.levels[i])));
+                name.push_str(&format!(", {}", axis.named(&config.levels[i])));
             }
             Some(Run {
                 config,
@@ -374,7 +374,7 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
             .all(|r| (within(r) >= SHARE_OF_USERS) == is_fair(r));
         holds += usize::from(only_fair);
         lines.push(format!(
-            "at {}: {}",
+            "at expected capacity {}: {}",
             scale_text(s),
             if meeting.is_empty() {
                 "none".to_string()
@@ -410,7 +410,7 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
         });
         holds += usize::from(everywhere);
         lines.push(format!(
-            "at {}: {} ({} of them under every scheduler)",
+            "at expected capacity {}: {} ({} of them under every scheduler)",
             scale_text(s),
             counts.join(", "),
             common.len()
@@ -446,7 +446,7 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
                 > number(fifo_fair.config, "eet_violated_fraction").unwrap_or(0.0);
         holds += usize::from(classic_better && eet_worse);
         lines.push(format!(
-            "at {}: mean wait {} h vs {} h, violated EETs {} vs {}, users ≤ 35 % {} vs {}",
+            "at expected capacity {}: mean wait {} h vs {} h, violated EETs {} vs {}, users ≤ 35 % {} vs {}",
             scale_text(s),
             hours(number(easy.config, "wait_mean")),
             hours(number(fifo_fair.config, "wait_mean")),
@@ -482,7 +482,7 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
             .all(|r| within(best) >= within(r) && violated(best) <= violated(r));
         holds += usize::from(wins);
         lines.push(format!(
-            "at {}: {} violated EETs, {} of users ≤ 35 %{}",
+            "at expected capacity {}: {} violated EETs, {} of users ≤ 35 %{}",
             scale_text(s),
             pct(Some(violated(best) * 100.0)),
             pct(Some(within(best) * 100.0)),
