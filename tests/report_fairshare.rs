@@ -79,8 +79,8 @@ fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
     assert!(d.join("reports/fair-fairshare-factor.svg").exists());
     assert!(d.join("reports/fair-fairshare-cores.svg").exists());
     // One finding paragraph: for the fairshare-ordered configuration only.
-    assert_eq!(md.matches("**order fairshare.**").count(), 1, "{md}");
-    assert_eq!(md.matches("**order fcfs.**").count(), 0);
+    assert_eq!(md.matches("**order = fairshare.**").count(), 1, "{md}");
+    assert_eq!(md.matches("**order = fcfs.**").count(), 0);
 
     // The per-user table lists the heaviest users in order of usage (core-hours here, with
     // the default cpu penalty on a pool), as users.parquet has them.

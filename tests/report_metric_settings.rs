@@ -96,7 +96,7 @@ fn metric_settings_only_sweep_the_metrics_they_change() {
         .expect("a fairshare section");
     let paragraphs = fairshare
         .lines()
-        .filter(|l| l.starts_with("**order fairshare"))
+        .filter(|l| l.starts_with("**order = fairshare"))
         .count();
     assert_eq!(paragraphs, 2, "{fairshare}");
 

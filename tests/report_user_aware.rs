@@ -292,7 +292,7 @@ fn a_trace_in_unix_times_is_dated_and_each_picture_says_what_it_holds() {
     let clusters = section("Clusters");
     for order in ["fcfs", "fairshare"] {
         assert_eq!(
-            clusters.matches(&format!("**order {order}.**")).count(),
+            clusters.matches(&format!("**order = {order}.**")).count(),
             1,
             "{clusters}"
         );

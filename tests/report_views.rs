@@ -697,7 +697,7 @@ fn fairshare_findings_worked_by_hand() {
         1,
         "one paragraph: only the fairshare-ordered configuration"
     );
-    assert_eq!(f[0].title, "order fairshare");
+    assert_eq!(f[0].title, "order = fairshare");
     assert_eq!(
         f[0].text,
         "The two heaviest users (90.0 % of the penalised usage on 50.0 % of the shares) waited 1.33 h per job on average, the other two users 0.250 h (under order fcfs: 1.67 h and 0.0417 h). Jain's index across users is 0.800 for mean waits and 0.700 for mean bounded slowdowns (order fcfs: 0.500 and 0.400; 1 is perfectly even). The lowest final fairshare factor is user 1's, 0.189, with 60.0 % of the penalised usage on a 25.0 % share."

@@ -354,7 +354,8 @@ pub fn legend(out: &mut String, heading: Option<&str>, entries: &[Entry], y: f64
         x += text_width(&h, size) + 10.0;
     }
     for e in entries {
-        let name = fit(&e.name, 260.0, size);
+        // A name is shortened only when it would not fit a whole legend row.
+        let name = fit(&e.name, right - left - 40.0, size);
         let w = 26.0 + text_width(&name, size) + 14.0;
         if x + w > right && x > left + 1.0 {
             x = left;

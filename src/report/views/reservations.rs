@@ -762,6 +762,49 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_another_queue_setup_are_not_averaged_in_as_replicas() {
+        // The same scenario under queue setups none and limited: the section reads queue setup
+        // none only (one replica each, EF 2 → 8), and says so; before, the limited runs were
+        // averaged in as replicas (EF 2 → 13, "2" replicas).
+        let with_queues = |mut r: SummaryRow, q: &str| {
+            r.text.insert("queues".to_string(), q.to_string());
+            r
+        };
+        let data = ReportData {
+            rows: vec![
+                with_queues(row("b", "none", None, 2.0, 1.0), "none"),
+                with_queues(row("bq", "none", None, 2.0, 1.0), "limited"),
+                with_queues(row("r", "tg", None, 8.0, 12.0), "none"),
+                with_queues(row("rq", "tg", None, 18.0, 20.0), "limited"),
+            ],
+            axis_names: vec!["reservations".into(), "queues".into()],
+            ..ReportData::default()
+        };
+        let grid = Grid::new(&data);
+        let palette = Palette::new(&grid.shape);
+        let classes = vec!["medium".to_string()];
+        let ctx = Context {
+            grid: &grid,
+            data: &data,
+            palette: &palette,
+            classes: &classes,
+        };
+        let mut section = Section::default();
+        build(&ctx, &mut section);
+        let table = &section.tables[0];
+        assert_eq!(table.rows.len(), 2);
+        assert_eq!(table.rows[1][3..6], ["1", "8.00", "12.0"]);
+        assert!(
+            section
+                .intro
+                .iter()
+                .any(|p| p.contains("of the runs at queue setup = none only")),
+            "{:?}",
+            section.intro
+        );
+    }
+
+    #[test]
     fn replicas_are_averaged_and_each_effect_compared_with_both_months_by_hand() {
         // Baseline EF 2, wait 1 h; unthrottled replicas EF 7 and 9 (mean 8), waits 10 and 14 h
         // (mean 12); the paper's cap EF 3, wait 2 h. The cap recovers (8 − 3)/(8 − 2) = 83 % of
@@ -793,7 +836,10 @@ mod tests {
         assert_eq!(table.rows[1][2..6], ["15/wk, no cap", "2", "8.00", "12.0"]);
         assert!(section.intro[0].starts_with("The machine here has 171 nodes"));
         assert!(section.intro[0].contains("On 171 nodes the same share is 171 × 12 h = 2,052 node-hours: the paper's absolute cap is 1.50× as generous here."));
-        assert_eq!(section.findings[0].title, "month, easy");
+        assert_eq!(
+            section.findings[0].title,
+            "workload = month, scheduler = easy"
+        );
         assert_eq!(
             section.findings[0].text,
             "Without a throttle, 15 reservations a week raised the expansion factor from 2.00 to 8.00 (×4.0) and the mean wait from 1.00 h to 12.0 h (×12): the direction the paper found in both months. With a cap of 3,072 node-hours (the paper's cap), EF 3.00 and wait 2.00 h: between the baseline and the unthrottled run, recovering 83 % of the EF loss and 91 % of the wait loss — like March 2007 (which recovered 61 % and 68 %), unlike March 2006 (where the throttle beat the baseline). By job size, unthrottled reservations multiplied the expansion factor by medium ×4.0: medium jobs suffered most (×4.0)."
