@@ -10,7 +10,7 @@ use super::{Chart, Context, Family, Section, Table, ViewKind, ViewSpec};
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
 use crate::report::metric;
 use crate::report::palette::COLORS;
-use crate::report::penalties::{Shares, shares, waits};
+use crate::report::penalties::{Shares, WaitPair, shares, waits};
 use crate::report::shape::{Config, Grid, ResultShape};
 use crate::report::svg::{DASHES, Look};
 use crate::report::text;
@@ -123,14 +123,13 @@ fn signed_minutes(seconds: f64) -> String {
     format!("{sign}{}", minutes(seconds.abs()))
 }
 
+/// A pair's table label and its finding lead (axes named).
+type Names = (String, Option<String>);
+
 fn build(ctx: &Context<'_>, section: &mut Section) {
     let grid = ctx.grid;
     let data = ctx.data;
-    let mut computed: Vec<(
-        (String, Option<String>),
-        Shares,
-        [Option<crate::report::penalties::WaitPair>; 3],
-    )> = Vec::new();
+    let mut computed: Vec<(Names, Shares, [Option<WaitPair>; 3])> = Vec::new();
     let (pairs, note) = pairs(grid);
     for pair in pairs {
         let (Some(a), Some(b)) = (
