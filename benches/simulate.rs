@@ -44,7 +44,6 @@ fn shared_traces() -> Vec<(PathBuf, Option<u32>)> {
     [
         ("CTC-SP2-1996-3.1-cln.swf.gz", None),
         ("HPC2N-2002-2.2-cln.swf.gz", None),
-        ("LPC-EGEE-2004-1.2-cln.swf.gz", None),
         ("METACENTRUM-2009-2.swf.gz", Some(806)),
         ("RICC-2010-2.swf.gz", Some(8192)),
     ]
@@ -102,6 +101,8 @@ fn main() {
         "KTH-SP2-1996-2.1-cln.swf.gz",
         "SDSC-SP2-1998-4.2-cln.swf.gz",
         "SDSC-BLUE-2000-4.2-cln.swf.gz",
+        "SDSC-DS-2004-2.1-cln.swf.gz",
+        "LPC-EGEE-2004-1.2-cln.swf.gz",
     ];
     println!("## Simulation only (one thread, median)\n");
     println!("| trace | jobs | scheduler | reps | median s | jobs/s |");

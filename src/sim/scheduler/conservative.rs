@@ -95,10 +95,13 @@ struct NoFit {
 /// How many [`NoFit`]s a pass keeps (the most recent ones).
 const NO_FITS: usize = 8;
 
-/// The [`NoFit`]s of the current pass, most recent last.
+/// The [`NoFit`]s of the current pass, each with the number of the search that noted it (the
+/// oldest is the one replaced).
 #[derive(Clone, Debug, Default)]
 struct NoFits {
-    known: Vec<NoFit>,
+    known: Vec<(u64, NoFit)>,
+    /// Searches noted so far.
+    noted: u64,
     /// The time of the pass: a bound at or before it says nothing.
     now: Time,
 }
@@ -114,15 +117,18 @@ impl NoFits {
         if no_fit.duration <= 0 || no_fit.before <= self.now {
             return;
         }
-        if self.known.len() == NO_FITS {
-            self.known.remove(0);
+        self.noted += 1;
+        if self.known.len() < NO_FITS {
+            self.known.push((self.noted, no_fit));
+        } else if let Some(oldest) = self.known.iter_mut().min_by_key(|(seq, _)| *seq) {
+            // Replaced in place: shifting the others down was a memmove per search.
+            *oldest = (self.noted, no_fit);
         }
-        self.known.push(no_fit);
     }
 
     /// Capacity rose from `from` on: what was learnt about earlier capacity still holds.
     fn rise(&mut self, from: Time) {
-        self.known.retain(|n| n.clip <= from);
+        self.known.retain(|(_, n)| n.clip <= from);
     }
 
     /// The earliest start a search for `demand` over `duration` seconds can find, for a window
@@ -130,7 +136,7 @@ impl NoFits {
     /// window some earlier search found too small, with at most as much free capacity.
     fn earliest(&self, demand: ResourceVec, duration: Time, clip: Time) -> Time {
         let mut bound = Time::MIN;
-        for n in &self.known {
+        for (_, n) in &self.known {
             if n.before > bound
                 && n.duration <= duration
                 && n.clip <= clip
@@ -376,18 +382,20 @@ impl Conservative {
                     }
                     continue;
                 }
-                if !consistent {
-                    // Giving the slot back raises capacity from `held` on before the job is
-                    // placed again (possibly later).
-                    self.no_fits.rise(held);
+                if let Some(t) = earlier {
+                    // One update of the profile: only where the old and new slots differ.
+                    self.profile.shift(held, t, d, demand);
+                } else {
+                    if !consistent {
+                        // Giving the slot back raises capacity from `held` on before the job is
+                        // placed again (possibly later).
+                        self.no_fits.rise(held);
+                    }
+                    self.profile.unreserve(held, held + d, demand);
                 }
-                self.profile.unreserve(held, held + d, demand);
             }
             let start = match earlier {
-                Some(t) => {
-                    self.profile.reserve(t, t + d, demand);
-                    Some(t)
-                }
+                Some(t) => Some(t),
                 None => self.place(now, job),
             };
             if held != NONE && start != Some(held) {

@@ -196,6 +196,27 @@ impl Profile {
         self.add(from, Some(to), units(demand));
     }
 
+    /// Moves a hold of `demand` for `duration` seconds from `[held, held + duration)` to start at
+    /// `start` instead: the same function as giving the old one back and holding the new one,
+    /// but where the two overlap only their differences are touched (a move in a compression
+    /// is usually a short step earlier, so the breakpoints between them are left alone).
+    pub fn shift(&mut self, held: Time, start: Time, duration: Time, demand: ResourceVec) {
+        let (old_end, new_end) = (held + duration, start + duration);
+        if start == held {
+            return;
+        }
+        if new_end <= held || old_end <= start {
+            self.unreserve(held, old_end, demand);
+            self.reserve(start, new_end, demand);
+        } else if start < held {
+            self.reserve(start, held, demand);
+            self.unreserve(new_end, old_end, demand);
+        } else {
+            self.unreserve(held, start, demand);
+            self.reserve(old_end, new_end, demand);
+        }
+    }
+
     /// Moves the start of the profile to `now` (≥ start), forgetting the past: the value in
     /// effect at `now` becomes the first step.
     pub fn advance(&mut self, now: Time) {
@@ -606,6 +627,8 @@ mod tests {
         Release(Time, u64),
         Reserve(Time, Time, u64),
         Unreserve(Time, Time, u64),
+        /// Hold `[a, a + d)` then move it to start at `b`.
+        Shift(Time, Time, Time, u64),
         Advance(Time),
     }
 
@@ -614,6 +637,8 @@ mod tests {
             (0i64..120, 1u64..6).prop_map(|(t, n)| Op::Release(t, n)),
             (0i64..120, 1i64..40, 1u64..6).prop_map(|(t, d, n)| Op::Reserve(t, t + d, n)),
             (0i64..120, 1i64..40, 1u64..6).prop_map(|(t, d, n)| Op::Unreserve(t, t + d, n)),
+            (0i64..120, 0i64..120, 1i64..40, 1u64..6)
+                .prop_map(|(a, b, d, n)| Op::Shift(a, b, d, n)),
             (0i64..60).prop_map(Op::Advance),
         ]
     }
@@ -646,6 +671,13 @@ mod tests {
                     Op::Unreserve(a, b, n) => {
                         p.unreserve(a, b, u(n));
                         r.add(a, Some(b), units(u(n)));
+                    }
+                    Op::Shift(a, b, d, n) => {
+                        // Both ends at or after the start, as in a compression.
+                        let (a, b) = (a.max(p.start()), b.max(p.start()));
+                        p.reserve(a, a + d, u(n));
+                        p.shift(a, b, d, u(n));
+                        r.add(b, Some(b + d), -units(u(n)));
                     }
                     Op::Advance(t) => {
                         let t = t.max(p.start());
