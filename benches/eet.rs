@@ -4,10 +4,13 @@
 //! (one share with the most breakpoints). Each run checks its answer: identical results on
 //! every repetition, every EET at least arrival + runtime, and the EETs of three users'
 //! first 2,000 jobs equal to the paper's Algorithm 1 run second by second.
+//!
+//! `EET_BENCH_BINARIES="A B"` runs only the whole command, each build side by side (3 runs each,
+//! interleaved) on the same trace; `EET_BENCH_TRACE=path` keeps that trace.
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -157,6 +160,17 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 fn main() {
+    // `EET_BENCH_BINARIES="old/schedlab new/schedlab"`: only the whole command, with each of
+    // these builds side by side on the same trace (to compare an earlier build's time and peak).
+    if let Ok(list) = std::env::var("EET_BENCH_BINARIES") {
+        let exes: Vec<PathBuf> = list.split_whitespace().map(PathBuf::from).collect();
+        assert!(
+            exes.iter().all(|e| e.is_file()),
+            "EET_BENCH_BINARIES: not files: {list}"
+        );
+        whole_command(&exes);
+        return;
+    }
     let rule_for = |n: usize| {
         let (cpus, memory) = system(n);
         CapacityRule::equal_split(PerResource::new(Some(cpus), Some(memory), None))
@@ -257,8 +271,16 @@ fn main() {
         );
         return;
     }
+    whole_command(&[exe]);
+}
+
+/// `schedlab trace eet` on one million-job SWF file, three runs per binary (interleaved when
+/// several builds are compared side by side), median wall time and the largest peak RSS.
+fn whole_command(exes: &[PathBuf]) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let trace = dir.path().join("million.swf");
+    // `EET_BENCH_TRACE=path` keeps the trace there, for profiling the command by hand.
+    let trace = std::env::var_os("EET_BENCH_TRACE")
+        .map_or_else(|| dir.path().join("million.swf"), PathBuf::from);
     let mut file = std::io::BufWriter::new(std::fs::File::create(&trace).expect("creates"));
     let (cpus, memory) = system(1_000_000);
     writeln!(file, "; MaxProcs: {cpus}").expect("writes");
@@ -280,44 +302,63 @@ fn main() {
     file.flush().expect("flushes");
     drop(file);
     let gnu_time = Path::new("/usr/bin/time").is_file();
-    let mut runs = Vec::new();
-    let mut rss = None;
+    let mut runs = vec![Vec::new(); exes.len()];
+    let mut rss = vec![Vec::new(); exes.len()];
     for _ in 0..3 {
-        let mut cmd = if gnu_time {
-            let mut c = Command::new("/usr/bin/time");
-            c.args(["-f", "%M"]).arg(&exe);
-            c
-        } else {
-            Command::new(&exe)
-        };
-        let t = Instant::now();
-        let out = cmd
-            .arg("trace")
-            .arg("eet")
-            .arg(&trace)
-            .args(["--memory", &memory.to_string(), "--format", "json"])
-            .arg("--jobs-out")
-            .arg(dir.path().join("jobs.parquet"))
-            .arg("--heatmap-out")
-            .arg(dir.path().join("heat.parquet"))
-            .output()
-            .expect("runs");
-        runs.push(t.elapsed().as_secs_f64());
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-        assert_eq!(v["jobs"], 1_000_000);
-        rss = String::from_utf8_lossy(&out.stderr)
-            .trim()
-            .parse::<u64>()
-            .ok();
+        for (i, exe) in exes.iter().enumerate() {
+            let mut cmd = if gnu_time {
+                let mut c = Command::new("/usr/bin/time");
+                c.args(["-f", "%M"]).arg(exe);
+                c
+            } else {
+                Command::new(exe)
+            };
+            let t = Instant::now();
+            let out = cmd
+                .arg("trace")
+                .arg("eet")
+                .arg(&trace)
+                .args(["--memory", &memory.to_string(), "--format", "json"])
+                .arg("--jobs-out")
+                .arg(dir.path().join("jobs.parquet"))
+                .arg("--heatmap-out")
+                .arg(dir.path().join("heat.parquet"))
+                .output()
+                .expect("runs");
+            runs[i].push(t.elapsed().as_secs_f64());
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert_eq!(v["jobs"], 1_000_000);
+            // GNU time's figure is the last line of stderr.
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if let Some(kb) = stderr
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse::<u64>().ok())
+            {
+                rss[i].push(kb);
+            }
+        }
     }
-    println!(
-        "\n| command | median s | peak RSS |\n|---|---:|---:|\n| `schedlab trace eet` on 1,000,000 jobs (CPU + memory, jobs and heatmap Parquet) | {:.2} | {} |",
-        median(runs),
-        rss.map_or("n/a".into(), |kb| format!("{:.0} MB", kb as f64 / 1024.0))
-    );
+    println!("\n| command | binary | median s | peak RSS (each run) |\n|---|---|---:|---:|");
+    for (i, exe) in exes.iter().enumerate() {
+        let each: Vec<String> = rss[i]
+            .iter()
+            .map(|kb| format!("{:.0}", *kb as f64 / 1024.0))
+            .collect();
+        println!(
+            "| `schedlab trace eet` on 1,000,000 jobs (CPU + memory, jobs and heatmap Parquet) | {} | {:.2} | {} |",
+            exe.display(),
+            median(runs[i].clone()),
+            if each.is_empty() {
+                "n/a".into()
+            } else {
+                format!("{} MB", each.join(" / "))
+            }
+        );
+    }
 }

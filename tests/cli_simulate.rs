@@ -262,3 +262,59 @@ fn the_queue_order_is_a_flag_and_fcfs_is_the_default() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("fairshare"));
 }
+
+/// The examples of `simulate --help` that name bundled traces run as written from the
+/// repository's root; the topology example places every job the trace's machines can hold.
+#[test]
+fn the_help_examples_on_bundled_traces_run_as_written() {
+    let help = String::from_utf8(schedlab(&["simulate", "--help"]).stdout).unwrap();
+    let examples = help.split("Examples:").nth(1).expect("an Examples section");
+    let examples = examples.split("Exit codes:").next().unwrap();
+    // One command per example: lines ending in `\` continue on the next.
+    let mut commands: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in examples.lines().map(str::trim) {
+        if open {
+            commands.last_mut().unwrap().push(' ');
+            commands
+                .last_mut()
+                .unwrap()
+                .push_str(line.trim_end_matches('\\'));
+        } else if line.starts_with("schedlab simulate workloads/") {
+            commands.push(line.trim_end_matches('\\').to_string());
+        }
+        open = (open || line.starts_with("schedlab")) && line.ends_with('\\');
+    }
+    assert!(commands.len() >= 2, "{commands:?}");
+    let mut saw_topology = false;
+    for command in &commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args(&args)
+            .args(["--format", "json"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        if command.contains("--machines") {
+            saw_topology = true;
+            // wagap-2013's 17,898 jobs on its own machines: one asks for more memory than
+            // any node has (docs/metacentrum.md); no job lacks a property.
+            assert_eq!(v["jobs"], 17_897, "{command}");
+            assert_eq!(
+                v["skipped_by_reason"],
+                serde_json::json!({"too_much_memory_per_node": 1}),
+                "{command}"
+            );
+        }
+    }
+    assert!(
+        saw_topology,
+        "an example simulates on a machine file: {commands:?}"
+    );
+}

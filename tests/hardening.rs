@@ -564,6 +564,64 @@ grid:
     assert!(peak_kib < 1024 * 1024, "planning took {peak_kib} KiB");
 }
 
+/// The `simulate` command's memory does not depend on the number of scheduler calls (issue 16:
+/// SDSC SP2 with `--interval 1` took 2.9 GB, every call kept at ~55 bytes; the engine-level
+/// check is tests/memory.rs). A job holds the whole machine for 2·10^6 s while another waits:
+/// `--interval 1` calls the scheduler 2,000,001 times, `--interval 3600` 557 times; kept per
+/// call, the first run would hold ~110 MB more. A 10^12-second job runs in bounded memory too.
+#[test]
+fn simulate_command_memory_does_not_depend_on_the_number_of_scheduler_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("calls.swf");
+    fs::write(
+        &trace,
+        "; MaxProcs: 10
+1 0 -1 2000000 10 -1 -1 10 2000000 -1 1 1 1 -1 1 -1 -1 -1
+2 1 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1
+",
+    )
+    .unwrap();
+    let run = |trace: &Path, interval: Option<&str>| -> (serde_json::Value, i64) {
+        let out = dir.path().join("summary.json");
+        let mut cmd = Command::new(EXE);
+        cmd.arg("simulate")
+            .arg(trace)
+            .args(["-s", "easy", "--format", "json"]);
+        if let Some(i) = interval {
+            cmd.args(["--interval", i]);
+        }
+        let child = cmd
+            .stdout(fs::File::create(&out).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (status, peak_kib) = wait_with_peak_rss(child);
+        assert_eq!(status, 0, "simulate {interval:?} succeeds");
+        let summary = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+        (summary, peak_kib)
+    };
+    let (every_second, peak_1) = run(&trace, Some("1"));
+    let (hourly, peak_3600) = run(&trace, Some("3600"));
+    assert_eq!(every_second["scheduler_calls"], 2_000_001);
+    assert_eq!(hourly["scheduler_calls"], 557);
+    assert!(
+        peak_1 < peak_3600 + 16 * 1024,
+        "2,000,001 calls peaked at {peak_1} KiB, 557 calls at {peak_3600} KiB"
+    );
+    let long = dir.path().join("long.swf");
+    fs::write(
+        &long,
+        "; MaxProcs: 10
+1 0 -1 1000000000000 10 -1 -1 10 1000000000000 -1 1 1 1 -1 1 -1 -1 -1
+2 1 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1
+",
+    )
+    .unwrap();
+    let (summary, peak) = run(&long, None);
+    assert_eq!(summary["jobs"], 2);
+    assert!(peak < 64 * 1024, "a 10^12-second job peaked at {peak} KiB");
+}
+
 /// Sizes beyond the stated bounds are located errors naming the size and how to raise the
 /// bound, never an allocation abort.
 #[test]

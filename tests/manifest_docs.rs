@@ -155,3 +155,29 @@ fn the_queue_priorities_example_loads_as_documented() {
             .all(|c| c.scheduler.order.priority.queue_tiers)
     );
 }
+
+#[test]
+fn the_trace_reading_example_loads_as_documented() {
+    use schedlab::swf::{Extended, MemoryReading};
+    let (_dir, m) = load_in_project("reading", &yaml_example("manifest.md", "## Reading traces"));
+    assert_eq!(m.cells.len(), 2, "2 workloads × 1 cluster × 1 scheduler");
+    let reading = |name: &str| {
+        m.cells
+            .iter()
+            .find(|c| c.workload.name == name)
+            .map(|c| c.workload.reading)
+            .unwrap()
+    };
+    let kth = reading("kth");
+    assert_eq!(
+        kth.memory,
+        MemoryReading::KbPerProc,
+        "the standard is the default"
+    );
+    assert!(!kth.used_memory_fallback);
+    assert_eq!(kth.extended, Extended::Auto);
+    let wagap = reading("wagap");
+    assert_eq!(wagap.memory, MemoryReading::BytesPerNode);
+    assert!(wagap.used_memory_fallback);
+    assert_eq!(wagap.extended, Extended::Alea);
+}

@@ -26,6 +26,11 @@ use crate::store::{JobLabels, JobsWriter};
 #[command(after_help = "Examples:
   schedlab simulate workloads/SDSC-SP2-1998-4.2-cln.swf.gz --scheduler easy
   schedlab simulate trace.swf.gz -s conservative --procs 1152 --node-size 8 --jobs-out jobs.parquet
+  schedlab simulate workloads/wagap-2013.swf.gz -s easy --memory bytes_per_node \\
+      --machines workloads/wagap-2013.swf.machines --properties x86_64,brno,nfs4 \\
+      --cluster-properties zewura=nodecpus80 \\
+      --cluster-properties zegox=nodecpus12,debian,linux,infiniband
+  (the last: on MetaCentrum's nodes; its machine file lists no properties, its jobs ask for some)
 
 Exit codes: 0 simulated; 1 the simulation or writing failed; 2 bad input (trace, arguments).")]
 pub struct Args {

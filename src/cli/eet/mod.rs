@@ -145,34 +145,31 @@ pub fn run(args: EetArgs) -> Result<(), CliError> {
         )));
     }
     let jobs = eet_jobs(&args, &trace, rule.system[Resource::Memory].is_some());
+    let clock = TraceClock::of_trace(
+        args.unix_start.or(trace.header.unix_start_time),
+        trace.header.time_zone,
+        trace.header.time_zone_string.clone(),
+        trace.workload.jobs.iter().map(|j| j.submit).min(),
+    );
+    let trace_jobs_skipped = trace.anomalies.skipped();
+    // The metric's jobs hold all it reads: the trace's jobs, requests and recorded waits (about
+    // 100 bytes a job) would otherwise stay alive through the evaluation and the Parquet writes,
+    // the command's peak (BENCHMARKS.md, "Session 6, branch audit6").
+    let source = trace.source.clone();
+    drop(trace);
     if !jobs.is_empty() && jobs.iter().all(|j| j.start.is_none()) {
         eprintln!(
-            "warning: {}: no job has a recorded wait (SWF field 3), so no schedule to judge",
-            trace.source
+            "warning: {source}: no job has a recorded wait (SWF field 3), so no schedule to judge"
         );
     }
-    let report =
-        evaluate(&jobs, &rule).map_err(|e| CliError::input(format!("{}: {e}", trace.source)))?;
+    let report = evaluate(&jobs, &rule).map_err(|e| CliError::input(format!("{source}: {e}")))?;
     let map = heatmap(&jobs, &report, args.bin)
         .map_err(|e| CliError::input(format!("--bin: {e}")).with_hint("use a wider --bin"))?;
-    write_outputs(
-        &args,
-        &trace.source,
-        TraceClock::of_trace(
-            args.unix_start.or(trace.header.unix_start_time),
-            trace.header.time_zone,
-            trace.header.time_zone_string.clone(),
-            trace.workload.jobs.iter().map(|j| j.submit).min(),
-        ),
-        &rule,
-        &jobs,
-        &report,
-        &map,
-    )?;
+    write_outputs(&args, &source, clock, &rule, &jobs, &report, &map)?;
     let summary = Report {
-        trace: trace.source.clone(),
+        trace: source.clone(),
         jobs: jobs.len() as u64,
-        trace_jobs_skipped: trace.anomalies.skipped(),
+        trace_jobs_skipped,
         without_wait: jobs.iter().filter(|j| j.start.is_none()).count() as u64,
         system_cpus: rule.system[Resource::Cpu].unwrap_or(0),
         system_memory_kb: rule.system[Resource::Memory],
