@@ -222,9 +222,15 @@ pub fn bench(filter: Option<&str>) {
         "| workload | jobs | simulated | scheduler | reps | median s | jobs/s | median CPU s | jobs per CPU s |"
     );
     println!("|---|---:|---:|---|---:|---:|---:|---:|---:|");
+    // `BENCH_SCHEDULER=conservative` (a comma-separated list) runs only those schedulers: for
+    // profiling one policy without the others' runs.
+    let only = std::env::var("BENCH_SCHEDULER").ok();
     for (name, load) in selected {
         let w = load();
-        for kind in SchedulerKind::ALL {
+        for kind in SchedulerKind::ALL.into_iter().filter(|k| {
+            only.as_deref()
+                .is_none_or(|o| o.split(',').any(|s| s == k.name()))
+        }) {
             let machine = TopologyMachine::new(topology.clone());
             let config = SimConfig::new(Machine::Topology(machine.clone()), kind);
             let reference = simulate(&w, &config).expect("simulates");

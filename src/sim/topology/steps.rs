@@ -139,6 +139,14 @@ impl<V: Amount> Steps<V> {
         for p in &mut self.points[first..last] {
             p.1 = p.1.plus(delta);
         }
+        // Keep no two equal neighbours (a hold given back leaves none behind): only the two
+        // boundaries can have become equal to their neighbour.
+        if last < self.points.len() && self.points[last].1 == self.points[last - 1].1 {
+            self.points.remove(last);
+        }
+        if first > 0 && self.points[first].1 == self.points[first - 1].1 {
+            self.points.remove(first);
+        }
     }
 
     /// The component-wise minimum over `[from, to)` (`from` ≥ start, `to` > `from`).
@@ -161,30 +169,50 @@ impl<V: Amount> Steps<V> {
 
     /// The earliest `t ≥ from` with `demand` free over `[t, t + duration)`; `None` if never.
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: &V) -> Option<Time> {
+        self.earliest_fit_within(from, Time::MAX, duration, Time::MAX, demand)
+    }
+
+    /// The earliest `t` in `[from, before)` with `demand` free over `[t, min(t + duration,
+    /// clip))`; `None` if there is none. `clip` ≥ `before` (a window never ends before `t`).
+    pub fn earliest_fit_within(
+        &self,
+        from: Time,
+        before: Time,
+        duration: Time,
+        clip: Time,
+        demand: &V,
+    ) -> Option<Time> {
         let from = from.max(self.start());
         let mut candidate = from;
+        if candidate >= before {
+            return None;
+        }
         let mut i = self.segment_of(from);
         while i < self.points.len() {
             let (t, free) = self.points[i];
-            if t >= candidate + duration && t > candidate {
+            if t >= candidate.saturating_add(duration).min(clip) && t > candidate {
                 return Some(candidate);
             }
             if !free.covers(demand) {
                 candidate = self.points.get(i + 1)?.0;
+                if candidate >= before {
+                    return None;
+                }
             }
             i += 1;
         }
         Some(candidate)
     }
 
-    /// Moves the start to `now` (≥ start), forgetting the past and merging equal neighbours.
+    /// Moves the start to `now` (≥ start), forgetting the past. Cheap when nothing changes
+    /// before `now` (the usual case): callers may advance lazily, just before a change.
+    #[inline]
     pub fn advance(&mut self, now: Time) {
-        let i = self.segment_of(now);
-        if i > 0 {
+        if self.points.len() > 1 && self.points[1].0 <= now {
+            let i = self.segment_of(now);
             self.points.drain(..i);
         }
         self.points[0].0 = now.max(self.points[0].0);
-        self.points.dedup_by(|b, a| a.1 == b.1);
     }
 }
 
@@ -208,6 +236,16 @@ mod tests {
         assert_eq!(s.earliest_fit(0, 5, &9), None);
         assert_eq!(s.next_change(5), Some(10));
         assert_eq!(s.next_change(15), None);
+        // Giving a change back leaves no breakpoint behind.
+        s.add(20, Some(30), -3);
+        assert_eq!(s.changes(), 5);
+        s.add(20, Some(30), 3);
+        assert_eq!(s.changes(), 3);
+        assert_eq!(s.earliest_fit_within(0, 10, 6, Time::MAX, &2), None);
+        assert_eq!(s.earliest_fit_within(0, 11, 6, Time::MAX, &2), Some(10));
+        // Clipped at 5: [0, 5) holds 2 free, although [0, 6) does not.
+        assert_eq!(s.earliest_fit_within(0, 5, 6, 5, &2), Some(0));
+        assert_eq!(s.earliest_fit_within(1, 6, 6, 6, &2), None);
         s.advance(12);
         assert_eq!((s.start(), s.at(12), s.at(20), s.changes()), (12, 7, 8, 1));
     }

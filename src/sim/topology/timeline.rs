@@ -30,6 +30,8 @@ pub struct Timeline {
     nodes: Vec<Steps<Vector>>,
     /// Per class: whether jobs take whole nodes there.
     whole: Vec<bool>,
+    /// The present: step functions are advanced to it lazily, when next changed.
+    now: Time,
     scratch_full: Vec<Time>,
     scratch_last: Vec<Time>,
 }
@@ -38,6 +40,7 @@ impl Timeline {
     /// Resets to the state of `free` at `now`, with nothing to come.
     pub fn reset(&mut self, layout: &Layout, now: Time, free: &FreeNodes) {
         let classes = layout.classes();
+        self.now = now;
         self.whole.clear();
         self.whole
             .extend(classes.iter().map(|c| c.capacity.whole_nodes));
@@ -55,17 +58,11 @@ impl Timeline {
         }
     }
 
-    /// Forgets everything before `now`.
-    pub fn advance(&mut self, layout: &Layout, now: Time) {
-        for (c, class) in layout.classes().iter().enumerate() {
-            if class.capacity.whole_nodes {
-                self.counts[c].advance(now);
-            } else {
-                for node in class.nodes.clone() {
-                    self.nodes[node as usize].advance(now);
-                }
-            }
-        }
+    /// Forgets everything before `now`. Lazy: a step function drops its past when it is next
+    /// changed, so a call costs nothing per node (what is before `now` is never read: searches
+    /// and changes start at `now` or later).
+    pub fn advance(&mut self, now: Time) {
+        self.now = self.now.max(now);
     }
 
     /// Adds `sign` × (what `shape` takes on `nodes` of `class`) over `[from, to)` (`to = None`:
@@ -80,11 +77,15 @@ impl Timeline {
         sign: i64,
     ) {
         if self.whole[class as usize] {
-            self.counts[class as usize].add(from, to, sign * i64::from(shape.count));
+            let steps = &mut self.counts[class as usize];
+            steps.advance(self.now);
+            steps.add(from, to, sign * i64::from(shape.count));
         } else {
             for (i, &node) in nodes.iter().enumerate() {
                 let a = vector(shape.amount(i as u32)).map(|x| sign * x);
-                self.nodes[node as usize].add(from, to, a);
+                let steps = &mut self.nodes[node as usize];
+                steps.advance(self.now);
+                steps.add(from, to, a);
             }
         }
     }
@@ -107,6 +108,18 @@ impl Timeline {
     /// Idle nodes of a whole-node class, minimum over `[from, to)`.
     pub fn idle_min(&self, class: u32, from: Time, to: Time) -> i64 {
         self.counts[class as usize].min_over(from, to)
+    }
+
+    /// Whether what is held on `nodes` of `class` over `[from, to)` (a hold of `shape` among
+    /// it) leaves no component over-committed: a hold still fits where it is exactly when
+    /// this holds with it in place.
+    pub fn none_negative(&self, class: u32, nodes: &[u32], from: Time, to: Time) -> bool {
+        if self.whole[class as usize] {
+            return self.idle_min(class, from, to) >= 0;
+        }
+        nodes
+            .iter()
+            .all(|&node| self.node_min(node, from, to).covers(&Vector::ZERO))
     }
 
     /// A shared-class node's free vector, minimum over `[from, to)`.
@@ -162,10 +175,28 @@ impl Timeline {
         from: Time,
         duration: Time,
     ) -> Option<Time> {
+        self.earliest_within(layout, class, shape, (from, Time::MAX), duration, Time::MAX)
+    }
+
+    /// The earliest `t` in `[from, before)` at which `shape` fits on `class` over `[t, min(t +
+    /// duration, clip))`; `None` if there is none. Bounding the search (`before`) stops it as
+    /// soon as only later starts are left; clipping (`clip` ≥ `before`) asks only for a window
+    /// up to `clip`, a condition every window that fits in full meets.
+    pub fn earliest_within(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+    ) -> Option<Time> {
         if self.whole[class as usize] {
-            return self.counts[class as usize].earliest_fit(
+            return self.counts[class as usize].earliest_fit_within(
                 from,
+                before,
                 duration,
+                clip,
                 &i64::from(shape.count),
             );
         }
@@ -179,12 +210,12 @@ impl Timeline {
             for node in layout.class(class).nodes.clone() {
                 let steps = &self.nodes[node as usize];
                 if need_full > 0
-                    && let Some(e) = steps.earliest_fit(t, duration, &full)
+                    && let Some(e) = steps.earliest_fit_within(t, before, duration, clip, &full)
                 {
                     self.scratch_full.push(e);
                 }
                 if let Some(l) = last
-                    && let Some(e) = steps.earliest_fit(t, duration, &l)
+                    && let Some(e) = steps.earliest_fit_within(t, before, duration, clip, &l)
                 {
                     self.scratch_last.push(e);
                 }
@@ -198,6 +229,9 @@ impl Timeline {
             }
             if next == t {
                 return Some(t);
+            }
+            if next >= before {
+                return None;
             }
             t = next;
         }

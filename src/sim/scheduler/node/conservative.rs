@@ -56,6 +56,9 @@ pub struct NodeConservative {
     /// The last compression moved a job: a job compressed before it may now fit earlier, so
     /// the next call compresses again.
     unsettled: bool,
+    /// Running jobs this scheduler started: where their hold is in `tl`, so that one ending
+    /// early gives back the rest of it without rebuilding the timeline.
+    running: HashMap<u32, Plan>,
 }
 
 impl NodeConservative {
@@ -73,6 +76,7 @@ impl NodeConservative {
             ordered: Vec::new(),
             epoch: None,
             unsettled: false,
+            running: HashMap::new(),
         }
     }
 
@@ -91,20 +95,31 @@ impl NodeConservative {
         );
     }
 
-    /// The earliest slot of `job` over its classes (ties: the first class in placement order).
-    fn earliest(&mut self, view: &NodeView<'_>, job: u32) -> Option<(Time, u32, NodeShape)> {
+    /// The earliest slot of `job` over its classes (ties: the first class in placement order)
+    /// that starts before `before`; windows are clipped at `clip` ([`Timeline::earliest_within`]).
+    fn earliest(
+        &mut self,
+        view: &NodeView<'_>,
+        job: u32,
+        before: Time,
+        clip: Time,
+    ) -> Option<(Time, u32, NodeShape)> {
         let requested = view.jobs[job as usize].requested_time;
         let mut best: Option<(Time, u32, NodeShape)> = None;
         for &class in view.classes_of(job) {
             let Some(shape) = view.shape(job, class) else {
                 continue;
             };
-            let from = view.now;
-            if let Some(t) = self
-                .tl
-                .earliest(view.layout, class, &shape, from, requested)
-                && best.is_none_or(|b| t < b.0)
-            {
+            // A later class wins only with a strictly earlier start.
+            let before = best.as_ref().map_or(before, |b| b.0);
+            if let Some(t) = self.tl.earliest_within(
+                view.layout,
+                class,
+                &shape,
+                (view.now, before),
+                requested,
+                clip,
+            ) {
                 best = Some((t, class, shape));
                 if t == view.now {
                     break;
@@ -146,25 +161,21 @@ impl NodeConservative {
         Some(plan)
     }
 
-    /// Whether `plan` (not held) still fits where it is.
-    fn still_fits(&self, view: &NodeView<'_>, plan: &Plan, requested: Time) -> bool {
-        let end = plan.start + requested;
-        if self.tl.is_whole(plan.class) {
-            return self.tl.idle_min(plan.class, plan.start, end) >= i64::from(plan.shape.count);
-        }
-        plan.nodes.iter().enumerate().all(|(i, &node)| {
-            let need = crate::sim::topology::steps::vector(plan.shape.amount(i as u32));
-            use crate::sim::topology::steps::Amount;
-            self.tl.node_min(node, plan.start, end).covers(&need)
-        }) && plan.start >= view.now
+    /// Whether `plan`, held, still fits where it is: nothing it holds is over-committed.
+    fn still_fits(&self, plan: &Plan, requested: Time) -> bool {
+        self.tl
+            .none_negative(plan.class, &plan.nodes, plan.start, plan.start + requested)
     }
 
-    /// Rebuilds the timeline from the committed state and compresses the queue; `afresh`: the
-    /// order changed, every reservation is dropped and the queue planned anew in its order
-    /// (`self.positions` already holds it).
-    fn replan(&mut self, view: &NodeView<'_>, afresh: bool) {
+    /// Brings the timeline up to `view` and compresses the queue. `rebuild`: the timeline is
+    /// rebuilt from the committed state (first call, advance reservations granted, a job
+    /// overrunning its request, a new order) and the held reservations put back, none if
+    /// `afresh` (the order changed: the queue is planned anew in its order, which
+    /// `self.positions` already holds). Otherwise the timeline kept from the last call is
+    /// what a rebuild would give once jobs that ended early have given back the rest of their
+    /// hold and stale reservations theirs.
+    fn replan(&mut self, view: &NodeView<'_>, rebuild: bool, afresh: bool) {
         let now = view.now;
-        view.committed_timeline(&mut self.tl);
         let mut ordered = std::mem::take(&mut self.ordered);
         ordered.clear();
         if self.order.is_submission() {
@@ -173,46 +184,93 @@ impl NodeConservative {
             // `schedule` computed this call's order into `self.positions`.
             ordered.extend(self.positions.iter().map(|&pos| (pos, view.queue[pos])));
         }
-        let mut old = std::mem::take(&mut self.plans);
-        old.retain(|_, p| p.start >= now && !afresh);
-        for (_, q) in &ordered {
-            if let Some(p) = old.get(&q.job) {
-                let end = p.start + q.requested_time;
-                self.tl.hold(p.class, &p.shape, &p.nodes, p.start, end);
+        if rebuild {
+            view.committed_timeline(&mut self.tl);
+            let mut old = std::mem::take(&mut self.plans);
+            for (_, q) in &ordered {
+                if let Some(p) = old.remove(&q.job)
+                    && p.start >= now
+                    && !afresh
+                {
+                    self.hold(&p, q.requested_time);
+                    self.plans.insert(q.job, p);
+                }
+            }
+        } else {
+            // Stale reservations (begun between two periodic calls): given back; their jobs
+            // are placed afresh below.
+            while let Some(&(start, job)) = self.by_start.first()
+                && start < now
+            {
+                self.by_start.pop_first();
+                if let Some(p) = self.plans.remove(&job) {
+                    let requested = view.jobs[job as usize].requested_time;
+                    self.tl
+                        .unhold(p.class, &p.shape, &p.nodes, p.start, p.start + requested);
+                }
             }
         }
         self.by_start.clear();
         self.unsettled = false;
         for &(_, q) in &ordered {
-            let previous = old.remove(&q.job);
-            let previous_start = previous.as_ref().map(|p| p.start);
-            if let Some(p) = &previous {
-                self.tl.unhold(
-                    p.class,
-                    &p.shape,
-                    &p.nodes,
-                    p.start,
-                    p.start + q.requested_time,
-                );
-            }
-            let best = self.earliest(view, q.job);
-            let keep = previous.filter(|p| {
-                best.is_none_or(|e| e.0 >= p.start) && self.still_fits(view, p, q.requested_time)
-            });
-            let plan = match keep {
-                Some(p) => {
-                    self.hold(&p, q.requested_time);
-                    Some(p)
+            let requested = q.requested_time;
+            let previous = self.plans.remove(&q.job);
+            let plan = match previous {
+                Some(p) => self.compress(view, q.job, requested, p),
+                None => {
+                    let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
+                    self.place(view, q.job, best)
                 }
-                None => self.place(view, q.job, best),
             };
             if let Some(plan) = plan {
-                self.unsettled |= previous_start.is_some_and(|s| s != plan.start);
                 self.by_start.insert((plan.start, q.job));
                 self.plans.insert(q.job, plan);
             }
         }
         self.ordered = ordered;
+    }
+
+    /// Compresses one held reservation: the job gives it back and takes the earliest slot
+    /// again, keeping the old one (nodes included) unless a strictly earlier one exists or the
+    /// old one no longer fits. Sets `unsettled` when it moves.
+    ///
+    /// Giving back and holding again is skipped when the job cannot move: on `[now, start)`
+    /// the timeline is the same with or without the job's hold (it begins at `start`), so a
+    /// slot before `start` needs a window that fits with the hold in place when clipped at
+    /// `start`; when none does, and the hold over-commits nothing, the job keeps its slot.
+    fn compress(
+        &mut self,
+        view: &NodeView<'_>,
+        job: u32,
+        requested: Time,
+        p: Plan,
+    ) -> Option<Plan> {
+        let may_move = self.earliest(view, job, p.start, p.start).is_some();
+        if !may_move && self.still_fits(&p, requested) {
+            return Some(p);
+        }
+        let fits = self.still_fits(&p, requested);
+        self.tl
+            .unhold(p.class, &p.shape, &p.nodes, p.start, p.start + requested);
+        let earlier = if may_move {
+            self.earliest(view, job, p.start, Time::MAX)
+        } else {
+            None
+        };
+        let start = p.start;
+        let plan = match earlier {
+            Some(best) => self.place(view, job, Some(best)),
+            None if fits => {
+                self.hold(&p, requested);
+                Some(p)
+            }
+            None => {
+                let best = self.earliest(view, job, Time::MAX, Time::MAX);
+                self.place(view, job, best)
+            }
+        };
+        self.unsettled |= plan.as_ref().is_some_and(|n| n.start != start);
+        plan
     }
 }
 
@@ -226,26 +284,37 @@ impl NodeScheduler for NodeConservative {
             self.tracker.changed(view.queue, &self.positions)
         };
         self.pass.begin(view);
-        let early = view.completed.iter().any(|c| c.end < c.expected_end);
         let overrun = view
             .running
             .iter()
             .next()
             .is_some_and(|r| r.expected_end <= now);
-        let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
-        let replan = afresh
-            || early
-            || overrun
-            || stale
-            || self.unsettled
-            || self.epoch != Some(view.reservations_epoch);
+        let mut rebuild = afresh || overrun || self.epoch != Some(view.reservations_epoch);
         self.epoch = Some(view.reservations_epoch);
-        if replan {
-            self.replan(view, afresh);
+        self.tl.advance(now);
+        let mut early = false;
+        for c in view.completed {
+            let started = self.running.remove(&c.job);
+            if c.end < c.expected_end {
+                early = true;
+                match started {
+                    // Its hold ran to `expected_end`: the rest is free from now.
+                    Some(p) if !rebuild => {
+                        self.tl
+                            .unhold(p.class, &p.shape, &p.nodes, now, c.expected_end);
+                    }
+                    Some(_) => {}
+                    // Not started here (never expected): rebuild from what the engine says.
+                    None => rebuild = true,
+                }
+            }
+        }
+        let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
+        if rebuild || early || stale || self.unsettled {
+            self.replan(view, rebuild, afresh);
         } else {
-            self.tl.advance(view.layout, now);
             for q in view.queue.iter_from(self.planned) {
-                let best = self.earliest(view, q.job);
+                let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
                 if let Some(plan) = self.place(view, q.job, best) {
                     self.by_start.insert((plan.start, q.job));
                     self.plans.insert(q.job, plan);
@@ -276,6 +345,9 @@ impl NodeScheduler for NodeConservative {
             }
             self.pass.take(view, plan.class, &plan.shape, &self.nodes);
             decisions.start(pos, plan.class, &self.nodes);
+            // Its hold in the timeline is now that of a running job (until start + requested,
+            // the engine's expected end).
+            self.running.insert(job, plan);
         }
         for d in &decisions.starts()[before..] {
             self.order.started(now, view.queue[d.pos].job, d.class);
