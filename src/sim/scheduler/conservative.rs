@@ -80,13 +80,14 @@ use crate::sim::resources::ResourceVec;
 /// No reservation.
 const NONE: Time = Time::MIN;
 
-/// What a search showed: no window for `demand` starts before `before` and fits until `clip`
-/// or for `duration` seconds, whichever ends first — `[t, min(t + duration, clip))` is too small
-/// somewhere for every `t` in `[now, before)`. It stays true while capacity only shrinks below
-/// `clip` (see the module documentation, "Searches that start later").
-#[derive(Clone, Copy, Debug)]
+/// What a search showed: no window for `units` allocation units starts before `before` and fits
+/// until `clip` or for `duration` seconds, whichever ends first — `[t, min(t + duration, clip))`
+/// is too small somewhere for every `t` in `[now, before)`. It stays true while capacity only
+/// shrinks below `clip` (see the module documentation, "Searches that start later"). The
+/// profile counts allocation units only, so a demand is its unit count.
+#[derive(Clone, Copy, Debug, Default)]
 struct NoFit {
-    demand: ResourceVec,
+    units: u64,
     duration: Time,
     before: Time,
     clip: Time,
@@ -95,53 +96,69 @@ struct NoFit {
 /// How many [`NoFit`]s a pass keeps (the most recent ones).
 const NO_FITS: usize = 8;
 
-/// The [`NoFit`]s of the current pass, each with the number of the search that noted it (the
-/// oldest is the one replaced).
+/// The [`NoFit`]s of the current pass: a ring of the most recent ones (the oldest is the one
+/// replaced). Fewer than [`NO_FITS`] only ever occupy the first slots, so a lookup reads
+/// `known[..len]` in any order.
 #[derive(Clone, Debug, Default)]
 struct NoFits {
-    known: Vec<(u64, NoFit)>,
-    /// Searches noted so far.
-    noted: u64,
+    known: [NoFit; NO_FITS],
+    len: usize,
+    /// The slot of the oldest when the ring is full (0 otherwise).
+    oldest: usize,
     /// The time of the pass: a bound at or before it says nothing.
     now: Time,
 }
 
 impl NoFits {
     fn clear(&mut self, now: Time) {
-        self.known.clear();
+        self.len = 0;
+        self.oldest = 0;
         self.now = now;
     }
 
+    #[inline]
     fn note(&mut self, no_fit: NoFit) {
         // An empty window always fits, and a bound at `now` says nothing.
         if no_fit.duration <= 0 || no_fit.before <= self.now {
             return;
         }
-        self.noted += 1;
-        if self.known.len() < NO_FITS {
-            self.known.push((self.noted, no_fit));
-        } else if let Some(oldest) = self.known.iter_mut().min_by_key(|(seq, _)| *seq) {
+        if self.len < NO_FITS {
+            self.known[self.len] = no_fit;
+            self.len += 1;
+        } else {
             // Replaced in place: shifting the others down was a memmove per search.
-            *oldest = (self.noted, no_fit);
+            self.known[self.oldest] = no_fit;
+            self.oldest = (self.oldest + 1) % NO_FITS;
         }
     }
 
     /// Capacity rose from `from` on: what was learnt about earlier capacity still holds.
+    #[inline]
     fn rise(&mut self, from: Time) {
-        self.known.retain(|(_, n)| n.clip <= from);
+        if self.known[..self.len].iter().all(|n| n.clip <= from) {
+            return;
+        }
+        // Kept oldest first from slot 0, so the ring stays in age order.
+        let (ring, len, oldest) = (self.known, self.len, self.oldest);
+        self.len = 0;
+        self.oldest = 0;
+        for k in 0..len {
+            let n = ring[(oldest + k) % NO_FITS];
+            if n.clip <= from {
+                self.known[self.len] = n;
+                self.len += 1;
+            }
+        }
     }
 
-    /// The earliest start a search for `demand` over `duration` seconds can find, for a window
+    /// The earliest start a search for `units` over `duration` seconds can find, for a window
     /// clipped at `clip` (`Time::MAX`: whole windows): every window that starts earlier holds a
     /// window some earlier search found too small, with at most as much free capacity.
-    fn earliest(&self, demand: ResourceVec, duration: Time, clip: Time) -> Time {
+    #[inline]
+    fn earliest(&self, units: u64, duration: Time, clip: Time) -> Time {
         let mut bound = Time::MIN;
-        for (_, n) in &self.known {
-            if n.before > bound
-                && n.duration <= duration
-                && n.clip <= clip
-                && n.demand.0.iter().zip(demand.0).all(|(&a, b)| a <= b)
-            {
+        for n in &self.known[..self.len] {
+            if n.before > bound && n.duration <= duration && n.clip <= clip && n.units <= units {
                 bound = n.before;
             }
         }
@@ -315,10 +332,11 @@ impl Conservative {
     /// Gives `job` its earliest slot in the profile and holds it; `None` if it can never fit.
     fn place(&mut self, now: Time, job: &QueuedJob) -> Option<Time> {
         let (d, demand) = (job.requested_time, job.demand);
-        let from = now.max(self.no_fits.earliest(demand, d, Time::MAX));
+        let units = demand.unit_count();
+        let from = now.max(self.no_fits.earliest(units, d, Time::MAX));
         let start = self.profile.earliest_fit(from, d, demand)?;
         self.no_fits.note(NoFit {
-            demand,
+            units,
             duration: d,
             before: start,
             clip: Time::MAX,
@@ -366,10 +384,11 @@ impl Conservative {
             let mut earlier = None;
             if held != NONE {
                 if consistent {
-                    let from = now.max(self.no_fits.earliest(demand, d, held));
+                    let units = demand.unit_count();
+                    let from = now.max(self.no_fits.earliest(units, d, held));
                     earlier = self.profile.first_fit_before(from, held, d, demand);
                     self.no_fits.note(NoFit {
-                        demand,
+                        units,
                         duration: d,
                         before: earlier.unwrap_or(held),
                         clip: held,

@@ -223,10 +223,14 @@ impl Profile {
         if self.chunks.is_empty() || now <= self.start() {
             return;
         }
-        let (c, i) = self.split_at(now);
+        // The step in effect at `now` becomes the first one by moving its time to `now`: no
+        // breakpoint is inserted only to drop the ones before it (issue 10: inserting one was
+        // half the cost of an advance).
+        let (c, i) = self.step_at(now);
         self.chunks.drain(..c);
         self.firsts.drain(..c);
         let chunk = &mut self.chunks[0];
+        chunk.times[i] = now;
         if i > 0 {
             chunk.drop_first(i);
         }
