@@ -133,6 +133,14 @@ fn compare_phrase(m: &Metric, a: &Estimate, b: &Estimate) -> String {
     } else {
         return format!("leaves {} at {}", m.name, value(m, a));
     };
+    // Means that differ only beyond the digits shown would read "from 0.719 to 0.719 (±0.0 %)".
+    if number(a.mean) == number(b.mean) {
+        return format!(
+            "leaves {} at {} (to the precision shown)",
+            m.name,
+            value(m, a)
+        );
+    }
     format!(
         "{verb} {} from {} to {} ({}{})",
         m.name,
@@ -474,5 +482,32 @@ fn shape_of(x: &crate::report::shape::Axis, pts: &[(f64, Estimate)]) -> String {
             x.value(&Level::Number(top)),
             x.value(&Level::Number(bottom))
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(mean: f64) -> Estimate {
+        Estimate::of(&[mean]).unwrap()
+    }
+
+    #[test]
+    fn a_change_hidden_by_rounding_is_not_stated_as_a_change() {
+        let utilization = metric::by_column("utilization").unwrap();
+        // 0.71904 and 0.71898 both show as 0.719: no "lowers … from 0.719 to 0.719".
+        let phrase = compare_phrase(utilization, &one(0.71904), &one(0.71898));
+        assert!(
+            phrase.starts_with("leaves utilization at 0.719"),
+            "{phrase}"
+        );
+        assert!(phrase.contains("precision shown"), "{phrase}");
+        // A change that shows is stated with its direction.
+        let phrase = compare_phrase(utilization, &one(0.719), &one(0.6));
+        assert!(
+            phrase.starts_with("lowers utilization from 0.719 to 0.6"),
+            "{phrase}"
+        );
     }
 }

@@ -351,7 +351,10 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section
                 "small jobs' expansion factor",
             ),
         ] {
-            if let (Some(from), Some(to)) = (base.estimate(column, 1.0), c.estimate(column, 1.0)) {
+            if let (Some(from), Some(to)) = (base.estimate(column, 1.0), c.estimate(column, 1.0))
+                // Equal as shown ("from 1.00 to 1.00", a run without reservations): nothing to say.
+                && number(from.mean) != number(to.mean)
+            {
                 parts.push(format!(
                     "{what} from {} to {}",
                     number(from.mean),
