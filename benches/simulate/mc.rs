@@ -11,8 +11,11 @@
 //!   cluster's), other labels (`x86_64`, `brno`, `nfs4`, host names) are dropped, and a
 //!   multi-part spec (`a+b`) keeps its first part.
 //!
-//! The inputs are read from `../shared/workloads` (they are not bundled); the section is skipped
-//! with a note when they are absent. The machine file goes through the product's importer
+//! wagap-2013 also runs on the two machine files bundled in `workloads/` (`wagap-2013.swf.machines`:
+//! its 2 clusters, 68 nodes; `mc-2013.swf.machines`: MetaCentrum in 2013). METACENTRUM-2009
+//! and `mc.swf.machines` are read from `../shared/workloads` (not bundled; wagap-2013 is read
+//! from there too, the same file as `workloads/wagap-2013.swf.gz`); the section is skipped with
+//! a note when they are absent. The machine file goes through the product's importer
 //! (`schedlab::machines`, what `schedlab simulate --machines` runs); the two workloads are read
 //! by the bench's own minimal readers below (METACENTRUM-2009 with its used memory, wagap-2013
 //! keeping only the `cl_` labels of its node specs, so that every job fits the mc nodes).
@@ -56,9 +59,8 @@ fn lines(path: &Path) -> Vec<String> {
 /// Alea's machine file read by the product's importer, as `schedlab simulate --machines` reads
 /// it (`schedlab::machines::read_path`: one shared cluster of one class per line, every node
 /// labelled `cl_<name>`), validated as the command validates it.
-pub fn mc_topology() -> Topology {
-    let file = schedlab::machines::read_path(&shared().join("alea/mc.swf.machines"))
-        .expect("mc.swf.machines imports");
+fn topology_of(path: &Path) -> Topology {
+    let file = schedlab::machines::read_path(path).expect("the machine file imports");
     assert_eq!(file.format, schedlab::machines::MachineFormat::Alea);
     let topology = Topology::new(file.clusters);
     topology.validate().expect("a valid topology");
@@ -202,40 +204,73 @@ pub fn bench(filter: Option<&str>) {
         return;
     }
     type Loader = fn() -> Workload;
-    let cases: [(&str, Loader); 2] = [
-        ("METACENTRUM-2009", metacentrum_2009),
-        ("wagap-2013", wagap_2013),
+    // wagap-2013 also runs on the machine files bundled with it (`workloads/`, what `make all`
+    // uses): its own 2 clusters, and MetaCentrum's 2013 machine (jobs asking for a cluster the
+    // file does not have are skipped there, as by `schedlab simulate`).
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
+    let cases: [(&str, Loader, PathBuf); 4] = [
+        (
+            "METACENTRUM-2009",
+            metacentrum_2009,
+            shared().join("alea/mc.swf.machines"),
+        ),
+        (
+            "wagap-2013",
+            wagap_2013,
+            shared().join("alea/mc.swf.machines"),
+        ),
+        (
+            "wagap-2013",
+            wagap_2013,
+            bundled.join("wagap-2013.swf.machines"),
+        ),
+        (
+            "wagap-2013",
+            wagap_2013,
+            bundled.join("mc-2013.swf.machines"),
+        ),
     ];
     let selected: Vec<_> = cases
         .iter()
-        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f) || "mc".contains(f)))
+        .filter(|(name, _, _)| filter.is_none_or(|f| name.contains(f) || "mc".contains(f)))
         .collect();
     if selected.is_empty() {
         return;
     }
-    let topology = mc_topology();
-    assert_eq!((topology.clusters.len(), topology.nodes()), (20, 495));
-    println!(
-        "\n## Node-level simulation on mc.swf.machines (20 clusters, 495 nodes; one thread, median)\n"
+    assert_eq!(
+        {
+            let t = topology_of(&cases[0].2);
+            (t.clusters.len(), t.nodes())
+        },
+        (20, 495)
     );
+    println!("\n## Node-level simulation on Alea machine files (one thread, median)\n");
     println!(
-        "| workload | jobs | simulated | scheduler | reps | median s | jobs/s | median CPU s | jobs per CPU s |"
+        "| workload | machines | jobs | simulated | scheduler | reps | median s | jobs/s | median CPU s | jobs per CPU s |"
     );
-    println!("|---|---:|---:|---|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---|---:|---:|---:|---:|---:|");
     // `BENCH_SCHEDULER=conservative` (a comma-separated list) runs only those schedulers: for
     // profiling one policy without the others' runs.
     let only = std::env::var("BENCH_SCHEDULER").ok();
-    for (name, load) in selected {
-        let w = load();
+    let mut loaded: Option<(&str, Workload)> = None;
+    for (name, load, machines) in selected {
+        if loaded.as_ref().is_none_or(|(n, _)| n != name) {
+            loaded = Some((name, load()));
+        }
+        let w = &loaded.as_ref().expect("loaded above").1;
+        let topology = topology_of(machines);
+        let machines = machines
+            .file_name()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned());
         for kind in SchedulerKind::ALL.into_iter().filter(|k| {
             only.as_deref()
                 .is_none_or(|o| o.split(',').any(|s| s == k.name()))
         }) {
             let machine = TopologyMachine::new(topology.clone());
             let config = SimConfig::new(Machine::Topology(machine.clone()), kind);
-            let reference = simulate(&w, &config).expect("simulates");
+            let reference = simulate(w, &config).expect("simulates");
             assert_eq!(reference.jobs.len() + reference.skipped.len(), w.len());
-            assert_no_overallocation(&w, &machine, &reference);
+            assert_no_overallocation(w, &machine, &reference);
             let reps = if kind == SchedulerKind::Conservative {
                 3
             } else {
@@ -246,7 +281,7 @@ pub fn bench(filter: Option<&str>) {
             let mut cpu = Vec::new();
             let (secs, out) = crate::time(reps, || {
                 let before = cpu_seconds();
-                let out = simulate(&w, &config).expect("simulates");
+                let out = simulate(w, &config).expect("simulates");
                 if let (Some(b), Some(a)) = (before, cpu_seconds()) {
                     cpu.push(a - b);
                 }
@@ -255,7 +290,7 @@ pub fn bench(filter: Option<&str>) {
             assert_eq!(out, reference, "simulation is deterministic");
             let cpu = (!cpu.is_empty()).then(|| crate::median(cpu));
             println!(
-                "| {name} | {} | {} | {kind} | {reps} | {secs:.4} | {:.0} | {} | {} |",
+                "| {name} | {machines} | {} | {} | {kind} | {reps} | {secs:.4} | {:.0} | {} | {} |",
                 w.len(),
                 out.jobs.len(),
                 w.len() as f64 / secs,

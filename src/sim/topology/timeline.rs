@@ -34,6 +34,13 @@ pub struct Timeline {
     now: Time,
     scratch_full: Vec<Time>,
     scratch_last: Vec<Time>,
+    /// Counts the changes that free capacity (and resets): a search that found nothing can
+    /// be repeated on only what rose since ([`Timeline::fits_before_since`]).
+    clock: u64,
+    /// Per class: the `clock` of its last rise (any node of it, or its count).
+    class_rises: Vec<u64>,
+    /// Per node of a shared class: the `clock` of its last rise.
+    node_rises: Vec<u64>,
 }
 
 impl Timeline {
@@ -47,6 +54,13 @@ impl Timeline {
         self.counts.resize_with(classes.len(), Steps::default);
         self.nodes
             .resize_with(layout.node_count() as usize, Steps::default);
+        // Everything counts as risen: no earlier search result carries over a reset.
+        self.clock += 1;
+        self.class_rises.clear();
+        self.class_rises.resize(classes.len(), self.clock);
+        self.node_rises.clear();
+        self.node_rises
+            .resize(layout.node_count() as usize, self.clock);
         for (c, class) in classes.iter().enumerate() {
             if class.capacity.whole_nodes {
                 self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
@@ -76,6 +90,13 @@ impl Timeline {
         to: Option<Time>,
         sign: i64,
     ) {
+        if sign > 0 {
+            self.clock += 1;
+            self.class_rises[class as usize] = self.clock;
+            for &node in nodes {
+                self.node_rises[node as usize] = self.clock;
+            }
+        }
         if self.whole[class as usize] {
             let steps = &mut self.counts[class as usize];
             steps.advance(self.now);
@@ -235,6 +256,74 @@ impl Timeline {
             }
             t = next;
         }
+    }
+
+    /// The current count of rises: pass it back as `since` to [`Timeline::fits_before_since`]
+    /// after a search that found nothing.
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Whether `shape` fits on `class` over `[t, min(t + duration, before))` for some `t` in
+    /// `[from, before)` — `earliest_within(.., (from, before), duration, before).is_some()` —
+    /// given that it did not at clock `since` (0: unknown) from a time ≤ `from`, with the same
+    /// arguments otherwise.
+    ///
+    /// Since then, nodes that did not rise only lost capacity, so at any `t` the nodes that fit
+    /// now and did not rise fitted then too; a fit now needs more nodes at `t` than then, so one
+    /// of them rose. So the search is skipped when nothing of the class rose, and otherwise
+    /// starts at the earliest `t` at which a risen node fits (for a one-node shape: is that).
+    pub fn fits_before_since(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        since: u64,
+    ) -> bool {
+        let c = class as usize;
+        if since > 0 && self.class_rises[c] <= since {
+            return false;
+        }
+        if since == 0 || self.whole[c] {
+            return self
+                .earliest_within(layout, class, shape, (from, before), duration, before)
+                .is_some();
+        }
+        let (full, last) = demands(layout, class, shape);
+        let want_full = shape.full() > 0;
+        let mut first: Option<Time> = None;
+        for node in layout.class(class).nodes.clone() {
+            if self.node_rises[node as usize] <= since {
+                continue;
+            }
+            let steps = &self.nodes[node as usize];
+            // Only a start before the best so far can lower it.
+            let bound = first.unwrap_or(before);
+            if want_full
+                && let Some(e) = steps.earliest_fit_within(from, bound, duration, before, &full)
+            {
+                first = Some(e);
+            }
+            let bound = first.unwrap_or(before);
+            if let Some(l) = last
+                && let Some(e) = steps.earliest_fit_within(from, bound, duration, before, &l)
+            {
+                first = Some(e);
+            }
+            if first == Some(from) {
+                break;
+            }
+        }
+        let Some(first) = first else {
+            return false;
+        };
+        if shape.count == 1 {
+            return true;
+        }
+        self.earliest_within(layout, class, shape, (first, before), duration, before)
+            .is_some()
     }
 
     /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in

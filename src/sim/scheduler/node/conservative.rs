@@ -38,6 +38,9 @@ struct Plan {
     shape: NodeShape,
     /// Concrete nodes on a shared class; empty on a whole-node class.
     nodes: Vec<u32>,
+    /// The timeline's clock when no window before `start` was found to fit (0: never looked):
+    /// the next look needs only what rose since ([`Timeline::fits_before_since`]).
+    checked: u64,
 }
 
 pub struct NodeConservative {
@@ -156,9 +159,33 @@ impl NodeConservative {
             class,
             shape,
             nodes,
+            checked: 0,
         };
         self.hold(&plan, requested);
         Some(plan)
+    }
+
+    /// Whether some window before `plan`'s start, clipped at it, fits `job` on one of its
+    /// classes — `earliest(view, job, plan.start, plan.start).is_some()`, looking only at what
+    /// rose since the plan was last found unable to move.
+    fn may_move(&mut self, view: &NodeView<'_>, job: u32, plan: &Plan) -> bool {
+        let requested = view.jobs[job as usize].requested_time;
+        for &class in view.classes_of(job) {
+            let Some(shape) = view.shape(job, class) else {
+                continue;
+            };
+            if self.tl.fits_before_since(
+                view.layout,
+                class,
+                &shape,
+                (view.now, plan.start),
+                requested,
+                plan.checked,
+            ) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether `plan`, held, still fits where it is: nothing it holds is over-committed.
@@ -243,10 +270,11 @@ impl NodeConservative {
         view: &NodeView<'_>,
         job: u32,
         requested: Time,
-        p: Plan,
+        mut p: Plan,
     ) -> Option<Plan> {
-        let may_move = self.earliest(view, job, p.start, p.start).is_some();
+        let may_move = self.may_move(view, job, &p);
         if !may_move && self.still_fits(&p, requested) {
+            p.checked = self.tl.clock();
             return Some(p);
         }
         let fits = self.still_fits(&p, requested);
