@@ -242,35 +242,11 @@ fn the_same_results_give_byte_identical_reports() {
 fn chromium_renders_every_chart_of_the_page() {
     // The page as a browser parses it (Debian's `chromium`; skipped where it is not installed,
     // `scripts/screenshot-report.sh` makes the screenshots looked at in docs/).
-    let Ok(version) = Command::new("chromium").arg("--version").output() else {
-        eprintln!("skipped: chromium not installed");
-        return;
-    };
-    if !version.status.success() {
-        eprintln!("skipped: chromium does not run");
-        return;
-    }
     let p = project();
     assert!(schedlab(p.path(), &["report"]).status.success());
-    let page = p.path().join("reports/small.html");
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
+    let Some(dom) = chromium_dom(&p.path().join("reports/small.html")) else {
+        return;
+    };
     // Every figure reached the DOM with its chart and caption, and the browser kept the page's
     // sections.
     assert_eq!(dom.matches("<figure").count(), 10, "{dom}");

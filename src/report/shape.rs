@@ -321,28 +321,30 @@ impl ResultShape {
     /// A configuration's settings on the varying axes but those at `skip` ("backfill easy,
     /// order fcfs"), or `None` when no other axis varies.
     pub fn settings(&self, levels: &[Level], skip: &[usize]) -> Option<String> {
-        let parts: Vec<String> = self
-            .axes
-            .iter()
-            .zip(levels)
-            .enumerate()
-            .filter(|(i, _)| !skip.contains(i))
-            .map(|(_, (a, l))| a.setting(l))
-            .collect();
-        (!parts.is_empty()).then(|| parts.join(", "))
+        self.joined(levels, skip, Axis::setting)
     }
 
     /// A configuration's settings on the varying axes but those at `skip`, each as
     /// "axis = level" ("workload = may-2004, scheduler = easy"), or `None` when no other axis
     /// varies.
     pub fn named(&self, levels: &[Level], skip: &[usize]) -> Option<String> {
+        self.joined(levels, skip, Axis::named)
+    }
+
+    /// `word` of each varying axis's level but those at `skip`, joined by ", ".
+    fn joined(
+        &self,
+        levels: &[Level],
+        skip: &[usize],
+        word: impl Fn(&Axis, &Level) -> String,
+    ) -> Option<String> {
         let parts: Vec<String> = self
             .axes
             .iter()
             .zip(levels)
             .enumerate()
             .filter(|(i, _)| !skip.contains(i))
-            .map(|(_, (a, l))| a.named(l))
+            .map(|(_, (a, l))| word(a, l))
             .collect();
         (!parts.is_empty()).then(|| parts.join(", "))
     }

@@ -761,6 +761,21 @@ mod tests {
         }
     }
 
+    /// The section built from `data`, with one size class ("medium").
+    fn section_of(data: &ReportData) -> Section {
+        let grid = Grid::new(data);
+        let palette = Palette::new(&grid.shape);
+        let classes = vec!["medium".to_string()];
+        let ctx = Context {
+            grid: &grid,
+            data,
+            palette: &palette,
+            classes: &classes,
+        };
+        let mut section = Section::default();
+        build(&ctx, &mut section);
+        section
+    }
     #[test]
     fn runs_of_another_queue_setup_are_not_averaged_in_as_replicas() {
         // The same scenario under queue setups none and limited: the section reads queue setup
@@ -780,17 +795,7 @@ mod tests {
             axis_names: vec!["reservations".into(), "queues".into()],
             ..ReportData::default()
         };
-        let grid = Grid::new(&data);
-        let palette = Palette::new(&grid.shape);
-        let classes = vec!["medium".to_string()];
-        let ctx = Context {
-            grid: &grid,
-            data: &data,
-            palette: &palette,
-            classes: &classes,
-        };
-        let mut section = Section::default();
-        build(&ctx, &mut section);
+        let section = section_of(&data);
         let table = &section.tables[0];
         assert_eq!(table.rows.len(), 2);
         assert_eq!(table.rows[1][3..6], ["1", "8.00", "12.0"]);
@@ -820,17 +825,7 @@ mod tests {
             axis_names: vec!["reservations".into(), "throttle_node_hours".into()],
             ..ReportData::default()
         };
-        let grid = Grid::new(&data);
-        let palette = Palette::new(&grid.shape);
-        let classes = vec!["medium".to_string()];
-        let ctx = Context {
-            grid: &grid,
-            data: &data,
-            palette: &palette,
-            classes: &classes,
-        };
-        let mut section = Section::default();
-        build(&ctx, &mut section);
+        let section = section_of(&data);
         let table = &section.tables[0];
         assert_eq!(table.rows.len(), 3);
         assert_eq!(table.rows[1][2..6], ["15/wk, no cap", "2", "8.00", "12.0"]);
