@@ -406,24 +406,24 @@ reports:
 ",
     )
     .unwrap();
-    common::run_and_report(d);
-    let md = fs::read_to_string(d.join("reports/gap.md")).unwrap();
-    let caption = md
-        .lines()
-        .find(|l| l.starts_with("Schedule of "))
-        .expect("a schedule caption");
+    let caption = schedule_caption_after_a_run(d);
     assert!(caption.contains(": 10 jobs ("), "{caption}");
     assert!(caption.contains("has no job running over"), "{caption}");
     // A window the manifest sets is kept, even in the outage, and the caption says it is empty.
     let manifest = fs::read_to_string(d.join("experiments/gap.yaml")).unwrap()
         + "  gantt: {start: 200000, hours: 24}\n";
     fs::write(d.join("experiments/gap.yaml"), manifest).unwrap();
-    common::run_and_report(d);
-    let md = fs::read_to_string(d.join("reports/gap.md")).unwrap();
-    let caption = md
-        .lines()
-        .find(|l| l.starts_with("Schedule of "))
-        .expect("a schedule caption");
+    let caption = schedule_caption_after_a_run(d);
     assert!(caption.contains(": 0 jobs ("), "{caption}");
     assert!(caption.contains("No job runs in this window"), "{caption}");
+}
+
+/// Runs and reports the project at `d`, and returns the schedule's caption of `reports/gap.md`.
+fn schedule_caption_after_a_run(d: &Path) -> String {
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/gap.md")).unwrap();
+    md.lines()
+        .find(|l| l.starts_with("Schedule of "))
+        .expect("a schedule caption")
+        .to_string()
 }
