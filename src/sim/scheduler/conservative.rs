@@ -67,8 +67,7 @@
 //! traces (88 % of RICC's consecutive jobs ask the same width and time), each search from where
 //! the previous one stopped. The decisions are unchanged (the same property tests).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use super::order::{OrderTracker, QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
@@ -180,8 +179,11 @@ pub struct Conservative {
     synced: bool,
     /// Reserved start per workload index (`NONE` if none), for queued jobs.
     reserved: Vec<Time>,
-    /// (start, job) of reservations, lazily deleted: an entry counts while `reserved` agrees.
-    by_start: BinaryHeap<Reverse<(Time, u32)>>,
+    /// No reservation starts before this (`Time::MAX` when none is held): the calls at which
+    /// none begins, most of them, look no further. When one does, the planned jobs are walked
+    /// to find which and to bring the bound up to date (issue 10: a heap of starts, which every
+    /// move left a dead entry in, cost more than these walks).
+    next_start: Time,
     /// The queue prefix planned so far (jobs after it arrived since the last call).
     planned: usize,
     /// Advance reservations as of the last call.
@@ -211,7 +213,7 @@ impl Conservative {
             profile: Profile::default(),
             synced: false,
             reserved: Vec::new(),
-            by_start: BinaryHeap::new(),
+            next_start: Time::MAX,
             planned: 0,
             windows: Vec::new(),
             unsettled: false,
@@ -251,19 +253,32 @@ impl Conservative {
         }
         self.reserved[i] = start;
         if start != NONE {
-            self.by_start.push(Reverse((start, job)));
+            self.next_start = self.next_start.min(start);
         }
     }
 
-    /// The earliest live entry of `by_start`, dropping dead ones.
-    fn earliest_reservation(&mut self) -> Option<(Time, u32)> {
-        while let Some(&Reverse((start, job))) = self.by_start.peek() {
-            if self.slot(job) == start {
-                return Some((start, job));
+    /// Takes away the reservations of the planned jobs (the first `planned` of the queue) that
+    /// begin by `until`, and brings [`Self::next_start`] up to date from the others. Returns
+    /// the (job, queue position, start) of those taken, by job.
+    fn take_starting(&mut self, view: &View<'_>, until: Time) -> Vec<(u32, usize, Time)> {
+        let mut taken = Vec::new();
+        let mut next = Time::MAX;
+        for (pos, job) in view.queue.iter().take(self.planned).enumerate() {
+            let s = self.slot(job.job);
+            if s == NONE {
+                continue;
             }
-            self.by_start.pop();
+            if s <= until {
+                self.reserved[job.job as usize] = NONE;
+                taken.push((job.job, pos, s));
+            } else {
+                next = next.min(s);
+            }
         }
-        None
+        self.next_start = next;
+        // In the order a heap of (start, job) gave them: the order jobs are started in.
+        taken.sort_unstable_by_key(|&(job, _, s)| (s, job));
+        taken
     }
 
     /// Brings the profile up to `view` (see the module documentation). Returns whether the queue
@@ -310,21 +325,15 @@ impl Conservative {
             }
         }
         // Stale reservations (begun between two periodic calls): given back; placed afresh.
-        while let Some((start, job)) = self.earliest_reservation()
-            && start < now
-        {
-            self.by_start.pop();
-            self.reserved[job as usize] = NONE;
-            if !rebuild {
-                let q = view
-                    .queue
-                    .position_of(job)
-                    .map(|pos| view.queue[pos])
-                    .expect("a reserved job is queued");
-                self.profile
-                    .unreserve(start, start + q.requested_time, q.demand);
+        if self.next_start < now {
+            for (_, pos, start) in self.take_starting(view, now - 1) {
+                if !rebuild {
+                    let q = view.queue[pos];
+                    self.profile
+                        .unreserve(start, start + q.requested_time, q.demand);
+                }
+                compress = true;
             }
-            compress = true;
         }
         compress
     }
@@ -377,6 +386,8 @@ impl Conservative {
         // never later than its old one and `fits_before` tells exactly whether it moves.
         let consistent = self.profile.min_free() >= 0;
         let mut moved = false;
+        // Every queued job is visited: the bound is recomputed from the slots they keep or take.
+        self.next_start = Time::MAX;
         for (pos, job) in view.queue.iter().enumerate() {
             let held = self.slot(job.job);
             let (d, demand) = (job.requested_time, job.demand);
@@ -398,6 +409,8 @@ impl Conservative {
                     if held == now {
                         starts.push(pos);
                         self.set_slot(job.job, NONE);
+                    } else {
+                        self.next_start = self.next_start.min(held);
                     }
                     continue;
                 }
@@ -434,16 +447,9 @@ impl Conservative {
     fn extend(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
         self.no_fits.clear(now);
-        while let Some((start, job)) = self.earliest_reservation()
-            && start == now
-        {
-            self.by_start.pop();
-            self.reserved[job as usize] = NONE;
-            starts.push(
-                view.queue
-                    .position_of(job)
-                    .expect("a reserved job is queued"),
-            );
+        if self.next_start <= now {
+            let taken = self.take_starting(view, now);
+            starts.extend(taken.into_iter().map(|(_, pos, _)| pos));
         }
         for (offset, job) in view.queue.iter_from(self.planned).enumerate() {
             let start = self.place(now, job);
@@ -519,12 +525,6 @@ impl Conservative {
             self.extend(view, starts);
         }
         self.planned = view.queue.len() - (starts.len() - first);
-        // Dead heap entries are dropped lazily; bound them by the live ones.
-        if self.by_start.len() > 2 * self.planned + 1024 {
-            let reserved = &self.reserved;
-            self.by_start
-                .retain(|&Reverse((s, job))| reserved.get(job as usize) == Some(&s));
-        }
     }
 }
 
