@@ -332,7 +332,13 @@ impl Profile {
         }
         let d = units(demand);
         let mut candidate = from.max(self.start());
-        let (first_chunk, first_index) = self.step_at(candidate);
+        // Most searches start at the profile's start (the scheduler's `now`): its first step,
+        // without a search.
+        let (first_chunk, first_index) = if candidate == self.start() {
+            (0, 0)
+        } else {
+            self.step_at(candidate)
+        };
         // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
         let mut seeking = false;
         for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
