@@ -276,7 +276,7 @@ impl Conservative {
             }
         }
         self.next_start = next;
-        // In the order a heap of (start, job) gave them: the order jobs are started in.
+        // By start, then job: the order in which the jobs are started (and stale ones given back).
         taken.sort_unstable_by_key(|&(job, _, s)| (s, job));
         taken
     }
