@@ -1,0 +1,86 @@
+//! Where a node's free capacity last rose: the intervals of its few latest rises, each stamped
+//! with the [`super::Timeline`]'s clock, so that a search repeated after a failed one can look
+//! only at the times capacity came back ([`super::Timeline::earliest_before_since`]).
+//!
+//! A rise is a hold given back (`[from, to)`), a running job's release (`[at, ∞)`) or a reset
+//! (all time). Only the latest [`KEPT`] rises are kept: when a rise after the asked clock may
+//! have been forgotten, the answer is all time, which is always safe (it only widens the
+//! search).
+
+use crate::sim::job::Time;
+
+/// How many of a node's latest rises are remembered.
+const KEPT: usize = 4;
+
+/// A node's latest rises, oldest overwritten first.
+#[derive(Clone, Copy, Debug)]
+pub struct Rises {
+    /// `(clock, from, to)`; a clock of 0 is an empty slot (the clock starts at 1).
+    entries: [(u64, Time, Time); KEPT],
+    next: u8,
+}
+
+impl Default for Rises {
+    fn default() -> Self {
+        Rises {
+            entries: [(0, Time::MAX, Time::MIN); KEPT],
+            next: 0,
+        }
+    }
+}
+
+impl Rises {
+    /// Records a rise over `[from, to)` at `clock` (greater than every earlier one).
+    #[inline]
+    pub fn note(&mut self, clock: u64, from: Time, to: Time) {
+        self.entries[self.next as usize] = (clock, from, to);
+        self.next = ((self.next as usize + 1) % KEPT) as u8;
+    }
+
+    /// An interval `[lo, hi)` that covers every rise stamped after `since`; empty (`lo ≥ hi`)
+    /// if there was none. When one may have been overwritten, all time.
+    #[inline]
+    pub fn since(&self, since: u64) -> (Time, Time) {
+        let (mut lo, mut hi) = (Time::MAX, Time::MIN);
+        // An entry at or before `since` means every overwritten one was older still.
+        let mut complete = false;
+        for &(clock, from, to) in &self.entries {
+            if clock > since {
+                lo = lo.min(from);
+                hi = hi.max(to);
+            } else {
+                complete = true;
+            }
+        }
+        if complete {
+            (lo, hi)
+        } else {
+            (Time::MIN, Time::MAX)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covers_the_rises_after_a_clock_or_all_time_when_one_was_forgotten() {
+        let mut r = Rises::default();
+        assert!(matches!(r.since(1), (lo, hi) if lo >= hi));
+        r.note(3, 10, 20);
+        r.note(5, 40, 50);
+        assert_eq!(r.since(2), (10, 50));
+        assert_eq!(r.since(3), (40, 50));
+        assert!(matches!(r.since(5), (lo, hi) if lo >= hi));
+        r.note(6, 0, Time::MAX);
+        r.note(8, 30, 35);
+        // Four kept (3, 5, 6, 8); a fifth overwrites the rise at clock 3.
+        r.note(9, 60, 70);
+        assert_eq!(r.since(5), (0, Time::MAX));
+        assert_eq!(r.since(6), (30, 70));
+        // The rise at 3 was overwritten: whether anything rose after 4 besides the kept ones
+        // is unknown, so all time.
+        assert_eq!(r.since(4), (Time::MIN, Time::MAX));
+    }
+}
