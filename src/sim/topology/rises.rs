@@ -60,6 +60,46 @@ impl Rises {
     }
 }
 
+/// A class's nodes in the order they rose: a log of `(clock, node)`, so that the nodes that
+/// rose after a clock are found without visiting the others. Entries superseded by a later
+/// rise of the same node are dropped when the log has doubled since it was last compacted,
+/// which keeps it within twice the class's size.
+#[derive(Clone, Debug, Default)]
+pub struct RiseOrder {
+    log: Vec<(u64, u32)>,
+    /// The length at which the log is next compacted.
+    limit: usize,
+}
+
+impl RiseOrder {
+    pub fn clear(&mut self) {
+        self.log.clear();
+        self.limit = 0;
+    }
+
+    /// Records that `node` rose at `clock` (greater than every earlier one); `latest` is every
+    /// node's last rise, `node`'s already this one.
+    #[inline]
+    pub fn note(&mut self, clock: u64, node: u32, latest: &[u64]) {
+        if self.log.len() >= self.limit.max(64) {
+            self.log.retain(|&(c, n)| latest[n as usize] == c);
+            self.limit = 2 * self.log.len();
+        }
+        self.log.push((clock, node));
+    }
+
+    /// The nodes that rose after `since`, the latest first, each once.
+    #[inline]
+    pub fn since<'a>(&'a self, since: u64, latest: &'a [u64]) -> impl Iterator<Item = u32> + 'a {
+        self.log
+            .iter()
+            .rev()
+            .take_while(move |e| e.0 > since)
+            .filter(move |e| latest[e.1 as usize] == e.0)
+            .map(|e| e.1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +122,20 @@ mod tests {
         // The rise at 3 was overwritten: whether anything rose after 4 besides the kept ones
         // is unknown, so all time.
         assert_eq!(r.since(4), (Time::MIN, Time::MAX));
+    }
+
+    #[test]
+    fn the_rise_order_lists_each_node_that_rose_after_a_clock_once() {
+        let mut latest = vec![0u64; 3];
+        let mut order = RiseOrder::default();
+        for (clock, node) in (1..).zip([0u32, 1, 0, 2, 0].into_iter().cycle().take(200)) {
+            latest[node as usize] = clock;
+            order.note(clock, node, &latest);
+        }
+        // The last five rises: 0 at 196, 1 at 197, 0 at 198, 2 at 199, 0 at 200.
+        assert_eq!(order.since(196).collect::<Vec<_>>(), [0, 2, 1]);
+        assert_eq!(order.since(199).collect::<Vec<_>>(), [0]);
+        assert_eq!(order.since(200).count(), 0);
+        assert!(order.log.len() <= 64 + 1);
     }
 }

@@ -21,7 +21,7 @@ use super::free::FreeNodes;
 use super::layout::Layout;
 use super::placement::Placement;
 use super::request::NodeShape;
-use super::rises::Rises;
+use super::rises::{RiseOrder, Rises};
 use super::steps::{Amount, Steps, Vector, vector};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
@@ -47,6 +47,8 @@ pub struct Timeline {
     class_rises: Vec<u64>,
     /// Per node of a shared class: the `clock` of its last rise.
     node_rises: Vec<u64>,
+    /// Per shared class: its nodes in the order they rose.
+    class_risers: Vec<RiseOrder>,
     /// Per node of a shared class: when its latest rises happened, to narrow a repeated search
     /// to the windows they touch.
     rise_spans: Vec<Rises>,
@@ -75,6 +77,14 @@ impl Timeline {
         self.rise_spans.clear();
         self.rise_spans
             .resize(layout.node_count() as usize, all_time);
+        self.class_risers
+            .resize_with(classes.len(), RiseOrder::default);
+        for (order, class) in self.class_risers.iter_mut().zip(classes) {
+            order.clear();
+            for node in class.nodes.clone() {
+                order.note(self.clock, node, &self.node_rises);
+            }
+        }
         for (c, class) in classes.iter().enumerate() {
             if class.capacity.whole_nodes {
                 self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
@@ -101,6 +111,7 @@ impl Timeline {
         for &node in nodes {
             self.node_rises[node as usize] = self.clock;
             self.rise_spans[node as usize].note(self.clock, from, to);
+            self.class_risers[class as usize].note(self.clock, node, &self.node_rises);
         }
     }
 
@@ -337,10 +348,7 @@ impl Timeline {
         let (full, last) = demands(layout, class, shape);
         let want_full = shape.full() > 0;
         let mut first: Option<Time> = None;
-        for node in layout.class(class).nodes.clone() {
-            if self.node_rises[node as usize] <= since {
-                continue;
-            }
+        for node in self.class_risers[c].since(since, &self.node_rises) {
             let steps = &self.nodes[node as usize];
             // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
             let (lo, hi) = self.rise_spans[node as usize].since(since);

@@ -285,11 +285,15 @@ impl NodeConservative {
                 }
             }
         }
-        self.by_start.clear();
+        // Kept up to date job by job, except after a rebuild (plans put back, others dropped).
+        if rebuild {
+            self.by_start.clear();
+        }
         self.unsettled = false;
         for &(_, q) in &ordered {
             let requested = q.requested_time;
             let previous = self.plans.remove(&q.job);
+            let was = previous.as_ref().map(|p| p.start);
             let plan = match previous {
                 Some(p) => self.compress(view, q.job, requested, p),
                 None => {
@@ -297,8 +301,16 @@ impl NodeConservative {
                     self.place(view, q.job, best)
                 }
             };
+            let start = plan.as_ref().map(|p| p.start);
+            if rebuild || start != was {
+                if let Some(t) = was {
+                    self.by_start.remove(&(t, q.job));
+                }
+                if let Some(t) = start {
+                    self.by_start.insert((t, q.job));
+                }
+            }
             if let Some(plan) = plan {
-                self.by_start.insert((plan.start, q.job));
                 self.plans.insert(q.job, plan);
             }
         }
