@@ -345,10 +345,58 @@ impl Timeline {
         if since == 0 || self.whole[c] {
             return self.earliest_within(layout, class, shape, (from, before), duration, before);
         }
-        let (full, last) = demands(layout, class, shape);
+        let first =
+            self.earliest_on_risen(class, shape, (from, before), duration, before, since)?;
+        if shape.count == 1 {
+            return Some(first);
+        }
+        self.earliest_within(layout, class, shape, (first, before), duration, before)
+    }
+
+    /// The earliest `t` in `[from, before)` at which `shape` fits on `class` over `[t, t +
+    /// duration)` (`earliest_within(.., (from, before), duration, Time::MAX)`), given that none
+    /// did at clock `since` (0: unknown) from a time ≤ `from`, with the same arguments
+    /// otherwise — as after [`Timeline::earliest_before_since`] found a bound, with the same
+    /// `since` and nothing stamped since.
+    ///
+    /// A one-node shape fits on one node: one whose capacity did not rise within the window
+    /// since `since` only lost capacity there and did not fit then, so only the nodes that
+    /// rose within it are searched. Other shapes are searched on every node.
+    pub fn earliest_since(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let c = class as usize;
+        if since > 0 && self.class_rises[c] <= since {
+            return None;
+        }
+        if since == 0 || self.whole[c] || shape.count != 1 {
+            return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
+        }
+        self.earliest_on_risen(class, shape, (from, before), duration, Time::MAX, since)
+    }
+
+    /// The earliest `t` in `[from, before)` at which one node of a shared class, among those
+    /// that rose since `since` within `[t, t + duration)`, can take a node of `shape` over `[t,
+    /// min(t + duration, clip))`.
+    fn earliest_on_risen(
+        &self,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let (full, last) = (vector(shape.per_node), shape.last.map(vector));
         let want_full = shape.full() > 0;
         let mut first: Option<Time> = None;
-        for node in self.class_risers[c].since(since, &self.node_rises) {
+        for node in self.class_risers[class as usize].since(since, &self.node_rises) {
             let steps = &self.nodes[node as usize];
             // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
             let (lo, hi) = self.rise_spans[node as usize].since(since);
@@ -356,13 +404,13 @@ impl Timeline {
             // Only a start before the best so far can lower it.
             let bound = first.unwrap_or(before).min(hi);
             if want_full
-                && let Some(e) = steps.earliest_fit_within(start, bound, duration, before, &full)
+                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &full)
             {
                 first = Some(e);
             }
             let bound = first.unwrap_or(before).min(hi);
             if let Some(l) = last
-                && let Some(e) = steps.earliest_fit_within(start, bound, duration, before, &l)
+                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &l)
             {
                 first = Some(e);
             }
@@ -370,11 +418,7 @@ impl Timeline {
                 break;
             }
         }
-        let first = first?;
-        if shape.count == 1 {
-            return Some(first);
-        }
-        self.earliest_within(layout, class, shape, (first, before), duration, before)
+        first
     }
 
     /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in

@@ -205,12 +205,14 @@ impl NodeConservative {
     /// [`NodeConservative::earliest`] of `job` before `before` with its hold given back, over
     /// the classes [`NodeConservative::may_move`] left, each searched from the bound it found
     /// (no slot on a class begins earlier; the classes it did not leave have none before
-    /// `before`), so the same slot.
+    /// `before`) and, for a one-node shape, only on nodes that rose since the plan's `checked`
+    /// ([`Timeline::earliest_since`]), so the same slot.
     fn earliest_from(
         &mut self,
         view: &NodeView<'_>,
         job: u32,
         before: Time,
+        checked: u64,
     ) -> Option<(Time, u32, NodeShape)> {
         let requested = view.jobs[job as usize].requested_time;
         let mut best: Option<(Time, u32, NodeShape)> = None;
@@ -221,13 +223,13 @@ impl NodeConservative {
             if from >= before {
                 continue;
             }
-            if let Some(t) = self.tl.earliest_within(
+            if let Some(t) = self.tl.earliest_since(
                 view.layout,
                 class,
                 &shape,
                 (from, before),
                 requested,
-                Time::MAX,
+                checked,
             ) {
                 best = Some((t, class, shape));
             }
@@ -347,7 +349,7 @@ impl NodeConservative {
         self.tl
             .unhold_unstamped(p.class, &p.shape, &p.nodes, start, end);
         let earlier = if may_move {
-            self.earliest_from(view, job, start)
+            self.earliest_from(view, job, start, p.checked)
         } else {
             None
         };
