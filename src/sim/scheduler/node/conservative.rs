@@ -16,6 +16,11 @@
 //! existing reservations — the decisions are those of compressing at every call (as pyss does),
 //! at a fraction of the cost.
 //!
+//! In a compression a job looks for an earlier slot only where capacity rose since it last
+//! found none (the nodes, and the windows on them, that holds given back or releases touched:
+//! [`Timeline::earliest_before_since`]); a job that finds none, or keeps its slot after a
+//! full search, records the timeline's clock. Whether it moves, and where, is the same.
+//!
 //! Over another queue order, compression goes in that order, and whenever the order is no
 //! longer the one the plan was made in (the previous order of the jobs still waiting, then the
 //! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
@@ -40,7 +45,7 @@ struct Plan {
     /// Concrete nodes on a shared class; empty on a whole-node class.
     nodes: Vec<u32>,
     /// The timeline's clock when no window before `start` was found to fit the job with this
-    /// hold given back (0: never looked): the next look needs only what rose since
+    /// hold given back (0: unknown): the next look needs only what rose since
     /// ([`Timeline::earliest_before_since`]).
     checked: u64,
 }
@@ -68,7 +73,7 @@ pub struct NodeConservative {
     /// early gives back the rest of it without rebuilding the timeline.
     running: ByJob<Plan>,
     /// Per class a job could move to in a compression (placement order), its shape there and
-    /// the earliest start a window before its slot fits ([`NodeConservative::may_move`]).
+    /// a start no earlier slot there precedes ([`NodeConservative::may_move`]).
     earlier: Vec<(u32, NodeShape, Time)>,
 }
 
@@ -297,7 +302,7 @@ impl NodeConservative {
             let previous = self.plans.remove(&q.job);
             let was = previous.as_ref().map(|p| p.start);
             let plan = match previous {
-                Some(p) => self.compress(view, q.job, requested, p),
+                Some(p) => self.compress(view, q.job, requested, p, rebuild),
                 None => {
                     let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
                     self.place(view, q.job, best)
@@ -332,19 +337,30 @@ impl NodeConservative {
     /// A hold given back to search without it and then held again is no rise: it is stamped
     /// as one only when the job leaves it, so that the jobs after it are not sent to look
     /// again where nothing changed.
+    ///
+    /// Only after a rebuild (`rebuilt`: holds put back over the committed state, unchecked) can
+    /// a hold over-commit anything: otherwise every hold was taken where it fitted, holds taken
+    /// since were taken where they fitted with it in place, and capacity has only been given
+    /// back, so it still fits.
     fn compress(
         &mut self,
         view: &NodeView<'_>,
         job: u32,
         requested: Time,
         mut p: Plan,
+        rebuilt: bool,
     ) -> Option<Plan> {
+        let fits = if rebuilt {
+            self.still_fits(&p, requested)
+        } else {
+            debug_assert!(self.still_fits(&p, requested));
+            true
+        };
         let may_move = self.may_move(view, job, &p);
-        if !may_move && self.still_fits(&p, requested) {
+        if !may_move && fits {
             p.checked = self.tl.clock();
             return Some(p);
         }
-        let fits = self.still_fits(&p, requested);
         let (start, end) = (p.start, p.start + requested);
         self.tl
             .unhold_unstamped(p.class, &p.shape, &p.nodes, start, end);
