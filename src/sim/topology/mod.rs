@@ -12,6 +12,7 @@
 //! - [`free`]: every node's free vector now, indexed per class (the engine's state).
 //! - [`steps`], [`timeline`]: availability over time, per node or per whole-node class, for the
 //!   policies that plan ahead.
+//! - [`rises`]: where each node's capacity last rose, so that a repeated search looks only there.
 //!
 //! Pure data and arithmetic: nothing here reads files (the Alea/AleaNG machine-file importers
 //! live outside `sim`).
@@ -23,6 +24,7 @@ pub mod layout;
 pub mod placement;
 pub mod request;
 pub mod requests;
+pub mod rises;
 pub mod steps;
 pub mod timeline;
 

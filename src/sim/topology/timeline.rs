@@ -12,12 +12,16 @@
 //! taking less) fits over `[t, t + d)` when at least `full` nodes can take `per_node` over that
 //! interval and at least `count` can take the last amount (docs/semantics.md). The earliest such
 //! `t` is found without trying every breakpoint: each node's own earliest fit from `t` is
-//! computed and `t` moves to the k-th smallest, until it stops moving.
+//! computed and `t` moves to the k-th smallest, until it stops moving. A node's search stops at
+//! the k-th smallest found so far (a later node cannot lower it by fitting later).
+
+use std::collections::BinaryHeap;
 
 use super::free::FreeNodes;
 use super::layout::Layout;
 use super::placement::Placement;
 use super::request::NodeShape;
+use super::rises::{RiseOrder, Rises};
 use super::steps::{Amount, Steps, Vector, vector};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
@@ -32,8 +36,10 @@ pub struct Timeline {
     whole: Vec<bool>,
     /// The present: step functions are advanced to it lazily, when next changed.
     now: Time,
-    scratch_full: Vec<Time>,
-    scratch_last: Vec<Time>,
+    /// The smallest earliest fits found in one round of [`Timeline::earliest_within`]
+    /// (max-heaps of at most k).
+    scratch_full: BinaryHeap<Time>,
+    scratch_last: BinaryHeap<Time>,
     /// Counts the changes that free capacity (and resets): a search that found nothing can
     /// be repeated on only what rose since ([`Timeline::fits_before_since`]).
     clock: u64,
@@ -41,6 +47,11 @@ pub struct Timeline {
     class_rises: Vec<u64>,
     /// Per node of a shared class: the `clock` of its last rise.
     node_rises: Vec<u64>,
+    /// Per shared class: its nodes in the order they rose.
+    class_risers: Vec<RiseOrder>,
+    /// Per node of a shared class: when its latest rises happened, to narrow a repeated search
+    /// to the windows they touch.
+    rise_spans: Vec<Rises>,
 }
 
 impl Timeline {
@@ -61,6 +72,19 @@ impl Timeline {
         self.node_rises.clear();
         self.node_rises
             .resize(layout.node_count() as usize, self.clock);
+        let mut all_time = Rises::default();
+        all_time.note(self.clock, Time::MIN, Time::MAX);
+        self.rise_spans.clear();
+        self.rise_spans
+            .resize(layout.node_count() as usize, all_time);
+        self.class_risers
+            .resize_with(classes.len(), RiseOrder::default);
+        for (order, class) in self.class_risers.iter_mut().zip(classes) {
+            order.clear();
+            for node in class.nodes.clone() {
+                order.note(self.clock, node, &self.node_rises);
+            }
+        }
         for (c, class) in classes.iter().enumerate() {
             if class.capacity.whole_nodes {
                 self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
@@ -79,8 +103,22 @@ impl Timeline {
         self.now = self.now.max(now);
     }
 
+    /// Counts a rise of `nodes` of `class` (the class's count on a whole-node class) over
+    /// `[from, to)`: searches repeated from an earlier clock look there again.
+    pub fn stamp_rise(&mut self, class: u32, nodes: &[u32], from: Time, to: Time) {
+        self.clock += 1;
+        self.class_rises[class as usize] = self.clock;
+        for &node in nodes {
+            self.node_rises[node as usize] = self.clock;
+            self.rise_spans[node as usize].note(self.clock, from, to);
+            self.class_risers[class as usize].note(self.clock, node, &self.node_rises);
+        }
+    }
+
     /// Adds `sign` × (what `shape` takes on `nodes` of `class`) over `[from, to)` (`to = None`:
-    /// forever). Whole-node classes count nodes; `nodes` may then be empty.
+    /// forever), stamping the rise if `sign` > 0 and `stamp`. Whole-node classes count nodes;
+    /// `nodes` may then be empty.
+    #[allow(clippy::too_many_arguments)]
     fn change(
         &mut self,
         class: u32,
@@ -89,13 +127,10 @@ impl Timeline {
         from: Time,
         to: Option<Time>,
         sign: i64,
+        stamp: bool,
     ) {
-        if sign > 0 {
-            self.clock += 1;
-            self.class_rises[class as usize] = self.clock;
-            for &node in nodes {
-                self.node_rises[node as usize] = self.clock;
-            }
+        if sign > 0 && stamp {
+            self.stamp_rise(class, nodes, from, to.unwrap_or(Time::MAX));
         }
         if self.whole[class as usize] {
             let steps = &mut self.counts[class as usize];
@@ -113,17 +148,31 @@ impl Timeline {
 
     /// A running job (or started reservation) gives its nodes back at `at`.
     pub fn release(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], at: Time) {
-        self.change(class, shape, nodes, at, None, 1);
+        self.change(class, shape, nodes, at, None, 1, true);
     }
 
     /// Holds what `shape` takes on `nodes` over `[from, to)`.
     pub fn hold(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], from: Time, to: Time) {
-        self.change(class, shape, nodes, from, Some(to), -1);
+        self.change(class, shape, nodes, from, Some(to), -1, false);
     }
 
     /// Undoes [`Timeline::hold`].
     pub fn unhold(&mut self, class: u32, shape: &NodeShape, nodes: &[u32], from: Time, to: Time) {
-        self.change(class, shape, nodes, from, Some(to), 1);
+        self.change(class, shape, nodes, from, Some(to), 1, true);
+    }
+
+    /// Undoes [`Timeline::hold`] without counting a rise, for a hold given back only to search
+    /// without it: the caller holds it again unchanged (a net change of nothing), or else
+    /// stamps the rise ([`Timeline::stamp_rise`]) before its next search.
+    pub fn unhold_unstamped(
+        &mut self,
+        class: u32,
+        shape: &NodeShape,
+        nodes: &[u32],
+        from: Time,
+        to: Time,
+    ) {
+        self.change(class, shape, nodes, from, Some(to), 1, false);
     }
 
     /// Idle nodes of a whole-node class, minimum over `[from, to)`.
@@ -230,23 +279,25 @@ impl Timeline {
             self.scratch_last.clear();
             for node in layout.class(class).nodes.clone() {
                 let steps = &self.nodes[node as usize];
-                if need_full > 0
-                    && let Some(e) = steps.earliest_fit_within(t, before, duration, clip, &full)
-                {
-                    self.scratch_full.push(e);
+                if need_full > 0 {
+                    let bound = kth_bound(&self.scratch_full, need_full, before);
+                    if let Some(e) = steps.earliest_fit_within(t, bound, duration, clip, &full) {
+                        keep_smallest(&mut self.scratch_full, need_full, e);
+                    }
                 }
-                if let Some(l) = last
-                    && let Some(e) = steps.earliest_fit_within(t, before, duration, clip, &l)
-                {
-                    self.scratch_last.push(e);
+                if let Some(l) = last {
+                    let bound = kth_bound(&self.scratch_last, need_all, before);
+                    if let Some(e) = steps.earliest_fit_within(t, bound, duration, clip, &l) {
+                        keep_smallest(&mut self.scratch_last, need_all, e);
+                    }
                 }
             }
             let mut next = t;
             if need_full > 0 {
-                next = next.max(kth_smallest(&mut self.scratch_full, need_full)?);
+                next = next.max(kth(&self.scratch_full, need_full)?);
             }
             if last.is_some() {
-                next = next.max(kth_smallest(&mut self.scratch_last, need_all)?);
+                next = next.max(kth(&self.scratch_last, need_all)?);
             }
             if next == t {
                 return Some(t);
@@ -258,22 +309,27 @@ impl Timeline {
         }
     }
 
-    /// The current count of rises: pass it back as `since` to [`Timeline::fits_before_since`]
-    /// after a search that found nothing.
+    /// The current count of rises: pass it back as `since` to
+    /// [`Timeline::earliest_before_since`] after a search that found nothing.
     pub fn clock(&self) -> u64 {
         self.clock
     }
 
-    /// Whether `shape` fits on `class` over `[t, min(t + duration, before))` for some `t` in
-    /// `[from, before)` — `earliest_within(.., (from, before), duration, before).is_some()` —
-    /// given that it did not at clock `since` (0: unknown) from a time ≤ `from`, with the same
-    /// arguments otherwise.
+    /// A lower bound on the start `t` in `[from, before)` of every window `[t, t + duration)`
+    /// that fits `shape` on `class` in this timeline *plus* capacity given back from `before`
+    /// on (a caller's own hold, starting there, unchanged since `since`); `None` if there is
+    /// none. Given that there was none at clock `since` (0: unknown) from a time ≤ `from`, with
+    /// the same arguments otherwise.
     ///
-    /// Since then, nodes that did not rise only lost capacity, so at any `t` the nodes that fit
-    /// now and did not rise fitted then too; a fit now needs more nodes at `t` than then, so one
-    /// of them rose. So the search is skipped when nothing of the class rose, and otherwise
-    /// starts at the earliest `t` at which a risen node fits (for a one-node shape: is that).
-    pub fn fits_before_since(
+    /// Such a window fits, clipped at `before`, here (before `before` the two timelines are the
+    /// same). Since `since`, a node whose capacity did not rise anywhere in `[t, t + duration)`
+    /// only lost capacity there, so at any `t` the nodes that fit now and did not rise within
+    /// the window fitted then too; a fit now needs more nodes at `t` than then, so one of them
+    /// rose within it. So nothing is searched when nothing of the class rose; otherwise the
+    /// bound is the earliest `t` at which a node whose window meets one of its rises fits
+    /// clipped at `before`, raised, for several nodes, to the earliest clipped fit of the whole
+    /// shape from there (`since` = 0 or a whole-node class: that from `from`).
+    pub fn earliest_before_since(
         &mut self,
         layout: &Layout,
         class: u32,
@@ -281,34 +337,80 @@ impl Timeline {
         (from, before): (Time, Time),
         duration: Time,
         since: u64,
-    ) -> bool {
+    ) -> Option<Time> {
         let c = class as usize;
         if since > 0 && self.class_rises[c] <= since {
-            return false;
+            return None;
         }
         if since == 0 || self.whole[c] {
-            return self
-                .earliest_within(layout, class, shape, (from, before), duration, before)
-                .is_some();
+            return self.earliest_within(layout, class, shape, (from, before), duration, before);
         }
-        let (full, last) = demands(layout, class, shape);
+        let first =
+            self.earliest_on_risen(class, shape, (from, before), duration, before, since)?;
+        if shape.count == 1 {
+            return Some(first);
+        }
+        self.earliest_within(layout, class, shape, (first, before), duration, before)
+    }
+
+    /// The earliest `t` in `[from, before)` at which `shape` fits on `class` over `[t, t +
+    /// duration)` (`earliest_within(.., (from, before), duration, Time::MAX)`), given that none
+    /// did at clock `since` (0: unknown) from a time ≤ `from`, with the same arguments
+    /// otherwise — as after [`Timeline::earliest_before_since`] found a bound, with the same
+    /// `since` and nothing stamped since.
+    ///
+    /// A one-node shape fits on one node: one whose capacity did not rise within the window
+    /// since `since` only lost capacity there and did not fit then, so only the nodes that
+    /// rose within it are searched. Other shapes are searched on every node.
+    pub fn earliest_since(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let c = class as usize;
+        if since > 0 && self.class_rises[c] <= since {
+            return None;
+        }
+        if since == 0 || self.whole[c] || shape.count != 1 {
+            return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
+        }
+        self.earliest_on_risen(class, shape, (from, before), duration, Time::MAX, since)
+    }
+
+    /// The earliest `t` in `[from, before)` at which one node of a shared class, among those
+    /// that rose since `since` within `[t, t + duration)`, can take a node of `shape` over `[t,
+    /// min(t + duration, clip))`.
+    fn earliest_on_risen(
+        &self,
+        class: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let (full, last) = (vector(shape.per_node), shape.last.map(vector));
         let want_full = shape.full() > 0;
         let mut first: Option<Time> = None;
-        for node in layout.class(class).nodes.clone() {
-            if self.node_rises[node as usize] <= since {
-                continue;
-            }
+        for node in self.class_risers[class as usize].since(since, &self.node_rises) {
             let steps = &self.nodes[node as usize];
+            // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
+            let (lo, hi) = self.rise_spans[node as usize].since(since);
+            let start = from.max(lo.saturating_sub(duration).saturating_add(1));
             // Only a start before the best so far can lower it.
-            let bound = first.unwrap_or(before);
+            let bound = first.unwrap_or(before).min(hi);
             if want_full
-                && let Some(e) = steps.earliest_fit_within(from, bound, duration, before, &full)
+                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &full)
             {
                 first = Some(e);
             }
-            let bound = first.unwrap_or(before);
+            let bound = first.unwrap_or(before).min(hi);
             if let Some(l) = last
-                && let Some(e) = steps.earliest_fit_within(from, bound, duration, before, &l)
+                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &l)
             {
                 first = Some(e);
             }
@@ -316,14 +418,7 @@ impl Timeline {
                 break;
             }
         }
-        let Some(first) = first else {
-            return false;
-        };
-        if shape.count == 1 {
-            return true;
-        }
-        self.earliest_within(layout, class, shape, (first, before), duration, before)
-            .is_some()
+        first
     }
 
     /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in
@@ -417,13 +512,33 @@ pub fn demands(_layout: &Layout, _class: u32, shape: &NodeShape) -> (Vector, Opt
     (vector(shape.per_node), shape.last.map(vector))
 }
 
-/// The `k`-th smallest (1-based) of `v`, `None` if `v` has fewer.
-fn kth_smallest(v: &mut [Time], k: usize) -> Option<Time> {
-    if v.len() < k || k == 0 {
-        return if k == 0 { Some(Time::MIN) } else { None };
+/// Keeps `e` among the `k` (≥ 1) smallest times offered to `heap` (a max-heap of at most `k`).
+#[inline]
+fn keep_smallest(heap: &mut BinaryHeap<Time>, k: usize, e: Time) {
+    if heap.len() < k {
+        heap.push(e);
+    } else if let Some(mut top) = heap.peek_mut()
+        && e < *top
+    {
+        *top = e;
     }
-    let (_, kth, _) = v.select_nth_unstable(k - 1);
-    Some(*kth)
+}
+
+/// The `k`-th smallest time offered to `heap` ([`keep_smallest`]), `None` if fewer were.
+#[inline]
+fn kth(heap: &BinaryHeap<Time>, k: usize) -> Option<Time> {
+    if heap.len() < k {
+        None
+    } else {
+        heap.peek().copied()
+    }
+}
+
+/// Where the next search feeding `heap` can stop: a time at or after the current k-th
+/// smallest cannot change it.
+#[inline]
+fn kth_bound(heap: &BinaryHeap<Time>, k: usize, before: Time) -> Time {
+    kth(heap, k).map_or(before, |t| t.min(before))
 }
 
 /// Greedy assignment of offered nodes to a shape's roles: the first `full` nodes that can take

@@ -16,14 +16,20 @@
 //! existing reservations — the decisions are those of compressing at every call (as pyss does),
 //! at a fraction of the cost.
 //!
+//! In a compression a job looks for an earlier slot only where capacity rose since it last
+//! found none (the nodes, and the windows on them, that holds given back or releases touched:
+//! [`Timeline::earliest_before_since`]); a job that finds none, or keeps its slot after a
+//! full search, records the timeline's clock. Whether it moves, and where, is the same.
+//!
 //! Over another queue order, compression goes in that order, and whenever the order is no
 //! longer the one the plan was made in (the previous order of the jobs still waiting, then the
 //! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
 //! planned afresh in the new order (docs/semantics.md, "Conservative over a priority order").
 
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasherDefault;
 
-use super::pass::Pass;
+use super::pass::{MixHasher, Pass};
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
 use crate::sim::scheduler::QueuedJob;
@@ -38,10 +44,14 @@ struct Plan {
     shape: NodeShape,
     /// Concrete nodes on a shared class; empty on a whole-node class.
     nodes: Vec<u32>,
-    /// The timeline's clock when no window before `start` was found to fit (0: never looked):
-    /// the next look needs only what rose since ([`Timeline::fits_before_since`]).
+    /// The timeline's clock when no window before `start` was found to fit the job with this
+    /// hold given back (0: unknown): the next look needs only what rose since
+    /// ([`Timeline::earliest_before_since`]).
     checked: u64,
 }
+
+/// Job-keyed maps, looked up for every queued job at every compression.
+type ByJob<V> = HashMap<u32, V, BuildHasherDefault<MixHasher>>;
 
 pub struct NodeConservative {
     order: Box<dyn QueueOrder>,
@@ -50,7 +60,7 @@ pub struct NodeConservative {
     pass: Pass,
     tl: Timeline,
     nodes: Vec<u32>,
-    plans: HashMap<u32, Plan>,
+    plans: ByJob<Plan>,
     by_start: BTreeSet<(Time, u32)>,
     /// The queue prefix planned so far: later entries arrived since the last call.
     planned: usize,
@@ -61,7 +71,10 @@ pub struct NodeConservative {
     unsettled: bool,
     /// Running jobs this scheduler started: where their hold is in `tl`, so that one ending
     /// early gives back the rest of it without rebuilding the timeline.
-    running: HashMap<u32, Plan>,
+    running: ByJob<Plan>,
+    /// Per class a job could move to in a compression (placement order), its shape there and
+    /// a start no earlier slot there precedes ([`NodeConservative::may_move`]).
+    earlier: Vec<(u32, NodeShape, Time)>,
 }
 
 impl NodeConservative {
@@ -73,13 +86,14 @@ impl NodeConservative {
             pass: Pass::default(),
             tl: Timeline::default(),
             nodes: Vec::new(),
-            plans: HashMap::new(),
+            plans: ByJob::default(),
             by_start: BTreeSet::new(),
             planned: 0,
             ordered: Vec::new(),
             epoch: None,
             unsettled: false,
-            running: HashMap::new(),
+            running: ByJob::default(),
+            earlier: Vec::new(),
         }
     }
 
@@ -132,7 +146,8 @@ impl NodeConservative {
         best
     }
 
-    /// Plans `job` at its earliest slot `best` and holds it.
+    /// Plans `job` at its earliest slot `best` and holds it. No slot before `best` fitted on
+    /// any class: that is what the plan records as checked.
     fn place(
         &mut self,
         view: &NodeView<'_>,
@@ -159,22 +174,26 @@ impl NodeConservative {
             class,
             shape,
             nodes,
-            checked: 0,
+            checked: self.tl.clock(),
         };
         self.hold(&plan, requested);
         Some(plan)
     }
 
-    /// Whether some window before `plan`'s start, clipped at it, fits `job` on one of its
-    /// classes — `earliest(view, job, plan.start, plan.start).is_some()`, looking only at what
-    /// rose since the plan was last found unable to move.
+    /// Whether `job` may have a slot before `plan`'s start once its hold is given back,
+    /// looking only at what rose since the plan was last found unable to move. Leaves in
+    /// `self.earlier` each class where it may, with a start no such slot precedes
+    /// ([`Timeline::earliest_before_since`]: before `plan`'s start the timeline is the same
+    /// with or without the job's hold, so such a slot fits there clipped at that start); the
+    /// search for an earlier slot begins there ([`NodeConservative::earliest_from`]).
     fn may_move(&mut self, view: &NodeView<'_>, job: u32, plan: &Plan) -> bool {
         let requested = view.jobs[job as usize].requested_time;
+        self.earlier.clear();
         for &class in view.classes_of(job) {
             let Some(shape) = view.shape(job, class) else {
                 continue;
             };
-            if self.tl.fits_before_since(
+            if let Some(t) = self.tl.earliest_before_since(
                 view.layout,
                 class,
                 &shape,
@@ -182,10 +201,46 @@ impl NodeConservative {
                 requested,
                 plan.checked,
             ) {
-                return true;
+                self.earlier.push((class, shape, t));
             }
         }
-        false
+        !self.earlier.is_empty()
+    }
+
+    /// [`NodeConservative::earliest`] of `job` before `before` with its hold given back, over
+    /// the classes [`NodeConservative::may_move`] left, each searched from the bound it found
+    /// (no slot on a class begins earlier; the classes it did not leave have none before
+    /// `before`) and, for a one-node shape, only on nodes that rose since the plan's `checked`
+    /// ([`Timeline::earliest_since`]), so the same slot.
+    fn earliest_from(
+        &mut self,
+        view: &NodeView<'_>,
+        job: u32,
+        before: Time,
+        checked: u64,
+    ) -> Option<(Time, u32, NodeShape)> {
+        let requested = view.jobs[job as usize].requested_time;
+        let mut best: Option<(Time, u32, NodeShape)> = None;
+        let earlier = std::mem::take(&mut self.earlier);
+        for &(class, shape, from) in &earlier {
+            // A later class wins only with a strictly earlier start.
+            let before = best.as_ref().map_or(before, |b| b.0);
+            if from >= before {
+                continue;
+            }
+            if let Some(t) = self.tl.earliest_since(
+                view.layout,
+                class,
+                &shape,
+                (from, before),
+                requested,
+                checked,
+            ) {
+                best = Some((t, class, shape));
+            }
+        }
+        self.earlier = earlier;
+        best
     }
 
     /// Whether `plan`, held, still fits where it is: nothing it holds is over-committed.
@@ -237,20 +292,32 @@ impl NodeConservative {
                 }
             }
         }
-        self.by_start.clear();
+        // Kept up to date job by job, except after a rebuild (plans put back, others dropped).
+        if rebuild {
+            self.by_start.clear();
+        }
         self.unsettled = false;
         for &(_, q) in &ordered {
             let requested = q.requested_time;
             let previous = self.plans.remove(&q.job);
+            let was = previous.as_ref().map(|p| p.start);
             let plan = match previous {
-                Some(p) => self.compress(view, q.job, requested, p),
+                Some(p) => self.compress(view, q.job, requested, p, rebuild),
                 None => {
                     let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
                     self.place(view, q.job, best)
                 }
             };
+            let start = plan.as_ref().map(|p| p.start);
+            if rebuild || start != was {
+                if let Some(t) = was {
+                    self.by_start.remove(&(t, q.job));
+                }
+                if let Some(t) = start {
+                    self.by_start.insert((t, q.job));
+                }
+            }
             if let Some(plan) = plan {
-                self.by_start.insert((plan.start, q.job));
                 self.plans.insert(q.job, plan);
             }
         }
@@ -265,34 +332,55 @@ impl NodeConservative {
     /// the timeline is the same with or without the job's hold (it begins at `start`), so a
     /// slot before `start` needs a window that fits with the hold in place when clipped at
     /// `start`; when none does, and the hold over-commits nothing, the job keeps its slot.
+    /// Either way, when it keeps its slot the plan records that nothing earlier fitted now.
+    ///
+    /// A hold given back to search without it and then held again is no rise: it is stamped
+    /// as one only when the job leaves it, so that the jobs after it are not sent to look
+    /// again where nothing changed.
+    ///
+    /// Only after a rebuild (`rebuilt`: holds put back over the committed state, unchecked) can
+    /// a hold over-commit anything: otherwise every hold was taken where it fitted, holds taken
+    /// since were taken where they fitted with it in place, and capacity has only been given
+    /// back, so it still fits.
     fn compress(
         &mut self,
         view: &NodeView<'_>,
         job: u32,
         requested: Time,
         mut p: Plan,
+        rebuilt: bool,
     ) -> Option<Plan> {
+        let fits = if rebuilt {
+            self.still_fits(&p, requested)
+        } else {
+            debug_assert!(self.still_fits(&p, requested));
+            true
+        };
         let may_move = self.may_move(view, job, &p);
-        if !may_move && self.still_fits(&p, requested) {
+        if !may_move && fits {
             p.checked = self.tl.clock();
             return Some(p);
         }
-        let fits = self.still_fits(&p, requested);
+        let (start, end) = (p.start, p.start + requested);
         self.tl
-            .unhold(p.class, &p.shape, &p.nodes, p.start, p.start + requested);
+            .unhold_unstamped(p.class, &p.shape, &p.nodes, start, end);
         let earlier = if may_move {
-            self.earliest(view, job, p.start, Time::MAX)
+            self.earliest_from(view, job, start, p.checked)
         } else {
             None
         };
-        let start = p.start;
         let plan = match earlier {
-            Some(best) => self.place(view, job, Some(best)),
+            Some(best) => {
+                self.tl.stamp_rise(p.class, &p.nodes, start, end);
+                self.place(view, job, Some(best))
+            }
             None if fits => {
                 self.hold(&p, requested);
+                p.checked = self.tl.clock();
                 Some(p)
             }
             None => {
+                self.tl.stamp_rise(p.class, &p.nodes, start, end);
                 let best = self.earliest(view, job, Time::MAX, Time::MAX);
                 self.place(view, job, best)
             }
