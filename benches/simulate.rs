@@ -1,5 +1,5 @@
 //! `make bench`: simulation throughput of FCFS, EASY and conservative on the bundled traces,
-//! node-level simulation on the MetaCentrum system (`mc.swf.machines`: 20 clusters, 495
+//! node-level simulation on the MetaCentrum system (`workloads/mc-2013.swf.machines`: 20 clusters, 495
 //! heterogeneous nodes) with METACENTRUM-2009 and wagap-2013 jobs, SWF parse throughput next to
 //! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. Each figure is the median
 //! of several runs; each run checks its own answer (every feasible job simulated, identical

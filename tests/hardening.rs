@@ -186,13 +186,38 @@ fn readme_quick_tour_runs_as_written() {
     for file in [
         "results/easy-vs-fcfs/summary.parquet",
         "reports/easy-vs-fcfs.html",
-        "sp2-easy.swf",
-        "kth-fit.yaml",
-        "users8.swf",
-        "blue.parquet",
+        "tour/sp2-easy.swf",
+        "tour/kth-eet.svg",
+        "tour/kth-fit.yaml",
+        "tour/users8.swf",
+        "tour/blue.parquet",
     ] {
         assert!(d.join(file).is_file(), "the tour did not leave {file}");
     }
+    // Nothing else lands in the checkout's root (it would show as untracked in `git status`),
+    // and the folder it writes to is one git ignores.
+    let mut top: Vec<String> = fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    let expected = [
+        ".venv",
+        "Makefile",
+        "experiments",
+        "reports",
+        "results",
+        "target",
+        "tour",
+        "tour.sh",
+        "workloads",
+    ];
+    assert!(
+        top.iter().all(|f| expected.contains(&f.as_str())),
+        "the tour left files in the root: {top:?}"
+    );
+    let gitignore = fs::read_to_string(repo().join(".gitignore")).unwrap();
+    assert!(gitignore.lines().any(|l| l == "/tour/"), "{gitignore}");
     // pandas printed the summary: one row per cell of the experiment (12).
     let text = stdout(&out);
     assert!(text.contains("easy-vs-fcfs"), "{text}");

@@ -387,7 +387,8 @@ fn trace_with_a_gap() -> String {
 #[test]
 fn the_default_schedule_window_of_a_cell_with_jobs_shows_jobs() {
     // A quarter into the measurement window falls in the outage: the default window moves to
-    // the next job start and shows the ten jobs after it, and the caption names the idle span.
+    // the first job start with a typical load (here the next one) and shows the ten jobs after
+    // it, and the caption names the idle span (trace hours: the trace has no start time).
     let p = common::project_with_kth();
     let d = p.path();
     fs::write(d.join("workloads/gap.swf"), trace_with_a_gap()).unwrap();
@@ -408,7 +409,14 @@ reports:
     .unwrap();
     let caption = schedule_caption_after_a_run(d);
     assert!(caption.contains(": 10 jobs ("), "{caption}");
-    assert!(caption.contains("has no job running over"), "{caption}");
+    assert!(
+        caption.contains("falls in a span with no job running, from trace hour 2 to 240,"),
+        "{caption}"
+    );
+    assert!(
+        caption.contains("at least half the cell's mean load"),
+        "{caption}"
+    );
     // A window the manifest sets is kept, even in the outage, and the caption says it is empty.
     let manifest = fs::read_to_string(d.join("experiments/gap.yaml")).unwrap()
         + "  gantt: {start: 200000, hours: 24}\n";

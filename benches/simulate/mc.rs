@@ -11,11 +11,11 @@
 //!   cluster's), other labels (`x86_64`, `brno`, `nfs4`, host names) are dropped, and a
 //!   multi-part spec (`a+b`) keeps its first part.
 //!
-//! wagap-2013 also runs on the two machine files bundled in `workloads/` (`wagap-2013.swf.machines`:
-//! its 2 clusters, 68 nodes; `mc-2013.swf.machines`: MetaCentrum in 2013). METACENTRUM-2009
-//! and `mc.swf.machines` are read from `../shared/workloads` (not bundled; wagap-2013 is read
-//! from there too, the same file as `workloads/wagap-2013.swf.gz`); the section is skipped with
-//! a note when they are absent. The machine file goes through the product's importer
+//! Both workloads run on `workloads/mc-2013.swf.machines` (Alea's `mc.swf.machines`, bundled
+//! under that name), and wagap-2013 also on its own `workloads/wagap-2013.swf.machines` (2
+//! clusters, 68 nodes). Everything is read from `workloads/` (what `make all` uses) but
+//! METACENTRUM-2009, which is not bundled: it alone is read from `../shared/workloads`, and
+//! left out with a note when that is absent. The machine file goes through the product's importer
 //! (`schedlab::machines`, what `schedlab simulate --machines` runs); the two workloads are read
 //! by the bench's own minimal readers below (METACENTRUM-2009 with its used memory, wagap-2013
 //! keeping only the `cl_` labels of its node specs, so that every job fits the mc nodes).
@@ -38,8 +38,14 @@ fn cpu_seconds() -> Option<f64> {
     Some(ns / 1e9)
 }
 
+/// `../shared/workloads`: only for METACENTRUM-2009, which is not bundled.
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads")
+}
+
+/// `workloads/`, the files `make all` uses.
+fn bundled() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads")
 }
 
 fn lines(path: &Path) -> Vec<String> {
@@ -107,7 +113,7 @@ pub fn metacentrum_2009() -> Workload {
 pub fn wagap_2013() -> Workload {
     let mut table = ConstraintTable::default();
     let mut ids = HashMap::new();
-    let jobs = lines(&shared().join("alea/wagap-2013.swf.gz"))
+    let jobs = lines(&bundled().join("wagap-2013.swf.gz"))
         .iter()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -199,37 +205,35 @@ fn assert_no_overallocation(w: &Workload, machine: &TopologyMachine, out: &SimOu
 }
 
 pub fn bench(filter: Option<&str>) {
-    if !shared().join("alea/mc.swf.machines").is_file() {
-        println!("\n(../shared/workloads not found: node-level MetaCentrum figures skipped)");
-        return;
-    }
     type Loader = fn() -> Workload;
-    // wagap-2013 also runs on the machine files bundled with it (`workloads/`, what `make all`
-    // uses): its own 2 clusters, and MetaCentrum's 2013 machine (jobs asking for a cluster the
-    // file does not have are skipped there, as by `schedlab simulate`).
-    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads");
-    let cases: [(&str, Loader, PathBuf); 4] = [
-        (
+    // The machine files and wagap-2013 are bundled in `workloads/` (what `make all` uses;
+    // `mc-2013.swf.machines` is Alea's `mc.swf.machines`, renamed). Only METACENTRUM-2009 is
+    // not: that case alone needs `../shared` and is left out, with a note, without it. Jobs
+    // asking for a cluster a machine file does not have are skipped there, as by `schedlab
+    // simulate`.
+    let bundled = bundled();
+    let mut cases: Vec<(&str, Loader, PathBuf)> = Vec::new();
+    if shared().join("METACENTRUM-2009-2.swf.gz").is_file() {
+        cases.push((
             "METACENTRUM-2009",
             metacentrum_2009,
-            shared().join("alea/mc.swf.machines"),
-        ),
-        (
-            "wagap-2013",
-            wagap_2013,
-            shared().join("alea/mc.swf.machines"),
-        ),
-        (
-            "wagap-2013",
-            wagap_2013,
-            bundled.join("wagap-2013.swf.machines"),
-        ),
-        (
-            "wagap-2013",
-            wagap_2013,
             bundled.join("mc-2013.swf.machines"),
-        ),
-    ];
+        ));
+    } else {
+        println!(
+            "\n(../shared/workloads/METACENTRUM-2009-2.swf.gz not found: its node-level figures skipped)"
+        );
+    }
+    cases.push((
+        "wagap-2013",
+        wagap_2013,
+        bundled.join("mc-2013.swf.machines"),
+    ));
+    cases.push((
+        "wagap-2013",
+        wagap_2013,
+        bundled.join("wagap-2013.swf.machines"),
+    ));
     let selected: Vec<_> = cases
         .iter()
         .filter(|(name, _, _)| filter.is_none_or(|f| name.contains(f) || "mc".contains(f)))
@@ -239,7 +243,7 @@ pub fn bench(filter: Option<&str>) {
     }
     assert_eq!(
         {
-            let t = topology_of(&cases[0].2);
+            let t = topology_of(&bundled.join("mc-2013.swf.machines"));
             (t.clusters.len(), t.nodes())
         },
         (20, 495)

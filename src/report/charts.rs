@@ -360,7 +360,7 @@ fn draw_series(out: &mut String, s: &Series, x: &Scale, y: &Scale) {
                 out,
                 "<g>{m}<title>{}: {}</title></g>",
                 svg::escape(&s.name),
-                svg::label(p.y)
+                svg::value_label(p.y)
             );
         }
     }
@@ -674,7 +674,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
                 (bar_w - 1.0).max(1.0),
                 (base - top_y).max(0.0),
                 svg::escape(&series.name),
-                svg::label(bar.value)
+                svg::value_label(bar.value)
             );
             let mut label_y = top_y - 3.0;
             if let Some((lo, hi)) = bar.band {
@@ -692,7 +692,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
                 );
                 label_y = label_y.min(a - 3.0);
             }
-            let text = svg::label(bar.value);
+            let text = svg::value_label(bar.value);
             if svg::text_width(&text, 10.0) <= bar_w + 2.0 {
                 svg::text(&mut out, cx, label_y, 10.0, "middle", &text);
             }

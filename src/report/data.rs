@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::dates::TraceClock;
 use super::gantt::{GanttJob, GanttReservation};
+use super::gantt_window;
 use super::users::{UserBin, UserData, UserRow};
 use crate::manifest::synthetic::{SyntheticLength, SyntheticSpec};
 use crate::manifest::{Manifest, WorkloadSource};
@@ -103,9 +104,9 @@ pub struct ReportData {
     pub gantt_reservations: Vec<GanttReservation>,
     /// The Gantt window, trace seconds.
     pub gantt_window: (f64, f64),
-    /// When the default window (a quarter into the measurement window) would have held no job
-    /// and was moved to the next job start: the idle span it skipped, trace seconds.
-    pub gantt_skipped: Option<(f64, f64)>,
+    /// When the default window (a quarter into the measurement window) was idle or nearly so
+    /// and moved on (report::gantt_window): why.
+    pub gantt_moved: Option<gantt_window::Moved>,
     /// users.parquet and user_timeseries.parquet, when the result set has them.
     pub users: UserData,
     /// clusters.parquet's rows of topology cells (those whose summary names a placement).
@@ -323,48 +324,6 @@ fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     Ok(())
 }
 
-/// The Gantt window of `seconds`: from `start` when the manifest sets it, else from `quarter`
-/// (a quarter into the measurement window) — unless no job runs there (a trace's outage, such
-/// as LPC-EGEE's four idle days in November 2004), in which case it moves on to the next job
-/// start, so the default picture shows a schedule rather than an empty frame. Returns the
-/// window and, when moved, the idle span skipped.
-pub fn gantt_window(
-    jobs: &[GanttJob],
-    start: Option<i64>,
-    quarter: f64,
-    seconds: f64,
-) -> ((f64, f64), Option<(f64, f64)>) {
-    if let Some(s) = start {
-        return ((s as f64, s as f64 + seconds), None);
-    }
-    let overlaps = |a: f64| jobs.iter().any(|j| j.end > a && j.start < a + seconds);
-    if overlaps(quarter) {
-        return ((quarter, quarter + seconds), None);
-    }
-    let next = jobs
-        .iter()
-        .map(|j| j.start)
-        .filter(|&t| t >= quarter)
-        .fold(f64::INFINITY, f64::min);
-    if next.is_finite() {
-        let s = next.floor();
-        // The idle span: from the last job end before the quarter point to the next start.
-        let idle_from = jobs
-            .iter()
-            .map(|j| j.end)
-            .filter(|&t| t <= quarter)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let idle_from = if idle_from.is_finite() {
-            idle_from
-        } else {
-            quarter
-        };
-        ((s, s + seconds), Some((idle_from, next)))
-    } else {
-        ((quarter, quarter + seconds), None)
-    }
-}
-
 /// Loads what the report of `manifest` needs from `dir` (= `results/<name>`). The Gantt view
 /// shows `gantt_cell` from `gantt_start` (default: a quarter into its measurement window) for
 /// `gantt_seconds`.
@@ -437,14 +396,13 @@ pub fn load(
     }
     load_clusters(dir, &mut data)?;
     load_queues(dir, &mut data)?;
-    let quarter = {
+    let measured = {
         let row = data.rows.iter().find(|r| r.cell == gantt_cell);
         let get = |k: &str| {
             row.and_then(|r| r.numbers.get(k).copied().flatten())
                 .unwrap_or(0.0)
         };
-        let (a, b) = (get("window_start"), get("window_end"));
-        (a + (b - a) / 4.0).floor()
+        (get("window_start"), get("window_end"))
     };
     let (batches, _) = read(
         &dir.join("timeseries.parquet"),
@@ -495,9 +453,10 @@ pub fn load(
             }
         }
     }
-    let (window, skipped) = gantt_window(&cell_jobs, gantt_start, quarter, gantt_seconds as f64);
+    let (window, moved) =
+        gantt_window::choose(&cell_jobs, gantt_start, measured, gantt_seconds as f64);
     data.gantt_window = window;
-    data.gantt_skipped = skipped;
+    data.gantt_moved = moved;
     let gantt_window = window;
     data.gantt_jobs = cell_jobs
         .into_iter()

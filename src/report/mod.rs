@@ -11,6 +11,7 @@ pub mod charts;
 pub mod data;
 pub mod dates;
 pub mod gantt;
+pub mod gantt_window;
 pub mod heatmap;
 pub mod markdown;
 pub mod metric;

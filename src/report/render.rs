@@ -57,13 +57,32 @@ fn environment() -> Environment<'static> {
     env
 }
 
-/// A chart's alternative text: the first sentence of its caption.
+/// A chart's alternative text: the first sentence of its caption. A sentence ends at ". "
+/// outside parentheses and not after an abbreviation ("expansion factor (Eq. 2) by scenario",
+/// "e.g. a cap" run on).
 fn alt(caption: &str) -> String {
-    caption
-        .split_once(". ")
-        .map_or(caption, |(first, _)| first)
-        .trim_end_matches('.')
-        .to_string()
+    const ABBREVIATIONS: [&str; 6] = ["Eq", "Fig", "e.g", "i.e", "cf", "vs"];
+    let mut depth = 0i32;
+    let mut end = caption.len();
+    for (i, c) in caption.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            '.' if depth <= 0 && caption[i + 1..].starts_with(' ') => {
+                let before = &caption[..i];
+                let word = before
+                    .rsplit(|c: char| c.is_whitespace() || c == '(')
+                    .next()
+                    .unwrap_or("");
+                if !ABBREVIATIONS.contains(&word) {
+                    end = i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    caption[..end].trim_end_matches('.').to_string()
 }
 
 fn section_value(s: &Section, name: &str) -> Value {
@@ -192,6 +211,27 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alt_text_is_the_first_sentence_whole() {
+        // Before: "Node-seconds-weighted expansion factor (Eq" — cut inside the parenthesis.
+        assert_eq!(
+            alt(
+                "Node-seconds-weighted expansion factor (Eq. 2) by scenario, may-2004. The paper's Graphs 10–11 show the same."
+            ),
+            "Node-seconds-weighted expansion factor (Eq. 2) by scenario, may-2004"
+        );
+        assert_eq!(
+            alt("Mean wait by scheduler. One run per configuration."),
+            "Mean wait by scheduler"
+        );
+        assert_eq!(
+            alt("A cap, e.g. 3,072 node-h, shown. More."),
+            "A cap, e.g. 3,072 node-h, shown"
+        );
+        assert_eq!(alt("No full stop"), "No full stop");
+        assert_eq!(alt("Ends with one."), "Ends with one");
+    }
 
     #[test]
     fn markdown_templates_escape_user_text_and_html_ones_escape_html() {

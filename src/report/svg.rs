@@ -153,7 +153,7 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
-/// A tick or value label: short, without trailing zeros (1.5k, 2.5M, 0.25, 1e-4).
+/// A tick label: short, without trailing zeros (1.5k, 2.5M, 0.25, 0.002, 1e-4).
 pub fn label(v: f64) -> String {
     let trim = |t: String| {
         if t.contains('.') {
@@ -171,7 +171,7 @@ pub fn label(v: f64) -> String {
         trim(format!("{:.1}", v / 1e3)) + "k"
     } else if a >= 100.0 {
         format!("{v:.0}")
-    } else if a >= 0.01 {
+    } else if a >= 0.001 {
         // Three significant digits.
         let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
         trim(format!("{v:.decimals$}"))
@@ -179,6 +179,17 @@ pub fn label(v: f64) -> String {
         let e = a.log10().floor() as i32;
         let m = v / 10f64.powi(e);
         format!("{}e{e}", trim(format!("{m:.2}")))
+    }
+}
+
+/// A value shown on a bar or a point: three significant digits, zeros kept, as the findings
+/// and the tables write them (0.870 beside 0.491, not 0.87), thousands separated; e-notation
+/// only below 0.001, where decimals would run long.
+pub fn value_label(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-3 {
+        label(v)
+    } else {
+        super::text::number(v)
     }
 }
 
@@ -424,7 +435,16 @@ mod tests {
         assert_eq!(label(2_500_000.0), "2.5M");
         assert_eq!(label(0.25), "0.25");
         assert_eq!(label(0.000_278), "2.78e-4");
-        assert_eq!(label(0.002_78), "2.78e-3");
+        assert_eq!(label(0.002_78), "0.00278");
+        assert_eq!(label(0.002), "0.002");
+        assert_eq!(label(0.000_5), "5e-4");
+        // Values on bars keep their zeros, so one chart's labels agree in precision.
+        assert_eq!(value_label(0.87), "0.870");
+        assert_eq!(value_label(0.491), "0.491");
+        assert_eq!(value_label(12.1), "12.1");
+        assert_eq!(value_label(21_100.0), "21,100");
+        assert_eq!(value_label(0.000_278), "2.78e-4");
+        assert_eq!(value_label(0.0), "0");
         assert_eq!(label(0.0278), "0.0278");
         assert_eq!(label(426.8), "427");
         assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");

@@ -234,16 +234,16 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 ),
         };
         let contexts = shape.combos_among(&context_axes, in_workload);
-        // (level, context) → the two estimates per metric.
-        let pair = |ctx: &[Level], level: &Level, m: &Metric| -> Option<(Estimate, Estimate)> {
+        // (axes, their levels, level compared) → the two estimates of a metric; a metric
+        // setting that cannot change the metric is read at its first level (τ changes no wait).
+        let pair = |axes: &[usize], ctx: &[Level], level: &Level, m: &Metric| {
+            let blind = metric::blind_axes(shape, &[m.column]);
             let find = |l: &Level| {
                 grid.configs.iter().find(|c| {
                     in_workload(&c.levels)
+                        && metric::at_first_levels(shape, &blind, &c.levels)
                         && &c.levels[ci] == l
-                        && context_axes
-                            .iter()
-                            .zip(ctx)
-                            .all(|(&i, v)| &c.levels[i] == v)
+                        && axes.iter().zip(ctx).all(|(&i, v)| &c.levels[i] == v)
                 })
             };
             Some((
@@ -251,16 +251,31 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 find(level)?.estimate(m.column, m.scale)?,
             ))
         };
+        // A metric's own settings: the context axes that can change it.
+        let scope_of = |m: &Metric| -> Vec<usize> {
+            context_axes
+                .iter()
+                .copied()
+                .filter(|&i| metric::can_change(&shape.axes[i].name, m.column))
+                .collect()
+        };
         let mut sentences = Vec::new();
         if contexts.len() <= MAX_CLAUSES {
             for ctx in &contexts {
                 let clauses: Vec<String> = axis.levels[1..]
                     .iter()
                     .filter_map(|level| {
+                        // A metric a setting here cannot change was stated at its first level.
                         let phrases: Vec<String> = metrics
                             .iter()
+                            .filter(|m| {
+                                context_axes.iter().zip(ctx).all(|(&i, l)| {
+                                    metric::can_change(&shape.axes[i].name, m.column)
+                                        || shape.axes[i].levels.first() == Some(l)
+                                })
+                            })
                             .filter_map(|m| {
-                                let (a, b) = pair(ctx, level, m)?;
+                                let (a, b) = pair(&context_axes, ctx, level, m)?;
                                 Some(compare_phrase(m, &a, &b))
                             })
                             .collect();
@@ -285,30 +300,65 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 });
             }
         } else {
-            let names: Vec<String> = context_axes
-                .iter()
-                .map(|&i| shape.axes[i].short())
-                .collect();
+            // Each metric is counted over its own settings: a metric setting (τ) multiplies
+            // the settings of the metrics it changes only.
+            let names = |axes: &[usize]| {
+                let names: Vec<String> = axes.iter().map(|&i| shape.axes[i].short()).collect();
+                text::list(&names)
+            };
+            let lead_axes = metrics.first().map(|m| scope_of(m)).unwrap_or_default();
             for level in &axis.levels[1..] {
+                let mut lead_count = None;
                 let parts: Vec<String> = metrics
                     .iter()
                     .filter_map(|m| {
-                        let pairs: Vec<(Estimate, Estimate)> =
-                            contexts.iter().filter_map(|c| pair(c, level, m)).collect();
-                        summary_phrase(m, &pairs)
+                        let axes = scope_of(m);
+                        let blind = metric::blind_axes(shape, &[m.column]);
+                        let contexts = shape.combos_among(&axes, |c| {
+                            in_workload(c) && metric::at_first_levels(shape, &blind, c)
+                        });
+                        let pairs: Vec<(Estimate, Estimate)> = contexts
+                            .iter()
+                            .filter_map(|c| pair(&axes, c, level, m))
+                            .collect();
+                        let scope = if axes == lead_axes {
+                            lead_count.get_or_insert(contexts.len());
+                            None
+                        } else {
+                            let settings: Vec<usize> = axes
+                                .iter()
+                                .copied()
+                                .filter(|i| !lead_axes.contains(i))
+                                .collect();
+                            Some(format!(
+                                "over the {} settings of {} ({} a metric setting)",
+                                contexts.len(),
+                                names(&axes),
+                                if settings.len() == 1 {
+                                    format!("{} is", names(&settings))
+                                } else {
+                                    format!("{} are", names(&settings))
+                                }
+                            ))
+                        };
+                        summary_phrase(m, &pairs, scope.as_deref())
                     })
                     .collect();
                 if parts.is_empty() {
                     continue;
                 }
-                sentences.push(format!(
-                    "Across the {} settings of {}, {} vs {} — {}.",
-                    contexts.len(),
-                    text::list(&names),
+                let lead = match lead_count {
+                    Some(n) if !lead_axes.is_empty() => {
+                        format!("Across the {n} settings of {}, ", names(&lead_axes))
+                    }
+                    _ => String::new(),
+                };
+                sentences.push(capitalize(&format!(
+                    "{lead}{} vs {} — {}.",
                     axis.named(level),
                     axis.value(reference),
                     parts.join("; ")
-                ));
+                )));
             }
         }
         if !sentences.is_empty() {
@@ -322,8 +372,17 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
 }
 
 /// "mean wait: lower in 8 and higher in 18 of 26 (median +3.1 %, from −12.0 % to ×2.4; 5 of
-/// 26 beyond replicate noise)".
-fn summary_phrase(m: &Metric, pairs: &[(Estimate, Estimate)]) -> Option<String> {
+/// 26 beyond replicate noise)"; with a `scope` ("over the 6 settings of …"), it follows the
+/// metric's name.
+fn summary_phrase(
+    m: &Metric,
+    pairs: &[(Estimate, Estimate)],
+    scope: Option<&str>,
+) -> Option<String> {
+    let name = match scope {
+        Some(s) => format!("{} {s}", m.name),
+        None => m.name.to_string(),
+    };
     if pairs.is_empty() {
         return None;
     }
@@ -344,11 +403,10 @@ fn summary_phrase(m: &Metric, pairs: &[(Estimate, Estimate)]) -> Option<String> 
         .filter(|(a, b)| difference_interval(a, b).is_some())
         .count();
     if lower == 0 && higher == 0 {
-        return Some(format!("{}: the same in all {}", m.name, pairs.len()));
+        return Some(format!("{name}: the same in all {}", pairs.len()));
     }
     let mut s = format!(
-        "{}: lower in {lower} and higher in {higher} of {}",
-        m.name,
+        "{name}: lower in {lower} and higher in {higher} of {}",
         pairs.len()
     );
     if !rel.is_empty() {
@@ -415,12 +473,14 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
                     let lead = if desc.is_empty() {
                         String::new()
                     } else {
-                        format!("at {desc}, ")
+                        format!("with {desc}, ")
                     };
+                    // The axis is named with the first value only: "from 9.60 h at load scale
+                    // 0.8 to 677 h at 1.2".
                     format!(
                         "{lead}from {} at {} to {} at {} ({}, {}{})",
                         value(m, &first.1),
-                        x.value(&Level::Number(first.0)),
+                        x.describe(&Level::Number(first.0)),
                         value(m, &last.1),
                         x.value(&Level::Number(last.0)),
                         text::change(first.1.mean, last.1.mean),
@@ -440,7 +500,7 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
                 .iter()
                 .map(|(_, p)| (p[0].1, p[p.len() - 1].1))
                 .collect();
-            if let Some(s) = summary_phrase(m, &pairs) {
+            if let Some(s) = summary_phrase(m, &pairs, None) {
                 sentences.push(format!(
                     "From the lowest to the highest {} in each of the {} series, {s}.",
                     x.short(),
@@ -479,7 +539,7 @@ fn shape_of(x: &crate::report::shape::Axis, pts: &[(f64, Estimate)]) -> String {
                 );
         format!(
             "not monotone: highest at {}, lowest at {}",
-            x.value(&Level::Number(top)),
+            x.describe(&Level::Number(top)),
             x.value(&Level::Number(bottom))
         )
     }

@@ -3,9 +3,12 @@
 //! trace gives its start (`reports.gantt` in the manifest picks the cell and window).
 
 use super::{Chart, Context, Family, Section, ViewKind, ViewSpec};
+use crate::report::dates::TraceClock;
 use crate::report::gantt::{self, Gantt};
+use crate::report::gantt_window::Moved;
 use crate::report::metric;
 use crate::report::shape::ResultShape;
+use crate::report::{svg, text};
 
 pub struct Schedule;
 
@@ -89,11 +92,8 @@ impl Family for Schedule {
                 format!(" and {} reservations", data.gantt_reservations.len())
             }
         );
-        if let Some(idle) = data.gantt_skipped {
-            caption.push_str(&format!(
-                " The trace has no job running over {}, so the window starts at the next job start instead of a quarter into the measurement window (reports.gantt.start picks another).",
-                gantt::window_text(idle, clock)
-            ));
+        if let Some(m) = data.gantt_moved {
+            caption.push_str(&moved_text(&m, unit, clock));
         }
         if data.gantt_jobs.is_empty() && data.gantt_reservations.is_empty() {
             caption.push_str(" No job runs in this window (reports.gantt.start picks another).");
@@ -107,5 +107,47 @@ impl Family for Schedule {
             caption,
             svg,
         });
+    }
+}
+
+/// Why the window is not a quarter into the measurement window, for the caption.
+fn moved_text(m: &Moved, unit: &str, clock: Option<&TraceClock>) -> String {
+    let at = match clock {
+        Some(c) => c.date_time(m.from),
+        None => format!("trace hour {}", svg::label((m.from / 3600.0).floor())),
+    };
+    let default = match m.idle {
+        Some(idle) => format!(
+            "falls in a span with no job running, {}",
+            span_text(idle, clock)
+        ),
+        None => format!(
+            "shows {} {unit} busy on average",
+            text::number(m.default_load)
+        ),
+    };
+    let mean = text::number(m.mean_load);
+    if m.load >= m.mean_load / 2.0 {
+        format!(
+            " The default window, a quarter into the measurement window ({at}), {default}, so this one starts at the first later job start from which the window holds at least half the cell's mean load: {} {unit} busy on average, against {mean} over the measurement window (reports.gantt.start picks another).",
+            text::number(m.load)
+        )
+    } else {
+        format!(
+            " The default window, a quarter into the measurement window ({at}), {default}, and no later window holds half the cell's mean load ({mean} {unit} busy on average), so this one starts at the next job start (reports.gantt.start picks another)."
+        )
+    }
+}
+
+/// "from 2004-11-10 20:50 to 2004-11-15 09:37" (the caption names the time zone before), or
+/// trace hours.
+fn span_text(span: (f64, f64), clock: Option<&TraceClock>) -> String {
+    match clock {
+        Some(c) => format!("from {} to {}", c.date_time(span.0), c.date_time(span.1)),
+        None => format!(
+            "from trace hour {} to {}",
+            svg::label((span.0 / 3600.0).floor()),
+            svg::label((span.1 / 3600.0).ceil())
+        ),
     }
 }

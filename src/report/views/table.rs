@@ -4,6 +4,7 @@
 use super::{Context, Family, Section, Table, ViewKind, ViewSpec};
 use crate::report::metric::METRICS;
 use crate::report::shape::ResultShape;
+use crate::report::text;
 
 pub struct Configurations;
 
@@ -66,11 +67,37 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
         headers.push("replicas".into());
     }
     headers.extend(metrics.iter().map(|m| header(m.column).to_string()));
-    let rows: Vec<Vec<String>> = ctx
+    // Each metric column shows one number of decimals: the metric's own, or more where a value
+    // would otherwise keep fewer than three significant digits (LPC-EGEE's mean waits of
+    // 0.0396 h and 0.0366 h are not both "0.04").
+    let means: Vec<Vec<Option<f64>>> = ctx
         .grid
         .configs
         .iter()
         .map(|c| {
+            metrics
+                .iter()
+                .map(|m| c.estimate(m.column, m.scale).map(|e| e.mean))
+                .collect()
+        })
+        .collect();
+    let decimals: Vec<usize> = metrics
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            means
+                .iter()
+                .filter_map(|row| row[k])
+                .map(significant_decimals)
+                .fold(m.decimals, usize::max)
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = ctx
+        .grid
+        .configs
+        .iter()
+        .zip(&means)
+        .map(|(c, means)| {
             let mut row: Vec<String> = shape
                 .axes
                 .iter()
@@ -83,9 +110,14 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
             if shape.replicas > 1 {
                 row.push(c.rows.len().to_string());
             }
-            row.extend(metrics.iter().map(|m| {
-                c.estimate(m.column, m.scale)
-                    .map_or("–".to_string(), |e| format!("{:.*}", m.decimals, e.mean))
+            row.extend(metrics.iter().zip(means).zip(&decimals).map(|((m, v), d)| {
+                v.map_or("–".to_string(), |v| {
+                    if m.column == "jobs" {
+                        text::number(v)
+                    } else {
+                        format!("{v:.d$}")
+                    }
+                })
             }));
             row
         })
@@ -105,5 +137,28 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
         rows,
         text_columns: shape.axes.len().max(1),
         folded: n > FOLD_ROWS,
+    }
+}
+
+/// Decimals that keep three significant digits of `v` (none for values from 100 up; at most 6).
+fn significant_decimals(v: f64) -> usize {
+    if v == 0.0 || !v.is_finite() {
+        0
+    } else {
+        (2 - v.abs().log10().floor() as i64).clamp(0, 6) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant_decimals;
+
+    #[test]
+    fn decimals_keep_three_significant_digits() {
+        assert_eq!(significant_decimals(0.0396), 4);
+        assert_eq!(significant_decimals(5.41), 2);
+        assert_eq!(significant_decimals(427.3), 0);
+        assert_eq!(significant_decimals(0.0), 0);
+        assert_eq!(significant_decimals(1e-9), 6);
     }
 }
