@@ -28,6 +28,9 @@ const METRICS_SOURCES: &[&str] = &[
     "src/store/columns.rs",
     "src/store/penalties.rs",
     "src/execute/eet_outputs.rs",
+    "src/store/eet.rs",
+    // The container of a metrics entry's small tables (`tables.bundle`).
+    "src/cache/bundle.rs",
 ];
 /// Source trees whose content defines what an aggregation node writes.
 const AGGREGATE_SOURCES: &[&str] = &["src/store", "src/execute/aggregate_node.rs"];

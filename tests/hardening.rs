@@ -346,11 +346,13 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
         .iter()
         .filter(|d| **d != aggregate && d.join("jobs.parquet").exists())
         .collect();
-    // Damage: one byte of the aggregate's summary, one byte of a cell's jobs, and one cell's
-    // marker removed (half-present).
+    // Damage: one byte of the aggregate's summary, one byte of a cell's jobs, one byte of
+    // another cell's packed small tables (`tables.bundle`), and one cell's marker removed
+    // (half-present).
     for file in [
         aggregate.join("summary.parquet"),
         cells[0].join("jobs.parquet"),
+        cells[2].join("tables.bundle"),
     ] {
         let mut bytes = fs::read(&file).unwrap();
         let middle = bytes.len() / 2;
@@ -366,14 +368,14 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
     assert!(out.status.success(), "{err}");
     assert_eq!(
         err.matches("warning: cache entry of").count(),
-        3,
+        4,
         "one warning per damaged entry: {err}"
     );
     assert!(
         err.contains("moved it to") && err.contains("computing it again"),
         "{err}"
     );
-    assert_eq!(with_outcome(&events, "ran").len(), 3, "{events:?}");
+    assert_eq!(with_outcome(&events, "ran").len(), 4, "{events:?}");
     assert_eq!(
         p.published("grid"),
         original,
@@ -381,7 +383,7 @@ fn corrupt_cache_entries_are_quarantined_recomputed_and_removed_by_gc() {
     );
     let quarantine = p.state().join("quarantine");
     let set_aside: Vec<_> = fs::read_dir(&quarantine).unwrap().collect();
-    assert_eq!(set_aside.len(), 3);
+    assert_eq!(set_aside.len(), 4);
     for q in set_aside {
         let q = q.unwrap().path();
         assert!(q.join("reason.txt").is_file(), "{} says why", q.display());

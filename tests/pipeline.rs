@@ -541,3 +541,90 @@ fn metrics_without_re_simulation() {
         "{plan}"
     );
 }
+
+/// The files each node kind writes into the cache (docs/cache.md, "Files per node"): a
+/// schedule entry 3 (its schedule, instants and marker), a metrics entry 3 (`jobs.parquet`, the
+/// small tables packed in `tables.bundle`, the marker; 11 before session 7), the aggregate its
+/// 12 result files and marker. A τ sweep of 2 × 2 cells leaves 2 × 3 + 4 × 3 + 13 files — and
+/// the bundle holds every small table the aggregate reads, each a whole Parquet file.
+#[test]
+fn files_per_node_a_metrics_entry_is_three_files() {
+    let p = Project::new();
+    p.manifest(
+        "taus",
+        "name: taus
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz}
+clusters:
+  pool: {procs: 100}
+schedulers:
+  easy: {policy: easy}
+grid:
+  axes:
+    first_jobs: [50, 100]
+    tau: [10, 600]
+",
+    );
+    let (out, events) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(outcomes(&events, "ran").len(), 2 + 4 + 1, "{events:?}");
+    let entries = p.path().join("results/.schedlab/entries");
+    let mut kinds: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut total = 0;
+    for shard in fs::read_dir(&entries).unwrap() {
+        for entry in fs::read_dir(shard.unwrap().path()).unwrap() {
+            let dir = entry.unwrap().path();
+            let names: Vec<String> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            total += names.len();
+            let kind = if names.iter().any(|n| n == "summary.parquet") {
+                "aggregate"
+            } else if names.iter().any(|n| n == "schedule.parquet") {
+                "schedule"
+            } else {
+                assert!(
+                    names.iter().any(|n| n == "tables.bundle"),
+                    "a metrics entry packs its small tables: {names:?}"
+                );
+                let bundle =
+                    schedlab::cache::bundle::Bundle::read(&dir.join("tables.bundle")).unwrap();
+                let mut members: Vec<&str> = bundle.names().collect();
+                members.sort_unstable();
+                assert_eq!(
+                    members,
+                    [
+                        "cluster_timeseries.parquet",
+                        "clusters.parquet",
+                        "eet_heatmap.parquet",
+                        "eet_usage.parquet",
+                        "job_penalties.parquet",
+                        "queues.parquet",
+                        "timeseries.parquet",
+                        "user_timeseries.parquet",
+                        "users.parquet",
+                    ]
+                );
+                for name in members {
+                    // Each member is a whole Parquet file (magic at both ends).
+                    let bytes = bundle.get(name).unwrap();
+                    assert!(
+                        bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"),
+                        "{name}"
+                    );
+                }
+                "metrics"
+            };
+            kinds.entry(kind).or_default().push(names.len());
+        }
+    }
+    assert_eq!(kinds["schedule"], [3, 3], "{kinds:?}");
+    assert_eq!(kinds["metrics"], [3, 3, 3, 3], "{kinds:?}");
+    assert_eq!(kinds["aggregate"], [13], "{kinds:?}");
+    assert_eq!(total, 2 * 3 + 4 * 3 + 13);
+}

@@ -14,6 +14,7 @@
 //! Published result files (`publish.rs`) are copies of entry files, checked against their
 //! entry on every run.
 
+pub mod bundle;
 mod digests;
 mod entry;
 mod lock;

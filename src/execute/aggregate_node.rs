@@ -17,9 +17,11 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::reader::ChunkReader;
 use rayon::prelude::*;
 
-use super::metrics_node::{CELL_SUMMARY_KEY, CellSummary};
+use super::metrics_node::{CELL_SUMMARY_KEY, CellSummary, TABLES_FILE};
+use crate::cache::bundle::Bundle;
 use crate::cache::{EntryStore, EntryWriter};
 use crate::manifest::{Cell, Manifest};
 use crate::plan::NodeKey;
@@ -138,7 +140,7 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
     let jobs_path = dir.join("jobs.parquet");
     let (jobs_schema, rows, kv) = read_metadata(&jobs_path)?;
     let jobs = if rows <= JOBS_READ_WHOLE {
-        JobsPart::Read(read_batches(&jobs_path)?.1)
+        JobsPart::Read(read_batches(&jobs_path, open(&jobs_path)?)?.1)
     } else {
         JobsPart::Streamed(jobs_path)
     };
@@ -148,18 +150,23 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
         .map(|(_, v)| v)
         .ok_or_else(|| format!("{}: no cell summary in jobs.parquet", dir.display()))?;
     let summary: CellSummary = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let (ts_schema, timeseries, _) = read_batches(&dir.join("timeseries.parquet"))?;
+    // The other tables are members of one file (metrics_node::TABLES_FILE).
+    let tables_path = dir.join(TABLES_FILE);
+    let tables = Bundle::read(&tables_path)?;
+    let member = |name: &str| {
+        let bytes = tables
+            .get(name)
+            .ok_or_else(|| format!("{}: no {name}", tables_path.display()))?;
+        read_batches(&tables_path.join(name), bytes)
+    };
+    let (ts_schema, timeseries, _) = member("timeseries.parquet")?;
     let extra = EXTRA_FILES
         .iter()
-        .map(|(name, _)| {
-            read_batches(&dir.join(name)).map(|(schema, batches, _)| (schema, batches))
-        })
+        .map(|(name, _)| member(name).map(|(schema, batches, _)| (schema, batches)))
         .collect::<Result<Vec<_>, _>>()?;
-    let reservations_file = dir.join("reservations.parquet");
-    let reservations = if reservations_file.is_file() {
-        read_batches(&reservations_file)?.1
-    } else {
-        Vec::new()
+    let reservations = match tables.get("reservations.parquet") {
+        Some(_) => member("reservations.parquet")?.1,
+        None => Vec::new(),
     };
     Ok(CellParts {
         summary,
@@ -547,9 +554,13 @@ fn synthetic_first_user(
 type KeyValues = Vec<(String, String)>;
 
 /// The schema, record batches and key-value metadata of a Parquet file.
-fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues), String> {
+/// All the record batches of the Parquet file in `data` (read from `path`, as errors say).
+fn read_batches(
+    path: &Path,
+    data: impl ChunkReader + 'static,
+) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let (builder, kv) = open_parquet(path)?;
+    let (builder, kv) = open_parquet(path, data)?;
     let schema = builder.schema().clone();
     let reader = builder.build().map_err(|e| err(&e))?;
     let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
@@ -558,7 +569,7 @@ fn read_batches(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues),
 
 /// The schema, row count and key-value metadata of a Parquet file, from its footer.
 fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, KeyValues), String> {
-    let (builder, kv) = open_parquet(path)?;
+    let (builder, kv) = open_parquet(path, open(path)?)?;
     let rows = builder.metadata().file_metadata().num_rows();
     Ok((builder.schema().clone(), rows, kv))
 }
@@ -569,7 +580,7 @@ fn for_batches(
     mut f: impl FnMut(RecordBatch) -> Result<(), String>,
 ) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let (builder, _) = open_parquet(path)?;
+    let (builder, _) = open_parquet(path, open(path)?)?;
     for batch in builder.build().map_err(|e| err(&e))? {
         f(batch.map_err(|e| err(&e))?)?;
     }
@@ -577,10 +588,16 @@ fn for_batches(
 }
 
 /// A reader of a Parquet file and its key-value metadata.
-fn open_parquet(path: &Path) -> Result<(ParquetRecordBatchReaderBuilder<File>, KeyValues), String> {
+fn open(path: &Path) -> Result<File, String> {
+    File::open(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn open_parquet<R: ChunkReader + 'static>(
+    path: &Path,
+    data: R,
+) -> Result<(ParquetRecordBatchReaderBuilder<R>, KeyValues), String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let file = File::open(path).map_err(|e| err(&e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| err(&e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(data).map_err(|e| err(&e))?;
     let kv = builder
         .metadata()
         .file_metadata()

@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cache::EntryWriter;
 use crate::manifest::Cell;
 use crate::sim::fairshare::Replay;
 use crate::sim::metrics::JobRecord;
@@ -102,24 +101,20 @@ impl EetPass {
     }
 }
 
-/// Writes `eet_heatmap.parquet` and `eet_usage.parquet` of a cell into `entry`.
-pub fn write(
-    entry: &EntryWriter,
+/// Adds `eet_heatmap.parquet` and `eet_usage.parquet` of a cell to its entry's `tables`.
+pub(super) fn write(
+    tables: &mut super::metrics_node::Tables,
     eet: &ScheduleEet,
     cores: u64,
     memory_kb: u64,
 ) -> Result<(), String> {
-    write_eet_heatmap(&entry.path("eet_heatmap.parquet"), &eet.heatmap, &[])
-        .map_err(|e| e.to_string())?;
+    tables.add("eet_heatmap.parquet", |to| {
+        write_eet_heatmap(to, &eet.heatmap, &[])
+    })?;
     let memory = (memory_kb > 0).then_some(memory_kb);
-    write_eet_usage(
-        &entry.path("eet_usage.parquet"),
-        &eet.heatmap,
-        Some(cores),
-        memory,
-        &[],
-    )
-    .map_err(|e| e.to_string())
+    tables.add("eet_usage.parquet", |to| {
+        write_eet_usage(to, &eet.heatmap, Some(cores), memory, &[])
+    })
 }
 
 /// The summary columns of a cell's EETs (docs/outputs.md, summary.parquet).

@@ -3,11 +3,14 @@
 //! (docs/cache.md). It reads the cell's workload again (what jobs asked for; the fairshare
 //! replay prices requests) and the schedule, and writes every per-cell result file into its own
 //! entry: `jobs.parquet` (per-job records, no `cell` column: an entry may serve several cells)
-//! carrying the cell's summary as key-value metadata ([`CELL_SUMMARY_KEY`]),
-//! `timeseries.parquet`, `users.parquet`, `user_timeseries.parquet`, `clusters.parquet`,
-//! `cluster_timeseries.parquet`, `queues.parquet`, the EET heatmap (`eet_heatmap.parquet`,
-//! `eet_usage.parquet`; `eet_outputs.rs`), `job_penalties.parquet`, and a copy of the schedule's
-//! `reservations.parquet` when there is one — so an aggregate reads one entry per cell. The
+//! carrying the cell's summary as key-value metadata ([`CELL_SUMMARY_KEY`]), and one
+//! [`TABLES_FILE`] whose members are the small tables — `timeseries.parquet`, `users.parquet`,
+//! `user_timeseries.parquet`, `clusters.parquet`, `cluster_timeseries.parquet`,
+//! `queues.parquet`, the EET heatmap (`eet_heatmap.parquet`, `eet_usage.parquet`;
+//! `eet_outputs.rs`), `job_penalties.parquet`, and a copy of the schedule's
+//! `reservations.parquet` when there is one — so an aggregate reads one entry per cell, and an
+//! entry is three files with its marker, not eleven (the file count was most of a small cell's
+//! cost). The
 //! scheduler-call instants are streamed (run-length folded: memory does not depend on the
 //! scheduler's interval). Its source is part of the metrics version (build.rs).
 
@@ -18,6 +21,7 @@ use serde::Serialize;
 
 use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workload};
 use crate::cache::EntryWriter;
+use crate::cache::bundle::BundleWriter;
 use crate::manifest::{Cell, Limits};
 use crate::sim::fairshare::{PenaltyModel, PenaltySpec, Pricing, ReplayJob, Sampling, replay_jobs};
 use crate::sim::metrics::eet::{EetJob, EetUsers};
@@ -31,7 +35,7 @@ use crate::sim::timeseries::{Binner, bins_needed};
 use crate::sim::{Machine, Workload};
 use crate::store::schedule::{read_facts, read_instants, read_jobs};
 use crate::store::{
-    JobLabels, JobsWriter, OutputFile, Table, Value, write_job_penalties, write_timeseries,
+    JobLabels, JobsWriter, OutputFile, Table, Target, Value, write_job_penalties, write_timeseries,
     write_user_timeseries, write_users,
 };
 use crate::swf::{Anomalies, ReadOptions};
@@ -301,31 +305,28 @@ fn compute(
     jobs.finish_with(&[(CELL_SUMMARY_KEY.to_string(), text)])
         .map_err(|e| e.to_string())?;
 
-    write_queue_summaries(&entry.path("queues.parquet"), &queue_sums.finish())?;
+    // The small tables go into one file, `tables.bundle` (written last, below).
+    let mut tables = Tables::default();
+    tables.add("queues.parquet", |to| {
+        write_queue_summaries(to, &queue_sums.finish())
+    })?;
 
     let reservations = schedule.join("reservations.parquet");
     if reservations.is_file() {
-        let to = entry.path("reservations.parquet");
-        std::fs::copy(&reservations, &to)
-            .map_err(|e| format!("{}: {e}", reservations.display()))?;
+        let bytes =
+            std::fs::read(&reservations).map_err(|e| format!("{}: {e}", reservations.display()))?;
+        tables.0.add("reservations.parquet", bytes);
     }
 
-    write_users(
-        &entry.path("users.parquet"),
-        &user_rows,
-        &eet.report.users,
-        &[],
-    )
-    .map_err(|e| e.to_string())?;
-    super::eet_outputs::write(entry, &eet, total.0[0], total.0[1])?;
+    tables.add("users.parquet", |to| {
+        write_users(to, &user_rows, &eet.report.users, &[])
+    })?;
+    super::eet_outputs::write(&mut tables, &eet, total.0[0], total.0[1])?;
     drop(eet);
-    write_penalties(cell, workload, machine, penalty_waits, entry)?;
-    write_user_timeseries(
-        &entry.path("user_timeseries.parquet"),
-        &users_replay.samples,
-        &[],
-    )
-    .map_err(|e| e.to_string())?;
+    write_penalties(cell, workload, machine, penalty_waits, &mut tables)?;
+    tables.add("user_timeseries.parquet", |to| {
+        write_user_timeseries(to, &users_replay.samples, &[])
+    })?;
 
     let queues: Vec<(String, Vec<f64>)> = classes
         .0
@@ -344,14 +345,9 @@ fn compute(
             )
         })
         .collect();
-    write_timeseries(
-        &entry.path("timeseries.parquet"),
-        &bins,
-        &queues,
-        &resources,
-        &[],
-    )
-    .map_err(|e| e.to_string())?;
+    tables.add("timeseries.parquet", |to| {
+        write_timeseries(to, &bins, &queues, &resources, &[])
+    })?;
 
     // Per cluster: capacity, utilization over the window and what its measured jobs saw, and
     // utilization over time.
@@ -387,9 +383,9 @@ fn compute(
             .set("bounded_slowdown_mean", float(m.bounded_slowdown_mean))
             .set("backfilled_fraction", float(m.backfilled_fraction));
     }
-    clusters
-        .write(&entry.path("clusters.parquet"), &[], OutputFile::Clusters)
-        .map_err(|e| e.to_string())?;
+    tables.add("clusters.parquet", |to| {
+        clusters.write(to, &[], OutputFile::Clusters)
+    })?;
     let mut series = Table::default();
     for (c, name) in cluster_names.iter().enumerate() {
         for (bin, fractions) in bins.iter().zip(&cluster_bins[c]) {
@@ -405,13 +401,40 @@ fn compute(
             }
         }
     }
-    series
-        .write(
-            &entry.path("cluster_timeseries.parquet"),
-            &[],
-            OutputFile::ClusterTimeseries,
-        )
-        .map_err(|e| e.to_string())
+    tables.add("cluster_timeseries.parquet", |to| {
+        series.write(to, &[], OutputFile::ClusterTimeseries)
+    })?;
+    let path = entry.path(TABLES_FILE);
+    tables
+        .0
+        .write(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The file of a metrics entry that holds its small tables (every result table but
+/// `jobs.parquet`), each a Parquet file as a member named like the result file it feeds.
+pub const TABLES_FILE: &str = "tables.bundle";
+
+/// The small tables of a metrics entry, gathered in memory for [`TABLES_FILE`].
+#[derive(Default)]
+pub(super) struct Tables(pub(super) BundleWriter);
+
+impl Tables {
+    /// Adds the member `name`, the Parquet file `write` encodes.
+    pub(super) fn add(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(Target<'_>) -> Result<(), crate::store::StoreError>,
+    ) -> Result<(), String> {
+        let mut bytes = Vec::new();
+        write(Target::Memory {
+            name,
+            bytes: &mut bytes,
+        })
+        .map_err(|e| e.to_string())?;
+        self.0.add(name, bytes);
+        Ok(())
+    }
 }
 
 /// Whether a cell writes rows into `job_penalties.parquet`: fairshare and priority orders.
@@ -450,12 +473,12 @@ fn write_penalties(
     workload: &Workload,
     machine: &Machine,
     waits: PenaltyWaits,
-    entry: &EntryWriter,
+    tables: &mut Tables,
 ) -> Result<(), String> {
-    let path = entry.path("job_penalties.parquet");
+    let name = "job_penalties.parquet";
     let order = &cell.scheduler.order;
     if !has_penalties(cell) {
-        return write_job_penalties(&path, &[], &[], &[]).map_err(|e| e.to_string());
+        return tables.add(name, |to| write_job_penalties(to, &[], &[], &[]));
     }
     // The cell's penalty settings (queue costs, GPUs) under both models.
     let spec = PenaltySpec {
@@ -465,14 +488,14 @@ fn write_penalties(
     let pricing = Pricing::new(machine, (&workload.constraints, &workload.requests), &spec)
         .map_err(|e| format!("scheduler `{}`: fairshare {e}", cell.scheduler.name))?;
     let jobs = crate::analysis::job_penalties(workload, &pricing);
-    write_job_penalties(&path, &jobs, &waits.0, &[]).map_err(|e| e.to_string())
+    tables.add(name, |to| write_job_penalties(to, &jobs, &waits.0, &[]))
 }
 
 /// `queues.parquet`: one row per queue (docs/outputs.md).
 fn write_queue_summaries(
-    path: &std::path::Path,
+    to: Target<'_>,
     rows: &[metrics::QueueSummary],
-) -> Result<(), String> {
+) -> Result<(), crate::store::StoreError> {
     let opt = |v: Option<f64>| v.map_or(Value::Null, Value::Float);
     let mut table = Table::default();
     for q in rows {
@@ -489,9 +512,7 @@ fn write_queue_summaries(
             .set("proc_seconds", Value::Float(q.proc_seconds))
             .set("utilization_share", opt(q.utilization_share));
     }
-    table
-        .write(path, &[], OutputFile::Queues)
-        .map_err(|e| e.to_string())
+    table.write(to, &[], OutputFile::Queues)
 }
 
 /// Resource kinds, in the order of [`crate::sim::ResourceVec`], as they appear in column names.

@@ -57,11 +57,12 @@ impl Transforms {
                     .as_ref()
                     .is_none_or(|p| p.contains(&j.partition))
             })
+            // `first_jobs` keeps the first jobs that pass the filters: stop there rather than
+            // copy the whole trace and truncate (a metrics node of a 200-job cell of a
+            // 28,000-job trace spent a fifth of its time on that copy).
+            .take(self.first_jobs.unwrap_or(usize::MAX))
             .cloned()
             .collect();
-        if let Some(n) = self.first_jobs {
-            jobs.truncate(n);
-        }
         if let (Some(factor), Some(first)) = (self.load_scale, jobs.first().map(|j| j.submit)) {
             for job in &mut jobs {
                 job.submit =

@@ -137,8 +137,8 @@ pub fn write_eet_users(
 
 /// `eet_heatmap.parquet`: the non-empty cells, row by row (rows by total tardiness), each row
 /// in time order.
-pub fn write_eet_heatmap(
-    path: &Path,
+pub fn write_eet_heatmap<'a>(
+    to: impl Into<super::Target<'a>>,
     heatmap: &Heatmap,
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
@@ -175,13 +175,13 @@ pub fn write_eet_heatmap(
             cells().map(|(_, _, c)| int(c.max)),
         )),
     ];
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }
 
 /// `eet_usage.parquet`: one row per bin of the heatmap's axis; fractions of the system's
 /// capacity where it is given.
-pub fn write_eet_usage(
-    path: &Path,
+pub fn write_eet_usage<'a>(
+    to: impl Into<super::Target<'a>>,
     heatmap: &Heatmap,
     system_cpus: Option<u64>,
     system_memory_kb: Option<u64>,
@@ -221,5 +221,5 @@ pub fn write_eet_usage(
         fraction(system_cpus, |u| u.cpu),
         fraction(system_memory_kb, |u| u.memory),
     ];
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }

@@ -58,15 +58,60 @@ pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
         .build()
 }
 
-/// Writes one batch of `columns` under `schema` to `path`, atomically. Empty columns give a file
-/// with the schema and no rows.
-pub(crate) fn write_columns(
-    path: &std::path::Path,
+/// Where a small result table goes: a file of its own (written atomically), or the bytes of a
+/// Parquet file in memory (a member of a cache entry's bundle, `cache::bundle`), `name` naming it
+/// in errors.
+pub enum Target<'a> {
+    File(&'a std::path::Path),
+    Memory {
+        name: &'a str,
+        bytes: &'a mut Vec<u8>,
+    },
+}
+
+impl<'a> From<&'a std::path::Path> for Target<'a> {
+    fn from(path: &'a std::path::Path) -> Self {
+        Target::File(path)
+    }
+}
+
+impl<'a> From<&'a PathBuf> for Target<'a> {
+    fn from(path: &'a PathBuf) -> Self {
+        Target::File(path)
+    }
+}
+
+/// Writes one batch of `columns` under `schema` to `to` (a file atomically). Empty columns give
+/// a file with the schema and no rows.
+pub(crate) fn write_columns<'a>(
+    to: impl Into<Target<'a>>,
     schema: arrow_schema::SchemaRef,
     columns: Vec<arrow_array::ArrayRef>,
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
-    let mut sink = ParquetSink::create(path, schema, metadata)?;
-    sink.push_columns(columns)?;
-    sink.finish()
+    match to.into() {
+        Target::File(path) => {
+            let mut sink = ParquetSink::create(path, schema, metadata)?;
+            sink.push_columns(columns)?;
+            sink.finish()
+        }
+        Target::Memory { name, bytes } => {
+            // A small table in one row group, encoded as the file writer would (same
+            // properties, so the same schema, metadata and values).
+            let err =
+                |e: &dyn std::fmt::Display| jobs::parquet_error(std::path::Path::new(name), e);
+            let mut writer = parquet::arrow::ArrowWriter::try_new(
+                std::mem::take(bytes),
+                schema.clone(),
+                Some(writer_properties(metadata)),
+            )
+            .map_err(|e| err(&e))?;
+            let batch = arrow_array::RecordBatch::try_new(schema, columns).map_err(|e| err(&e))?;
+            if batch.num_rows() > 0 {
+                writer.write(&batch).map_err(|e| err(&e))?;
+            }
+            *bytes = writer.into_inner().map_err(|e| err(&e))?;
+            Ok(())
+        }
+    }
 }

@@ -2,7 +2,6 @@
 //! penalty under `cpu` and `pe_min` on the cell's machine, with its wait in the cell — what the
 //! report's Klusáček & Rudová §4 comparison reads. Written with its columns even without rows.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array};
@@ -14,8 +13,8 @@ use crate::sim::Time;
 
 /// `jobs` (from [`crate::analysis::job_penalties`]) with `waits[i]`, the wait of workload job
 /// `i` in the cell (`None`: it never ran).
-pub fn write_job_penalties(
-    path: &Path,
+pub fn write_job_penalties<'a>(
+    to: impl Into<super::Target<'a>>,
     jobs: &[JobPenalties],
     waits: &[Option<Time>],
     metadata: &[(String, String)],
@@ -47,5 +46,5 @@ pub fn write_job_penalties(
         Arc::new(jobs.iter().map(|j| j.increase()).collect::<Float64Array>()),
         Arc::new(jobs.iter().map(wait).collect::<Int64Array>()),
     ];
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }

@@ -4,7 +4,6 @@
 //! string, Boolean if any is a boolean, Float64 if any is a float (an untyped null counts as
 //! one), else Int64. Every column is nullable; a missing value is a null.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::ArrayRef;
@@ -98,14 +97,14 @@ impl Table {
     }
 
     /// Writes the table to `path` (columns described as `file` documents them).
-    pub fn write(
+    pub fn write<'a>(
         &self,
-        path: &Path,
+        to: impl Into<super::Target<'a>>,
         metadata: &[(String, String)],
         file: OutputFile,
     ) -> Result<(), StoreError> {
         let (schema, arrays) = self.to_arrays(file);
-        write_columns(path, schema, arrays, metadata)
+        write_columns(to, schema, arrays, metadata)
     }
 
     /// The table as a described schema and Arrow arrays, types inferred from the values.

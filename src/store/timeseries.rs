@@ -1,7 +1,6 @@
 //! `timeseries.parquet` of one simulation: utilization and queue length per time bin
 //! (columns in docs/outputs.md). Written with its columns even when there are no bins.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array};
@@ -13,8 +12,8 @@ use crate::sim::timeseries::Bin;
 
 /// Writes `bins`, then one `queue_mean_<class>` column per entry of `class_queues`, then the
 /// named nullable `extra` columns (utilization by resource).
-pub fn write_timeseries(
-    path: &Path,
+pub fn write_timeseries<'a>(
+    to: impl Into<super::Target<'a>>,
     bins: &[Bin],
     class_queues: &[(String, Vec<f64>)],
     extra: &[(String, Vec<Option<f64>>)],
@@ -65,5 +64,5 @@ pub fn write_timeseries(
     for (_, series) in extra {
         columns.push(Arc::new(Float64Array::from(series.clone())));
     }
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }

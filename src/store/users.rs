@@ -2,7 +2,6 @@
 //! factor and cores per user) of one simulation (columns in docs/outputs.md). Written with their
 //! columns even when there are no rows.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array};
@@ -15,8 +14,8 @@ use crate::sim::metrics::eet::{Resource, UserEet};
 
 /// `rows` with each user's expected-end-time figures from `eet` (by user id; null columns for a
 /// user without).
-pub fn write_users(
-    path: &Path,
+pub fn write_users<'a>(
+    to: impl Into<super::Target<'a>>,
     rows: &[UserRow],
     eet: &[UserEet],
     metadata: &[(String, String)],
@@ -94,11 +93,11 @@ pub fn write_users(
         eet_floats(|u| u.capacity[Resource::Cpu].map(|c| c.to_f64())),
         eet_floats(|u| u.capacity[Resource::Memory].map(|c| c.to_f64())),
     ]);
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }
 
-pub fn write_user_timeseries(
-    path: &Path,
+pub fn write_user_timeseries<'a>(
+    to: impl Into<super::Target<'a>>,
     samples: &[UserSample],
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
@@ -125,5 +124,5 @@ pub fn write_user_timeseries(
             samples.iter().map(|s| s.cores),
         )),
     ];
-    write_columns(path, schema, columns, metadata)
+    write_columns(to, schema, columns, metadata)
 }
