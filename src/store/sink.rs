@@ -210,7 +210,10 @@ impl ParquetSink {
         group.close().map_err(|e| err(&e))?;
         let bytes = writer.into_inner().map_err(|e| err(&e))?.bytes;
         // `bytes`: the row group, then its footer, the footer's length and the magic.
-        let tail = bytes.len().checked_sub(8).ok_or_else(|| err(&"no footer"))?;
+        let tail = bytes
+            .len()
+            .checked_sub(8)
+            .ok_or_else(|| err(&"no footer"))?;
         let footer_len = u32::from_le_bytes(bytes[tail..tail + 4].try_into().unwrap()) as usize;
         let footer_start = tail
             .checked_sub(footer_len)
@@ -233,7 +236,11 @@ impl ParquetSink {
     fn spill_footer(&mut self) -> Result<(), StoreError> {
         let io = |e| io_error(&self.path, e);
         if self.footer_spill.is_none() {
-            let dir = self.file.path().parent().filter(|p| !p.as_os_str().is_empty());
+            let dir = self
+                .file
+                .path()
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty());
             let spill = tempfile::tempfile_in(dir.unwrap_or(Path::new("."))).map_err(io)?;
             self.footer_spill = Some(BufWriter::new(spill));
         }
