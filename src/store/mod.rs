@@ -4,6 +4,7 @@
 mod atomic;
 pub mod columns;
 mod eet;
+mod footer;
 mod jobs;
 mod penalties;
 mod reservations;
@@ -28,7 +29,7 @@ use std::path::PathBuf;
 
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -41,7 +42,10 @@ pub enum StoreError {
     Parquet { path: PathBuf, message: String },
 }
 
-/// Fixed writer settings, so that the same rows always give the same bytes.
+/// Fixed writer settings, so that the same rows always give the same bytes. Statistics are
+/// kept per column chunk, with no page index: [`ParquetSink`] writes each row group with its
+/// own writer, so page indexes would sit between row groups, where arrow-rs readers fetch them
+/// as one span from the first to the last (the whole file).
 pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
     let kv = metadata
         .iter()
@@ -55,6 +59,8 @@ pub fn writer_properties(metadata: &[(String, String)]) -> WriterProperties {
         .set_max_row_group_row_count(Some(1 << 20))
         .set_created_by(format!("schedlab {}", env!("CARGO_PKG_VERSION")))
         .set_key_value_metadata(Some(kv))
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_offset_index_disabled(true)
         .build()
 }
 
