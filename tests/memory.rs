@@ -229,11 +229,11 @@ grid:
     let large = run(1800);
     // Measured (BENCHMARKS.md, "A cold run's memory and finished cells"): +1.1 MB from 600 to
     // 1,800 cells; before, +15.8 MB (and +26 MB from 1,800 to 5,400). What still grows is the
-    // plan's own nodes, keys and labels (~1.2 KB a planned cell: O(cells) by nature, bounded
-    // by the planning tests) and the result files' row-group metadata, which the Parquet
-    // writer keeps until a file closes (~0.9 KB per cell of 300 jobs: a row group per ~8 MiB
-    // of rows) — ~2.5 MB here. The allowance is fixed, not per cell: it holds those and noise,
-    // and fails for anything else kept per finished cell above ~2 KB.
+    // plan's own nodes, keys and labels (~1.5 KB a planned cell: O(cells) by nature, bounded
+    // by the planning tests). The result files' row-group metadata no longer stays in memory
+    // until a file closes (`store::footer`; exact heap bound in tests/sink_memory.rs). The
+    // allowance is fixed, not per cell: it holds the plan's growth and noise, and fails for
+    // anything else kept per finished cell above ~2 KB.
     let allowance_kib = 5 * 1024;
     assert!(
         large - small < allowance_kib,

@@ -511,7 +511,7 @@ fn findings_follow_a_numeric_axis_worked_by_hand() {
     assert_eq!(f[0].title, "Load scale");
     assert_eq!(
         f[0].text,
-        "Mean wait against load scale: from 1.00 h at 0.5 to 8.00 h at 2 (×8.0, rising throughout). Mean bounded slowdown against load scale: from 4.00 at 0.5 to 5.00 at 2 (+25.0 %, not monotone: highest at 2, lowest at 1). Utilization against load scale: from 0.900 at 0.5 to 0.700 at 2 (−22.2 %, falling throughout)."
+        "Mean wait against load scale: from 1.00 h at load scale 0.5 to 8.00 h at 2 (×8.0, rising throughout). Mean bounded slowdown against load scale: from 4.00 at load scale 0.5 to 5.00 at 2 (+25.0 %, not monotone: highest at load scale 2, lowest at 1). Utilization against load scale: from 0.900 at load scale 0.5 to 0.700 at 2 (−22.2 %, falling throughout)."
     );
 }
 
