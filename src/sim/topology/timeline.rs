@@ -393,32 +393,98 @@ impl Timeline {
         clip: Time,
         since: u64,
     ) -> Option<Time> {
-        let (full, last) = (vector(shape.per_node), shape.last.map(vector));
-        let want_full = shape.full() > 0;
+        let demands = node_demands(shape);
         let mut first: Option<Time> = None;
         for node in self.class_risers[class as usize].since(since, &self.node_rises) {
-            let steps = &self.nodes[node as usize];
-            // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
-            let (lo, hi) = self.rise_spans[node as usize].since(since);
-            let start = from.max(lo.saturating_sub(duration).saturating_add(1));
             // Only a start before the best so far can lower it.
-            let bound = first.unwrap_or(before).min(hi);
-            if want_full
-                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &full)
+            let bound = first.unwrap_or(before);
+            if let Some(e) =
+                self.risen_window_fit(node, demands, (from, bound), duration, clip, since)
             {
                 first = Some(e);
-            }
-            let bound = first.unwrap_or(before).min(hi);
-            if let Some(l) = last
-                && let Some(e) = steps.earliest_fit_within(start, bound, duration, clip, &l)
-            {
-                first = Some(e);
-            }
-            if first == Some(from) {
-                break;
+                if e == from {
+                    break;
+                }
             }
         }
         first
+    }
+
+    /// The earliest `t` in `[from, before)` at which `node` (of a shared class) can take a node
+    /// of `shape` (its full amount or its last) over `[t, min(t + duration, clip))`, among the
+    /// windows that meet the node's rises since `since` (0: every window).
+    pub fn earliest_on_node(
+        &self,
+        node: u32,
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let demands = node_demands(shape);
+        self.risen_window_fit(node, demands, (from, before), duration, clip, since)
+    }
+
+    /// [`Timeline::earliest_on_node`] with the shape's demands ([`node_demands`]).
+    #[inline(always)]
+    fn risen_window_fit(
+        &self,
+        node: u32,
+        (full, last): (Option<Vector>, Option<Vector>),
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+        since: u64,
+    ) -> Option<Time> {
+        let steps = &self.nodes[node as usize];
+        // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
+        let (lo, hi) = if since == 0 {
+            (Time::MIN, Time::MAX)
+        } else {
+            self.rise_spans[node as usize].since(since)
+        };
+        let start = from.max(lo.saturating_sub(duration).saturating_add(1));
+        let mut first = None;
+        if let Some(f) = full {
+            first = steps.earliest_fit_within(start, before.min(hi), duration, clip, &f);
+        }
+        if let Some(l) = last
+            && let Some(e) = steps.earliest_fit_within(
+                start,
+                first.unwrap_or(before).min(hi),
+                duration,
+                clip,
+                &l,
+            )
+        {
+            first = Some(e);
+        }
+        first
+    }
+
+    /// Whether capacity of `class` rose after clock `since` (0: unknown, as if it had).
+    #[inline]
+    pub fn rose_since(&self, class: u32, since: u64) -> bool {
+        since == 0 || self.class_rises[class as usize] > since
+    }
+
+    /// The nodes of a shared class whose capacity rose after clock `since`, each once.
+    pub fn risen_since(&self, class: u32, since: u64) -> impl Iterator<Item = u32> + '_ {
+        self.class_risers[class as usize].since(since, &self.node_rises)
+    }
+
+    /// The earliest `t` in `[from, before)` at which `demand` is free on `node` (of a shared
+    /// class) over `[t, t + duration)`; `None` if there is none.
+    #[inline]
+    pub fn node_earliest_fit(
+        &self,
+        node: u32,
+        (from, before): (Time, Time),
+        duration: Time,
+        demand: &Vector,
+    ) -> Option<Time> {
+        self.nodes[node as usize].earliest_fit_within(from, before, duration, Time::MAX, demand)
     }
 
     /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in
@@ -504,6 +570,15 @@ impl Timeline {
         }
         picker.finish(out)
     }
+}
+
+/// What one node of a shape takes: the full amount if any node takes it, and the last one.
+#[inline]
+fn node_demands(shape: &NodeShape) -> (Option<Vector>, Option<Vector>) {
+    (
+        (shape.full() > 0).then(|| vector(shape.per_node)),
+        shape.last.map(vector),
+    )
 }
 
 /// The signed per-node demands of a shape: the full amount and the last one, if any.

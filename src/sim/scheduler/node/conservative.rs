@@ -29,11 +29,13 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 
+use super::bounds::OneNodeBounds;
 use super::pass::{MixHasher, Pass};
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
 use crate::sim::scheduler::QueuedJob;
 use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
+use crate::sim::topology::steps::vector;
 use crate::sim::topology::{NodeShape, Timeline};
 
 /// A queued job's reservation.
@@ -75,6 +77,8 @@ pub struct NodeConservative {
     /// Per class a job could move to in a compression (placement order), its shape there and
     /// a start no earlier slot there precedes ([`NodeConservative::may_move`]).
     earlier: Vec<(u32, NodeShape, Time)>,
+    /// Where one-node requests can start, shared by the checks of one compression.
+    bounds: OneNodeBounds,
 }
 
 impl NodeConservative {
@@ -94,6 +98,7 @@ impl NodeConservative {
             unsettled: false,
             running: ByJob::default(),
             earlier: Vec::new(),
+            bounds: OneNodeBounds::default(),
         }
     }
 
@@ -190,21 +195,81 @@ impl NodeConservative {
         let requested = view.jobs[job as usize].requested_time;
         self.earlier.clear();
         for &class in view.classes_of(job) {
-            let Some(shape) = view.shape(job, class) else {
-                continue;
+            // The plan's shape is the job's shape on its class.
+            let shape = if class == plan.class {
+                plan.shape
+            } else {
+                match view.shape(job, class) {
+                    Some(shape) => shape,
+                    None => continue,
+                }
             };
-            if let Some(t) = self.tl.earliest_before_since(
-                view.layout,
-                class,
-                &shape,
-                (view.now, plan.start),
-                requested,
-                plan.checked,
-            ) {
+            let bound = if shape.count == 1
+                && !self.tl.is_whole(class)
+                && self.tl.rose_since(class, plan.checked)
+            {
+                self.one_node_bound(view, class, &shape, requested, plan)
+            } else {
+                self.tl.earliest_before_since(
+                    view.layout,
+                    class,
+                    &shape,
+                    (view.now, plan.start),
+                    requested,
+                    plan.checked,
+                )
+            };
+            if let Some(t) = bound {
                 self.earlier.push((class, shape, t));
             }
         }
         !self.earlier.is_empty()
+    }
+
+    /// [`Timeline::earliest_before_since`] for a one-node shape on a shared class, through the
+    /// compression's [`OneNodeBounds`]: when no node but the job's own can start a window of
+    /// it before `plan`'s start even in full — there the timeline is the same with or without
+    /// the job's hold — only the job's own node can hold a slot before it, and only that node
+    /// is searched, as `earliest_before_since` searches each node (the windows that meet its
+    /// rises since the plan's `checked`, clipped at the plan's start). Otherwise the general
+    /// search. A lower bound on every such slot's start either way, `None` only if there is
+    /// none.
+    fn one_node_bound(
+        &mut self,
+        view: &NodeView<'_>,
+        class: u32,
+        shape: &NodeShape,
+        requested: Time,
+        plan: &Plan,
+    ) -> Option<Time> {
+        let own = (class == plan.class).then(|| plan.nodes[0]);
+        let others = self.bounds.others(
+            &self.tl,
+            view.layout,
+            class,
+            &vector(shape.amount(0)),
+            requested,
+            view.now,
+            own,
+        );
+        if others < plan.start {
+            return self.tl.earliest_before_since(
+                view.layout,
+                class,
+                shape,
+                (view.now, plan.start),
+                requested,
+                plan.checked,
+            );
+        }
+        self.tl.earliest_on_node(
+            own?,
+            shape,
+            (view.now, plan.start),
+            requested,
+            plan.start,
+            plan.checked,
+        )
     }
 
     /// [`NodeConservative::earliest`] of `job` before `before` with its hold given back, over
@@ -297,6 +362,7 @@ impl NodeConservative {
             self.by_start.clear();
         }
         self.unsettled = false;
+        self.bounds.clear();
         for &(_, q) in &ordered {
             let requested = q.requested_time;
             let previous = self.plans.remove(&q.job);

@@ -10,6 +10,7 @@
 //! aggressive) × a [`Placement`]; docs/semantics.md states each rule on nodes.
 
 mod aggressive;
+mod bounds;
 mod conservative;
 mod easy;
 mod easy_timeline;

@@ -1,0 +1,146 @@
+//! Lower bounds, shared by the queued jobs of one compression, on where a one-node request can
+//! start on a shared class: what lets [`super::NodeConservative`] answer most of its "may this
+//! job move earlier?" checks with one node search instead of one per node that rose.
+//!
+//! For a request (class, per-node demand, duration) the bound is kept as the two smallest
+//! earliest starts from now over distinct nodes — the smallest with its node, and a bound on
+//! every other node — in the timeline with every hold in place. The queue of a crowded system
+//! repeats the same few requests (wagap-2013: ~25 checks per distinct request per compression),
+//! and between two checks the timeline mostly only loses capacity (a hold taken), which only
+//! moves a node's earliest start later, so a bound stays valid. When capacity rose on some
+//! nodes since (a hold given back, a job that moved), only those are searched again and the
+//! others keep their bound. Bounds are cleared at each compression (`now` moves between them).
+//!
+//! The check this serves ([`super::NodeConservative`]'s `may_move`) asks whether a job could
+//! start before its reservation `s` with its own hold given back. On a node other than its own
+//! the timeline is the same with or without that hold, so when every other node's earliest
+//! start is at or after `s`, no slot there precedes `s` and only the job's own node is left to
+//! look at; otherwise the general search runs as before. Either way the answer — whether the
+//! job moves, and where — is the one the general search gives.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::BuildHasherDefault;
+
+use super::pass::MixHasher;
+use crate::sim::job::Time;
+use crate::sim::topology::steps::Vector;
+use crate::sim::topology::{Layout, Timeline};
+
+/// No node: the smallest bound holds for every node.
+const NO_NODE: u32 = u32::MAX;
+
+/// The two smallest earliest starts of one request over a class's nodes.
+#[derive(Clone, Copy, Debug)]
+struct Bound {
+    /// No node starts earlier.
+    first: Time,
+    /// The node whose start `first` is (`NO_NODE`: none in particular).
+    node: u32,
+    /// No node but `node` starts earlier.
+    second: Time,
+    /// The timeline's clock when the bound was last brought up to date.
+    clock: u64,
+}
+
+impl Bound {
+    const NONE: Bound = Bound {
+        first: Time::MAX,
+        node: NO_NODE,
+        second: Time::MAX,
+        clock: 0,
+    };
+
+    /// Takes in `node`'s earliest start `e` (`node` not yet counted, or its old start
+    /// dropped).
+    #[inline]
+    fn offer(&mut self, node: u32, e: Time) {
+        if e < self.first {
+            self.second = self.first;
+            self.first = e;
+            self.node = node;
+        } else if e < self.second {
+            self.second = e;
+        }
+    }
+}
+
+/// Per (class, per-node demand, duration): a [`Bound`], valid for the current compression.
+#[derive(Debug, Default)]
+pub struct OneNodeBounds {
+    bounds: HashMap<(u32, Vector, Time), Bound, BuildHasherDefault<MixHasher>>,
+}
+
+impl OneNodeBounds {
+    /// Forgets every bound: `now` moved, or the timeline was rebuilt.
+    pub fn clear(&mut self) {
+        self.bounds.clear();
+    }
+
+    /// A lower bound on the earliest `t ≥ now` at which `demand` is free over `[t, t +
+    /// duration)` on a node of the shared `class` other than `except`, in `tl` as it is.
+    #[allow(clippy::too_many_arguments)]
+    pub fn others(
+        &mut self,
+        tl: &Timeline,
+        layout: &Layout,
+        class: u32,
+        demand: &Vector,
+        duration: Time,
+        now: Time,
+        except: Option<u32>,
+    ) -> Time {
+        let clock = tl.clock();
+        let b = match self.bounds.entry((class, *demand, duration)) {
+            Entry::Occupied(e) => {
+                let b = e.into_mut();
+                if b.clock != clock {
+                    if tl.rose_since(class, b.clock) {
+                        refresh(b, tl, class, demand, duration, now);
+                    }
+                    b.clock = clock;
+                }
+                b
+            }
+            Entry::Vacant(v) => {
+                let mut b = Bound {
+                    clock,
+                    ..Bound::NONE
+                };
+                for node in layout.class(class).nodes.clone() {
+                    // A start at or after `second` changes nothing.
+                    if let Some(e) = tl.node_earliest_fit(node, (now, b.second), duration, demand) {
+                        b.offer(node, e);
+                    }
+                }
+                v.insert(b)
+            }
+        };
+        if except == Some(b.node) {
+            b.second
+        } else {
+            b.first
+        }
+    }
+}
+
+/// Brings `b` up to date after capacity rose on some nodes of `class` since `b.clock`: each
+/// such node's start is searched again; every other node only lost capacity since, so its
+/// start only moved later and the old bounds still hold for it.
+fn refresh(b: &mut Bound, tl: &Timeline, class: u32, demand: &Vector, duration: Time, now: Time) {
+    let since = b.clock;
+    let risen = || tl.risen_since(class, since);
+    if b.node != NO_NODE && risen().any(|n| n == b.node) {
+        // Its start is searched again below; every other node still starts at or after
+        // `second`.
+        b.first = b.second;
+        b.node = NO_NODE;
+    }
+    let mut fresh = *b;
+    for node in risen() {
+        if let Some(e) = tl.node_earliest_fit(node, (now, fresh.second), duration, demand) {
+            fresh.offer(node, e);
+        }
+    }
+    *b = fresh;
+}
