@@ -218,7 +218,11 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     for ((label, _), _, w) in &computed {
         for (name, pair) in ["affected jobs", "other jobs", "all jobs"].iter().zip(w) {
             if let Some(p) = pair {
-                wait_rows.push(vec![label.clone(), name.to_string(), p.jobs.to_string()]);
+                wait_rows.push(vec![
+                    label.clone(),
+                    name.to_string(),
+                    text::fixed(p.jobs as f64, 0),
+                ]);
                 columns[0].push(Some(unit.of(p.cpu)));
                 columns[1].push(Some(unit.of(p.pe_min)));
                 columns[2].push(Some(unit.of(p.change())));
