@@ -157,9 +157,15 @@ impl NoFits {
     fn earliest(&self, units: u64, duration: Time, clip: Time) -> Time {
         let mut bound = Time::MIN;
         for n in &self.known[..self.len] {
-            if n.before > bound && n.duration <= duration && n.clip <= clip && n.units <= units {
-                bound = n.before;
-            }
+            // Every comparison evaluated and the bound selected without a branch: which
+            // entries apply is data-dependent, and this lookup runs before every check
+            // (issue 10: short-circuit branches here were mispredicted).
+            let applies = (n.duration <= duration) & (n.clip <= clip) & (n.units <= units);
+            bound = bound.max(std::hint::select_unpredictable(
+                applies,
+                n.before,
+                Time::MIN,
+            ));
         }
         bound
     }
