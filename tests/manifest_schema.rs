@@ -68,3 +68,25 @@ fn the_schema_describes_topologies() {
             .is_some()
     );
 }
+
+#[test]
+fn gantt_start_describes_every_accepted_value() {
+    // An editor shows this text: it must say what an integer means (trace seconds, kept as
+    // given, even outside the trace) and what leaving it out does (the default and its move),
+    // not the default alone (src/report/gantt_window.rs::choose).
+    let schema: serde_json::Value =
+        serde_json::from_str(&schedlab::manifest::json_schema()).unwrap();
+    let start = &schema["$defs"]["RawGantt"]["properties"]["start"];
+    assert_eq!(start["type"], serde_json::json!(["integer", "null"]));
+    let text = start["description"].as_str().unwrap().replace('\n', " ");
+    for part in [
+        "trace seconds",
+        "Unix times",
+        "Any integer is taken as it is",
+        "before the first job or after the last",
+        "Omitted or null: a quarter into the cell's measurement window",
+        "moved on when that window is idle",
+    ] {
+        assert!(text.contains(part), "gantt.start lacks {part:?}: {text}");
+    }
+}

@@ -187,11 +187,20 @@ grid:
             "100 %"
         ]
     );
+    // Nobody waits: the median mean wait is 0 s, so the report gives waits in seconds — the
+    // paper's +33 min too, as 33 × 60 = 1,980 s (docs/reports.md, "Units").
     assert!(
-        md.contains("| this run | affected jobs | 2 | 0 min | 0 min | \\+0 min |"),
+        md.contains("| this run | affected jobs | 2 | 0.00 | 0.00 | 0.00 |"),
         "{md}"
     );
-    assert!(md.contains("| paper (MetaCentrum 2013) | affected jobs |"));
+    assert!(
+        md.contains("| paper (MetaCentrum 2013) | affected jobs | – | – | – | \\+1,980.00 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("the affected jobs wait 0 s on average under pe\\_min against 0 s under cpu (0 s; paper: +1,980 s)"),
+        "{md}"
+    );
 
     // job_penalties.parquet itself: both cells hold the same penalties, worked out above.
     let file = fs::File::open(d.join("results/pen/job_penalties.parquet")).unwrap();

@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use schedlab::report::data::{ReportData, SummaryRow};
+use schedlab::report::palette::Palette;
 use schedlab::report::shape::{Grid, Level};
+use schedlab::report::units::WaitUnit;
 use schedlab::report::users::UserRow;
 use schedlab::report::views::{self, fairshare_findings, findings_for};
 
@@ -483,6 +485,76 @@ fn findings_name_the_axis_of_every_setting_and_level() {
 }
 
 #[test]
+fn every_wait_of_a_report_is_in_one_unit_chosen_from_the_median_mean_wait() {
+    // Schedulers a, b and c wait 150, 90 and 7,200 s on average: the median, 150 s, is over a
+    // minute and under an hour, so every wait is in minutes (docs/reports.md, "Units") — in the
+    // findings, the configurations table and the charts alike, c's 2 h as 120 min too.
+    // Findings: b vs a 2.50 → 1.50 min (−40.0 %); c vs a 2.50 → 120 min (×48).
+    // Table: mean waits 2.50, 1.50, 120 min — one count of decimals a column, enough for three
+    // significant digits of 1.50 and 2.50, so 120.00; p95 waits 600, 300 and 36,000 s = 10.0,
+    // 5.00 and 600 min, likewise 10.00, 5.00, 600.00.
+    let row = |s: &str, w: f64, p95: f64| {
+        (
+            vec![("workload", t("w")), ("scheduler", t(s))],
+            vec![("wait_mean", w), ("wait_p95", p95)],
+        )
+    };
+    let data = data_of(
+        &["workload", "scheduler"],
+        vec![
+            row("a", 150.0, 600.0),
+            row("b", 90.0, 300.0),
+            row("c", 7200.0, 36_000.0),
+        ],
+    );
+    let grid = Grid::new(&data);
+    assert_eq!(grid.waits, WaitUnit::Minutes);
+    let f = findings_for(&grid, Some("scheduler"), &[]);
+    assert_eq!(
+        f[0].text,
+        "Scheduler = b vs a: lowers mean wait from 2.50 min to 1.50 min (−40.0 %); scheduler = c vs a: raises mean wait from 2.50 min to 120 min (×48)."
+    );
+    let palette = Palette::new(&grid.shape);
+    let ctx = views::Context {
+        grid: &grid,
+        data: &data,
+        palette: &palette,
+        classes: &[],
+    };
+    let table = views::configurations_table(&ctx);
+    assert_eq!(
+        table.headers,
+        ["scheduler", "mean wait (min)", "p95 wait (min)"]
+    );
+    assert_eq!(
+        table.rows,
+        [
+            ["a", "2.50", "10.00"],
+            ["b", "1.50", "5.00"],
+            ["c", "120.00", "600.00"]
+        ]
+    );
+    assert!(
+        table.caption.contains("Waits in minutes;"),
+        "{}",
+        table.caption
+    );
+    // The charts of the metrics say the same unit on their axis, and no other.
+    let sections = views::build(&views::select(&grid.shape), &ctx);
+    let charts: Vec<&views::Chart> = sections.iter().flat_map(|s| s.charts.iter()).collect();
+    let wait_chart = charts
+        .iter()
+        .find(|c| c.id.starts_with("wait-mean"))
+        .expect("a mean wait chart");
+    assert!(
+        wait_chart.svg.contains("mean wait (min)"),
+        "{}",
+        wait_chart.svg
+    );
+    assert!(charts.iter().all(|c| !c.svg.contains("(h)")));
+}
+
+#[test]
 fn findings_follow_a_numeric_axis_worked_by_hand() {
     // Load scale 0.5, 1, 2: waits 1, 2, 8 h (×8.0, rising throughout); bounded slowdowns 4,
     // 3, 5 (+25.0 %, not monotone); utilization 0.9, 0.8, 0.7 (−22.2 %, falling throughout).
@@ -780,10 +852,14 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         .iter()
         .map(|f| format!("{}. {}", f.title, f.text))
         .collect();
-    // queue setup = open vs lpc: all jobs 100 → 150 s (+50.0 %), per queue as listed; lpc-less setup
-    // holds nothing, kills one job per queue.
+    // The two setups' mean waits, 100 and 150 s, have a median of 125 s: over a minute, so
+    // every wait of the report is in minutes (docs/reports.md, "Units").
+    // queue setup = open vs lpc: all jobs 100 → 150 s = 1.67 → 2.50 min (+50.0 %); per queue
+    // 10 → 20 s = 0.167 → 0.333 min, 50 → 40 s = 0.833 → 0.667, 100 s = 1.67 both,
+    // 250 → 300 s = 4.17 → 5.00, 500 → 400 s = 8.33 → 6.67; lpc-less setup holds nothing, kills
+    // one job per queue.
     assert!(
-        text.contains(&"queue setup = open vs lpc. the mean wait of all jobs goes from 100 s to 150 s (+50.0 %), test's from 10.0 s to 20.0 s, short's from 50.0 s to 40.0 s, long's from 100 s to 100 s, day's from 250 s to 300 s, infinite's from 500 s to 400 s; 0 jobs held back by a limit, 5 killed by one.".to_string()),
+        text.contains(&"queue setup = open vs lpc. the mean wait of all jobs goes from 1.67 min to 2.50 min (+50.0 %), test's from 0.167 min to 0.333 min, short's from 0.833 min to 0.667 min, long's from 1.67 min to 1.67 min, day's from 4.17 min to 5.00 min, infinite's from 8.33 min to 6.67 min; 0 jobs held back by a limit, 5 killed by one.".to_string()),
         "{text:#?}"
     );
     // lpc beside the paper: 33,336/10 = 3,334; 1,250/50 = 25; 535/100 = 5.35; 467/250 = 1.87;
@@ -799,7 +875,25 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         .find(|t| t.headers[1] == "paper (recorded)")
         .unwrap();
     assert_eq!(table.headers[2..], ["queue setup lpc", "queue setup open"]);
-    assert_eq!(table.rows[0], ["test", "33,336", "10.0", "20.0"]);
+    assert!(table.caption.starts_with("Mean wait per LPC queue (min)"));
+    // Minutes, a column of decimals each (three significant digits of its smallest value): the
+    // paper's 33,336 s = 555.6 min beside 1,250 s = 20.8, 535 s = 8.92, 467 s = 7.78 (two
+    // decimals) and 1,754 s = 29.2; ours 10 s = 0.167 min and 20 s = 0.333 min (three).
+    assert_eq!(table.rows[0], ["test", "555.60", "0.167", "0.333"]);
+    assert_eq!(table.rows[3], ["day", "7.78", "4.167", "5.000"]);
+    // The per-queue table: waits in the same unit, held times too.
+    let per_queue = &section.tables[0];
+    assert_eq!(
+        per_queue.headers[5..7],
+        ["mean wait (min)", "mean held (min)"]
+    );
+    assert_eq!(per_queue.rows[0][5], "0.167");
+    // The paper's test queue in the closing finding, in minutes too.
+    assert!(
+        text.iter()
+            .any(|t| t.contains("Test's recorded 556 min (over nine hours")),
+        "{text:#?}"
+    );
     // Without a queues axis (one queue `all` in every result set): no section.
     let plain = ReportData {
         axis_names: vec!["workload".into(), "scheduler".into()],

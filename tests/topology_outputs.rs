@@ -376,10 +376,14 @@ fn the_report_shows_what_each_cluster_did() {
         String::from_utf8_lossy(&out.stderr)
     );
     let md = std::fs::read_to_string(dir.path().join("reports/hand.md")).unwrap();
-    // The schedule worked out above, as the report's table and sentences give it.
+    // The schedule worked out above, as the report's table and sentences give it. The two
+    // configurations' mean waits are 100/3 = 33.3 s and 0 s: median 16.7 s, under a minute, so
+    // the report gives waits in seconds (docs/reports.md, "Units") — big's 50 and 100 s, which
+    // hours showed as 0.01 and 0.03.
     assert!(md.contains("## Clusters"), "{md}");
+    assert!(md.contains("| mean wait (s) | p95 wait (s) |"), "{md}");
     assert!(
-        md.contains("| memory counted | big | 1 | 16 | 64.0 | 0 | 2 | 1.000 | 1.000 | – | 0.01 | 0.03 | 1.50 | 0.000 |"),
+        md.contains("| memory counted | big | 1 | 16 | 64.0 | 0 | 2 | 1.000 | 1.000 | – | 50.00 | 100.00 | 1.50 | 0.000 |"),
         "{md}"
     );
     assert!(md.contains("| memory ignored | small | 2 | 8 | 16.0 | 0 | 3 | 0.875 | 0.000 | – | 0.00 | 0.00 | 1.00 | 0.000 |"));
@@ -388,7 +392,7 @@ fn the_report_shows_what_each_cluster_did() {
     ));
     assert!(md.contains("| memory counted | 2 | 1 | 1 |"));
     assert!(md.contains("| memory ignored | 1 | 1 | 0 |"));
-    assert!(md.contains("**memory counted.** small ran 1 job (33 %) with cores 25.0 %, memory 12.5 % used, mean wait 0.00 h; big ran 2 jobs (67 %)"));
+    assert!(md.contains("**memory counted.** small ran 1 job (33 %) with cores 25.0 %, memory 12.5 % used, mean wait 0 s; big ran 2 jobs (67 %) with cores 100.0 %, memory 100.0 % used, mean wait 50.0 s."), "{md}");
     // A chart per configuration, as files beside the Markdown and inline in the HTML page.
     for i in 0..2 {
         let svg =

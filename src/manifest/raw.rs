@@ -355,7 +355,13 @@ pub struct RawReports {
 pub struct RawGantt {
     /// Cell id to show (default: the first cell).
     pub cell: Option<String>,
-    /// Window start, trace seconds (default: a quarter into the measurement window).
+    /// Window start in trace seconds: the clock of the trace's submit times (seconds from the
+    /// trace's start; Unix times where the trace keeps them, as wagap-2013 does; from 0 for a
+    /// synthetic workload). Any integer is taken as it is, including one before the first job
+    /// or after the last (the schedule's caption then counts 0 jobs in the window). Omitted or
+    /// null: a quarter into the cell's measurement window, moved on when that window is idle or
+    /// holds under a quarter of the cell's mean load, to the first later job start from which
+    /// it holds half that mean (docs/reports.md, "Settings").
     pub start: Option<i64>,
     /// Window length in hours (default 24).
     pub hours: Option<f64>,

@@ -1,9 +1,10 @@
 //! The summary metrics the report plots, tabulates and writes sentences about: which column,
-//! its name and unit as a reader sees them, the scale from stored units (seconds → hours), and
-//! which direction is better. Views take their metrics from here, so a metric added to
+//! its name and unit as a reader sees them, the scale from stored units (seconds → the report's
+//! wait unit, `units::WaitUnit`), and which direction is better. Views take their metrics from here, so a metric added to
 //! `METRICS` (say, a per-resource utilization column) appears in every view that applies.
 
 use super::shape::ResultShape;
+use super::units::{WAIT_DECIMALS, WaitUnit};
 
 /// Which direction of a metric a user prefers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,7 +19,8 @@ pub struct Metric {
     pub column: &'static str,
     /// Name in sentences and titles ("mean wait").
     pub name: &'static str,
-    /// Unit after scaling ("h"; empty for ratios).
+    /// Unit after scaling ("h"; empty for ratios). A wait's is the report's wait unit: views
+    /// read waits through [`Metric::in_waits`] (`Grid::shown`).
     pub unit: &'static str,
     /// Stored value × scale = shown value.
     pub scale: f64,
@@ -31,9 +33,24 @@ pub struct Metric {
     pub reservations_only: bool,
     /// The largest possible value (1 for fractions); every metric is at least 0.
     pub upper: f64,
+    /// A wait in seconds, shown in the report's wait unit.
+    pub wait: bool,
 }
 
 impl Metric {
+    /// The metric as a report with waits in `unit` shows it (itself unless it is a wait).
+    pub fn in_waits(&self, unit: WaitUnit) -> Metric {
+        if self.wait {
+            Metric {
+                unit: unit.symbol(),
+                scale: unit.scale(),
+                ..*self
+            }
+        } else {
+            *self
+        }
+    }
+
     /// "mean wait (h)", or the name alone without a unit.
     pub fn label(&self) -> String {
         if self.unit.is_empty() {
@@ -86,7 +103,12 @@ const fn metric(
         headline: false,
         reservations_only: false,
         upper: f64::INFINITY,
+        wait: false,
     }
+}
+
+const fn wait(m: Metric) -> Metric {
+    Metric { wait: true, ..m }
 }
 
 const fn fraction(m: Metric) -> Metric {
@@ -102,15 +124,22 @@ const fn headline(m: Metric) -> Metric {
 
 /// Every metric the report knows, in the order views show them.
 pub const METRICS: [Metric; 8] = [
-    headline(metric(
+    headline(wait(metric(
         "wait_mean",
         "mean wait",
         "h",
         1.0 / 3600.0,
-        2,
+        WAIT_DECIMALS,
+        Better::Lower,
+    ))),
+    wait(metric(
+        "wait_p95",
+        "p95 wait",
+        "h",
+        1.0 / 3600.0,
+        WAIT_DECIMALS,
         Better::Lower,
     )),
-    metric("wait_p95", "p95 wait", "h", 1.0 / 3600.0, 2, Better::Lower),
     headline(metric(
         "bounded_slowdown_mean",
         "mean bounded slowdown",

@@ -22,6 +22,7 @@ pub mod shape;
 pub mod stats;
 pub mod svg;
 pub mod text;
+pub mod units;
 pub mod user_aware;
 pub mod users;
 pub mod views;

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::data::{ReportData, SummaryRow};
+use super::metric::Metric;
 use super::stats::Estimate;
+use super::units::WaitUnit;
 
 /// One value of an axis.
 #[derive(Clone, Debug, PartialEq)]
@@ -451,6 +453,8 @@ impl Config<'_> {
 pub struct Grid<'a> {
     pub shape: ResultShape,
     pub configs: Vec<Config<'a>>,
+    /// The unit of every wait in the report, from the configurations' mean waits.
+    pub waits: WaitUnit,
 }
 
 /// An axis's level for a summary row: the typed summary column of that name, else the cell's
@@ -568,7 +572,22 @@ impl<'a> Grid<'a> {
                 .collect(),
             user_aware: !data.eet.is_empty(),
         };
-        Grid { shape, configs }
+        let mean_waits: Vec<f64> = configs
+            .iter()
+            .filter_map(|c| c.estimate("wait_mean", 1.0))
+            .map(|e| e.mean)
+            .collect();
+        let waits = WaitUnit::for_mean_waits(&mean_waits);
+        Grid {
+            shape,
+            configs,
+            waits,
+        }
+    }
+
+    /// `m` as this report shows it: a wait in the report's wait unit.
+    pub fn shown(&self, m: &Metric) -> Metric {
+        m.in_waits(self.waits)
     }
 
     /// The configurations whose levels satisfy `keep`.

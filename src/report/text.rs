@@ -1,5 +1,6 @@
 //! Numbers as the report writes them in sentences: three significant digits (thousands
-//! separated), signed percentages, factors for large increases.
+//! separated), signed percentages, factors for large increases; and in tables: a column of
+//! numbers with one count of decimals that keeps three significant digits, thousands separated.
 
 /// `v` with three significant digits; integers from 1,000 up with thousands separators.
 pub fn number(v: f64) -> String {
@@ -30,6 +31,62 @@ pub fn number(v: f64) -> String {
         s
     };
     if v < 0.0 { format!("−{s}") } else { s }
+}
+
+/// `v` with `decimals` decimals, thousands separated ("1,410.36"), for tables.
+pub fn fixed(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    let s = format!("{:.*}", decimals, v.abs());
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    // "−0.00" would claim a sign the digits do not show.
+    if v < 0.0 && out.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        format!("−{out}")
+    } else {
+        out
+    }
+}
+
+/// Decimals that keep three significant digits of `v` (none for values from 100 up; at most 6).
+pub fn significant_decimals(v: f64) -> usize {
+    if v == 0.0 || !v.is_finite() {
+        0
+    } else {
+        (2 - v.abs().log10().floor() as i64).clamp(0, 6) as usize
+    }
+}
+
+/// A table column of numbers with one count of decimals: at least `min_decimals`, more where a
+/// value would otherwise keep fewer than three significant digits (LPC-EGEE's mean waits of
+/// 0.0396 h and 0.0366 h are not both "0.04"); thousands separated; "–" where missing. Values
+/// under a thousandth of the column's largest do not add decimals: a column of per-user waits
+/// from 20.4 h down to 1 s reads 20.448 … 0.000, not 20.448227 … 0.000327.
+pub fn column(values: &[Option<f64>], min_decimals: usize) -> Vec<String> {
+    let largest = values.iter().flatten().map(|v| v.abs()).fold(0.0, f64::max);
+    let decimals = values
+        .iter()
+        .flatten()
+        .filter(|v| v.abs() >= largest / 1000.0)
+        .map(|&v| significant_decimals(v))
+        .fold(min_decimals, usize::max);
+    values
+        .iter()
+        .map(|v| v.map_or("–".to_string(), |v| fixed(v, decimals)))
+        .collect()
 }
 
 /// A relative change as a signed percentage with one decimal ("+8.5 %", "−98.7 %").
@@ -137,5 +194,37 @@ mod tests {
         assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
         assert_eq!(count(3), "three");
         assert_eq!(count(26), "26");
+    }
+
+    #[test]
+    fn table_columns_by_hand() {
+        assert_eq!(fixed(1410.364, 2), "1,410.36");
+        assert_eq!(fixed(13860.61, 0), "13,861");
+        assert_eq!(fixed(999.996, 2), "1,000.00");
+        assert_eq!(fixed(-2.5, 1), "−2.5");
+        assert_eq!(fixed(-0.001, 2), "0.00");
+        assert_eq!(fixed(0.0396, 4), "0.0396");
+        assert_eq!(significant_decimals(0.0396), 4);
+        assert_eq!(significant_decimals(5.41), 2);
+        assert_eq!(significant_decimals(427.3), 0);
+        assert_eq!(significant_decimals(0.0), 0);
+        assert_eq!(significant_decimals(1e-9), 6);
+        // The smallest value decides the column's decimals: 0.0396 needs four.
+        assert_eq!(
+            column(&[Some(0.0396), Some(14.1036), None, Some(0.0)], 2),
+            ["0.0396", "14.1036", "–", "0.0000"]
+        );
+        assert_eq!(
+            column(&[Some(1410.364), Some(5.72)], 2),
+            ["1,410.36", "5.72"]
+        );
+        // A value under a thousandth of the largest adds no decimals: 0.000327 beside 20.448
+        // (0.702 needs three).
+        assert_eq!(
+            column(&[Some(20.448227), Some(0.702415), Some(0.000327)], 2),
+            ["20.448", "0.702", "0.000"]
+        );
+        // No value needs more than the minimum: 12.5 keeps three digits with one decimal.
+        assert_eq!(column(&[Some(12.5), Some(140.0)], 1), ["12.5", "140.0"]);
     }
 }

@@ -12,6 +12,8 @@ use crate::report::palette::COLORS;
 use crate::report::shape::{Level, ResultShape};
 use crate::report::stats::Estimate;
 use crate::report::svg::Look;
+use crate::report::text;
+use crate::report::units::WAIT_DECIMALS;
 
 pub struct Burstiness;
 
@@ -133,6 +135,16 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.intro.push(
         "Synthetic workloads (docs/synthetic.md), replicas averaged. Model CV: the interarrival CV of one user, √(1 + 2δμ/(λ+δ)²); measured CV: of the merged stream of all users.".to_string(),
     );
+    let unit = ctx.grid.waits;
+    let wait_label = format!("mean wait ({})", unit.symbol());
+    // The wait column in the report's wait unit, one count of decimals (text::column).
+    let waits = text::column(
+        &groups
+            .iter()
+            .map(|g| g.mean("wait_mean").map(|w| unit.of(w)))
+            .collect::<Vec<_>>(),
+        WAIT_DECIMALS,
+    );
     section.tables.push(Table {
         caption: "Arrival settings, replicas averaged.".into(),
         headers: [
@@ -145,14 +157,15 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             "measured CV",
             "jobs",
             "utilization",
-            "mean wait (h)",
+            &wait_label,
             "mean bsld",
         ]
         .map(String::from)
         .to_vec(),
         rows: groups
             .iter()
-            .map(|g| {
+            .zip(&waits)
+            .map(|(g, wait)| {
                 vec![
                     g.workload.clone(),
                     g.scheduler.clone(),
@@ -163,7 +176,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                     fmt_scaled(g.mean("interarrival_cv"), 1.0, 2),
                     fmt_scaled(g.mean("jobs"), 1.0, 0),
                     fmt_scaled(g.mean("utilization"), 1.0, 3),
-                    fmt_scaled(g.mean("wait_mean"), 1.0 / 3600.0, 2),
+                    wait.clone(),
                     fmt_scaled(g.mean("bounded_slowdown_mean"), 1.0, 1),
                 ]
             })
@@ -206,8 +219,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         (
             "wait_mean",
             "Mean wait",
-            "mean wait (h)",
-            1.0 / 3600.0,
+            wait_label.as_str(),
+            unit.scale(),
             "wait-vs-cv",
         ),
         (
@@ -278,7 +291,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             let mut p: Vec<(f64, f64)> = groups
                 .iter()
                 .filter(|g| &g.workload == w && &g.scheduler == s)
-                .filter_map(|g| Some((g.mean("interarrival_cv")?, g.mean("wait_mean")? / 3600.0)))
+                .filter_map(|g| Some((g.mean("interarrival_cv")?, g.mean("wait_mean")?)))
                 .collect();
             p.sort_by(|a, b| a.0.total_cmp(&b.0));
             let (Some(first), Some(last)) = (p.first(), p.last()) else {
@@ -286,8 +299,11 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             };
             let rho = spearman(&p).map_or("–".to_string(), |r| format!("{r:.2}"));
             sentence.push(format!(
-                "under scheduler = {s} the mean wait went from {:.2} h at the least bursty setting (CV {:.2}) to {:.2} h at the burstiest (CV {:.2}), rank correlation with the CV {rho}",
-                first.1, first.0, last.1, last.0
+                "under scheduler = {s} the mean wait went from {} at the least bursty setting (CV {:.2}) to {} at the burstiest (CV {:.2}), rank correlation with the CV {rho}",
+                unit.text(first.1),
+                first.0,
+                unit.text(last.1),
+                last.0
             ));
         }
         if !sentence.is_empty() {

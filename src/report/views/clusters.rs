@@ -16,6 +16,7 @@ use crate::report::metric;
 use crate::report::palette::COLORS;
 use crate::report::shape::{Config, ResultShape};
 use crate::report::svg::Look;
+use crate::report::units::WAIT_DECIMALS;
 
 pub struct Clusters;
 
@@ -99,12 +100,13 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         if shape.replicas > 1 { ", means over replicas" } else { "" }
     ));
     section.intro.extend(once.note);
+    let unit = ctx.grid.waits;
     let mut rows = Vec::new();
     for c in &configs {
         let name = label(shape, c, blind);
         for m in clusters_of(&data.clusters, c) {
             let n = |col: &str| m.get(col);
-            rows.push(vec![
+            let cells = vec![
                 name.clone(),
                 m.name.clone(),
                 fmt_scaled(n("nodes"), 1.0, 0),
@@ -115,16 +117,21 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                 fmt_scaled(n("utilization_cores"), 1.0, 3),
                 fmt_scaled(n("utilization_memory"), 1.0, 3),
                 fmt_scaled(n("utilization_gpus"), 1.0, 3),
-                fmt_scaled(n("wait_mean"), 1.0 / 3600.0, 2),
-                fmt_scaled(n("wait_p95"), 1.0 / 3600.0, 2),
-                fmt_scaled(n("bounded_slowdown_mean"), 1.0, 2),
-                fmt_scaled(n("backfilled_fraction"), 1.0, 3),
-            ]);
+            ];
+            // Waits in the report's unit; these columns formatted column by column.
+            let values = vec![
+                n("wait_mean").map(|w| unit.of(w)),
+                n("wait_p95").map(|w| unit.of(w)),
+                n("bounded_slowdown_mean"),
+                n("backfilled_fraction"),
+            ];
+            rows.push((cells, values));
         }
     }
+    let rows = super::table::number_rows(rows, &[WAIT_DECIMALS, WAIT_DECIMALS, 2, 3]);
     let n = rows.len();
     section.tables.push(Table {
-        caption: "Per configuration and cluster: capacity, utilization by resource (fractions; – where the cluster has none), and the measured jobs that ran there (waits in hours, bsld the bounded slowdown).".into(),
+        caption: format!("Per configuration and cluster: capacity, utilization by resource (fractions; – where the cluster has none), and the measured jobs that ran there (waits in {}, bsld the bounded slowdown).", unit.plural()),
         headers: [
             "configuration",
             "cluster",
@@ -136,8 +143,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             "cores used",
             "memory used",
             "GPUs used",
-            "mean wait (h)",
-            "p95 wait (h)",
+            &format!("mean wait ({})", unit.symbol()),
+            &format!("p95 wait ({})", unit.symbol()),
             "mean bsld",
             "backfilled",
         ]
@@ -167,9 +174,9 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                             .map(|u| format!("{words} {}", percent(Some(u))))
                     })
                     .collect();
-                let wait = m.get("wait_mean").map_or(String::new(), |w| {
-                    format!(", mean wait {:.2} h", w / 3600.0)
-                });
+                let wait = m
+                    .get("wait_mean")
+                    .map_or(String::new(), |w| format!(", mean wait {}", unit.text(w)));
                 format!(
                     "{} ran {} job{} ({share:.0} %) with {} used{wait}",
                     m.name,

@@ -17,6 +17,7 @@ use crate::report::palette::{COLORS, REFERENCE};
 use crate::report::shape::{Config, Grid, ResultShape};
 use crate::report::svg::{DASHES, Look, MARKERS};
 use crate::report::text;
+use crate::report::units::WAIT_DECIMALS;
 use crate::report::users::{UserBin, UserRow};
 
 pub struct Fairshare;
@@ -178,10 +179,6 @@ fn factor(v: f64) -> String {
     }
 }
 
-fn hours(seconds: f64) -> String {
-    format!("{} h", text::number(seconds / 3600.0))
-}
-
 /// The findings of the section: a paragraph per fairshare-ordered configuration (pure; tested
 /// against figures worked by hand).
 pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
@@ -206,15 +203,16 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
             let share: f64 = h.iter().map(|u| u.share).sum();
             let wait = |set: &[&UserRow]| job_mean(set.iter().copied(), |u| u.wait_mean);
             let (hw, rw) = (wait(&h), wait(&rest));
+            let in_unit = |seconds: f64| grid.waits.text(seconds);
             if let (Some(hw), Some(rw)) = (hw, rw) {
                 let mut s = format!(
                     "The {} heaviest users ({} of the penalised usage on {} of the shares) waited {} per job on average, the other {} users {}",
                     text::count(k),
                     pct(usage),
                     pct(share),
-                    hours(hw),
+                    in_unit(hw),
                     text::count(users.len() - k),
-                    hours(rw)
+                    in_unit(rw)
                 );
                 if let (Some(b), Some(bu)) = (base, base_users) {
                     let (bh, brest): (Vec<&UserRow>, Vec<&UserRow>) =
@@ -223,8 +221,8 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
                         s += &format!(
                             " (under {}: {} and {})",
                             label(grid, b),
-                            hours(bhw),
-                            hours(brw)
+                            in_unit(bhw),
+                            in_unit(brw)
                         );
                     }
                 }
@@ -379,7 +377,7 @@ fn user_table(
                 frac(u.penalised_usage),
                 format!("{:.2}", u.share * 100.0),
                 factor(u.fairshare_factor),
-                opt(u.wait_mean, 1.0 / 3600.0, 2),
+                String::new(),
                 opt(u.bounded_slowdown_mean, 1.0, 1),
             ]
         })
@@ -393,11 +391,7 @@ fn user_table(
             frac(rest.iter().map(|u| u.penalised_usage).sum()),
             format!("{:.2}", rest.iter().map(|u| u.share).sum::<f64>() * 100.0),
             "–".into(),
-            opt(
-                job_mean(rest.iter().copied(), |u| u.wait_mean),
-                1.0 / 3600.0,
-                2,
-            ),
+            String::new(),
             opt(
                 job_mean(rest.iter().copied(), |u| u.bounded_slowdown_mean),
                 1.0,
@@ -405,6 +399,17 @@ fn user_table(
             ),
         ]);
     }
+    // The wait column (index 6) in the report's wait unit, one count of decimals (text::column).
+    let unit = grid.waits;
+    let mut waits: Vec<Option<f64>> = ranked[..k].iter().map(|u| u.wait_mean).collect();
+    if !rest.is_empty() {
+        waits.push(job_mean(rest.iter().copied(), |u| u.wait_mean));
+    }
+    let waits: Vec<Option<f64>> = waits.into_iter().map(|w| w.map(|w| unit.of(w))).collect();
+    for (row, wait) in rows.iter_mut().zip(text::column(&waits, WAIT_DECIMALS)) {
+        row[6] = wait;
+    }
+    let wait_header = format!("mean wait ({})", unit.symbol());
     Some(Table {
         caption: format!(
             "{}: the {} users with the most penalised usage, and the others together (their waits and slowdowns job-weighted). Usage and share in % of all users'; FF: final fairshare factor.",
@@ -418,7 +423,7 @@ fn user_table(
             "usage (%)",
             "share (%)",
             "FF",
-            "mean wait (h)",
+            &wait_header,
             "mean bsld",
         ]
         .iter()

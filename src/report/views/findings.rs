@@ -183,7 +183,11 @@ fn median(v: &mut [f64]) -> f64 {
 /// The findings of a grid: comparisons along `compare`, trends along `trends`.
 pub fn findings_for(grid: &Grid<'_>, compare: Option<&str>, trends: &[String]) -> Vec<Finding> {
     let shape = &grid.shape;
-    let metrics = metric::finding_metrics(shape);
+    let shown: Vec<Metric> = metric::finding_metrics(shape)
+        .into_iter()
+        .map(|m| grid.shown(m))
+        .collect();
+    let metrics: Vec<&Metric> = shown.iter().collect();
     let mut out = Vec::new();
     if let Some(ci) = compare.and_then(|c| shape.axis_index(c)) {
         out.extend(comparisons(grid, ci, &metrics));

@@ -14,6 +14,7 @@ use crate::report::penalties::{Shares, WaitPair, shares, waits};
 use crate::report::shape::{Config, Grid, ResultShape};
 use crate::report::svg::{DASHES, Look};
 use crate::report::text;
+use crate::report::units::WAIT_DECIMALS;
 
 pub struct Penalties;
 
@@ -114,13 +115,23 @@ fn opt_pct(f: Option<f64>) -> String {
     f.map_or("–".into(), pct)
 }
 
-fn minutes(seconds: f64) -> String {
-    format!("{} min", text::number(seconds / 60.0))
-}
+/// The paper's figure: affected jobs waited about 33 minutes longer under `pe_min` (seconds).
+const PAPER_AFFECTED_WAIT_INCREASE: f64 = 33.0 * 60.0;
 
-fn signed_minutes(seconds: f64) -> String {
-    let sign = if seconds >= 0.0 { "+" } else { "−" };
-    format!("{sign}{}", minutes(seconds.abs()))
+/// A column of signed differences: `text::column`, with a "+" on those above zero as shown.
+fn signed_column(values: &[Option<f64>], decimals: usize) -> Vec<String> {
+    values
+        .iter()
+        .zip(text::column(values, decimals))
+        .map(|(v, t)| {
+            let shown_nonzero = t.chars().any(|c| c.is_ascii_digit() && c != '0');
+            if v.is_some_and(|v| v > 0.0) && shown_nonzero {
+                format!("+{t}")
+            } else {
+                t
+            }
+        })
+        .collect()
 }
 
 /// A pair's table label and its finding lead (axes named).
@@ -200,38 +211,53 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         text_columns: 1,
         folded: false,
     });
+    // Waits in the report's wait unit, a column of decimals each (text::column).
+    let unit = ctx.grid.waits;
     let mut wait_rows = Vec::new();
+    let mut columns: [Vec<Option<f64>>; 3] = Default::default();
     for ((label, _), _, w) in &computed {
         for (name, pair) in ["affected jobs", "other jobs", "all jobs"].iter().zip(w) {
             if let Some(p) = pair {
                 wait_rows.push(vec![
                     label.clone(),
                     name.to_string(),
-                    p.jobs.to_string(),
-                    minutes(p.cpu),
-                    minutes(p.pe_min),
-                    signed_minutes(p.change()),
+                    text::fixed(p.jobs as f64, 0),
                 ]);
+                columns[0].push(Some(unit.of(p.cpu)));
+                columns[1].push(Some(unit.of(p.pe_min)));
+                columns[2].push(Some(unit.of(p.change())));
             }
         }
     }
     wait_rows.push(
-        [
-            "paper (MetaCentrum 2013)",
-            "affected jobs",
-            "–",
-            "–",
-            "–",
-            "+33 min",
+        ["paper (MetaCentrum 2013)", "affected jobs", "–"]
+            .map(String::from)
+            .to_vec(),
+    );
+    columns[0].push(None);
+    columns[1].push(None);
+    columns[2].push(Some(unit.of(PAPER_AFFECTED_WAIT_INCREASE)));
+    let texts = [
+        text::column(&columns[0], WAIT_DECIMALS),
+        text::column(&columns[1], WAIT_DECIMALS),
+        signed_column(&columns[2], WAIT_DECIMALS),
+    ];
+    for (k, row) in wait_rows.iter_mut().enumerate() {
+        row.extend(texts.iter().map(|t| t[k].clone()));
+    }
+    let symbol = unit.symbol();
+    section.tables.push(Table {
+        caption: format!("Mean wait ({symbol}) of the jobs whose penalty rises under pe_min, of the others and of all, in the fairshare run charging cpu and in the one charging pe_min (jobs that ran in both), beside the paper's."),
+        headers: [
+            "setting",
+            "jobs",
+            "n",
+            &format!("wait (cpu, {symbol})"),
+            &format!("wait (pe_min, {symbol})"),
+            &format!("change ({symbol})"),
         ]
         .map(String::from)
         .to_vec(),
-    );
-    section.tables.push(Table {
-        caption: "Mean wait of the jobs whose penalty rises under pe_min, of the others and of all, in the fairshare run charging cpu and in the one charging pe_min (jobs that ran in both), beside the paper's.".into(),
-        headers: ["setting", "jobs", "n", "wait (cpu)", "wait (pe_min)", "change"]
-            .map(String::from)
-            .to_vec(),
         rows: wait_rows,
         text_columns: 2,
         folded: false,
@@ -247,17 +273,18 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         ));
         if let Some(a) = w[0] {
             sentences.push(format!(
-                "the affected jobs wait {} on average under pe_min against {} under cpu ({}; paper: +33 min)",
-                minutes(a.pe_min),
-                minutes(a.cpu),
-                signed_minutes(a.change())
+                "the affected jobs wait {} on average under pe_min against {} under cpu ({}; paper: {})",
+                unit.text(a.pe_min),
+                unit.text(a.cpu),
+                unit.signed(a.change()),
+                unit.signed(PAPER_AFFECTED_WAIT_INCREASE)
             ));
         }
         if let Some(o) = w[1] {
             sentences.push(format!(
                 "the other jobs {} against {}",
-                minutes(o.pe_min),
-                minutes(o.cpu)
+                unit.text(o.pe_min),
+                unit.text(o.cpu)
             ));
         }
         section.findings.push(super::Finding {

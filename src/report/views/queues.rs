@@ -11,7 +11,8 @@ use super::{Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::data::{QueueRow, ReportData};
 use crate::report::metric;
 use crate::report::shape::{Config, Grid, Level, ResultShape};
-use crate::report::text::{change, number};
+use crate::report::text::{self, change, number};
+use crate::report::units::WAIT_DECIMALS;
 
 pub struct Queues;
 
@@ -144,34 +145,50 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
     }
     section.intro.push("Each queue of each queue setup (docs/queues.md): the jobs routed to it, those held back by a limit for at least a second and those a limit killed, their mean wait (from submission, held time included) and mean held time, mean bounded slowdown, and the queue's share of the processor time; replicas averaged. Configurations without a queue setup run one queue without limits (`all`).".to_string());
     section.intro.extend(ctx.note.clone());
-    let mut rows = Vec::new();
-    for (c, queues) in &configs {
-        for q in queues {
-            rows.push(vec![
+    let unit = ctx.grid.waits;
+    let all: Vec<(&Config<'_>, &NamedMeans)> = configs
+        .iter()
+        .flat_map(|(c, queues)| queues.iter().map(move |q| (*c, q)))
+        .collect();
+    // Waits and held times in the report's wait unit, a column of decimals each (text::column).
+    let in_unit = |column: &str| -> Vec<String> {
+        let values: Vec<Option<f64>> = all
+            .iter()
+            .map(|(_, q)| q.get(column).map(|v| unit.of(v)))
+            .collect();
+        text::column(&values, WAIT_DECIMALS)
+    };
+    let (waits, helds) = (in_unit("wait_mean"), in_unit("held_seconds_mean"));
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .zip(waits.into_iter().zip(helds))
+        .map(|((c, q), (wait, held))| {
+            vec![
                 label(ctx, c),
                 q.name.clone(),
                 count_cell(q.get("jobs")),
                 count_cell(q.get("held_jobs")),
                 count_cell(q.get("killed_by_limit")),
-                cell(q.get("wait_mean")),
-                cell(q.get("held_seconds_mean")),
+                wait,
+                held,
                 cell(q.get("bounded_slowdown_mean")),
                 q.get("utilization_share")
                     .map_or("–".into(), |s| format!("{:.1} %", 100.0 * s)),
-            ]);
-        }
-    }
+            ]
+        })
+        .collect();
     let folded = rows.len() > 40;
+    let symbol = unit.symbol();
     section.tables.push(Table {
-        caption: "Per queue (queues.parquet): jobs, held and killed by a limit, mean wait and held time (s), mean bounded slowdown, share of processor time.".into(),
+        caption: format!("Per queue (queues.parquet): jobs, held and killed by a limit, mean wait and held time ({symbol}), mean bounded slowdown, share of processor time."),
         headers: [
             "configuration",
             "queue",
             "jobs",
             "held",
             "killed",
-            "mean wait (s)",
-            "mean held (s)",
+            &format!("mean wait ({symbol})"),
+            &format!("mean held ({symbol})"),
             "mean bsld",
             "proc-time share",
         ]
@@ -331,15 +348,16 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section
         if std::ptr::eq(*base, *c) {
             continue;
         }
+        let unit = ctx.grid.waits;
         let mut parts = Vec::new();
         if let (Some(from), Some(to)) = (
             base.estimate("wait_mean", 1.0),
             c.estimate("wait_mean", 1.0),
         ) {
             parts.push(format!(
-                "the mean wait of all jobs goes from {} s to {} s ({})",
-                number(from.mean),
-                number(to.mean),
+                "the mean wait of all jobs goes from {} to {} ({})",
+                unit.text(from.mean),
+                unit.text(to.mean),
                 change(from.mean, to.mean)
             ));
         }
@@ -368,10 +386,10 @@ fn changes(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], section
             };
             if let (Some(from), Some(to)) = (b.get("wait_mean"), q.get("wait_mean")) {
                 parts.push(format!(
-                    "{}'s from {} s to {} s",
+                    "{}'s from {} to {}",
                     q.name,
-                    number(from),
-                    number(to)
+                    unit.text(from),
+                    unit.text(to)
                 ));
             }
         }
@@ -419,18 +437,35 @@ fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], secti
             .find(|q| q.name.eq_ignore_ascii_case(name))
             .and_then(|q| q.get("wait_mean"))
     };
+    let unit = ctx.grid.waits;
     let mut headers = vec!["queue".to_string(), "paper (recorded)".to_string()];
     headers.extend(lpc.iter().map(|(c, _)| label(ctx, c)));
+    // Column by column in the report's wait unit: the paper's, then each configuration's.
+    let mut columns = vec![text::column(
+        &MEDERNACH_WAITS
+            .iter()
+            .map(|(_, paper)| Some(unit.of(*paper)))
+            .collect::<Vec<_>>(),
+        WAIT_DECIMALS,
+    )];
+    columns.extend(lpc.iter().map(|(_, q)| {
+        let ours: Vec<Option<f64>> = MEDERNACH_WAITS
+            .iter()
+            .map(|(name, _)| wait(q, name).map(|w| unit.of(w)))
+            .collect();
+        text::column(&ours, WAIT_DECIMALS)
+    }));
     let rows = MEDERNACH_WAITS
         .iter()
-        .map(|(name, paper)| {
-            let mut row = vec![name.to_string(), number(*paper)];
-            row.extend(lpc.iter().map(|(_, q)| cell(wait(q, name))));
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let mut row = vec![name.to_string()];
+            row.extend(columns.iter().map(|col| col[k].clone()));
             row
         })
         .collect();
     section.tables.push(Table {
-        caption: "Mean wait per LPC queue (s): Medernach's table (\"Local situation\": recorded waits of the real system) beside ours.".into(),
+        caption: format!("Mean wait per LPC queue ({}): Medernach's table (\"Local situation\": recorded waits of the real system, in seconds there) beside ours.", unit.symbol()),
         headers,
         rows,
         text_columns: 1,
@@ -471,6 +506,6 @@ fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], secti
     }
     section.findings.push(Finding {
         title: "Why the recorded waits are longer".into(),
-        text: "the paper's waits are those of the real system, which the simulation does not model: grid middleware delays before a job reaches the batch system, MAUI's fairshare, node outages and reserved nodes; and the table gives the configuration when the paper was written, while the log spans a year in which the limits changed (jobs the table's limits kill ran longer in the log). Test's recorded 33,336 s (over nine hours for jobs allowed 15 minutes) stands out: nothing in the table's limits explains it, and the simulation, whatever its limits, gives test jobs waits of minutes. Compare directions and the ranking of queues with the paper, not the figures.".into(),
+        text: format!("the paper's waits are those of the real system, which the simulation does not model: grid middleware delays before a job reaches the batch system, MAUI's fairshare, node outages and reserved nodes; and the table gives the configuration when the paper was written, while the log spans a year in which the limits changed (jobs the table's limits kill ran longer in the log). Test's recorded {} (over nine hours for jobs allowed 15 minutes) stands out: nothing in the table's limits explains it, and the simulation, whatever its limits, gives test jobs waits of minutes. Compare directions and the ranking of queues with the paper, not the figures.", unit.text(MEDERNACH_WAITS[0].1)),
     });
 }

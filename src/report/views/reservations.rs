@@ -6,17 +6,19 @@
 //! factor by scenario and size class, and utilization (reserved capacity counted as used) and
 //! queue depth over time. A scenario keeps one look in every chart of the section.
 
+use super::table::number_rows;
 use super::{Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec};
 use crate::report::charts::{
     self, Axis as Scaling, Bar, BarChart, BarSeries, Draw, LineChart, Panel, Point, Series,
 };
-use crate::report::data::{SummaryRow, fmt_scaled};
+use crate::report::data::SummaryRow;
 use crate::report::metric;
 use crate::report::palette::{self, COLORS};
 use crate::report::shape::{Level, ResultShape};
 use crate::report::stats::Estimate;
 use crate::report::svg::Look;
 use crate::report::text::{self, number};
+use crate::report::units::{WAIT_DECIMALS, WaitUnit};
 
 /// The paper's throttle: 256 nodes × 12 hours per sliding 7 days — "all unshared batch nodes in
 /// the system for half a day each week".
@@ -87,8 +89,9 @@ impl Group<'_> {
         self.mean("expansion_factor_weighted").unwrap_or(f64::NAN)
     }
 
-    fn wait_h(&self) -> f64 {
-        self.mean("wait_mean").unwrap_or(f64::NAN) / 3600.0
+    /// Mean wait, seconds.
+    fn wait(&self) -> f64 {
+        self.mean("wait_mean").unwrap_or(f64::NAN)
     }
 }
 
@@ -189,21 +192,36 @@ fn nearest<'a, 'r>(groups: &[&'a Group<'r>], target: f64) -> Option<&'a Group<'r
         .filter(|g| d(g) <= 0.1 * target)
 }
 
-fn scenario_row(looks: &Looks<'_>, g: &Group<'_>) -> Vec<String> {
-    vec![
-        g.workload.clone(),
-        g.scheduler.clone(),
-        looks.label(g),
-        g.rows.len().to_string(),
-        fmt_scaled(g.mean("expansion_factor_weighted"), 1.0, 2),
-        fmt_scaled(g.mean("wait_mean"), 1.0 / 3600.0, 1),
-        fmt_scaled(g.mean("utilization"), 1.0, 3),
-        fmt_scaled(g.mean("utilization_with_reserved"), 1.0, 3),
-        fmt_scaled(g.mean("reservations_granted"), 1.0, 1),
-        fmt_scaled(g.mean("reservations_shifted"), 1.0, 1),
-        fmt_scaled(g.mean("reservations_rejected"), 1.0, 1),
-    ]
+/// A scenario table's row: its text cells, and its numbers for `table::number_rows` with
+/// [`SCENARIO_DECIMALS`].
+fn scenario_row(
+    looks: &Looks<'_>,
+    g: &Group<'_>,
+    waits: WaitUnit,
+) -> (Vec<String>, Vec<Option<f64>>) {
+    (
+        vec![
+            g.workload.clone(),
+            g.scheduler.clone(),
+            looks.label(g),
+            g.rows.len().to_string(),
+        ],
+        vec![
+            g.mean("expansion_factor_weighted"),
+            g.mean("wait_mean").map(|w| waits.of(w)),
+            g.mean("utilization"),
+            g.mean("utilization_with_reserved"),
+            g.mean("reservations_granted"),
+            g.mean("reservations_shifted"),
+            g.mean("reservations_rejected"),
+        ],
+    )
 }
+
+/// The least decimals of the scenario tables' number columns: the configurations table's for
+/// the expansion factor, wait and utilizations (`metric::METRICS`); counts (replicas' means of
+/// granted, shifted and rejected requests) need none of their own.
+const SCENARIO_DECIMALS: [usize; 7] = [3, WAIT_DECIMALS, 4, 4, 0, 0, 0];
 
 /// Axes the section tells apart: the rest are held at their first level.
 const SECTION_AXES: [&str; 5] = [
@@ -313,16 +331,18 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             number(n)
         ));
     }
+    let unit = ctx.grid.waits;
     let paper = |i: usize| {
         format!(
-            "{}: EF {} → {} → {}, wait {} → {} → {} h",
+            "{}: EF {} → {} → {}, wait {} → {} → {} {}",
             PAPER_EF[i].0,
             number(PAPER_EF[i].1),
             number(PAPER_EF[i].2),
             number(PAPER_EF[i].3),
-            number(PAPER_WAIT[i].1),
-            number(PAPER_WAIT[i].2),
-            number(PAPER_WAIT[i].3)
+            number(unit.of(PAPER_WAIT[i].1 * 3600.0)),
+            number(unit.of(PAPER_WAIT[i].2 * 3600.0)),
+            number(unit.of(PAPER_WAIT[i].3 * 3600.0)),
+            unit.symbol()
         )
     };
     section.intro.push(format!(
@@ -354,7 +374,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         "scenario",
         "replicas",
         "EF (Eq. 2)",
-        "mean wait (h)",
+        &format!("mean wait ({})", unit.symbol()),
         "utilization",
         "with reserved",
         "granted",
@@ -379,31 +399,26 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             .filter(|g| g.baseline || g.rate == rate)
             .collect();
         for g in &mine {
-            full_rows.push(scenario_row(&looks, g));
+            full_rows.push(scenario_row(&looks, g, unit));
         }
         for g in &at_rate {
-            shown_rows.push(scenario_row(&looks, g));
-            let mut row = vec![g.workload.clone(), g.scheduler.clone(), looks.label(g)];
-            for c in classes {
-                row.push(fmt_scaled(
-                    g.mean(&format!("{c}_expansion_factor_weighted")),
-                    1.0,
-                    2,
-                ));
-            }
-            for c in classes {
-                row.push(fmt_scaled(
-                    g.mean(&format!("{c}_wait_mean")),
-                    1.0 / 3600.0,
-                    1,
-                ));
-            }
-            class_rows.push(row);
+            shown_rows.push(scenario_row(&looks, g, unit));
+            let cells = vec![g.workload.clone(), g.scheduler.clone(), looks.label(g)];
+            let mut values: Vec<Option<f64>> = classes
+                .iter()
+                .map(|c| g.mean(&format!("{c}_expansion_factor_weighted")))
+                .collect();
+            values.extend(
+                classes
+                    .iter()
+                    .map(|c| g.mean(&format!("{c}_wait_mean")).map(|w| unit.of(w))),
+            );
+            class_rows.push((cells, values));
         }
         let Some(baseline) = mine.iter().copied().find(|g| g.baseline) else {
             continue;
         };
-        let paragraphs = findings(&looks, baseline, &at_rate, classes, nodes);
+        let paragraphs = findings(&looks, baseline, &at_rate, classes, nodes, unit);
         let several = paragraphs.len() > 1;
         for (scenario, text) in paragraphs {
             section.findings.push(Finding {
@@ -460,7 +475,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             "Scenarios at {rate_text} and the baselines, replicas averaged: EF is the node-seconds-weighted expansion factor (Margo et al., Eq. 2); utilization without and with reserved capacity counted as used; reservation requests granted at the requested time, shifted later, or rejected."
         ),
         headers: headers.clone(),
-        rows: shown_rows,
+        rows: number_rows(shown_rows, &SCENARIO_DECIMALS),
         text_columns: 3,
         folded: false,
     });
@@ -468,13 +483,23 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .map(String::from)
         .to_vec();
     class_headers.extend(classes.iter().map(|c| format!("EF {c}")));
-    class_headers.extend(classes.iter().map(|c| format!("wait {c} (h)")));
+    class_headers.extend(
+        classes
+            .iter()
+            .map(|c| format!("wait {c} ({})", unit.symbol())),
+    );
+    let class_decimals: Vec<usize> = classes
+        .iter()
+        .map(|_| 3)
+        .chain(classes.iter().map(|_| WAIT_DECIMALS))
+        .collect();
     section.tables.push(Table {
         caption: format!(
-            "By job-size class at {rate_text} (classes of metrics.size_classes, in nodes): expansion factor and mean wait in hours."
+            "By job-size class at {rate_text} (classes of metrics.size_classes, in nodes): expansion factor and mean wait in {}.",
+            unit.plural()
         ),
         headers: class_headers,
-        rows: class_rows,
+        rows: number_rows(class_rows, &class_decimals),
         text_columns: 3,
         folded: false,
     });
@@ -483,7 +508,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         section.tables.push(Table {
             caption: format!("Every scenario at every reservation rate ({n} rows)"),
             headers,
-            rows: full_rows,
+            rows: number_rows(full_rows, &SCENARIO_DECIMALS),
             text_columns: 3,
             folded: true,
         });
@@ -598,18 +623,18 @@ fn over_time(
 }
 
 /// How a capped run compares with a baseline and the unthrottled run, against both months.
-fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64)) -> String {
+fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64), unit: WaitUnit) -> String {
     let recovered = |b: f64, u: f64, t: f64| 100.0 * (u - t) / (u - b);
     let (m6, m7) = (PAPER_EF[0], PAPER_EF[1]);
     let (w6, w7) = (PAPER_WAIT[0], PAPER_WAIT[1]);
     if t.0 <= b.0 && t.1 <= b.1 {
         format!(
-            "better than the baseline on both, as in {} (EF {} and {} h against {} and {} h) and unlike {}",
+            "better than the baseline on both, as in {} (EF {} and {} against {} and {}) and unlike {}",
             m6.0,
             number(m6.3),
-            number(w6.3),
+            unit.text(w6.3 * 3600.0),
             number(m6.1),
-            number(w6.1),
+            unit.text(w6.1 * 3600.0),
             m7.0
         )
     } else if t.0 < u.0 && t.1 < u.1 && u.0 > b.0 && u.1 > b.1 {
@@ -638,8 +663,9 @@ fn findings(
     at_rate: &[&Group<'_>],
     classes: &[String],
     nodes: Option<f64>,
+    unit: WaitUnit,
 ) -> Vec<(String, String)> {
-    let (b_ef, b_w) = (baseline.ef(), baseline.wait_h());
+    let (b_ef, b_w) = (baseline.ef(), baseline.wait());
     let mut out = Vec::new();
     for scenario in &looks.scenarios {
         let of: Vec<&Group<'_>> = at_rate
@@ -650,18 +676,18 @@ fn findings(
         let Some(open) = of.iter().copied().find(|g| g.cap.is_none()) else {
             continue;
         };
-        let (u_ef, u_w) = (open.ef(), open.wait_h());
+        let (u_ef, u_w) = (open.ef(), open.wait());
         let rate = open.rate.map_or("reservations".to_string(), |r| {
             format!("{} reservations a week", crate::report::svg::label(r))
         });
         let mut text = format!(
-            "Without a throttle, {rate} {} the expansion factor from {} to {} ({}) and the mean wait from {} h to {} h ({}){}. ",
+            "Without a throttle, {rate} {} the expansion factor from {} to {} ({}) and the mean wait from {} to {} ({}){}. ",
             if u_ef >= b_ef { "raised" } else { "lowered" },
             number(b_ef),
             number(u_ef),
             text::change(b_ef, u_ef),
-            number(b_w),
-            number(u_w),
+            unit.text(b_w),
+            unit.text(u_w),
             text::change(b_w, u_w),
             if u_ef > b_ef && u_w > b_w {
                 ": the direction the paper found in both months"
@@ -687,11 +713,11 @@ fn findings(
         }
         for (t, what) in caps {
             text.push_str(&format!(
-                "With a cap of {} node-hours ({what}), EF {} and wait {} h: {}. ",
+                "With a cap of {} node-hours ({what}), EF {} and wait {}: {}. ",
                 number(t.cap.unwrap_or(0.0)),
                 number(t.ef()),
-                number(t.wait_h()),
-                throttle_verdict((b_ef, b_w), (u_ef, u_w), (t.ef(), t.wait_h()))
+                unit.text(t.wait()),
+                throttle_verdict((b_ef, b_w), (u_ef, u_w), (t.ef(), t.wait()), unit)
             ));
         }
         let ratios: Vec<(String, f64)> = classes
@@ -798,7 +824,9 @@ mod tests {
         let section = section_of(&data);
         let table = &section.tables[0];
         assert_eq!(table.rows.len(), 2);
-        assert_eq!(table.rows[1][3..6], ["1", "8.00", "12.0"]);
+        // EF with the configurations table's three decimals, waits (hours: the median mean wait
+        // is 6.5 h) with two.
+        assert_eq!(table.rows[1][3..6], ["1", "8.000", "12.00"]);
         assert!(
             section
                 .intro
@@ -828,7 +856,10 @@ mod tests {
         let section = section_of(&data);
         let table = &section.tables[0];
         assert_eq!(table.rows.len(), 3);
-        assert_eq!(table.rows[1][2..6], ["15/wk, no cap", "2", "8.00", "12.0"]);
+        assert_eq!(
+            table.rows[1][2..6],
+            ["15/wk, no cap", "2", "8.000", "12.00"]
+        );
         assert!(section.intro[0].starts_with("The machine here has 171 nodes"));
         assert!(section.intro[0].contains("On 171 nodes the same share is 171 × 12 h = 2,052 node-hours: the paper's absolute cap is 1.50× as generous here."));
         assert_eq!(
@@ -845,12 +876,66 @@ mod tests {
     fn throttle_verdicts_follow_both_months() {
         // Better than the baseline on both: March 2006's pattern.
         assert!(
-            throttle_verdict((2.0, 6.0), (7.0, 70.0), (1.7, 4.0))
+            throttle_verdict((2.0, 6.0), (7.0, 70.0), (1.7, 4.0), WaitUnit::Hours)
                 .starts_with("better than the baseline on both, as in March 2006")
         );
         // Between: March 2007's; recovered (7 − 4.5)/(7 − 2) = 50 % of EF, (70 − 38)/(70 − 6) = 50 % of wait.
-        let v = throttle_verdict((2.0, 6.0), (7.0, 70.0), (4.5, 38.0));
+        let v = throttle_verdict((2.0, 6.0), (7.0, 70.0), (4.5, 38.0), WaitUnit::Hours);
         assert!(v.starts_with("between the baseline and the unthrottled run, recovering 50 % of the EF loss and 50 % of the wait loss — like March 2007 (which recovered 61 % and 68 %)"), "{v}");
-        assert!(throttle_verdict((2.0, 6.0), (7.0, 70.0), (8.0, 80.0)).starts_with("no better"));
+        assert!(
+            throttle_verdict((2.0, 6.0), (7.0, 70.0), (8.0, 80.0), WaitUnit::Hours)
+                .starts_with("no better")
+        );
+    }
+
+    #[test]
+    fn the_papers_waits_are_given_in_the_reports_wait_unit() {
+        // March 2006: the throttle's 4.44 h = 266.4 min against the baseline's 6.03 h = 361.8 min.
+        let v = throttle_verdict((2.0, 6.0), (7.0, 70.0), (1.7, 4.0), WaitUnit::Minutes);
+        assert_eq!(
+            v,
+            "better than the baseline on both, as in March 2006 (EF 1.70 and 266 min against 2.05 and 362 min) and unlike March 2007"
+        );
+    }
+
+    #[test]
+    fn scenario_tables_keep_three_significant_digits_per_column_in_the_wait_unit() {
+        // Mean waits of 90, 180 and 108 s: median 108 s, so the report gives waits in minutes
+        // (1.50, 3.00, 1.80). EFs 1.0123, 1,234.5 and 2: 1.0123 needs two decimals for three
+        // significant digits, the configurations table's EF three, so every EF shows three, and
+        // 1,234.5 is thousands separated. Medium jobs' EF is twice the total, wait as the total.
+        let data = ReportData {
+            rows: vec![
+                row("b", "none", None, 1.0123, 0.025),
+                row("r", "tg", None, 1234.5, 0.05),
+                row("t", "tg", Some(3072.0), 2.0, 0.03),
+            ],
+            axis_names: vec!["reservations".into(), "throttle_node_hours".into()],
+            ..ReportData::default()
+        };
+        let section = section_of(&data);
+        assert_eq!(section.tables[0].headers[5], "mean wait (min)");
+        let numbers: Vec<&[String]> = section.tables[0].rows.iter().map(|r| &r[4..6]).collect();
+        assert_eq!(
+            numbers,
+            [["1.012", "1.50"], ["1,234.500", "3.00"], ["2.000", "1.80"]]
+        );
+        // By size class: EF medium 2.0246, 2,469 and 4 (three decimals), no medium wait column
+        // value (the rows have none).
+        let classes = &section.tables[1];
+        assert_eq!(classes.headers[3..], ["EF medium", "wait medium (min)"]);
+        assert_eq!(classes.rows[1][3..], ["2,469.000", "–"]);
+        assert!(
+            classes
+                .caption
+                .ends_with("expansion factor and mean wait in minutes.")
+        );
+        assert!(
+            section.findings[0]
+                .text
+                .contains("and the mean wait from 1.50 min to 3.00 min (×2.0)"),
+            "{}",
+            section.findings[0].text
+        );
     }
 }

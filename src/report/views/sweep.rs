@@ -225,7 +225,7 @@ impl Family for Sweep {
                         without,
                         held,
                     };
-                    against(ctx, m, x, &layout)
+                    against(ctx, &ctx.grid.shown(m), x, &layout)
                 }),
                 ViewKind::Bars {
                     metric,
@@ -241,7 +241,7 @@ impl Family for Sweep {
                         without: &[],
                         held,
                     };
-                    bars(ctx, m, &layout)
+                    bars(ctx, &ctx.grid.shown(m), &layout)
                 }),
                 _ => None,
             };

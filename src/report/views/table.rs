@@ -5,24 +5,25 @@ use super::{Context, Family, Section, Table, ViewKind, ViewSpec};
 use crate::report::metric::METRICS;
 use crate::report::shape::ResultShape;
 use crate::report::text;
+use crate::report::units::WaitUnit;
 
 pub struct Configurations;
 
 /// Tables longer than this are folded in the HTML report (the Markdown one has them whole).
 pub const FOLD_ROWS: usize = 40;
 
-/// Short column headers of the metrics.
-fn header(column: &str) -> &'static str {
+/// Short column headers of the metrics (waits with the report's wait unit).
+fn header(column: &str, waits: WaitUnit) -> String {
     match column {
-        "jobs" => "jobs",
-        "wait_mean" => "mean wait (h)",
-        "wait_p95" => "p95 wait (h)",
-        "bounded_slowdown_mean" => "mean bsld",
-        "utilization" => "utilization",
-        "queue_length_sampled" => "queue at calls",
-        "backfilled_fraction" => "backfilled",
-        "expansion_factor_weighted" => "EF (Eq. 2)",
-        _ => "",
+        "jobs" => "jobs".into(),
+        "wait_mean" => format!("mean wait ({})", waits.symbol()),
+        "wait_p95" => format!("p95 wait ({})", waits.symbol()),
+        "bounded_slowdown_mean" => "mean bsld".into(),
+        "utilization" => "utilization".into(),
+        "queue_length_sampled" => "queue at calls".into(),
+        "backfilled_fraction" => "backfilled".into(),
+        "expansion_factor_weighted" => "EF (Eq. 2)".into(),
+        _ => String::new(),
     }
 }
 
@@ -66,38 +67,36 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
     if shape.replicas > 1 {
         headers.push("replicas".into());
     }
-    headers.extend(metrics.iter().map(|m| header(m.column).to_string()));
-    // Each metric column shows one number of decimals: the metric's own, or more where a value
-    // would otherwise keep fewer than three significant digits (LPC-EGEE's mean waits of
-    // 0.0396 h and 0.0366 h are not both "0.04").
-    let means: Vec<Vec<Option<f64>>> = ctx
-        .grid
-        .configs
+    headers.extend(metrics.iter().map(|m| header(m.column, ctx.grid.waits)));
+    // Each metric column shows one count of decimals: the metric's own, or more where a value
+    // would otherwise keep fewer than three significant digits (text::column); jobs are
+    // counts, three significant digits each.
+    let columns: Vec<Vec<String>> = metrics
         .iter()
-        .map(|c| {
-            metrics
+        .map(|m| {
+            let m = ctx.grid.shown(m);
+            let means: Vec<Option<f64>> = ctx
+                .grid
+                .configs
                 .iter()
-                .map(|m| c.estimate(m.column, m.scale).map(|e| e.mean))
-                .collect()
-        })
-        .collect();
-    let decimals: Vec<usize> = metrics
-        .iter()
-        .enumerate()
-        .map(|(k, m)| {
-            means
-                .iter()
-                .filter_map(|row| row[k])
-                .map(significant_decimals)
-                .fold(m.decimals, usize::max)
+                .map(|c| c.estimate(m.column, m.scale).map(|e| e.mean))
+                .collect();
+            if m.column == "jobs" {
+                means
+                    .iter()
+                    .map(|v| v.map_or("–".to_string(), text::number))
+                    .collect()
+            } else {
+                text::column(&means, m.decimals)
+            }
         })
         .collect();
     let rows: Vec<Vec<String>> = ctx
         .grid
         .configs
         .iter()
-        .zip(&means)
-        .map(|(c, means)| {
+        .enumerate()
+        .map(|(k, c)| {
             let mut row: Vec<String> = shape
                 .axes
                 .iter()
@@ -110,28 +109,21 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
             if shape.replicas > 1 {
                 row.push(c.rows.len().to_string());
             }
-            row.extend(metrics.iter().zip(means).zip(&decimals).map(|((m, v), d)| {
-                v.map_or("–".to_string(), |v| {
-                    if m.column == "jobs" {
-                        text::number(v)
-                    } else {
-                        format!("{v:.d$}")
-                    }
-                })
-            }));
+            row.extend(columns.iter().map(|col| col[k].clone()));
             row
         })
         .collect();
     let n = rows.len();
     Table {
         caption: format!(
-            "{n} configuration{}{}. Waits in hours; utilization and backfilled as fractions; bsld is the bounded slowdown, EF the node-seconds-weighted expansion factor (docs/metrics.md).",
+            "{n} configuration{}{}. Waits in {}; utilization and backfilled as fractions; bsld is the bounded slowdown, EF the node-seconds-weighted expansion factor (docs/metrics.md).",
             if n == 1 { "" } else { "s" },
             if shape.replicas > 1 {
                 ", means over replicas"
             } else {
                 ""
-            }
+            },
+            ctx.grid.waits.plural()
         ),
         headers,
         rows,
@@ -140,25 +132,29 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
     }
 }
 
-/// Decimals that keep three significant digits of `v` (none for values from 100 up; at most 6).
-fn significant_decimals(v: f64) -> usize {
-    if v == 0.0 || !v.is_finite() {
-        0
-    } else {
-        (2 - v.abs().log10().floor() as i64).clamp(0, 6) as usize
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::significant_decimals;
-
-    #[test]
-    fn decimals_keep_three_significant_digits() {
-        assert_eq!(significant_decimals(0.0396), 4);
-        assert_eq!(significant_decimals(5.41), 2);
-        assert_eq!(significant_decimals(427.3), 0);
-        assert_eq!(significant_decimals(0.0), 0);
-        assert_eq!(significant_decimals(1e-9), 6);
-    }
+/// Table rows from each row's leading text cells and its numbers, the numbers formatted column
+/// by column (`text::column`: one count of decimals a column, at least `decimals[k]` in the
+/// k-th, enough for three significant digits of every value, thousands separated).
+pub fn number_rows(
+    rows: Vec<(Vec<String>, Vec<Option<f64>>)>,
+    decimals: &[usize],
+) -> Vec<Vec<String>> {
+    let columns: Vec<Vec<String>> = decimals
+        .iter()
+        .enumerate()
+        .map(|(k, &d)| {
+            let values: Vec<Option<f64>> = rows
+                .iter()
+                .map(|(_, v)| v.get(k).copied().flatten())
+                .collect();
+            text::column(&values, d)
+        })
+        .collect();
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, (mut cells, _))| {
+            cells.extend(columns.iter().map(|c| c[i].clone()));
+            cells
+        })
+        .collect()
 }

@@ -242,13 +242,20 @@ fn lines(
                     for cell in &cells {
                         if let Some(s) = ctx.data.series.get(*cell) {
                             if value == "wait" {
-                                all.extend(s.waits.iter().map(|w| w / 3600.0));
+                                all.extend(s.waits.iter().map(|&w| ctx.grid.waits.of(w)));
                             } else {
                                 all.extend(s.bounded_slowdowns.iter().copied());
                             }
                         }
                     }
-                    cdf(all, if value == "wait" { 1.0 / 60.0 } else { 1.0 })
+                    cdf(
+                        all,
+                        if value == "wait" {
+                            ctx.grid.waits.of(60.0)
+                        } else {
+                            1.0
+                        },
+                    )
                 }
             };
             series.push(Series {
@@ -268,25 +275,25 @@ fn lines(
     }
     let (x_label, x_axis, y_range, note) = match value {
         "utilization" => (
-            "trace time (days)",
+            "trace time (days)".to_string(),
             Scaling::Linear,
             Some((0.0, 1.0)),
             "Each bin is a metrics.timeseries_step; lines are thinned to at most 150 points by averaging neighbouring bins.",
         ),
         "queue" => (
-            "trace time (days)",
+            "trace time (days)".to_string(),
             Scaling::Linear,
             None,
             "Each bin is a metrics.timeseries_step; lines are thinned to at most 150 points by averaging neighbouring bins.",
         ),
         "wait" => (
-            "wait (hours)",
+            format!("wait ({})", ctx.grid.waits.plural()),
             Scaling::Log,
             Some((0.0, 1.0)),
             "Jobs that waited under a minute sit at the left edge.",
         ),
         _ => (
-            "bounded slowdown",
+            "bounded slowdown".to_string(),
             Scaling::Log,
             Some((0.0, 1.0)),
             "Jobs with a bounded slowdown of 1 (no delay that counts) sit at the left edge.",
@@ -298,7 +305,7 @@ fn lines(
         .map(|&i| shape.axes[i].short())
         .collect();
     let legend_heading = (!legend.is_empty()).then(|| legend.join(" / "));
-    let mut chart = LineChart::new(title, x_label, y_label, out_panels);
+    let mut chart = LineChart::new(title, &x_label, y_label, out_panels);
     chart.x_axis = x_axis;
     chart.y_axis = Scaling::Linear;
     chart.y_range = y_range;

@@ -16,6 +16,7 @@ use crate::report::heatmap::{HeatRow, HeatmapChart, SharedScale, UsageLine, heat
 use crate::report::metric;
 use crate::report::shape::{Config, ResultShape};
 use crate::report::text;
+use crate::report::units::{WAIT_DECIMALS, WaitUnit};
 use crate::report::user_aware::EetCell;
 
 pub struct UserAware;
@@ -89,8 +90,9 @@ fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |v| format!("{v:.1} %"))
 }
 
-fn hours(x: Option<f64>) -> String {
-    x.map_or("–".into(), |v| format!("{:.1}", v / 3600.0))
+/// A wait in the report's wait unit with its symbol, or "–".
+fn wait_text(x: Option<f64>, unit: WaitUnit) -> String {
+    x.map_or("–".into(), |v| unit.text(v))
 }
 
 fn scale_text(x: f64) -> String {
@@ -189,7 +191,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         ));
     }
 
-    section.findings.extend(findings(&judged, &scales));
+    let unit = ctx.grid.waits;
+    section.findings.extend(findings(&judged, &scales, unit));
 
     let mut table = Table {
         caption: "Classic and user-aware metrics per configuration (all users; WT_u in CPU-hours)"
@@ -197,8 +200,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         headers: [
             "scheduler",
             "capacity",
-            "mean wait (h)",
-            "mean response (h)",
+            &format!("mean wait ({})", unit.symbol()),
+            &format!("mean response ({})", unit.symbol()),
             "mean bounded slowdown",
             "violated EETs",
             "users ≤ 35 %",
@@ -220,8 +223,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         table.rows.push(vec![
             name,
             scale_text(r.scale),
-            hours(number(c, "wait_mean")),
-            hours(number(c, "response_mean")),
+            String::new(),
+            String::new(),
             number(c, "bounded_slowdown_mean").map_or("–".into(), |v| format!("{v:.1}")),
             pct(number(c, "eet_violated_fraction").map(|v| v * 100.0)),
             pct(number(c, "users_veet_at_most_35").map(|v| v * 100.0)),
@@ -232,8 +235,23 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                 pct(number(c, "veet_q3"))
             ),
             at_full(r.cell).len().to_string(),
-            hours(number(c, "weighted_tardiness_median")),
+            String::new(),
         ]);
+    }
+    // Waits and response times in the report's wait unit, WT_u in CPU-hours: a column of
+    // decimals each (text::column).
+    for (index, column, scale, decimals) in [
+        (2, "wait_mean", unit.scale(), WAIT_DECIMALS),
+        (3, "response_mean", unit.scale(), WAIT_DECIMALS),
+        (9, "weighted_tardiness_median", 1.0 / 3600.0, 1),
+    ] {
+        let values: Vec<Option<f64>> = runs
+            .iter()
+            .map(|r| number(r.config, column).map(|v| v * scale))
+            .collect();
+        for (row, text) in table.rows.iter_mut().zip(text::column(&values, decimals)) {
+            row[index] = text;
+        }
     }
     section.tables.push(table);
 
@@ -352,7 +370,7 @@ fn heatmap_chart(
 }
 
 /// The paper's four findings of section 4, checked at every capacity level.
-fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
+fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding> {
     let mut out = Vec::new();
     let at = |scale: f64| -> Vec<&Run> { runs.iter().filter(|r| r.scale == scale).collect() };
     let is_fair = |r: &Run| r.config.text("order") == "fairshare";
@@ -446,10 +464,10 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64]) -> Vec<Finding> {
                 > number(fifo_fair.config, "eet_violated_fraction").unwrap_or(0.0);
         holds += usize::from(classic_better && eet_worse);
         lines.push(format!(
-            "at expected capacity {}: mean wait {} h vs {} h, violated EETs {} vs {}, users ≤ 35 % {} vs {}",
+            "at expected capacity {}: mean wait {} vs {}, violated EETs {} vs {}, users ≤ 35 % {} vs {}",
             scale_text(s),
-            hours(number(easy.config, "wait_mean")),
-            hours(number(fifo_fair.config, "wait_mean")),
+            wait_text(number(easy.config, "wait_mean"), unit),
+            wait_text(number(fifo_fair.config, "wait_mean"), unit),
             pct(number(easy.config, "eet_violated_fraction").map(|v| v * 100.0)),
             pct(number(fifo_fair.config, "eet_violated_fraction").map(|v| v * 100.0)),
             pct(Some(within(easy) * 100.0)),

@@ -338,11 +338,7 @@ impl Timeline {
         duration: Time,
         since: u64,
     ) -> Option<Time> {
-        let c = class as usize;
-        if since > 0 && self.class_rises[c] <= since {
-            return None;
-        }
-        if since == 0 || self.whole[c] {
+        if self.search_all_since(class, since)? {
             return self.earliest_within(layout, class, shape, (from, before), duration, before);
         }
         let first =
@@ -371,14 +367,22 @@ impl Timeline {
         duration: Time,
         since: u64,
     ) -> Option<Time> {
+        if self.search_all_since(class, since)? || shape.count != 1 {
+            return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
+        }
+        self.earliest_on_risen(class, shape, (from, before), duration, Time::MAX, since)
+    }
+
+    /// The opening of the `*_since` searches: `None` when nothing of `class` rose since clock
+    /// `since` (so nothing fits that did not then); otherwise whether all of the class must be
+    /// searched (`since` = 0: unknown; or a whole-node class, whose rises are not kept per node)
+    /// rather than only the nodes that rose.
+    fn search_all_since(&self, class: u32, since: u64) -> Option<bool> {
         let c = class as usize;
         if since > 0 && self.class_rises[c] <= since {
             return None;
         }
-        if since == 0 || self.whole[c] || shape.count != 1 {
-            return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
-        }
-        self.earliest_on_risen(class, shape, (from, before), duration, Time::MAX, since)
+        Some(since == 0 || self.whole[c])
     }
 
     /// The earliest `t` in `[from, before)` at which one node of a shared class, among those
