@@ -9,21 +9,12 @@ pub fn number(v: f64) -> String {
     }
     let a = v.abs();
     if a >= 999.5 {
-        let digits = format!("{:.0}", a);
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        return if v < 0.0 { format!("−{out}") } else { out };
+        return fixed(v, 0);
     }
     if a == 0.0 {
         return "0".to_string();
     }
-    let decimals = (2 - a.log10().floor() as i32).clamp(0, 6) as usize;
-    let s = format!("{:.*}", decimals, a);
+    let s = format!("{:.*}", significant_decimals(a), a);
     // 9.995 rounds to "10.00": drop the extra digit.
     let s = if s.replace('.', "").trim_start_matches('0').len() > 3 && s.contains('.') {
         s[..s.len() - 1].trim_end_matches('.').to_string()

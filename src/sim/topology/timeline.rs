@@ -378,11 +378,10 @@ impl Timeline {
     /// searched (`since` = 0: unknown; or a whole-node class, whose rises are not kept per node)
     /// rather than only the nodes that rose.
     fn search_all_since(&self, class: u32, since: u64) -> Option<bool> {
-        let c = class as usize;
-        if since > 0 && self.class_rises[c] <= since {
+        if !self.rose_since(class, since) {
             return None;
         }
-        Some(since == 0 || self.whole[c])
+        Some(since == 0 || self.whole[class as usize])
     }
 
     /// The earliest `t` in `[from, before)` at which one node of a shared class, among those
