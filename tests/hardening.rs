@@ -14,6 +14,8 @@ use std::process::{Command, Output, Stdio};
 
 mod common;
 
+use common::project::{Project, read_events};
+
 const EXE: &str = env!("CARGO_BIN_EXE_schedlab");
 
 fn repo() -> &'static Path {
@@ -26,88 +28,6 @@ fn stderr(out: &Output) -> String {
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A temporary project with `workloads/kth.swf.gz` and one manifest `experiments/<name>.yaml`.
-struct Project {
-    dir: tempfile::TempDir,
-}
-
-impl Project {
-    fn new() -> Project {
-        Project {
-            dir: common::project_with_kth(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn manifest(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.path().join("experiments").join(format!("{name}.yaml"));
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(EXE);
-        c.current_dir(self.path()).args(args);
-        c
-    }
-
-    fn schedlab(&self, args: &[&str]) -> Output {
-        self.cmd(args).output().unwrap()
-    }
-
-    /// `run --quiet --events` plus `extra`; the output and label → outcome.
-    fn run(&self, extra: &[&str]) -> (Output, BTreeMap<String, String>) {
-        let log = self.path().join("events.jsonl");
-        let mut args = vec!["run", "--quiet", "--events", log.to_str().unwrap()];
-        args.extend_from_slice(extra);
-        let out = self.schedlab(&args);
-        (out, read_events(&log))
-    }
-
-    fn state(&self) -> PathBuf {
-        self.path().join("results/.schedlab")
-    }
-
-    /// Every file of the entry directories, relative to `entries/`.
-    fn entry_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs = Vec::new();
-        for shard in fs::read_dir(self.state().join("entries")).unwrap() {
-            for entry in fs::read_dir(shard.unwrap().path()).unwrap() {
-                dirs.push(entry.unwrap().path());
-            }
-        }
-        dirs.sort();
-        dirs
-    }
-
-    fn published(&self, experiment: &str) -> BTreeMap<String, Vec<u8>> {
-        let dir = self.path().join("results").join(experiment);
-        ["summary.parquet", "jobs.parquet", "timeseries.parquet"]
-            .iter()
-            .map(|f| (f.to_string(), fs::read(dir.join(f)).unwrap()))
-            .collect()
-    }
-}
-
-fn read_events(log: &Path) -> BTreeMap<String, String> {
-    let events = fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                v["label"].as_str().unwrap().to_string(),
-                v["outcome"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    let _ = fs::remove_file(log);
-    events
 }
 
 fn with_outcome(events: &BTreeMap<String, String>, outcome: &str) -> Vec<String> {

@@ -4,74 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 mod common;
 
-/// A temporary project: `experiments/`, `workloads/`, `results/`.
-struct Project {
-    dir: tempfile::TempDir,
-}
-
-impl Project {
-    fn new() -> Project {
-        Project {
-            dir: common::project_with_kth(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn manifest(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.path().join("experiments").join(format!("{name}.yaml"));
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn schedlab(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_schedlab"))
-            .current_dir(self.path())
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    /// Runs with an event log; returns label → outcome.
-    fn run(&self, extra: &[&str]) -> (Output, BTreeMap<String, String>) {
-        let log = self.path().join("events.jsonl");
-        let mut args = vec!["run", "--quiet", "--events", log.to_str().unwrap()];
-        args.extend_from_slice(extra);
-        let out = self.schedlab(&args);
-        let events = fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                (
-                    v["label"].as_str().unwrap().to_string(),
-                    v["outcome"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        let _ = fs::remove_file(log);
-        (out, events)
-    }
-
-    fn results(&self, experiment: &str) -> BTreeMap<String, Vec<u8>> {
-        ["summary.parquet", "jobs.parquet", "timeseries.parquet"]
-            .iter()
-            .map(|f| {
-                (
-                    f.to_string(),
-                    fs::read(self.path().join("results").join(experiment).join(f)).unwrap(),
-                )
-            })
-            .collect()
-    }
-}
+use common::project::Project;
 
 fn grid(intervals: &str) -> String {
     format!(
@@ -117,13 +54,13 @@ fn second_run_is_all_hits_and_thread_count_changes_nothing() {
         "4 cells (simulate and metrics) + 1 aggregate: {first:?}"
     );
     assert!(first.values().all(|o| o == "ran"), "{first:?}");
-    let results = p.results("grid");
+    let results = p.published("grid");
     let (_, second) = p.run(&["-j", "1"]);
     assert!(
         second.values().all(|o| o == "hit"),
         "a different -j re-runs nothing: {second:?}"
     );
-    assert_eq!(p.results("grid"), results);
+    assert_eq!(p.published("grid"), results);
 }
 
 #[test]
@@ -224,8 +161,8 @@ fn a_crash_mid_run_resumes_with_identical_results() {
     assert_eq!(outcomes(&events, "hit").len(), 3, "{events:?}");
     assert_eq!(outcomes(&events, "ran").len(), 10, "{events:?}");
     assert_eq!(
-        p.results("grid"),
-        reference.results("grid"),
+        p.published("grid"),
+        reference.published("grid"),
         "resumed results equal an uninterrupted run"
     );
 }
@@ -267,7 +204,7 @@ fn sigkill_at_any_moment_then_rerun_completes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(events.values().all(|o| o == "ran" || o == "hit"));
-    assert_eq!(p.results("grid"), reference.results("grid"));
+    assert_eq!(p.published("grid"), reference.published("grid"));
     // Nothing half-written is left behind.
     let tmp = p.path().join("results/.schedlab/tmp");
     assert!(fs::read_dir(&tmp).map(|d| d.count()).unwrap_or(0) == 0);
@@ -333,7 +270,7 @@ fn two_concurrent_runs_do_not_corrupt_results() {
     let reference = Project::new();
     reference.manifest("grid", &grid("[null, 900]"));
     assert!(reference.run(&[]).0.status.success());
-    assert_eq!(p.results("grid"), reference.results("grid"));
+    assert_eq!(p.published("grid"), reference.published("grid"));
 }
 
 #[test]
@@ -517,7 +454,7 @@ fn metrics_without_re_simulation() {
         vec!["taus", "taus/tau-10/metrics", "taus/tau-600/metrics"],
         "{events:?}"
     );
-    let warm = p.results("taus");
+    let warm = p.published("taus");
 
     // The same manifest cold, in a fresh project and with one thread: identical bytes.
     let cold = Project::new();
@@ -526,7 +463,11 @@ fn metrics_without_re_simulation() {
         &tau_grid("{warmup: {jobs: 200}, timeseries_step: 600}"),
     );
     assert!(cold.run(&["-j", "1"]).0.status.success());
-    assert_eq!(warm, cold.results("taus"), "metrics from a cached schedule");
+    assert_eq!(
+        warm,
+        cold.published("taus"),
+        "metrics from a cached schedule"
+    );
 
     // A changed scheduler is a new schedule: the metrics re-run as downstream of it.
     p.manifest(

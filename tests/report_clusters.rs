@@ -272,3 +272,43 @@ fn every_job_fits_is_said_once() {
             .ends_with("Every job fits a cluster.")
     );
 }
+
+#[test]
+fn counts_in_the_cluster_sentences_and_tables_are_thousands_separated() {
+    // One configuration (memory ignored) scaled up: small ran 12,306 jobs on 1,024 cores and
+    // big 5,591 (17,897 in all: 68.76 % and 31.24 %, "69 %" and "31 %"); 1,200 jobs can never
+    // run, all for too many cores per node.
+    let mut d = data();
+    d.rows.retain(|r| r.cell == "ignored.seed-0");
+    d.clusters.retain(|c| c.cell == "ignored.seed-0");
+    for k in ["skipped_too_large", "skipped_too_many_cores_per_node"] {
+        d.rows[0].numbers.insert(k.into(), Some(1200.0));
+    }
+    for c in &mut d.clusters {
+        let (jobs, cores) = if c.cluster == "small" {
+            (12_306.0, 1_024.0)
+        } else {
+            (5_591.0, 16.0)
+        };
+        c.numbers.insert("jobs".into(), Some(jobs));
+        c.numbers.insert("cores".into(), Some(cores));
+    }
+    let section = clusters_section(&d).unwrap();
+    // One configuration: named by its workload, `w`.
+    assert_eq!(
+        section.tables[0].rows[0][..7],
+        ["w", "small", "2", "1,024", "16.0", "0", "12,306"]
+    );
+    assert_eq!(section.tables[0].rows[1][6], "5,591");
+    assert_eq!(section.tables[1].rows[0][..3], ["w", "1,200", "1,200"]);
+    let text = &section.findings[0].text;
+    assert!(
+        text.starts_with("small ran 12,306 jobs (69 %) with cores 87.5 %"),
+        "{text}"
+    );
+    assert!(text.contains("; big ran 5,591 jobs (31 %)"), "{text}");
+    assert!(
+        text.ends_with(" 1,200 jobs can never run (1,200 too many cores per node)."),
+        "{text}"
+    );
+}

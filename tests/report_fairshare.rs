@@ -30,10 +30,24 @@ grid:
     )
 }
 
-/// users.parquet: cell → (user, core-hours), in file order.
-fn users(path: &std::path::Path) -> BTreeMap<String, Vec<(i64, f64)>> {
+/// `v` rounded to a whole number with a comma every three digits ("12,345"), written here
+/// independently of the report's own formatting.
+fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < -0.5 { format!("−{out}") } else { out }
+}
+
+/// users.parquet: cell → (user, core-hours, mean bounded slowdown), in file order.
+fn users(path: &std::path::Path) -> BTreeMap<String, Vec<(i64, f64, Option<f64>)>> {
     let file = fs::File::open(path).unwrap();
-    let mut out: BTreeMap<String, Vec<(i64, f64)>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Vec<(i64, f64, Option<f64>)>> = BTreeMap::new();
     for b in ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()
         .build()
@@ -46,11 +60,15 @@ fn users(path: &std::path::Path) -> BTreeMap<String, Vec<(i64, f64)>> {
         let user = user.as_any().downcast_ref::<Int64Array>().unwrap();
         let ch = b.column_by_name("core_hours").unwrap();
         let ch = ch.as_any().downcast_ref::<Float64Array>().unwrap();
+        let bsld = b.column_by_name("bounded_slowdown_mean").unwrap();
+        let bsld = bsld.as_any().downcast_ref::<Float64Array>().unwrap();
         for i in 0..b.num_rows() {
             assert!(!user.is_null(i));
-            out.entry(cell.value(i).to_string())
-                .or_default()
-                .push((user.value(i), ch.value(i)));
+            out.entry(cell.value(i).to_string()).or_default().push((
+                user.value(i),
+                ch.value(i),
+                (!bsld.is_null(i)).then(|| bsld.value(i)),
+            ));
         }
     }
     out
@@ -83,7 +101,9 @@ fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
     assert_eq!(md.matches("**order = fcfs.**").count(), 0);
 
     // The per-user table lists the heaviest users in order of usage (core-hours here, with
-    // the default cpu penalty on a pool), as users.parquet has them.
+    // the default cpu penalty on a pool), as users.parquet has them: core-hours whole and
+    // thousands separated, bounded slowdowns as the configurations table gives them — one count
+    // of decimals for the column, at least two (not one fixed decimal).
     let all = users(&d.join("results/fair/users.parquet"));
     let (_, fair) = all
         .iter()
@@ -101,9 +121,23 @@ fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
         .take(11)
         .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
         .collect();
-    for (row, (user, core_hours)) in rows.iter().zip(ranked.iter().take(10)) {
+    assert!(
+        ranked.iter().take(10).any(|u| u.1 >= 999.5),
+        "a heavy user with thousands of core-hours: {ranked:?}"
+    );
+    let decimals = |s: &str| s.split_once('.').map_or(0, |(_, f)| f.len());
+    let bsld_decimals = decimals(rows[0][7]);
+    assert!(bsld_decimals >= 2, "{:?}", rows[0]);
+    for (row, (user, core_hours, bsld)) in rows.iter().zip(ranked.iter().take(10)) {
         assert_eq!(row[0], user.to_string());
-        assert_eq!(row[2], format!("{core_hours:.0}"));
+        assert_eq!(row[2], thousands(*core_hours));
+        let bsld = bsld.expect("a mean bounded slowdown");
+        assert_eq!(decimals(row[7]), bsld_decimals, "{row:?}");
+        let shown: f64 = row[7].replace(',', "").parse().unwrap();
+        assert!(
+            (shown - bsld).abs() <= 0.5 * 10f64.powi(-(bsld_decimals as i32)) + 1e-12,
+            "{row:?} against {bsld}"
+        );
     }
     assert_eq!(rows[10][0], format!("{} others", fair.len() - 10));
 }
@@ -225,4 +259,70 @@ grid:
     for values in pe.values() {
         assert_eq!(values, &[2.5, 8.0, 80.0, 4.0]);
     }
+}
+
+/// Counts in the penalty section are thousands separated: on the same system, 1,306 jobs like
+/// job 1 above (user 1, 1 CPU, 16 GiB: affected) then 1,000 like job 2 (user 2, 8 CPUs, 1 GiB:
+/// not), 1,000 s apart. Worked by hand: 1,306 of 2,306 jobs = 56.6 %; CPU time 1,306 × 1 × 100
+/// of 1,306 × 100 + 1,000 × 8 × 100 = 130,600 / 930,600 = 14.0 %; user 1 of 2 (50.0 %).
+#[test]
+fn the_penalty_sections_counts_are_thousands_separated() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("experiments")).unwrap();
+    let gib = 1u64 << 20;
+    let trace: String = (1..=2306u64)
+        .map(|id| {
+            let (cpus, mem_gib, user) = if id <= 1306 { (1, 16, 1) } else { (8, 1, 2) };
+            format!(
+                "{id} {} 0 100 {cpus} -1 -1 {cpus} 100 {} 1 {user} 1 -1 -1 -1 -1 -1\n",
+                id * 1000,
+                mem_gib * gib
+            )
+        })
+        .collect();
+    fs::write(d.join("t.swf"), trace).unwrap();
+    fs::write(
+        d.join("experiments/pen.yaml"),
+        "name: pen
+workloads:
+  t: {trace: ../t.swf, memory: kb_per_node}
+clusters:
+  example:
+    topology:
+      small: {nodes: [{count: 10, cores: 8, memory: 16 GiB}]}
+      big: {nodes: [{count: 1, cores: 80, memory: 512 GiB}]}
+schedulers:
+  fair: {backfill: none, order: fairshare}
+grid:
+  axes:
+    penalty: [cpu, pe_min]
+",
+    )
+    .unwrap();
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| this run | 1,306 of 2,306 |"))
+        .unwrap_or_else(|| panic!("no shares row: {md}"));
+    let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+    assert_eq!(
+        cells,
+        [
+            "this run",
+            "1,306 of 2,306",
+            "56.6 %",
+            "14.0 %",
+            "1 of 2 (50.0 %)",
+            "100 %",
+            "100 %"
+        ]
+    );
+    assert!(
+        md.contains("| this run | affected jobs | 1,306 |")
+            && md.contains("| this run | other jobs | 1,000 |")
+            && md.contains("| this run | all jobs | 2,306 |"),
+        "{md}"
+    );
 }

@@ -321,15 +321,24 @@ impl EntryWriter {
     }
 }
 
+/// Files up to this size are hashed from one read into memory: blake3's reader zeroes a 64 KiB
+/// buffer per call, more work than hashing a metrics entry's small files. Larger files go
+/// through the reader (bounded memory).
+const DIGEST_READ_WHOLE: u64 = 1 << 20;
+
 fn digest_file(path: &Path) -> Result<FileDigest, CacheError> {
     let mut hasher = blake3::Hasher::new();
-    let file = fs::File::open(path).map_err(|e| CacheError::io(path, e))?;
-    hasher
-        .update_reader(file)
-        .map_err(|e| CacheError::io(path, e))?;
     let bytes = fs::metadata(path)
         .map_err(|e| CacheError::io(path, e))?
         .len();
+    if bytes <= DIGEST_READ_WHOLE {
+        hasher.update(&fs::read(path).map_err(|e| CacheError::io(path, e))?);
+    } else {
+        let file = fs::File::open(path).map_err(|e| CacheError::io(path, e))?;
+        hasher
+            .update_reader(file)
+            .map_err(|e| CacheError::io(path, e))?;
+    }
     Ok(FileDigest {
         bytes,
         blake3: hasher.finalize().to_hex().to_string(),

@@ -138,9 +138,11 @@ pub fn run(
 fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
     let dir = entries.open(key.as_str()).map_err(|e| e.to_string())?;
     let jobs_path = dir.join("jobs.parquet");
-    let (jobs_schema, rows, kv) = read_metadata(&jobs_path)?;
-    let jobs = if rows <= JOBS_READ_WHOLE {
-        JobsPart::Read(read_batches(&jobs_path, open(&jobs_path)?)?.1)
+    // One open and footer for the schema, row count and summary, and the rows when few.
+    let (builder, kv) = open_parquet(&jobs_path, open(&jobs_path)?)?;
+    let jobs_schema = builder.schema().clone();
+    let jobs = if builder.metadata().file_metadata().num_rows() <= JOBS_READ_WHOLE {
+        JobsPart::Read(collect_batches(&jobs_path, builder)?)
     } else {
         JobsPart::Streamed(jobs_path)
     };
@@ -559,19 +561,19 @@ fn read_batches(
     path: &Path,
     data: impl ChunkReader + 'static,
 ) -> Result<(SchemaRef, Vec<RecordBatch>, KeyValues), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let (builder, kv) = open_parquet(path, data)?;
     let schema = builder.schema().clone();
-    let reader = builder.build().map_err(|e| err(&e))?;
-    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))?;
-    Ok((schema, batches, kv))
+    Ok((schema, collect_batches(path, builder)?, kv))
 }
 
-/// The schema, row count and key-value metadata of a Parquet file, from its footer.
-fn read_metadata(path: &Path) -> Result<(SchemaRef, i64, KeyValues), String> {
-    let (builder, kv) = open_parquet(path, open(path)?)?;
-    let rows = builder.metadata().file_metadata().num_rows();
-    Ok((builder.schema().clone(), rows, kv))
+/// Every record batch of an opened Parquet file (`path` for errors).
+fn collect_batches<R: ChunkReader + 'static>(
+    path: &Path,
+    builder: ParquetRecordBatchReaderBuilder<R>,
+) -> Result<Vec<RecordBatch>, String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let reader = builder.build().map_err(|e| err(&e))?;
+    reader.collect::<Result<Vec<_>, _>>().map_err(|e| err(&e))
 }
 
 /// Hands the record batches of a Parquet file to `f` one at a time.

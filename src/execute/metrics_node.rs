@@ -19,6 +19,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::schedule_jobs::ScheduleJobs;
 use super::simulate_node::{ScheduleFacts, TraceCache, cell_machine, with_workload};
 use crate::cache::EntryWriter;
 use crate::cache::bundle::BundleWriter;
@@ -33,7 +34,7 @@ use crate::sim::metrics::{
 use crate::sim::scheduler::order::OrderKind;
 use crate::sim::timeseries::{Binner, bins_needed};
 use crate::sim::{Machine, Workload};
-use crate::store::schedule::{read_facts, read_instants, read_jobs};
+use crate::store::schedule::{read_facts, read_instants};
 use crate::store::{
     JobLabels, JobsWriter, OutputFile, Table, Target, Value, write_job_penalties, write_timeseries,
     write_user_timeseries, write_users,
@@ -146,6 +147,10 @@ fn compute(
     };
     let classes = &spec.size_classes;
 
+    // The passes below go over the schedule's jobs three times; a small schedule (most cells)
+    // is decoded once and held, a large one streamed from the file each time.
+    let scheduled = ScheduleJobs::open(schedule)?;
+
     // Pass 1 over the schedule: the measurement window, the EET's users and span, and the
     // fairshare of the cell's settings replayed over the run (the one the order used, for
     // fairshare and priority orders; the replay reads the schedule once more for its series).
@@ -156,7 +161,7 @@ fn compute(
         let topology = matches!(machine, Machine::Topology(_));
         let mut first_pass = true;
         let source = |f: &mut dyn FnMut(ReplayJob)| {
-            read_jobs(schedule, |rows| {
+            scheduled.for_each(|rows| {
                 for row in rows {
                     if first_pass {
                         scan.push(row.submit, row.end);
@@ -226,7 +231,7 @@ fn compute(
     let mut seen: u64 = 0;
     let mut records: Vec<JobRecord> = Vec::new();
     let mut results = Vec::new();
-    read_jobs(schedule, |rows| {
+    scheduled.for_each(|rows| {
         records.clear();
         records.extend(rows.iter().map(|row| JobRecord::of(row, config.tau)));
         results.clear();
@@ -257,7 +262,7 @@ fn compute(
         jobs.write("", &records, &job_labels)
             .map_err(|e| e.to_string())
     })?;
-    drop((records, results));
+    drop((records, results, scheduled));
     read_instants(schedule, |run| {
         summary.instants(run);
         bins.instants(run);

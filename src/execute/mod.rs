@@ -11,6 +11,7 @@ pub mod interrupt;
 pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;
+mod schedule_jobs;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};

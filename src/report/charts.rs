@@ -172,7 +172,11 @@ fn legend_entries(panels: &[Panel]) -> Vec<Entry> {
 }
 
 /// The y range of data values `ys`: from zero when the values are non-negative and their
-/// minimum is under a third of the maximum, else tight; widened to round ticks.
+/// minimum is under a third of the maximum, else tight; widened to round ticks. Values that are
+/// all equal (one point, or a flat series) have no spread to show, so the axis runs from zero to
+/// just past them — 0…1 when they are all zero (a fraction backfilled where nothing was), 0…6
+/// for fives — or, when they are negative, from just below them to zero. A non-negative series
+/// never gets a negative axis.
 fn y_bounds(ys: &[f64], log: bool) -> (f64, f64) {
     let (lo, hi) = ys
         .iter()
@@ -188,8 +192,13 @@ fn y_bounds(ys: &[f64], log: bool) -> (f64, f64) {
     }
     let lo = if lo >= 0.0 && lo <= hi / 3.0 { 0.0 } else { lo };
     if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
-        let pad = if hi == 0.0 { 1.0 } else { hi.abs() * 0.1 };
-        return svg::nice_bounds(lo - pad, hi + pad);
+        return if hi == 0.0 {
+            (0.0, 1.0)
+        } else if hi > 0.0 {
+            svg::nice_bounds(0.0, hi * 1.1)
+        } else {
+            svg::nice_bounds(lo * 1.1, 0.0)
+        };
     }
     let pad = (hi - lo) * 0.04;
     svg::nice_bounds(if lo == 0.0 { 0.0 } else { lo - pad }, hi + pad)
@@ -205,10 +214,12 @@ fn x_bounds(xs: &[f64], log: bool) -> (f64, f64) {
         return (0.0, 1.0);
     }
     if hi <= lo {
+        // One x: centred in a range that does not cross zero (0.5 in 0.25…0.75, not −0.5…1.5).
+        let pad = if lo == 0.0 { 1.0 } else { lo.abs() / 2.0 };
         return if log {
             (lo / 2.0, lo * 2.0)
         } else {
-            (lo - 1.0, lo + 1.0)
+            (lo - pad, lo + pad)
         };
     }
     (lo, hi)
@@ -796,6 +807,55 @@ mod tests {
         };
         assert!(chart(427.0, 5.7).contains("hours (log scale)"));
         assert!(!chart(8.0, 5.7).contains("log scale"));
+    }
+
+    #[test]
+    fn axes_of_degenerate_series_worked_by_hand() {
+        // All zero (nothing backfilled): 0…1, not −1…1.
+        assert_eq!(y_bounds(&[0.0, 0.0, 0.0], false), (0.0, 1.0));
+        // One point, or all equal: from zero to the tick past 1.1 × the value.
+        assert_eq!(y_bounds(&[5.0], false), (0.0, 6.0));
+        assert_eq!(y_bounds(&[0.5, 0.5], false), (0.0, 0.6));
+        // All equal and negative: from the tick below 1.1 × the value up to zero.
+        assert_eq!(y_bounds(&[-2.0, -2.0], false), (-2.5, 0.0));
+        // Spread non-negative values keep their rules: from zero when the minimum is under a
+        // third of the maximum (0…10.4 in steps of 2.5 → 12.5), else tight (0.61…0.83 padded
+        // by 0.0088, in steps of 0.05).
+        assert_eq!(y_bounds(&[1.0, 10.0], false), (0.0, 12.5));
+        assert_eq!(y_bounds(&[0.61, 0.83], false), (0.6, 0.85));
+        // Values either side of zero: tight, padded by 4 % of the spread (±2.16, steps of 1).
+        assert_eq!(y_bounds(&[-2.0, 2.0], false), (-3.0, 3.0));
+        // A lone x is centred in a range that does not cross zero.
+        assert_eq!(x_bounds(&[0.5], false), (0.25, 0.75));
+        assert_eq!(x_bounds(&[0.0], false), (-1.0, 1.0));
+        assert_eq!(x_bounds(&[-4.0], false), (-6.0, -2.0));
+        // A bar chart of zeros (bars are lengths from zero) draws a 0…1 axis.
+        let zeros = bar_chart(&BarChart {
+            title: "fraction backfilled",
+            y_label: "fraction",
+            groups: vec!["a".into(), "b".into()],
+            series: vec![BarSeries {
+                name: "fcfs".into(),
+                look: look(0),
+                values: vec![
+                    Some(Bar {
+                        value: 0.0,
+                        band: None,
+                    }),
+                    Some(Bar {
+                        value: 0.0,
+                        band: None,
+                    }),
+                ],
+            }],
+            y_axis: Axis::Auto,
+            legend_heading: None,
+        });
+        assert!(
+            !zeros.contains(">−1<") && !zeros.contains(">-1<"),
+            "{zeros}"
+        );
+        assert!(zeros.contains(">1<"), "{zeros}");
     }
 
     #[test]

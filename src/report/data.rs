@@ -26,9 +26,11 @@ pub struct SummaryRow {
     pub numbers: BTreeMap<String, Option<f64>>,
 }
 
-/// `v × scale` with `decimals`, or `–`.
+/// `v × scale` with `decimals`, thousands separated (`text::fixed`), or `–`.
 pub fn fmt_scaled(v: Option<f64>, scale: f64, decimals: usize) -> String {
-    v.map_or("–".to_string(), |v| format!("{:.*}", decimals, v * scale))
+    v.map_or("–".to_string(), |v| {
+        super::text::fixed(v * scale, decimals)
+    })
 }
 
 #[derive(Clone, Debug, Default)]
@@ -537,12 +539,13 @@ pub fn load(
 fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
     let mut lines = vec![match spec.length {
         SyntheticLength::Seconds(s) => format!("Generated: {:.1} days", s as f64 / 86_400.0),
-        SyntheticLength::Jobs(n) => format!("Generated: {n} jobs"),
+        SyntheticLength::Jobs(n) => format!("Generated: {} jobs", super::text::whole(n as usize)),
     }];
     if let Some(t) = &spec.target_load {
         lines.push(format!(
             "Rates scaled to an offered load of {} on {} processors",
-            t.load, t.procs
+            t.load,
+            super::text::whole(t.procs as usize)
         ));
     }
     for u in &spec.users {
@@ -550,7 +553,7 @@ fn synthetic_lines(spec: &SyntheticSpec) -> Vec<String> {
         lines.push(format!(
             "{} ×{}: λ={:.3e}, δ={:.3e}, μ={:.3e} /s (P_login {:.3}, {:.1} jobs per login, interarrival CV {:.2})",
             u.name,
-            u.count,
+            super::text::whole(u.count as usize),
             u.lambda,
             u.delta,
             u.mu,

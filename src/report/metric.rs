@@ -122,6 +122,10 @@ const fn headline(m: Metric) -> Metric {
     }
 }
 
+/// The least decimals of a column of bounded slowdowns (the configurations table's; every table
+/// with such a column uses it through `text::column`).
+pub const SLOWDOWN_DECIMALS: usize = 2;
+
 /// Every metric the report knows, in the order views show them.
 pub const METRICS: [Metric; 8] = [
     headline(wait(metric(
@@ -145,7 +149,7 @@ pub const METRICS: [Metric; 8] = [
         "mean bounded slowdown",
         "",
         1.0,
-        2,
+        SLOWDOWN_DECIMALS,
         Better::Lower,
     )),
     headline(fraction(metric(

@@ -52,6 +52,13 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     }
 }
 
+/// A count as reports print it: a whole number, thousands separated ("17,897"; `fixed` with no
+/// decimals). Years, seeds, ids and figures quoted from papers are not counts: they stay as
+/// written.
+pub fn whole(n: usize) -> String {
+    fixed(n as f64, 0)
+}
+
 /// Decimals that keep three significant digits of `v` (none for values from 100 up; at most 6).
 pub fn significant_decimals(v: f64) -> usize {
     if v == 0.0 || !v.is_finite() {
@@ -139,15 +146,13 @@ pub fn list(items: &[String]) -> String {
     }
 }
 
-/// `n` in words up to twelve, in digits beyond.
+/// `n` in words up to twelve, in digits beyond (thousands separated).
 pub fn count(n: usize) -> String {
     const WORDS: [&str; 13] = [
         "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve",
     ];
-    WORDS
-        .get(n)
-        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+    WORDS.get(n).map_or_else(|| whole(n), |w| (*w).to_string())
 }
 
 /// `s` with an ASCII first letter capitalized (a Greek μ stays μ: its capital reads as M).
@@ -185,6 +190,10 @@ mod tests {
         assert_eq!(list(&["a".into(), "b".into(), "c".into()]), "a, b and c");
         assert_eq!(count(3), "three");
         assert_eq!(count(26), "26");
+        assert_eq!(count(17_897), "17,897");
+        assert_eq!(whole(1306), "1,306");
+        assert_eq!(whole(999), "999");
+        assert_eq!(whole(1_000_000), "1,000,000");
     }
 
     #[test]

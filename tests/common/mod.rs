@@ -1,6 +1,8 @@
 //! Builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod project;
+
 use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
 /// A job with runtime = requested time unless `requested` says otherwise.

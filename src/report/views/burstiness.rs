@@ -145,6 +145,13 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             .collect::<Vec<_>>(),
         WAIT_DECIMALS,
     );
+    let slowdowns = text::column(
+        &groups
+            .iter()
+            .map(|g| g.mean("bounded_slowdown_mean"))
+            .collect::<Vec<_>>(),
+        crate::report::metric::SLOWDOWN_DECIMALS,
+    );
     section.tables.push(Table {
         caption: "Arrival settings, replicas averaged.".into(),
         headers: [
@@ -164,20 +171,20 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .to_vec(),
         rows: groups
             .iter()
-            .zip(&waits)
-            .map(|(g, wait)| {
+            .zip(waits.iter().zip(&slowdowns))
+            .map(|(g, (wait, slowdown))| {
                 vec![
                     g.workload.clone(),
                     g.scheduler.clone(),
                     fmt_scaled(g.p_login, 1.0, 3),
                     g.mu.map_or("–".into(), |m| format!("{m:.3e}")),
-                    g.rows.len().to_string(),
+                    text::whole(g.rows.len()),
                     fmt_scaled(g.mean("model_interarrival_cv"), 1.0, 2),
                     fmt_scaled(g.mean("interarrival_cv"), 1.0, 2),
                     fmt_scaled(g.mean("jobs"), 1.0, 0),
                     fmt_scaled(g.mean("utilization"), 1.0, 3),
                     wait.clone(),
-                    fmt_scaled(g.mean("bounded_slowdown_mean"), 1.0, 1),
+                    slowdown.clone(),
                 ]
             })
             .collect(),

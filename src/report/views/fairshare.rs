@@ -331,7 +331,7 @@ fn jain_table(grid: &Grid<'_>) -> Table {
             ] {
                 row.push(
                     c.estimate(col, 1.0)
-                        .map_or("–".into(), |e| format!("{:.*}", decimals, e.mean)),
+                        .map_or("–".into(), |e| text::fixed(e.mean, decimals)),
                 );
             }
             row
@@ -364,57 +364,63 @@ fn user_table(
             "–".into()
         }
     };
-    let opt = |v: Option<f64>, scale: f64, d: usize| {
-        v.map_or("–".to_string(), |v| format!("{:.*}", d, v * scale))
-    };
     let mut rows: Vec<Vec<String>> = ranked[..k]
         .iter()
         .map(|u| {
             vec![
                 u.user.to_string(),
-                format!("{:.0}", u.jobs),
-                format!("{:.0}", u.core_hours),
+                text::fixed(u.jobs, 0),
+                text::fixed(u.core_hours, 0),
                 frac(u.penalised_usage),
                 format!("{:.2}", u.share * 100.0),
                 factor(u.fairshare_factor),
                 String::new(),
-                opt(u.bounded_slowdown_mean, 1.0, 1),
+                String::new(),
             ]
         })
         .collect();
     let rest = &ranked[k..];
     if !rest.is_empty() {
         rows.push(vec![
-            format!("{} others", rest.len()),
-            format!("{:.0}", rest.iter().map(|u| u.jobs).sum::<f64>()),
-            format!("{:.0}", rest.iter().map(|u| u.core_hours).sum::<f64>()),
+            format!("{} others", text::whole(rest.len())),
+            text::fixed(rest.iter().map(|u| u.jobs).sum::<f64>(), 0),
+            text::fixed(rest.iter().map(|u| u.core_hours).sum::<f64>(), 0),
             frac(rest.iter().map(|u| u.penalised_usage).sum()),
             format!("{:.2}", rest.iter().map(|u| u.share).sum::<f64>() * 100.0),
             "–".into(),
             String::new(),
-            opt(
-                job_mean(rest.iter().copied(), |u| u.bounded_slowdown_mean),
-                1.0,
-                1,
-            ),
+            String::new(),
         ]);
     }
-    // The wait column (index 6) in the report's wait unit, one count of decimals (text::column).
+    // The wait column (index 6) in the report's wait unit and the bounded slowdowns (index 7),
+    // one count of decimals each (text::column).
     let unit = grid.waits;
-    let mut waits: Vec<Option<f64>> = ranked[..k].iter().map(|u| u.wait_mean).collect();
-    if !rest.is_empty() {
-        waits.push(job_mean(rest.iter().copied(), |u| u.wait_mean));
-    }
-    let waits: Vec<Option<f64>> = waits.into_iter().map(|w| w.map(|w| unit.of(w))).collect();
-    for (row, wait) in rows.iter_mut().zip(text::column(&waits, WAIT_DECIMALS)) {
+    let column = |f: fn(&UserRow) -> Option<f64>| {
+        let mut values: Vec<Option<f64>> = ranked[..k].iter().map(|u| f(u)).collect();
+        if !rest.is_empty() {
+            values.push(job_mean(rest.iter().copied(), f));
+        }
+        values
+    };
+    let waits: Vec<Option<f64>> = column(|u| u.wait_mean)
+        .into_iter()
+        .map(|w| w.map(|w| unit.of(w)))
+        .collect();
+    let slowdowns = column(|u| u.bounded_slowdown_mean);
+    for ((row, wait), slowdown) in rows
+        .iter_mut()
+        .zip(text::column(&waits, WAIT_DECIMALS))
+        .zip(text::column(&slowdowns, metric::SLOWDOWN_DECIMALS))
+    {
         row[6] = wait;
+        row[7] = slowdown;
     }
     let wait_header = format!("mean wait ({})", unit.symbol());
     Some(Table {
         caption: format!(
             "{}: the {} users with the most penalised usage, and the others together (their waits and slowdowns job-weighted). Usage and share in % of all users'; FF: final fairshare factor.",
             label(grid, config),
-            k
+            text::whole(k)
         ),
         headers: [
             "user",
@@ -517,8 +523,8 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
     let tail = if more > 0 {
         format!(
             " The first {} fairshare-ordered configurations are shown; {} more are in the tables.",
-            shown.len(),
-            more
+            text::whole(shown.len()),
+            text::whole(more)
         )
     } else {
         String::new()
@@ -552,7 +558,7 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
             id: "fairshare-factor".into(),
             caption: format!(
                 "The fairshare factor of the {} users with the most penalised usage, at the end of each time bin (1: no usage yet or no usage relative to share; lower: served more than their share; the queue puts higher factors first).{single}{tail}",
-                drawn.len()
+                text::whole(drawn.len())
             ),
             svg: charts::line_chart(&factor),
         },

@@ -77,7 +77,7 @@ fn intro(grid: &Grid<'_>) -> String {
     if varies {
         format!(
             "Figures are means over {} replicas; ± gives the half-width of the 95 % confidence interval of a mean (Student's t). A difference is called beyond replicate noise when the 95 % Welch interval of the difference excludes zero.",
-            grid.shape.replicas
+            text::whole(grid.shape.replicas)
         )
     } else {
         "Each configuration's result is deterministic (one run, or replicas that agree exactly: trace workloads without random inputs), so the differences below carry no replicate uncertainty; they describe these workloads, not a population of them.".to_string()
@@ -336,7 +336,7 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                                 .collect();
                             Some(format!(
                                 "over the {} settings of {} ({} a metric setting)",
-                                contexts.len(),
+                                text::whole(contexts.len()),
                                 names(&axes),
                                 if settings.len() == 1 {
                                     format!("{} is", names(&settings))
@@ -353,7 +353,11 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 }
                 let lead = match lead_count {
                     Some(n) if !lead_axes.is_empty() => {
-                        format!("Across the {n} settings of {}, ", names(&lead_axes))
+                        format!(
+                            "Across the {} settings of {}, ",
+                            text::whole(n),
+                            names(&lead_axes)
+                        )
                     }
                     _ => String::new(),
                 };
@@ -407,11 +411,16 @@ fn summary_phrase(
         .filter(|(a, b)| difference_interval(a, b).is_some())
         .count();
     if lower == 0 && higher == 0 {
-        return Some(format!("{name}: the same in all {}", pairs.len()));
+        return Some(format!(
+            "{name}: the same in all {}",
+            text::whole(pairs.len())
+        ));
     }
     let mut s = format!(
-        "{name}: lower in {lower} and higher in {higher} of {}",
-        pairs.len()
+        "{name}: lower in {} and higher in {} of {}",
+        text::whole(lower),
+        text::whole(higher),
+        text::whole(pairs.len())
     );
     if !rel.is_empty() {
         let (lo, hi) = (
@@ -425,7 +434,11 @@ fn summary_phrase(
             relative(hi)
         ));
         if tested > 0 {
-            s.push_str(&format!("; {beyond} of {tested} beyond replicate noise"));
+            s.push_str(&format!(
+                "; {} of {} beyond replicate noise",
+                text::whole(beyond),
+                text::whole(tested)
+            ));
         }
         s.push(')');
     }
@@ -508,7 +521,7 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
                 sentences.push(format!(
                     "From the lowest to the highest {} in each of the {} series, {s}.",
                     x.short(),
-                    lines.len()
+                    text::whole(lines.len())
                 ));
             }
         }

@@ -163,13 +163,13 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         .map(|((label, _), s, _)| {
             vec![
                 label.clone(),
-                format!("{} of {}", s.affected, s.priced),
+                format!("{} of {}", text::whole(s.affected), text::whole(s.priced)),
                 pct(s.job_fraction),
                 pct(s.cpu_time_fraction),
                 format!(
                     "{} of {} ({})",
-                    s.affected_users,
-                    s.users,
+                    text::whole(s.affected_users),
+                    text::whole(s.users),
                     pct(if s.users > 0 {
                         s.affected_users as f64 / s.users as f64
                     } else {
@@ -268,8 +268,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             "{} of jobs, {} of CPU time and {} of {} users pay more under pe_min (paper: under 2 %, over 5 %, about 40 %)",
             pct(s.job_fraction),
             pct(s.cpu_time_fraction),
-            s.affected_users,
-            s.users
+            text::whole(s.affected_users),
+            text::whole(s.users)
         ));
         if let Some(a) = w[0] {
             sentences.push(format!(

@@ -107,10 +107,6 @@ fn named(ctx: &Inputs<'_>, c: &Config<'_>) -> String {
 /// What the section's figures are: per-queue jobs, holds, waits, bounded slowdowns, shares.
 const COLUMNS: [&str; 5] = ["jobs", "held", "wait", "bounded_slowdown", "share"];
 
-fn cell(v: Option<f64>) -> String {
-    v.map_or("–".into(), number)
-}
-
 /// A count: whole numbers without decimals (replicas' means may not be whole).
 fn count(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 999.5 {
@@ -159,10 +155,16 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
         text::column(&values, WAIT_DECIMALS)
     };
     let (waits, helds) = (in_unit("wait_mean"), in_unit("held_seconds_mean"));
+    let slowdowns = text::column(
+        &all.iter()
+            .map(|(_, q)| q.get("bounded_slowdown_mean"))
+            .collect::<Vec<_>>(),
+        metric::SLOWDOWN_DECIMALS,
+    );
     let rows: Vec<Vec<String>> = all
         .iter()
-        .zip(waits.into_iter().zip(helds))
-        .map(|((c, q), (wait, held))| {
+        .zip(waits.into_iter().zip(helds).zip(slowdowns))
+        .map(|((c, q), ((wait, held), slowdown))| {
             vec![
                 label(ctx, c),
                 q.name.clone(),
@@ -171,7 +173,7 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
                 count_cell(q.get("killed_by_limit")),
                 wait,
                 held,
-                cell(q.get("bounded_slowdown_mean")),
+                slowdown,
                 q.get("utilization_share")
                     .map_or("–".into(), |s| format!("{:.1} %", 100.0 * s)),
             ]
@@ -317,6 +319,8 @@ fn reservations_picture(ctx: &Inputs<'_>, section: &mut Section) {
     } else {
         "the picture the paper drew does not hold everywhere with the limit"
     };
+    let [same_direction, compared, lower, pairs] =
+        [same_direction, compared, lower, pairs].map(text::whole);
     section.findings.push(Finding {
         title: "Reservations under each queue setup".into(),
         text: format!(
@@ -496,8 +500,9 @@ fn medernach(ctx: &Inputs<'_>, configs: &[(&Config<'_>, Vec<NamedMeans>)], secti
         section.findings.push(Finding {
             title: format!("{} beside the paper", named(ctx, c)),
             text: format!(
-                "our mean wait is below the recorded one in {below} of {} queues, by a factor of {} to {} (ours from longest: {ours}; the paper's: {}).",
-                ratios.len(),
+                "our mean wait is below the recorded one in {} of {} queues, by a factor of {} to {} (ours from longest: {ours}; the paper's: {}).",
+                text::whole(below),
+                text::whole(ratios.len()),
                 number(lo),
                 number(hi),
                 order(MEDERNACH_WAITS.to_vec()),

@@ -204,7 +204,7 @@ fn scenario_row(
             g.workload.clone(),
             g.scheduler.clone(),
             looks.label(g),
-            g.rows.len().to_string(),
+            text::whole(g.rows.len()),
         ],
         vec![
             g.mean("expansion_factor_weighted"),
@@ -506,7 +506,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     if rates.len() > 1 {
         let n = full_rows.len();
         section.tables.push(Table {
-            caption: format!("Every scenario at every reservation rate ({n} rows)"),
+            caption: format!(
+                "Every scenario at every reservation rate ({} rows)",
+                text::whole(n)
+            ),
             headers,
             rows: number_rows(full_rows, &SCENARIO_DECIMALS),
             text_columns: 3,

@@ -84,12 +84,15 @@ impl Family for Schedule {
         let mut caption = format!(
             "Schedule of {what} (cell {cell}), {}: {} jobs ({} backfilled: started while an earlier-submitted job was waiting){} overlapping the window, each a box as many {unit} high as it holds, packed first-fit into rows — a picture of the schedule, not the node map.",
             gantt::window_text(data.gantt_window, clock),
-            data.gantt_jobs.len(),
-            backfilled,
+            text::whole(data.gantt_jobs.len()),
+            text::whole(backfilled),
             if data.gantt_reservations.is_empty() {
                 String::new()
             } else {
-                format!(" and {} reservations", data.gantt_reservations.len())
+                format!(
+                    " and {} reservations",
+                    text::whole(data.gantt_reservations.len())
+                )
             }
         );
         if let Some(m) = data.gantt_moved {

@@ -343,7 +343,7 @@ pub fn uncertainty_note(shape: &ResultShape, averaged: &[String]) -> String {
     let mut note = if shape.replicas > 1 {
         format!(
             "Points are means of {} replicas; shaded bands and error bars are 95 % confidence intervals (absent where the replicas agree exactly).",
-            shape.replicas
+            text::whole(shape.replicas)
         )
     } else {
         "One run per configuration.".to_string()

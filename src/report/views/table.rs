@@ -107,7 +107,7 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
                 row.push(c.text("workload"));
             }
             if shape.replicas > 1 {
-                row.push(c.rows.len().to_string());
+                row.push(text::whole(c.rows.len()));
             }
             row.extend(columns.iter().map(|col| col[k].clone()));
             row
@@ -116,7 +116,8 @@ pub fn configurations(ctx: &Context<'_>) -> Table {
     let n = rows.len();
     Table {
         caption: format!(
-            "{n} configuration{}{}. Waits in {}; utilization and backfilled as fractions; bsld is the bounded slowdown, EF the node-seconds-weighted expansion factor (docs/metrics.md).",
+            "{} configuration{}{}. Waits in {}; utilization and backfilled as fractions; bsld is the bounded slowdown, EF the node-seconds-weighted expansion factor (docs/metrics.md).",
+            text::whole(n),
             if n == 1 { "" } else { "s" },
             if shape.replicas > 1 {
                 ", means over replicas"

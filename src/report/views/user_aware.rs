@@ -225,7 +225,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             scale_text(r.scale),
             String::new(),
             String::new(),
-            number(c, "bounded_slowdown_mean").map_or("–".into(), |v| format!("{v:.1}")),
+            String::new(),
             pct(number(c, "eet_violated_fraction").map(|v| v * 100.0)),
             pct(number(c, "users_veet_at_most_35").map(|v| v * 100.0)),
             format!(
@@ -234,15 +234,16 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                 pct(number(c, "veet_median")),
                 pct(number(c, "veet_q3"))
             ),
-            at_full(r.cell).len().to_string(),
+            text::whole(at_full(r.cell).len()),
             String::new(),
         ]);
     }
-    // Waits and response times in the report's wait unit, WT_u in CPU-hours: a column of
-    // decimals each (text::column).
+    // Waits and response times in the report's wait unit, bounded slowdowns, WT_u in CPU-hours:
+    // a column of decimals each (text::column).
     for (index, column, scale, decimals) in [
         (2, "wait_mean", unit.scale(), WAIT_DECIMALS),
         (3, "response_mean", unit.scale(), WAIT_DECIMALS),
+        (4, "bounded_slowdown_mean", 1.0, metric::SLOWDOWN_DECIMALS),
         (9, "weighted_tardiness_median", 1.0 / 3600.0, 1),
     ] {
         let values: Vec<Option<f64>> = runs
@@ -313,10 +314,11 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         section.charts.push(Chart {
             id: format!("eet-heatmap-{}", super::slug(&r.name)),
             caption: format!(
-                "Violated EETs per user over time — {} at expected capacity {} ({drawn} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath; one colour scale for every scheduler's heatmap",
+                "Violated EETs per user over time — {} at expected capacity {} ({} users with a violated EET, most total tardiness at the top; {} without are not drawn), with CPU and memory usage underneath; one colour scale for every scheduler's heatmap",
                 r.name,
                 scale_text(nearest),
-                users - drawn
+                text::whole(drawn),
+                text::whole(users - drawn)
             ),
             svg: heatmap_svg(&chart),
         });
@@ -404,9 +406,10 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding
     out.push(Finding {
         title: "75 % of users at ≤ 35 % violated EETs only under fairshare".into(),
         text: format!(
-            "The paper found this only for the fairshare variants. Here the schedulers meeting it are {}. The finding holds at {holds} of {} capacity levels.",
+            "The paper found this only for the fairshare variants. Here the schedulers meeting it are {}. The finding holds at {} of {} capacity levels.",
             lines.join("; "),
-            scales.len()
+            text::whole(holds),
+            text::whole(scales.len())
         ),
     });
 
@@ -417,7 +420,7 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding
         let runs = at(s);
         let counts: Vec<String> = runs
             .iter()
-            .map(|r| format!("{} {}", r.name, at_full(r.cell).len()))
+            .map(|r| format!("{} {}", r.name, text::whole(at_full(r.cell).len())))
             .collect();
         let everywhere = runs.iter().all(|r| !at_full(r.cell).is_empty());
         let common: Vec<i64> = runs.first().map_or(Vec::new(), |first| {
@@ -431,15 +434,16 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding
             "at expected capacity {}: {} ({} of them under every scheduler)",
             scale_text(s),
             counts.join(", "),
-            common.len()
+            text::whole(common.len())
         ));
     }
     out.push(Finding {
         title: "Users with 100 % violated EETs under every scheduler".into(),
         text: format!(
-            "The paper: no algorithm eliminated users whose every EET was violated. Users at 100 % — {}. The finding holds at {holds} of {} capacity levels.",
+            "The paper: no algorithm eliminated users whose every EET was violated. Users at 100 % — {}. The finding holds at {} of {} capacity levels.",
             lines.join("; "),
-            scales.len()
+            text::whole(holds),
+            text::whole(scales.len())
         ),
     });
 
@@ -478,8 +482,10 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding
         out.push(Finding {
             title: "EASY against FIFO + fairshare".into(),
             text: format!(
-                "The paper: plain backfilling looks better than FIFO + fairshare by the classic metrics but worse by EETs. EASY vs FIFO + fairshare {}. The finding holds at {holds} of {compared} capacity levels.",
-                lines.join("; ")
+                "The paper: plain backfilling looks better than FIFO + fairshare by the classic metrics but worse by EETs. EASY vs FIFO + fairshare {}. The finding holds at {} of {} capacity levels.",
+                lines.join("; "),
+                text::whole(holds),
+                text::whole(compared)
             ),
         });
     }
@@ -515,8 +521,10 @@ fn findings(runs: &[Run<'_, '_>], scales: &[f64], unit: WaitUnit) -> Vec<Finding
         out.push(Finding {
             title: "EASY + fairshare best by EETs".into(),
             text: format!(
-                "The paper found fairshare with backfilling best. EASY + fairshare {}. The finding holds at {holds} of {compared} capacity levels.",
-                lines.join("; ")
+                "The paper found fairshare with backfilling best. EASY + fairshare {}. The finding holds at {} of {} capacity levels.",
+                lines.join("; "),
+                text::whole(holds),
+                text::whole(compared)
             ),
         });
     }
