@@ -96,9 +96,9 @@ struct NoFit {
 const NO_FITS: usize = 8;
 
 /// The [`NoFit`]s of the current pass: a ring of the most recent ones (the oldest is the one
-/// replaced). Fewer than [`NO_FITS`] only ever occupy the first slots, so a lookup reads
-/// `known[..len]` in any order.
-#[derive(Clone, Debug, Default)]
+/// replaced). Fewer than [`NO_FITS`] only ever occupy the first slots; the slots after them hold
+/// [`NoFit::NOTHING`], which bounds nothing, so a lookup reads every slot in any order.
+#[derive(Clone, Debug)]
 struct NoFits {
     known: [NoFit; NO_FITS],
     len: usize,
@@ -108,8 +108,30 @@ struct NoFits {
     now: Time,
 }
 
+impl Default for NoFits {
+    fn default() -> Self {
+        NoFits {
+            known: [NoFit::NOTHING; NO_FITS],
+            len: 0,
+            oldest: 0,
+            now: 0,
+        }
+    }
+}
+
+impl NoFit {
+    /// An empty slot: whatever it applies to, it bounds nothing (`before` is the least time).
+    const NOTHING: NoFit = NoFit {
+        units: 0,
+        duration: 0,
+        before: Time::MIN,
+        clip: Time::MIN,
+    };
+}
+
 impl NoFits {
     fn clear(&mut self, now: Time) {
+        self.known = [NoFit::NOTHING; NO_FITS];
         self.len = 0;
         self.oldest = 0;
         self.now = now;
@@ -139,6 +161,7 @@ impl NoFits {
         }
         // Kept oldest first from slot 0, so the ring stays in age order.
         let (ring, len, oldest) = (self.known, self.len, self.oldest);
+        self.known = [NoFit::NOTHING; NO_FITS];
         self.len = 0;
         self.oldest = 0;
         for k in 0..len {
@@ -156,7 +179,10 @@ impl NoFits {
     #[inline]
     fn earliest(&self, units: u64, duration: Time, clip: Time) -> Time {
         let mut bound = Time::MIN;
-        for n in &self.known[..self.len] {
+        // Every slot is read, empty ones too: a loop of fixed length is unrolled, with no exit
+        // that depends on how many are held (issue 10: that exit was mispredicted, and the
+        // loop's own counting was a fifth of the lookup).
+        for n in &self.known {
             // Every comparison evaluated and the bound selected without a branch: which
             // entries apply is data-dependent, and this lookup runs before every check
             // (issue 10: short-circuit branches here were mispredicted).
