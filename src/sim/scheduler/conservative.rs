@@ -103,7 +103,7 @@ impl NoFit {
     };
 }
 
-/// The [`NoFit`] of the current pass's last search that showed one. Only the last is kept:
+/// The last [`NoFit`] the current pass's searches showed. Only the last is kept:
 /// remembering the last eight (sessions 7–8) made every check scan eight, and the bounds the
 /// older ones added saved less than the scan cost on every trace measured (issue 10;
 /// BENCHMARKS.md, "Session 9"). A run of alike jobs, the case this serves, needs only the last.
@@ -138,7 +138,8 @@ impl LastNoFit {
         }
     }
 
-    /// Capacity rose from `from` on: what was learnt about earlier capacity still holds.
+    /// Capacity rose from `from` on: what was learnt about earlier capacity still holds, a
+    /// window that reaches the rise may fit now.
     #[inline]
     fn rise(&mut self, from: Time) {
         if self.last.clip > from {
