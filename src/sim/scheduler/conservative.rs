@@ -53,7 +53,7 @@
 //!
 //! On long queues most of a compression's time went into jobs that cannot move, each searching
 //! the profile from now up to its slot. Within one pass (one compression, or one call's
-//! planning of new jobs) the scheduler remembers what its last few searches showed ([`NoFit`]):
+//! planning of new jobs) the scheduler remembers what its last search showed ([`NoFit`]):
 //! "no window for demand r starts before b and fits until c or for d seconds, whichever ends
 //! first". A later job asking at least r for at least d seconds, whose own slot is not before
 //! c (a job being placed has none), cannot start before b either: each of its windows that
@@ -63,9 +63,10 @@
 //! gives "no whole window before t". Capacity only rises in a pass where a moved job gives back
 //! the part of its old slot it does not take again (or, over negative capacity, where a job
 //! gives its slot back to be placed afresh): a remembered window that reaches the rise may fit
-//! now, so only those clipped before it are kept. Runs of alike jobs, common in real
-//! traces (88 % of RICC's consecutive jobs ask the same width and time), each search from where
-//! the previous one stopped. The decisions are unchanged (the same property tests).
+//! now, so it is kept only if clipped before it. Runs of alike jobs, common in real traces
+//! (88 % of RICC's consecutive jobs ask the same width and time), each search from where the
+//! previous one stopped; only the last search is kept, as keeping more cost more than it saved
+//! ([`LastNoFit`]). The decisions are unchanged (the same property tests).
 
 use std::collections::HashMap;
 
@@ -92,82 +93,71 @@ struct NoFit {
     clip: Time,
 }
 
-/// How many [`NoFit`]s a pass keeps (the most recent ones).
-const NO_FITS: usize = 8;
+impl NoFit {
+    /// Nothing learnt: whatever it applies to, it bounds nothing (`before` is the least time).
+    const NOTHING: NoFit = NoFit {
+        units: 0,
+        duration: 0,
+        before: Time::MIN,
+        clip: Time::MIN,
+    };
+}
 
-/// The [`NoFit`]s of the current pass: a ring of the most recent ones (the oldest is the one
-/// replaced). Fewer than [`NO_FITS`] only ever occupy the first slots, so a lookup reads
-/// `known[..len]` in any order.
-#[derive(Clone, Debug, Default)]
-struct NoFits {
-    known: [NoFit; NO_FITS],
-    len: usize,
-    /// The slot of the oldest when the ring is full (0 otherwise).
-    oldest: usize,
+/// The last [`NoFit`] the current pass's searches showed. Only the last is kept:
+/// remembering the last eight (sessions 7–8) made every check scan eight, and the bounds the
+/// older ones added saved less than the scan cost on every trace measured (issue 10;
+/// BENCHMARKS.md, "Session 9"). A run of alike jobs, the case this serves, needs only the last.
+#[derive(Clone, Debug)]
+struct LastNoFit {
+    last: NoFit,
     /// The time of the pass: a bound at or before it says nothing.
     now: Time,
 }
 
-impl NoFits {
+impl Default for LastNoFit {
+    fn default() -> Self {
+        LastNoFit {
+            last: NoFit::NOTHING,
+            now: 0,
+        }
+    }
+}
+
+impl LastNoFit {
     fn clear(&mut self, now: Time) {
-        self.len = 0;
-        self.oldest = 0;
+        self.last = NoFit::NOTHING;
         self.now = now;
     }
 
     #[inline]
     fn note(&mut self, no_fit: NoFit) {
-        // An empty window always fits, and a bound at `now` says nothing.
-        if no_fit.duration <= 0 || no_fit.before <= self.now {
-            return;
-        }
-        if self.len < NO_FITS {
-            self.known[self.len] = no_fit;
-            self.len += 1;
-        } else {
-            // Replaced in place: shifting the others down was a memmove per search.
-            self.known[self.oldest] = no_fit;
-            self.oldest = (self.oldest + 1) % NO_FITS;
+        // An empty window always fits, and a bound at `now` says nothing: the last that said
+        // something stays.
+        if no_fit.duration > 0 && no_fit.before > self.now {
+            self.last = no_fit;
         }
     }
 
-    /// Capacity rose from `from` on: what was learnt about earlier capacity still holds.
+    /// Capacity rose from `from` on: what was learnt about earlier capacity still holds, a
+    /// window that reaches the rise may fit now.
     #[inline]
     fn rise(&mut self, from: Time) {
-        if self.known[..self.len].iter().all(|n| n.clip <= from) {
-            return;
-        }
-        // Kept oldest first from slot 0, so the ring stays in age order.
-        let (ring, len, oldest) = (self.known, self.len, self.oldest);
-        self.len = 0;
-        self.oldest = 0;
-        for k in 0..len {
-            let n = ring[(oldest + k) % NO_FITS];
-            if n.clip <= from {
-                self.known[self.len] = n;
-                self.len += 1;
-            }
+        if self.last.clip > from {
+            self.last = NoFit::NOTHING;
         }
     }
 
     /// The earliest start a search for `units` over `duration` seconds can find, for a window
     /// clipped at `clip` (`Time::MAX`: whole windows): every window that starts earlier holds a
-    /// window some earlier search found too small, with at most as much free capacity.
+    /// window the last search found too small, with at most as much free capacity.
     #[inline]
     fn earliest(&self, units: u64, duration: Time, clip: Time) -> Time {
-        let mut bound = Time::MIN;
-        for n in &self.known[..self.len] {
-            // Every comparison evaluated and the bound selected without a branch: which
-            // entries apply is data-dependent, and this lookup runs before every check
-            // (issue 10: short-circuit branches here were mispredicted).
-            let applies = (n.duration <= duration) & (n.clip <= clip) & (n.units <= units);
-            bound = bound.max(std::hint::select_unpredictable(
-                applies,
-                n.before,
-                Time::MIN,
-            ));
-        }
-        bound
+        let n = &self.last;
+        // Every comparison evaluated and the bound selected without a branch: whether the last
+        // search applies is data-dependent, and this lookup runs before every check (issue 10:
+        // short-circuit branches here were mispredicted).
+        let applies = (n.duration <= duration) & (n.clip <= clip) & (n.units <= units);
+        std::hint::select_unpredictable(applies, n.before, Time::MIN)
     }
 }
 
@@ -198,8 +188,8 @@ pub struct Conservative {
     unsettled: bool,
     /// [`crate::sim::queue::Queue::reorders`] as of the last call.
     reorders: u64,
-    /// What this pass's searches showed, to start later searches later.
-    no_fits: NoFits,
+    /// What this pass's last search showed, to start later searches later.
+    last_no_fit: LastNoFit,
 }
 
 impl Default for Conservative {
@@ -224,7 +214,7 @@ impl Conservative {
             windows: Vec::new(),
             unsettled: false,
             reorders: 0,
-            no_fits: NoFits::default(),
+            last_no_fit: LastNoFit::default(),
         }
     }
 
@@ -348,9 +338,9 @@ impl Conservative {
     fn place(&mut self, now: Time, job: &QueuedJob) -> Option<Time> {
         let (d, demand) = (job.requested_time, job.demand);
         let units = demand.unit_count();
-        let from = now.max(self.no_fits.earliest(units, d, Time::MAX));
+        let from = now.max(self.last_no_fit.earliest(units, d, Time::MAX));
         let start = self.profile.earliest_fit(from, d, demand)?;
-        self.no_fits.note(NoFit {
+        self.last_no_fit.note(NoFit {
             units,
             duration: d,
             before: start,
@@ -387,7 +377,7 @@ impl Conservative {
     /// Compresses the whole queue in submission order.
     fn compress(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
-        self.no_fits.clear(now);
+        self.last_no_fit.clear(now);
         // With no negative capacity anywhere, every held slot still fits, so a job's new slot is
         // never later than its old one and `fits_before` tells exactly whether it moves.
         let consistent = self.profile.min_free() >= 0;
@@ -402,9 +392,9 @@ impl Conservative {
             if held != NONE {
                 if consistent {
                     let units = demand.unit_count();
-                    let from = now.max(self.no_fits.earliest(units, d, held));
+                    let from = now.max(self.last_no_fit.earliest(units, d, held));
                     earlier = self.profile.first_fit_before(from, held, d, demand);
-                    self.no_fits.note(NoFit {
+                    self.last_no_fit.note(NoFit {
                         units,
                         duration: d,
                         before: earlier.unwrap_or(held),
@@ -427,7 +417,7 @@ impl Conservative {
                     if !consistent {
                         // Giving the slot back raises capacity from `held` on before the job is
                         // placed again (possibly later).
-                        self.no_fits.rise(held);
+                        self.last_no_fit.rise(held);
                     }
                     self.profile.unreserve(held, held + d, demand);
                 }
@@ -441,7 +431,7 @@ impl Conservative {
                 // The capacity the job gave back and did not take again: after its new slot
                 // when it moved earlier.
                 if let Some(t) = start.filter(|&t| t < held) {
-                    self.no_fits.rise(held.max(t + d));
+                    self.last_no_fit.rise(held.max(t + d));
                 }
             }
             self.settle(now, pos, job.job, start, starts);
@@ -452,7 +442,7 @@ impl Conservative {
     /// At a fixed point: starts the jobs whose reservation begins now and plans the new ones.
     fn extend(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
-        self.no_fits.clear(now);
+        self.last_no_fit.clear(now);
         if self.next_start <= now {
             let taken = self.take_starting(view, now);
             starts.extend(taken.into_iter().map(|(_, pos, _)| pos));

@@ -632,6 +632,27 @@ mod tests {
         }
     }
 
+    impl Profile {
+        /// The layout's invariants: chunks that are non-empty and hold at most twice [`CHUNK`]
+        /// breakpoints, times strictly increasing across them, `firsts` their first times, and
+        /// each summary the exact minimum and maximum of its values.
+        fn assert_layout(&self) {
+            assert_eq!(self.firsts.len(), self.chunks.len());
+            let mut last = Time::MIN;
+            for (chunk, &first) in self.chunks.iter().zip(&self.firsts) {
+                assert!(!chunk.times.is_empty() && chunk.times.len() <= 2 * CHUNK);
+                assert_eq!(chunk.times.len(), chunk.free.len());
+                assert_eq!(chunk.times[0], first);
+                for &t in &chunk.times {
+                    assert!(t > last, "breakpoints out of order: {self:?}");
+                    last = t;
+                }
+                assert_eq!(chunk.min, *chunk.free.iter().min().unwrap());
+                assert_eq!(chunk.max, *chunk.free.iter().max().unwrap());
+            }
+        }
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Release(Time, u64),
@@ -695,6 +716,7 @@ mod tests {
                         r.advance(t);
                     }
                 }
+                p.assert_layout();
                 prop_assert_eq!(p.start(), r.points[0].0);
                 prop_assert_eq!(p.len(), r.steps());
                 let min = r.points.iter().map(|p| p.1).min().unwrap_or(0);
@@ -719,6 +741,45 @@ mod tests {
                     (c..c + d.max(1)).all(|x| n as i64 <= r.free_at(x))
                 });
                 prop_assert_eq!(p.first_full_fit(t, before, d, u(n)), full);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// Moves among many holds on a short horizon, so that their ends keep landing on
+        /// existing breakpoints, on each other (a slot moved to end where the old one starts)
+        /// and on chunk boundaries (two breakpoints per chunk here): the same step function,
+        /// exactly its steps, and a sound layout after every move.
+        #[test]
+        fn shifts_match_the_vector_profile(
+            free in 0u64..6,
+            holds in prop::collection::vec((0i64..24, 1i64..10, 1u64..4), 1..12),
+            moves in prop::collection::vec((0usize..12, 0i64..24), 1..30),
+        ) {
+            let mut p = Profile::default();
+            let mut r = Reference::default();
+            p.reset(0, u(free));
+            r.reset(0, u(free));
+            let mut slots: Vec<(Time, Time, u64)> = Vec::new();
+            for (t, d, n) in holds {
+                p.reserve(t, t + d, u(n));
+                r.add(t, Some(t + d), -units(u(n)));
+                slots.push((t, d, n));
+            }
+            for (k, to) in moves {
+                let k = k % slots.len();
+                let (held, d, n) = slots[k];
+                p.shift(held, to, d, u(n));
+                r.add(held, Some(held + d), units(u(n)));
+                r.add(to, Some(to + d), -units(u(n)));
+                slots[k].0 = to;
+                p.assert_layout();
+                prop_assert_eq!(p.len(), r.steps());
+                for t in 0..40 {
+                    prop_assert_eq!(p.free_at(t), r.free_at(t), "at {}", t);
+                }
             }
         }
     }
