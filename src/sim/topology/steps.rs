@@ -60,7 +60,9 @@ impl Amount for Vector {
     }
     #[inline]
     fn covers(&self, o: &Self) -> bool {
-        self[0] >= o[0] && self[1] >= o[1] && self[2] >= o[2]
+        // Non-short-circuit: one branch on the outcome instead of up to three (the step scans
+        // test this at every breakpoint, and which component fails is data-dependent).
+        (self[0] >= o[0]) & (self[1] >= o[1]) & (self[2] >= o[2])
     }
     #[inline]
     fn meet(self, o: Self) -> Self {
@@ -100,6 +102,11 @@ impl<V: Amount> Steps<V> {
 
     #[inline]
     fn segment_of(&self, t: Time) -> usize {
+        // Most searches start in the first segment (at `now`): answer that without the binary
+        // search, whose branches mispredict on short step functions.
+        if self.points.get(1).is_none_or(|p| p.0 > t) {
+            return 0;
+        }
         self.points.partition_point(|p| p.0 <= t).saturating_sub(1)
     }
 
@@ -174,6 +181,7 @@ impl<V: Amount> Steps<V> {
 
     /// The earliest `t` in `[from, before)` with `demand` free over `[t, min(t + duration,
     /// clip))`; `None` if there is none. `clip` ≥ `before` (a window never ends before `t`).
+    #[inline]
     pub fn earliest_fit_within(
         &self,
         from: Time,
@@ -187,19 +195,20 @@ impl<V: Amount> Steps<V> {
         if candidate >= before {
             return None;
         }
-        let mut i = self.segment_of(from);
-        while i < self.points.len() {
-            let (t, free) = self.points[i];
-            if t >= candidate.saturating_add(duration).min(clip) && t > candidate {
+        // Where the window from `candidate` ends: recomputed only when the candidate moves.
+        let mut end = candidate.saturating_add(duration).min(clip);
+        let points = &self.points[self.segment_of(from)..];
+        for (i, &(t, free)) in points.iter().enumerate() {
+            if t >= end && t > candidate {
                 return Some(candidate);
             }
             if !free.covers(demand) {
-                candidate = self.points.get(i + 1)?.0;
+                candidate = points.get(i + 1)?.0;
                 if candidate >= before {
                     return None;
                 }
+                end = candidate.saturating_add(duration).min(clip);
             }
-            i += 1;
         }
         Some(candidate)
     }
