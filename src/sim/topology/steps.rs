@@ -168,6 +168,25 @@ impl<V: Amount> Steps<V> {
         m
     }
 
+    /// [`Steps::min_over`] if it covers `floor`, else `None` — found at the first segment
+    /// that does not (the running minimum only decreases), so that a node which cannot take a
+    /// request is dismissed without reading the rest of the window.
+    #[inline]
+    pub fn min_over_covering(&self, from: Time, to: Time, floor: &V) -> Option<V> {
+        let mut i = self.segment_of(from);
+        let mut m = self.points[i].1;
+        loop {
+            if !m.covers(floor) {
+                return None;
+            }
+            i += 1;
+            match self.points.get(i) {
+                Some(&(t, v)) if t < to => m = m.meet(v),
+                _ => return Some(m),
+            }
+        }
+    }
+
     /// Whether `demand` is free over `[from, from + duration)`.
     #[inline]
     pub fn fits(&self, from: Time, duration: Time, demand: &V) -> bool {
@@ -257,6 +276,34 @@ mod tests {
         assert_eq!(s.earliest_fit_within(1, 6, 6, 6, &2), None);
         s.advance(12);
         assert_eq!((s.start(), s.at(12), s.at(20), s.changes()), (12, 7, 8, 1));
+    }
+
+    /// Against `min_over` on random step functions and windows: the same minimum when it
+    /// covers the floor, `None` exactly when it does not.
+    #[test]
+    fn the_covering_minimum_is_the_minimum_or_none() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..500 {
+            let mut s: Steps<Vector> = Steps::default();
+            s.reset(0, [8, 16, 1]);
+            for _ in 0..next(8) {
+                let from = next(100) as Time;
+                let to = from + 1 + next(50) as Time;
+                s.add(from, Some(to), [-(next(5) as i64), -(next(9) as i64), 0]);
+            }
+            let from = next(120) as Time;
+            let to = from + 1 + next(80) as Time;
+            let floor = [next(6) as i64, next(12) as i64, next(2) as i64];
+            let m = s.min_over(from, to);
+            let want = m.covers(&floor).then_some(m);
+            assert_eq!(s.min_over_covering(from, to, &floor), want);
+        }
     }
 
     #[test]

@@ -197,6 +197,18 @@ impl Timeline {
         self.nodes[node as usize].min_over(from, to)
     }
 
+    /// [`Timeline::node_min`] if it covers `floor`, else `None` (found as soon as it fails).
+    #[inline]
+    pub fn node_min_covering(
+        &self,
+        node: u32,
+        from: Time,
+        to: Time,
+        floor: &Vector,
+    ) -> Option<Vector> {
+        self.nodes[node as usize].min_over_covering(from, to, floor)
+    }
+
     /// A shared-class node's free vector at `t`.
     pub fn node_at(&self, node: u32, t: Time) -> Vector {
         self.nodes[node as usize].at(t)
@@ -533,6 +545,7 @@ impl Timeline {
         debug_assert!(!self.whole[class as usize]);
         let (full, last) = demands(layout, class, shape);
         let smallest = last.unwrap_or(full);
+        let floor = full.meet(smallest);
         let mut picker = Picker::new(shape);
         out.clear();
         let nodes = layout.class(class).nodes.clone();
@@ -543,7 +556,10 @@ impl Timeline {
             keyed.extend(
                 nodes
                     .clone()
-                    .filter(|&n| self.node_min(n, t, t + duration).covers(&smallest))
+                    .filter(|&n| {
+                        self.node_min_covering(n, t, t + duration, &smallest)
+                            .is_some()
+                    })
                     .map(|n| {
                         let v = self.node_at(n, t);
                         placement.node_key(n, &ResourceVec(v.map(|x| x.max(0) as u64)))
@@ -566,7 +582,11 @@ impl Timeline {
                 if sweep > 0 && used.contains(&node) {
                     continue;
                 }
-                let m = self.node_min(node, t, t + duration);
+                // A node short of what both roles take somewhere in the window takes neither:
+                // dismissed at the first segment that shows it.
+                let Some(m) = self.node_min_covering(node, t, t + duration, &floor) else {
+                    continue;
+                };
                 let Some(role) = picker.role(m.covers(&full), m.covers(&smallest)) else {
                     continue;
                 };
