@@ -195,6 +195,11 @@ impl NodeConservative {
         let requested = view.jobs[job as usize].requested_time;
         self.earlier.clear();
         for &class in view.classes_of(job) {
+            // Nothing of the class rose since the plan was checked: no slot there precedes it
+            // (what both searches below answer first), so its shape is not even needed.
+            if !self.tl.rose_since(class, plan.checked) {
+                continue;
+            }
             // The plan's shape is the job's shape on its class.
             let shape = if class == plan.class {
                 plan.shape
@@ -204,10 +209,7 @@ impl NodeConservative {
                     None => continue,
                 }
             };
-            let bound = if shape.count == 1
-                && !self.tl.is_whole(class)
-                && self.tl.rose_since(class, plan.checked)
-            {
+            let bound = if shape.count == 1 && !self.tl.is_whole(class) {
                 self.one_node_bound(view, class, &shape, requested, plan)
             } else {
                 self.tl.earliest_before_since(
