@@ -571,14 +571,15 @@ impl Timeline {
             Placement::FirstFit => nodes.len(),
             Placement::BestFit => keyed.len(),
         };
+        let node_at = |k: usize| match placement {
+            Placement::FirstFit => nodes.start + k as u32,
+            Placement::BestFit => keyed[k].2,
+        };
         // Nodes chosen so far, kept only when a later sweep must skip them.
         let mut used: Vec<u32> = Vec::new();
         'sweeps: for sweep in 0..sweeps {
             for k in 0..visits {
-                let node = match placement {
-                    Placement::FirstFit => nodes.start + k as u32,
-                    Placement::BestFit => keyed[k].2,
-                };
+                let node = node_at(k);
                 if sweep > 0 && used.contains(&node) {
                     continue;
                 }
