@@ -56,43 +56,78 @@ impl Rises {
     }
 }
 
-/// A class's nodes in the order they rose: a log of `(clock, node)`, so that the nodes that
-/// rose after a clock are found without visiting the others. Entries superseded by a later
-/// rise of the same node are dropped when the log has doubled since it was last compacted,
-/// which keeps it within twice the class's size.
+/// No node (an end of a [`RiseOrder`]'s list).
+const NONE: u32 = u32::MAX;
+
+/// A class's nodes in the order they last rose, the latest first, so that the nodes that rose
+/// after a clock are found without visiting the others: a doubly linked list over the class's
+/// nodes (indexed from its first node), a node moved to the front when it rises. Walking it
+/// stops at the first node whose last rise is not after the clock; each node is listed once,
+/// so nothing is skipped on the way (a log of every rise would hold superseded entries, whose
+/// test mispredicts: BENCHMARKS.md, session 9).
 #[derive(Clone, Debug, Default)]
 pub struct RiseOrder {
-    log: Vec<(u64, u32)>,
-    /// The length at which the log is next compacted.
-    limit: usize,
+    /// The class's first node.
+    base: u32,
+    /// The latest to rise (`NONE`: none yet).
+    head: u32,
+    /// Per node of the class: the node that rose before it / after it (`NONE`: none, or not
+    /// listed).
+    next: Vec<u32>,
+    prev: Vec<u32>,
 }
 
 impl RiseOrder {
-    pub fn clear(&mut self) {
-        self.log.clear();
-        self.limit = 0;
+    /// Empties the list, for the class whose nodes are `nodes`.
+    pub fn clear(&mut self, nodes: std::ops::Range<u32>) {
+        self.base = nodes.start;
+        self.head = NONE;
+        let len = nodes.len();
+        self.next.clear();
+        self.next.resize(len, NONE);
+        self.prev.clear();
+        self.prev.resize(len, NONE);
     }
 
-    /// Records that `node` rose at `clock` (greater than every earlier one); `latest` is every
-    /// node's last rise, `node`'s already this one.
+    /// Records that `node` (of the class) rose: it moves to the front.
     #[inline]
-    pub fn note(&mut self, clock: u64, node: u32, latest: &[u64]) {
-        if self.log.len() >= self.limit.max(64) {
-            self.log.retain(|&(c, n)| latest[n as usize] == c);
-            self.limit = 2 * self.log.len();
+    pub fn note(&mut self, node: u32) {
+        let i = node - self.base;
+        if self.head == i {
+            return;
         }
-        self.log.push((clock, node));
+        let (prev, next) = (self.prev[i as usize], self.next[i as usize]);
+        // Listed and not first: unlink it.
+        if prev != NONE {
+            self.next[prev as usize] = next;
+            if next != NONE {
+                self.prev[next as usize] = prev;
+            }
+        }
+        self.prev[i as usize] = NONE;
+        self.next[i as usize] = self.head;
+        if self.head != NONE {
+            self.prev[self.head as usize] = i;
+        }
+        self.head = i;
     }
 
-    /// The nodes that rose after `since`, the latest first, each once.
+    /// The nodes that rose after `since`, the latest first, each once; `latest` is every
+    /// node's last rise (by node index).
     #[inline]
     pub fn since<'a>(&'a self, since: u64, latest: &'a [u64]) -> impl Iterator<Item = u32> + 'a {
-        self.log
-            .iter()
-            .rev()
-            .take_while(move |e| e.0 > since)
-            .filter(move |e| latest[e.1 as usize] == e.0)
-            .map(|e| e.1)
+        let mut i = self.head;
+        std::iter::from_fn(move || {
+            if i == NONE {
+                return None;
+            }
+            let node = self.base + i;
+            if latest[node as usize] <= since {
+                return None;
+            }
+            i = self.next[i as usize];
+            Some(node)
+        })
     }
 }
 
@@ -122,16 +157,40 @@ mod tests {
 
     #[test]
     fn the_rise_order_lists_each_node_that_rose_after_a_clock_once() {
-        let mut latest = vec![0u64; 3];
+        // Nodes 5..8 of a class; `latest` is indexed by node.
+        let mut latest = vec![0u64; 8];
         let mut order = RiseOrder::default();
-        for (clock, node) in (1..).zip([0u32, 1, 0, 2, 0].into_iter().cycle().take(200)) {
+        order.clear(5..8);
+        assert_eq!(order.since(0, &latest).count(), 0);
+        for (clock, node) in (1..).zip([5u32, 6, 5, 7, 5].into_iter().cycle().take(200)) {
             latest[node as usize] = clock;
-            order.note(clock, node, &latest);
+            order.note(node);
         }
-        // The last five rises: 0 at 196, 1 at 197, 0 at 198, 2 at 199, 0 at 200.
-        assert_eq!(order.since(196, &latest).collect::<Vec<_>>(), [0, 2, 1]);
-        assert_eq!(order.since(199, &latest).collect::<Vec<_>>(), [0]);
+        // The last five rises: 5 at 196, 6 at 197, 5 at 198, 7 at 199, 5 at 200.
+        assert_eq!(order.since(196, &latest).collect::<Vec<_>>(), [5, 7, 6]);
+        assert_eq!(order.since(199, &latest).collect::<Vec<_>>(), [5]);
         assert_eq!(order.since(200, &latest).count(), 0);
-        assert!(order.log.len() <= 64 + 1);
+    }
+
+    /// Against the definition, on random rises of a class of 9 nodes: the nodes whose last
+    /// rise is after the clock, latest first.
+    #[test]
+    fn the_rise_order_matches_the_last_rises_sorted() {
+        let mut latest = vec![0u64; 12];
+        let mut order = RiseOrder::default();
+        order.clear(3..12);
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for clock in 1..2000u64 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let node = 3 + (seed % 9) as u32;
+            latest[node as usize] = clock;
+            order.note(node);
+            let since = clock.saturating_sub(seed % 40);
+            let mut want: Vec<u32> = (3..12).filter(|&n| latest[n as usize] > since).collect();
+            want.sort_by_key(|&n| std::cmp::Reverse(latest[n as usize]));
+            assert_eq!(order.since(since, &latest).collect::<Vec<_>>(), want);
+        }
     }
 }

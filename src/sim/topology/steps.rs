@@ -60,7 +60,9 @@ impl Amount for Vector {
     }
     #[inline]
     fn covers(&self, o: &Self) -> bool {
-        self[0] >= o[0] && self[1] >= o[1] && self[2] >= o[2]
+        // Non-short-circuit: one branch on the outcome instead of up to three (the step scans
+        // test this at every breakpoint, and which component fails is data-dependent).
+        (self[0] >= o[0]) & (self[1] >= o[1]) & (self[2] >= o[2])
     }
     #[inline]
     fn meet(self, o: Self) -> Self {
@@ -100,6 +102,11 @@ impl<V: Amount> Steps<V> {
 
     #[inline]
     fn segment_of(&self, t: Time) -> usize {
+        // Most searches start in the first segment (at `now`): answer that without the binary
+        // search, whose branches mispredict on short step functions.
+        if self.points.get(1).is_none_or(|p| p.0 > t) {
+            return 0;
+        }
         self.points.partition_point(|p| p.0 <= t).saturating_sub(1)
     }
 
@@ -161,6 +168,25 @@ impl<V: Amount> Steps<V> {
         m
     }
 
+    /// [`Steps::min_over`] if it covers `floor`, else `None` — found at the first segment
+    /// that does not (the running minimum only decreases), so that a node which cannot take a
+    /// request is dismissed without reading the rest of the window.
+    #[inline]
+    pub fn min_over_covering(&self, from: Time, to: Time, floor: &V) -> Option<V> {
+        let mut i = self.segment_of(from);
+        let mut m = self.points[i].1;
+        loop {
+            if !m.covers(floor) {
+                return None;
+            }
+            i += 1;
+            match self.points.get(i) {
+                Some(&(t, v)) if t < to => m = m.meet(v),
+                _ => return Some(m),
+            }
+        }
+    }
+
     /// Whether `demand` is free over `[from, from + duration)`.
     #[inline]
     pub fn fits(&self, from: Time, duration: Time, demand: &V) -> bool {
@@ -174,6 +200,7 @@ impl<V: Amount> Steps<V> {
 
     /// The earliest `t` in `[from, before)` with `demand` free over `[t, min(t + duration,
     /// clip))`; `None` if there is none. `clip` ≥ `before` (a window never ends before `t`).
+    #[inline]
     pub fn earliest_fit_within(
         &self,
         from: Time,
@@ -187,19 +214,20 @@ impl<V: Amount> Steps<V> {
         if candidate >= before {
             return None;
         }
-        let mut i = self.segment_of(from);
-        while i < self.points.len() {
-            let (t, free) = self.points[i];
-            if t >= candidate.saturating_add(duration).min(clip) && t > candidate {
+        // Where the window from `candidate` ends: recomputed only when the candidate moves.
+        let mut end = candidate.saturating_add(duration).min(clip);
+        let points = &self.points[self.segment_of(from)..];
+        for (i, &(t, free)) in points.iter().enumerate() {
+            if t >= end && t > candidate {
                 return Some(candidate);
             }
             if !free.covers(demand) {
-                candidate = self.points.get(i + 1)?.0;
+                candidate = points.get(i + 1)?.0;
                 if candidate >= before {
                     return None;
                 }
+                end = candidate.saturating_add(duration).min(clip);
             }
-            i += 1;
         }
         Some(candidate)
     }
@@ -248,6 +276,34 @@ mod tests {
         assert_eq!(s.earliest_fit_within(1, 6, 6, 6, &2), None);
         s.advance(12);
         assert_eq!((s.start(), s.at(12), s.at(20), s.changes()), (12, 7, 8, 1));
+    }
+
+    /// Against `min_over` on random step functions and windows: the same minimum when it
+    /// covers the floor, `None` exactly when it does not.
+    #[test]
+    fn the_covering_minimum_is_the_minimum_or_none() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..500 {
+            let mut s: Steps<Vector> = Steps::default();
+            s.reset(0, [8, 16, 1]);
+            for _ in 0..next(8) {
+                let from = next(100) as Time;
+                let to = from + 1 + next(50) as Time;
+                s.add(from, Some(to), [-(next(5) as i64), -(next(9) as i64), 0]);
+            }
+            let from = next(120) as Time;
+            let to = from + 1 + next(80) as Time;
+            let floor = [next(6) as i64, next(12) as i64, next(2) as i64];
+            let m = s.min_over(from, to);
+            let want = m.covers(&floor).then_some(m);
+            assert_eq!(s.min_over_covering(from, to, &floor), want);
+        }
     }
 
     #[test]

@@ -80,9 +80,9 @@ impl Timeline {
         self.class_risers
             .resize_with(classes.len(), RiseOrder::default);
         for (order, class) in self.class_risers.iter_mut().zip(classes) {
-            order.clear();
+            order.clear(class.nodes.clone());
             for node in class.nodes.clone() {
-                order.note(self.clock, node, &self.node_rises);
+                order.note(node);
             }
         }
         for (c, class) in classes.iter().enumerate() {
@@ -111,7 +111,7 @@ impl Timeline {
         for &node in nodes {
             self.node_rises[node as usize] = self.clock;
             self.rise_spans[node as usize].note(self.clock, from, to);
-            self.class_risers[class as usize].note(self.clock, node, &self.node_rises);
+            self.class_risers[class as usize].note(node);
         }
     }
 
@@ -195,6 +195,18 @@ impl Timeline {
     /// A shared-class node's free vector, minimum over `[from, to)`.
     pub fn node_min(&self, node: u32, from: Time, to: Time) -> Vector {
         self.nodes[node as usize].min_over(from, to)
+    }
+
+    /// [`Timeline::node_min`] if it covers `floor`, else `None` (found as soon as it fails).
+    #[inline]
+    pub fn node_min_covering(
+        &self,
+        node: u32,
+        from: Time,
+        to: Time,
+        floor: &Vector,
+    ) -> Option<Vector> {
+        self.nodes[node as usize].min_over_covering(from, to, floor)
     }
 
     /// A shared-class node's free vector at `t`.
@@ -533,38 +545,58 @@ impl Timeline {
         debug_assert!(!self.whole[class as usize]);
         let (full, last) = demands(layout, class, shape);
         let smallest = last.unwrap_or(full);
+        let floor = full.meet(smallest);
         let mut picker = Picker::new(shape);
         out.clear();
         let nodes = layout.class(class).nodes.clone();
-        let mut order: Vec<u32> = Vec::new();
-        match placement {
-            Placement::FirstFit => order.extend(nodes),
-            Placement::BestFit => {
-                let mut keyed: Vec<(u64, u64, u32)> = nodes
-                    .filter(|&n| self.node_min(n, t, t + duration).covers(&smallest))
+        // The visiting order: the class's nodes in index order (first fit: nothing to build,
+        // as placement runs for every planned job), or sorted by best fit's key.
+        let mut keyed: Vec<(u64, u64, u32)> = Vec::new();
+        if placement == Placement::BestFit {
+            keyed.extend(
+                nodes
+                    .clone()
+                    .filter(|&n| {
+                        self.node_min_covering(n, t, t + duration, &smallest)
+                            .is_some()
+                    })
                     .map(|n| {
                         let v = self.node_at(n, t);
                         placement.node_key(n, &ResourceVec(v.map(|x| x.max(0) as u64)))
-                    })
-                    .collect();
-                keyed.sort_unstable();
-                order.extend(keyed.into_iter().map(|k| k.2));
-            }
+                    }),
+            );
+            keyed.sort_unstable();
         }
+        let visits = match placement {
+            Placement::FirstFit => nodes.len(),
+            Placement::BestFit => keyed.len(),
+        };
+        let node_at = |k: usize| match placement {
+            Placement::FirstFit => nodes.start + k as u32,
+            Placement::BestFit => keyed[k].2,
+        };
+        // Nodes chosen so far, kept only when a later sweep must skip them.
         let mut used: Vec<u32> = Vec::new();
         'sweeps: for sweep in 0..sweeps {
-            for &node in &order {
+            for k in 0..visits {
+                let node = node_at(k);
                 if sweep > 0 && used.contains(&node) {
                     continue;
                 }
-                let m = self.node_min(node, t, t + duration);
+                // A node short of what both roles take somewhere in the window takes neither:
+                // dismissed at the first segment that shows it.
+                let Some(m) = self.node_min_covering(node, t, t + duration, &floor) else {
+                    continue;
+                };
                 let Some(role) = picker.role(m.covers(&full), m.covers(&smallest)) else {
                     continue;
                 };
                 let amount = if role { full } else { smallest };
                 if allow(node, amount, sweep) {
                     picker.assign(node, role, out);
-                    used.push(node);
+                    if sweeps > 1 {
+                        used.push(node);
+                    }
                     if picker.done() {
                         break 'sweeps;
                     }

@@ -19,7 +19,6 @@
 //! job moves, and where — is the one the general search gives.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::hash::BuildHasherDefault;
 
 use super::pass::MixHasher;
@@ -65,16 +64,45 @@ impl Bound {
     }
 }
 
+/// A request's key: class, per-node demand, duration.
+type Key = (u32, Vector, Time);
+
 /// Per (class, per-node demand, duration): a [`Bound`], valid for the current compression.
+///
+/// The bounds live in a `Vec`, found through a map from the key; each class also remembers the
+/// last one it asked for, since consecutive queued jobs mostly repeat a request (a user's
+/// burst), and comparing the key is much cheaper than hashing it (wagap-2013: see
+/// BENCHMARKS.md, session 9).
 #[derive(Debug, Default)]
 pub struct OneNodeBounds {
-    bounds: HashMap<(u32, Vector, Time), Bound, BuildHasherDefault<MixHasher>>,
+    bounds: Vec<(Key, Bound)>,
+    index: HashMap<Key, u32, BuildHasherDefault<MixHasher>>,
+    /// Per class: the index in `bounds` of the last bound asked for there (`NO_NODE`: none).
+    last: Vec<u32>,
 }
 
 impl OneNodeBounds {
     /// Forgets every bound: `now` moved, or the timeline was rebuilt.
     pub fn clear(&mut self) {
         self.bounds.clear();
+        self.index.clear();
+        self.last.fill(NO_NODE);
+    }
+
+    /// The index in `bounds` of `key`'s bound, if it has one.
+    #[inline]
+    fn find(&mut self, key: &Key) -> Option<usize> {
+        let class = key.0 as usize;
+        if class >= self.last.len() {
+            self.last.resize(class + 1, NO_NODE);
+        }
+        let last = self.last[class] as usize;
+        let i = match self.bounds.get(last) {
+            Some((k, _)) if k == key => last,
+            _ => *self.index.get(key)? as usize,
+        };
+        self.last[class] = i as u32;
+        Some(i)
     }
 
     /// A lower bound on the earliest `t ≥ now` at which `demand` is free over `[t, t +
@@ -91,9 +119,10 @@ impl OneNodeBounds {
         except: Option<u32>,
     ) -> Time {
         let clock = tl.clock();
-        let b = match self.bounds.entry((class, *demand, duration)) {
-            Entry::Occupied(e) => {
-                let b = e.into_mut();
+        let key = (class, *demand, duration);
+        let b = match self.find(&key) {
+            Some(i) => {
+                let b = &mut self.bounds[i].1;
                 if b.clock != clock {
                     if tl.rose_since(class, b.clock) {
                         refresh(b, tl, class, demand, duration, now);
@@ -102,7 +131,7 @@ impl OneNodeBounds {
                 }
                 b
             }
-            Entry::Vacant(v) => {
+            None => {
                 let mut b = Bound {
                     clock,
                     ..Bound::NONE
@@ -113,7 +142,11 @@ impl OneNodeBounds {
                         b.offer(node, e);
                     }
                 }
-                v.insert(b)
+                let i = self.bounds.len();
+                self.index.insert(key, i as u32);
+                self.last[class as usize] = i as u32;
+                self.bounds.push((key, b));
+                &mut self.bounds[i].1
             }
         };
         if except == Some(b.node) {

@@ -195,6 +195,11 @@ impl NodeConservative {
         let requested = view.jobs[job as usize].requested_time;
         self.earlier.clear();
         for &class in view.classes_of(job) {
+            // Nothing of the class rose since the plan was checked: no slot there precedes it
+            // (what both searches below answer first), so its shape is not even needed.
+            if !self.tl.rose_since(class, plan.checked) {
+                continue;
+            }
             // The plan's shape is the job's shape on its class.
             let shape = if class == plan.class {
                 plan.shape
@@ -204,10 +209,7 @@ impl NodeConservative {
                     None => continue,
                 }
             };
-            let bound = if shape.count == 1
-                && !self.tl.is_whole(class)
-                && self.tl.rose_since(class, plan.checked)
-            {
+            let bound = if shape.count == 1 && !self.tl.is_whole(class) {
                 self.one_node_bound(view, class, &shape, requested, plan)
             } else {
                 self.tl.earliest_before_since(
@@ -363,18 +365,32 @@ impl NodeConservative {
         }
         self.unsettled = false;
         self.bounds.clear();
+        // Out of `self` while the queue is compressed, so that each kept plan is compressed in
+        // place: one lookup per queued job, not a removal and an insertion (no method called
+        // below reads `self.plans`).
+        let mut plans = std::mem::take(&mut self.plans);
         for &(_, q) in &ordered {
             let requested = q.requested_time;
-            let previous = self.plans.remove(&q.job);
-            let was = previous.as_ref().map(|p| p.start);
-            let plan = match previous {
-                Some(p) => self.compress(view, q.job, requested, p, rebuild),
+            let (was, start) = match plans.get_mut(&q.job) {
+                Some(p) => {
+                    let was = p.start;
+                    if self.compress(view, q.job, requested, p, rebuild) {
+                        (Some(was), Some(p.start))
+                    } else {
+                        plans.remove(&q.job);
+                        (Some(was), None)
+                    }
+                }
                 None => {
                     let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
-                    self.place(view, q.job, best)
+                    let plan = self.place(view, q.job, best);
+                    let start = plan.as_ref().map(|p| p.start);
+                    if let Some(plan) = plan {
+                        plans.insert(q.job, plan);
+                    }
+                    (None, start)
                 }
             };
-            let start = plan.as_ref().map(|p| p.start);
             if rebuild || start != was {
                 if let Some(t) = was {
                     self.by_start.remove(&(t, q.job));
@@ -383,16 +399,15 @@ impl NodeConservative {
                     self.by_start.insert((t, q.job));
                 }
             }
-            if let Some(plan) = plan {
-                self.plans.insert(q.job, plan);
-            }
         }
+        self.plans = plans;
         self.ordered = ordered;
     }
 
-    /// Compresses one held reservation: the job gives it back and takes the earliest slot
-    /// again, keeping the old one (nodes included) unless a strictly earlier one exists or the
-    /// old one no longer fits. Sets `unsettled` when it moves.
+    /// Compresses one held reservation in place: the job gives it back and takes the earliest
+    /// slot again, keeping the old one (nodes included) unless a strictly earlier one exists or
+    /// the old one no longer fits. Sets `unsettled` when it moves; false when no slot is left
+    /// (the plan is then to be dropped).
     ///
     /// Giving back and holding again is skipped when the job cannot move: on `[now, start)`
     /// the timeline is the same with or without the job's hold (it begins at `start`), so a
@@ -413,19 +428,19 @@ impl NodeConservative {
         view: &NodeView<'_>,
         job: u32,
         requested: Time,
-        mut p: Plan,
+        p: &mut Plan,
         rebuilt: bool,
-    ) -> Option<Plan> {
+    ) -> bool {
         let fits = if rebuilt {
-            self.still_fits(&p, requested)
+            self.still_fits(p, requested)
         } else {
-            debug_assert!(self.still_fits(&p, requested));
+            debug_assert!(self.still_fits(p, requested));
             true
         };
-        let may_move = self.may_move(view, job, &p);
+        let may_move = self.may_move(view, job, p);
         if !may_move && fits {
             p.checked = self.tl.clock();
-            return Some(p);
+            return true;
         }
         let (start, end) = (p.start, p.start + requested);
         self.tl
@@ -441,9 +456,9 @@ impl NodeConservative {
                 self.place(view, job, Some(best))
             }
             None if fits => {
-                self.hold(&p, requested);
+                self.hold(p, requested);
                 p.checked = self.tl.clock();
-                Some(p)
+                return true;
             }
             None => {
                 self.tl.stamp_rise(p.class, &p.nodes, start, end);
@@ -451,8 +466,12 @@ impl NodeConservative {
                 self.place(view, job, best)
             }
         };
-        self.unsettled |= plan.as_ref().is_some_and(|n| n.start != start);
-        plan
+        let Some(plan) = plan else {
+            return false;
+        };
+        self.unsettled |= plan.start != start;
+        *p = plan;
+        true
     }
 }
 

@@ -104,7 +104,9 @@ impl<'a> Ordered<'a> {
 impl Iterator for Ordered<'_> {
     type Item = (usize, QueuedJob);
 
-    #[inline]
+    // Forced: the rules' queue walks are their hottest loops, and a plain hint left this out
+    // of line in node-level EASY after unrelated changes elsewhere in the crate (session 9).
+    #[inline(always)]
     fn next(&mut self) -> Option<(usize, QueuedJob)> {
         match self {
             Ordered::Submission(it) => it.next().map(|(pos, q)| (pos, *q)),
