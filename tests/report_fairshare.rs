@@ -157,30 +157,20 @@ fn fcfs_order_alone_gets_no_fairshare_section() {
     assert!(!md.contains("## Fairshare"));
 }
 
-/// The multi-resource penalty section (Klusáček & Rudová §4) from job_penalties.parquet, on the
-/// paper's Examples 3–5 system (10 nodes × 8 CPUs / 16 GiB plus one of 80 CPUs / 512 GiB), with
-/// four jobs of 100 s on an idle machine, worked by hand:
-/// - job 1 (user 1, 1 CPU, 16 GiB): pe_min 2.5 (the big node), cpu 1: +150 %;
-/// - job 2 (user 2, 8 CPUs, 1 GiB): pe_min max(8/8, 1/16) × 8 = 8 = cpu;
-/// - job 3 (user 3, 1 CPU, 512 GiB): only the big node, pe_min 80: +7,900 %;
-/// - job 4 (user 2, 4 CPUs, 2 GiB): pe_min 4 = cpu.
-///
-/// Affected: 2 of 4 jobs; CPU time (1 + 1) × 100 of (1 + 8 + 1 + 4) × 100 = 14.3 %; users 1 and
-/// 3 of 3; both increases ≥ +20 % and ≥ +100 %. Jobs arrive 1,000 s apart: nobody waits.
-#[test]
-fn the_penalty_section_shows_the_papers_shares_worked_by_hand() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+/// An SWF line of the penalty tests: job `id` submitted at `id` × 1,000 s, running 100 s on
+/// `cpus` processors with `mem_gib` GiB (the trace's memory field in KiB per node).
+fn penalty_job(id: u64, cpus: u32, mem_gib: u64, user: u32) -> String {
+    format!(
+        "{id} {} 0 100 {cpus} -1 -1 {cpus} 100 {} 1 {user} 1 -1 -1 -1 -1 -1\n",
+        id * 1000,
+        mem_gib << 20
+    )
+}
+
+/// Runs `trace` in `d` on the Klusáček–Rudová Examples 3–5 system with fairshare charging `cpu`
+/// and `pe_min`, and returns the Markdown report.
+fn penalty_report(d: &std::path::Path, trace: &str) -> String {
     fs::create_dir_all(d.join("experiments")).unwrap();
-    let gib = 1u64 << 20;
-    let line = |id: u64, cpus: u32, mem_gib: u64, user: u32| {
-        format!(
-            "{id} {} 0 100 {cpus} -1 -1 {cpus} 100 {} 1 {user} 1 -1 -1 -1 -1 -1\n",
-            id * 1000,
-            mem_gib * gib
-        )
-    };
-    let trace = line(1, 1, 16, 1) + &line(2, 8, 1, 2) + &line(3, 1, 512, 3) + &line(4, 4, 2, 2);
     fs::write(d.join("t.swf"), trace).unwrap();
     fs::write(
         d.join("experiments/pen.yaml"),
@@ -201,7 +191,28 @@ grid:
     )
     .unwrap();
     common::run_and_report(d);
-    let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
+    fs::read_to_string(d.join("reports/pen.md")).unwrap()
+}
+
+/// The multi-resource penalty section (Klusáček & Rudová §4) from job_penalties.parquet, on the
+/// paper's Examples 3–5 system (10 nodes × 8 CPUs / 16 GiB plus one of 80 CPUs / 512 GiB), with
+/// four jobs of 100 s on an idle machine, worked by hand:
+/// - job 1 (user 1, 1 CPU, 16 GiB): pe_min 2.5 (the big node), cpu 1: +150 %;
+/// - job 2 (user 2, 8 CPUs, 1 GiB): pe_min max(8/8, 1/16) × 8 = 8 = cpu;
+/// - job 3 (user 3, 1 CPU, 512 GiB): only the big node, pe_min 80: +7,900 %;
+/// - job 4 (user 2, 4 CPUs, 2 GiB): pe_min 4 = cpu.
+///
+/// Affected: 2 of 4 jobs; CPU time (1 + 1) × 100 of (1 + 8 + 1 + 4) × 100 = 14.3 %; users 1 and
+/// 3 of 3; both increases ≥ +20 % and ≥ +100 %. Jobs arrive 1,000 s apart: nobody waits.
+#[test]
+fn the_penalty_section_shows_the_papers_shares_worked_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let trace = penalty_job(1, 1, 16, 1)
+        + &penalty_job(2, 8, 1, 2)
+        + &penalty_job(3, 1, 512, 3)
+        + &penalty_job(4, 4, 2, 2);
+    let md = penalty_report(d, &trace);
     assert!(md.contains("## Multi-resource penalties"), "{md}");
     assert!(d.join("reports/pen-penalty-increase-cdf.svg").exists());
     let row = md
@@ -269,39 +280,13 @@ grid:
 fn the_penalty_sections_counts_are_thousands_separated() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    fs::create_dir_all(d.join("experiments")).unwrap();
-    let gib = 1u64 << 20;
     let trace: String = (1..=2306u64)
         .map(|id| {
             let (cpus, mem_gib, user) = if id <= 1306 { (1, 16, 1) } else { (8, 1, 2) };
-            format!(
-                "{id} {} 0 100 {cpus} -1 -1 {cpus} 100 {} 1 {user} 1 -1 -1 -1 -1 -1\n",
-                id * 1000,
-                mem_gib * gib
-            )
+            penalty_job(id, cpus, mem_gib, user)
         })
         .collect();
-    fs::write(d.join("t.swf"), trace).unwrap();
-    fs::write(
-        d.join("experiments/pen.yaml"),
-        "name: pen
-workloads:
-  t: {trace: ../t.swf, memory: kb_per_node}
-clusters:
-  example:
-    topology:
-      small: {nodes: [{count: 10, cores: 8, memory: 16 GiB}]}
-      big: {nodes: [{count: 1, cores: 80, memory: 512 GiB}]}
-schedulers:
-  fair: {backfill: none, order: fairshare}
-grid:
-  axes:
-    penalty: [cpu, pe_min]
-",
-    )
-    .unwrap();
-    common::run_and_report(d);
-    let md = fs::read_to_string(d.join("reports/pen.md")).unwrap();
+    let md = penalty_report(d, &trace);
     let row = md
         .lines()
         .find(|l| l.starts_with("| this run | 1,306 of 2,306 |"))
