@@ -179,11 +179,9 @@ mod tests {
         let mut latest = vec![0u64; 12];
         let mut order = RiseOrder::default();
         order.clear(3..12);
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(0x9e37);
         for clock in 1..2000u64 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rand_core::RngCore::next_u64(&mut rng);
             let node = 3 + (seed % 9) as u32;
             latest[node as usize] = clock;
             order.note(node);

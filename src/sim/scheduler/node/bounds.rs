@@ -228,13 +228,9 @@ mod tests {
         tl.reset(&layout, 0, &FreeNodes::new(&layout));
         let mut bounds = OneNodeBounds::default();
         let mut holds: Vec<(u32, u64, Time, Time)> = Vec::new();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        // The simulator's seeded stream (crate::sim::random), not a generator of the test's own.
+        let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(0x2545);
+        let mut next = |n: u64| rand_core::RngCore::next_u64(&mut rng) % n;
         let (mut kept_below, mut rises) = (0, 0);
         for step in 0..3000 {
             // As at each compression.
