@@ -225,6 +225,22 @@ fn x_bounds(xs: &[f64], log: bool) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The width of the widest tick label of a y axis over [lo, hi], to size the margin left of it.
+fn widest_tick_label(lo: f64, hi: f64, log: bool) -> f64 {
+    let probe = Scale {
+        lo,
+        hi,
+        log,
+        from: 0.0,
+        to: 1.0,
+    };
+    probe
+        .ticks()
+        .iter()
+        .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
+        .fold(0.0, f64::max)
+}
+
 /// Draws the axes, grid lines and tick labels of a plot area.
 fn axes(out: &mut String, x: &Scale, y: &Scale, x_ticks: Option<&[(f64, String)]>) {
     let (left, right) = (x.from.min(x.to) - 8.0, x.from.max(x.to) + 8.0);
@@ -463,18 +479,7 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
         let px0 = 24.0 + col * panel_w;
         let py0 = top + row * panel_h;
         let (ylo, yhi) = shared.unwrap_or_else(|| y_bounds(&panel_ys(panel), y_log));
-        let probe = Scale {
-            lo: ylo,
-            hi: yhi,
-            log: y_log,
-            from: 0.0,
-            to: 1.0,
-        };
-        let label_w = probe
-            .ticks()
-            .iter()
-            .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
-            .fold(0.0, f64::max);
+        let label_w = widest_tick_label(ylo, yhi, y_log);
         for (k, line) in title_lines[i].iter().enumerate() {
             let _ = write!(
                 out,
@@ -605,18 +610,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
     let mut head = String::new();
     let mut h = svg::title(&mut head, c.title);
     h += svg::legend(&mut head, c.legend_heading, &entries, h);
-    let probe = Scale {
-        lo: ylo,
-        hi: yhi,
-        log,
-        from: 0.0,
-        to: 1.0,
-    };
-    let label_w = probe
-        .ticks()
-        .iter()
-        .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
-        .fold(0.0, f64::max);
+    let label_w = widest_tick_label(ylo, yhi, log);
     let left = 28.0 + label_w + 10.0;
     let right = WIDTH - 12.0;
     let n_groups = c.groups.len().max(1);
