@@ -172,13 +172,7 @@ schedulers:
 ",
     )
     .unwrap();
-    assert!(schedlab(d, &["run", "--quiet"]).status.success());
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_and_report(d);
     let html = fs::read_to_string(d.join("reports/evil.html")).unwrap();
     let md = fs::read_to_string(d.join("reports/evil.md")).unwrap();
     for (format, text) in [("html", &html), ("md", &md)] {

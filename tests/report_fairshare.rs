@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use arrow_array::{Array, Float64Array, Int64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use common::schedlab_in as schedlab;
 
@@ -46,14 +45,8 @@ fn thousands(v: f64) -> String {
 
 /// users.parquet: cell → (user, core-hours, mean bounded slowdown), in file order.
 fn users(path: &std::path::Path) -> BTreeMap<String, Vec<(i64, f64, Option<f64>)>> {
-    let file = fs::File::open(path).unwrap();
     let mut out: BTreeMap<String, Vec<(i64, f64, Option<f64>)>> = BTreeMap::new();
-    for b in ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-    {
-        let b = b.unwrap();
+    for b in common::parquet_batches(path) {
         let cell = b.column_by_name("cell").unwrap();
         let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
         let user = b.column_by_name("user").unwrap();
@@ -83,13 +76,7 @@ fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
         experiment("fcfs, fairshare"),
     )
     .unwrap();
-    assert!(schedlab(d, &["run", "--quiet"]).status.success());
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/fair.md")).unwrap();
     let html = fs::read_to_string(d.join("reports/fair.html")).unwrap();
     assert!(md.contains("\n## Fairshare\n"), "{md}");
@@ -248,27 +235,10 @@ fn the_penalty_section_shows_the_papers_shares_worked_by_hand() {
     );
 
     // job_penalties.parquet itself: both cells hold the same penalties, worked out above.
-    let file = fs::File::open(d.join("results/pen/job_penalties.parquet")).unwrap();
-    let mut pe: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for b in ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-    {
-        let b = b.unwrap();
-        let cell = b.column_by_name("cell").unwrap();
-        let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
-        let v = b.column_by_name("pe_min").unwrap();
-        let v = v.as_any().downcast_ref::<Float64Array>().unwrap();
-        for i in 0..b.num_rows() {
-            pe.entry(cell.value(i).to_string())
-                .or_default()
-                .push(v.value(i));
-        }
-    }
+    let pe = common::cell_column(&d.join("results/pen/job_penalties.parquet"), "pe_min");
     assert_eq!(pe.len(), 2, "{pe:?}");
     for values in pe.values() {
-        assert_eq!(values, &[2.5, 8.0, 80.0, 4.0]);
+        assert_eq!(values, &[Some(2.5), Some(8.0), Some(80.0), Some(4.0)]);
     }
 }
 

@@ -7,11 +7,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::fs;
-
-use arrow_array::{Array, Float64Array, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use common::schedlab_in as schedlab;
 
@@ -33,29 +29,6 @@ grid:
     backfill: [none, easy]
 "
     )
-}
-
-/// A column of a result file: cell → values, in file order.
-fn column(path: &std::path::Path, name: &str) -> BTreeMap<String, Vec<Option<f64>>> {
-    let file = fs::File::open(path).unwrap();
-    let mut out: BTreeMap<String, Vec<Option<f64>>> = BTreeMap::new();
-    for b in ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-    {
-        let b = b.unwrap();
-        let cell = b.column_by_name("cell").unwrap();
-        let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
-        let c = b.column_by_name(name).unwrap();
-        let c = c.as_any().downcast_ref::<Float64Array>().unwrap();
-        for i in 0..b.num_rows() {
-            out.entry(cell.value(i).to_string())
-                .or_default()
-                .push((!c.is_null(i)).then(|| c.value(i)));
-        }
-    }
-    out
 }
 
 #[test]
@@ -97,7 +70,7 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
     assert!(!html.contains("<script src") && !html.contains("<link "));
 
     // The table's users at 100 % per configuration match users.parquet.
-    let veet = column(&d.join("results/ua/users.parquet"), "veet");
+    let veet = common::cell_column(&d.join("results/ua/users.parquet"), "veet");
     for (cell, values) in &veet {
         let full = values
             .iter()
@@ -127,8 +100,8 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
     }
     // The capacity judges, it does not schedule: the same waits at ×1 and ×2, and a larger
     // expected share violates at least as many EETs.
-    let waits = column(&d.join("results/ua/summary.parquet"), "wait_mean");
-    let violated = column(
+    let waits = common::cell_column(&d.join("results/ua/summary.parquet"), "wait_mean");
+    let violated = common::cell_column(
         &d.join("results/ua/summary.parquet"),
         "eet_violated_fraction",
     );
@@ -149,9 +122,7 @@ fn without_an_expected_capacity_there_is_no_section() {
     let p = common::project_with_kth();
     let d = p.path();
     fs::write(d.join("experiments/ua.yaml"), experiment("")).unwrap();
-    assert!(schedlab(d, &["run", "--quiet"]).status.success());
-    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
-    assert!(out.status.success());
+    common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/ua.md")).unwrap();
     assert!(!md.contains("User-aware metrics"), "{md}");
     // The metrics are still computed for every schedule.

@@ -28,6 +28,7 @@ pub struct BoxGroup {
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 380.0;
+/// The least room left of the axis; more when a tick label needs it.
 const LEFT: f64 = 80.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 40.0;
@@ -103,6 +104,23 @@ pub fn boxplot_svg(title: &str, y_label: &str, groups: &[BoxGroup], scale: Scale
         };
         HEIGHT - BOTTOM - (t - y0) / (y1 - y0).max(f64::MIN_POSITIVE) * (HEIGHT - TOP - BOTTOM)
     };
+    let tick_text: Vec<String> = ticks
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            if scale == Scale::Log && k == 0 {
+                format!("≤ {}", label(*t))
+            } else {
+                label(*t)
+            }
+        })
+        .collect();
+    // Room for the widest tick label (thousands separated: "1,000,000"), its gap to the axis
+    // and the rotated axis title.
+    let left = tick_text
+        .iter()
+        .map(|t| super::svg::text_width(t, 12.0) + 36.0)
+        .fold(LEFT, f64::max);
     let mut out = String::new();
     let _ = write!(
         out,
@@ -110,33 +128,28 @@ pub fn boxplot_svg(title: &str, y_label: &str, groups: &[BoxGroup], scale: Scale
         t = escape(title),
         cx = WIDTH / 2.0
     );
-    for (k, t) in ticks.iter().enumerate() {
+    for (t, text) in ticks.iter().zip(&tick_text) {
         let y = y_of(*t);
-        let text = if scale == Scale::Log && k == 0 {
-            format!("≤ {}", label(*t))
-        } else {
-            label(*t)
-        };
         let _ = write!(
             out,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            r##"<line x1="{left:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
             WIDTH - RIGHT,
-            LEFT - 6.0,
+            left - 6.0,
             y + 4.0,
-            escape(&text)
+            escape(text)
         );
     }
     let _ = write!(
         out,
-        r#"<g stroke="black" fill="none"><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}"/><line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}"/></g><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        r#"<g stroke="black" fill="none"><line x1="{left:.1}" y1="{TOP}" x2="{left:.1}" y2="{b}"/><line x1="{left:.1}" y1="{b}" x2="{r}" y2="{b}"/></g><text transform="translate(16 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
         TOP + (HEIGHT - TOP - BOTTOM) / 2.0,
         escape(y_label),
         b = HEIGHT - BOTTOM,
         r = WIDTH - RIGHT,
     );
-    let slot = (WIDTH - LEFT - RIGHT) / groups.len().max(1) as f64;
+    let slot = (WIDTH - left - RIGHT) / groups.len().max(1) as f64;
     for (i, (group, stats)) in groups.iter().zip(&stats).enumerate() {
-        let cx = LEFT + slot * (i as f64 + 0.5);
+        let cx = left + slot * (i as f64 + 0.5);
         let half = (slot * 0.3).min(40.0);
         let _ = write!(
             out,
@@ -144,7 +157,7 @@ pub fn boxplot_svg(title: &str, y_label: &str, groups: &[BoxGroup], scale: Scale
             HEIGHT - BOTTOM + 18.0,
             escape(&group.name),
             HEIGHT - BOTTOM + 32.0,
-            group.values.len()
+            super::text::whole(group.values.len())
         );
         let Some(s) = stats else { continue };
         let (yq1, yq3, ymed) = (y_of(s.q1), y_of(s.q3), y_of(s.median));
@@ -230,5 +243,43 @@ mod tests {
         }
         let log = boxplot_svg("WT_u", "CPU·s", &groups, Scale::Log);
         assert!(log.contains("≤ 1"));
+    }
+
+    /// The text a reader sees in `svg`: every `<text>` element's content.
+    fn texts(svg: &str) -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").to_string())
+            .collect()
+    }
+
+    /// Tardiness in CPU-seconds spans decades: the log axis's ticks from 1,000 up are
+    /// thousands separated as the report's text writes numbers, and so is a group's count;
+    /// the margin grows to hold the widest label.
+    #[test]
+    fn log_ticks_and_counts_separate_thousands() {
+        let groups = vec![BoxGroup {
+            name: "easy".into(),
+            values: (1..=1500).map(|i| f64::from(i) * 2000.0).collect(),
+        }];
+        let svg = boxplot_svg("WT_u", "CPU·s", &groups, Scale::Log);
+        let texts = texts(&svg);
+        for tick in ["≤ 1,000", "10,000", "100,000", "1,000,000", "10,000,000"] {
+            assert!(texts.iter().any(|t| t == tick), "{tick} in {texts:?}");
+        }
+        assert!(texts.iter().any(|t| t == "n = 1,500"), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("1000")), "{texts:?}");
+        // "10,000,000" ends 6 px left of the axis and starts right of the rotated title.
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let tick = doc
+            .descendants()
+            .find(|n| n.text() == Some("10,000,000"))
+            .unwrap();
+        let x: f64 = tick.attribute("x").unwrap().parse().unwrap();
+        assert!(
+            x - crate::report::svg::text_width("10,000,000", 12.0) > 24.0,
+            "{x}"
+        );
     }
 }

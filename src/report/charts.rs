@@ -225,6 +225,22 @@ fn x_bounds(xs: &[f64], log: bool) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The width of the widest tick label of a y axis over [lo, hi], to size the margin left of it.
+fn widest_tick_label(lo: f64, hi: f64, log: bool) -> f64 {
+    let probe = Scale {
+        lo,
+        hi,
+        log,
+        from: 0.0,
+        to: 1.0,
+    };
+    probe
+        .ticks()
+        .iter()
+        .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
+        .fold(0.0, f64::max)
+}
+
 /// Draws the axes, grid lines and tick labels of a plot area.
 fn axes(out: &mut String, x: &Scale, y: &Scale, x_ticks: Option<&[(f64, String)]>) {
     let (left, right) = (x.from.min(x.to) - 8.0, x.from.max(x.to) + 8.0);
@@ -463,18 +479,7 @@ pub fn line_chart(c: &LineChart<'_>) -> String {
         let px0 = 24.0 + col * panel_w;
         let py0 = top + row * panel_h;
         let (ylo, yhi) = shared.unwrap_or_else(|| y_bounds(&panel_ys(panel), y_log));
-        let probe = Scale {
-            lo: ylo,
-            hi: yhi,
-            log: y_log,
-            from: 0.0,
-            to: 1.0,
-        };
-        let label_w = probe
-            .ticks()
-            .iter()
-            .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
-            .fold(0.0, f64::max);
+        let label_w = widest_tick_label(ylo, yhi, y_log);
         for (k, line) in title_lines[i].iter().enumerate() {
             let _ = write!(
                 out,
@@ -605,18 +610,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
     let mut head = String::new();
     let mut h = svg::title(&mut head, c.title);
     h += svg::legend(&mut head, c.legend_heading, &entries, h);
-    let probe = Scale {
-        lo: ylo,
-        hi: yhi,
-        log,
-        from: 0.0,
-        to: 1.0,
-    };
-    let label_w = probe
-        .ticks()
-        .iter()
-        .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
-        .fold(0.0, f64::max);
+    let label_w = widest_tick_label(ylo, yhi, log);
     let left = 28.0 + label_w + 10.0;
     let right = WIDTH - 12.0;
     let n_groups = c.groups.len().max(1);
@@ -735,6 +729,28 @@ mod tests {
         }
     }
 
+    /// One series ("fcfs") of bars, one per value, in groups "a", "b", …, rendered.
+    fn fcfs_bars(title: &str, y_label: &str, values: &[f64]) -> String {
+        bar_chart(&BarChart {
+            title,
+            y_label,
+            groups: (b'a'..)
+                .take(values.len())
+                .map(|c| char::from(c).to_string())
+                .collect(),
+            series: vec![BarSeries {
+                name: "fcfs".into(),
+                look: look(0),
+                values: values
+                    .iter()
+                    .map(|&value| Some(Bar { value, band: None }))
+                    .collect(),
+            }],
+            y_axis: Axis::Auto,
+            legend_heading: None,
+        })
+    }
+
     #[test]
     fn charts_are_wellformed_even_when_empty() {
         let empty = LineChart::new("t", "x", "y", vec![]);
@@ -830,32 +846,58 @@ mod tests {
         assert_eq!(x_bounds(&[0.0], false), (-1.0, 1.0));
         assert_eq!(x_bounds(&[-4.0], false), (-6.0, -2.0));
         // A bar chart of zeros (bars are lengths from zero) draws a 0…1 axis.
-        let zeros = bar_chart(&BarChart {
-            title: "fraction backfilled",
-            y_label: "fraction",
-            groups: vec!["a".into(), "b".into()],
-            series: vec![BarSeries {
-                name: "fcfs".into(),
-                look: look(0),
-                values: vec![
-                    Some(Bar {
-                        value: 0.0,
-                        band: None,
-                    }),
-                    Some(Bar {
-                        value: 0.0,
-                        band: None,
-                    }),
-                ],
-            }],
-            y_axis: Axis::Auto,
-            legend_heading: None,
-        });
+        let zeros = fcfs_bars("fraction backfilled", "fraction", &[0.0, 0.0]);
         assert!(
             !zeros.contains(">−1<") && !zeros.contains(">-1<"),
             "{zeros}"
         );
         assert!(zeros.contains(">1<"), "{zeros}");
+    }
+
+    /// Tick labels of a rendered chart from 1,000 up are thousands separated, as the text of
+    /// the report writes every number: "2,000", never "2000" (nor "10k").
+    #[test]
+    fn rendered_ticks_separate_thousands() {
+        let line = line_chart(&LineChart::new(
+            "queue",
+            "interval (s)",
+            "jobs waiting",
+            vec![Panel {
+                title: None,
+                series: vec![Series {
+                    name: "easy".into(),
+                    look: look(0),
+                    draw: Draw::Line,
+                    points: vec![Point::new(0.0, 0.0), Point::new(9000.0, 4200.0)],
+                }],
+            }],
+        ));
+        let bars = fcfs_bars("jobs", "jobs", &[21_000.0, 17_897.0]);
+        let texts = |svg: &str| -> Vec<String> {
+            let doc = roxmltree::Document::parse(svg).unwrap();
+            doc.descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .filter_map(|n| n.text().map(str::to_string))
+                .collect()
+        };
+        let (line, bars) = (texts(&line), texts(&bars));
+        // y ticks 0…5,000 in steps of 1,000; x ticks 0…8,000 in steps of 2,000.
+        for tick in ["1,000", "4,000", "5,000", "2,000", "6,000", "8,000"] {
+            assert!(line.iter().any(|t| t == tick), "{tick} in {line:?}");
+        }
+        // Ticks 0…25,000 in steps of 5,000, and the values on the bars.
+        for tick in ["5,000", "25,000", "21,000", "17,897"] {
+            assert!(bars.iter().any(|t| t == tick), "{tick} in {bars:?}");
+        }
+        let four_digits = |t: &String| {
+            t.as_bytes()
+                .windows(4)
+                .any(|w| w.iter().all(u8::is_ascii_digit))
+        };
+        assert!(
+            !line.iter().chain(&bars).any(four_digits),
+            "{line:?} {bars:?}"
+        );
     }
 
     #[test]

@@ -416,7 +416,7 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
             out,
             r#"<text x="{lx}" y="{:.1}" font-size="10">one scale for all {} heatmaps</text>"#,
             TOP + 44.0 + 14.0 * classes as f64,
-            shared.charts
+            super::text::whole(shared.charts)
         );
     }
     out.push_str("</svg>");
@@ -434,11 +434,12 @@ fn edge_label(v: f64) -> String {
 }
 
 fn duration(seconds: i64) -> String {
+    let n = |v: i64| label(v as f64);
     match seconds {
-        s if s % 86_400 == 0 => format!("{} d", s / 86_400),
-        s if s % 3600 == 0 => format!("{} h", s / 3600),
-        s if s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s} s"),
+        s if s % 86_400 == 0 => format!("{} d", n(s / 86_400)),
+        s if s % 3600 == 0 => format!("{} h", n(s / 3600)),
+        s if s % 60 == 0 => format!("{} min", n(s / 60)),
+        s => format!("{} s", n(s)),
     }
 }
 
@@ -473,11 +474,48 @@ mod tests {
             ],
             ["0.0001", "0.05", "0.2", "20"]
         );
+        assert_eq!(
+            [edge_label(1000.0), edge_label(20_000.0)],
+            ["1,000", "20,000"]
+        );
+        assert_eq!(duration(60_060), "1,001 min");
+        assert_eq!(duration(1_234), "1,234 s");
+        assert_eq!(duration(7_200), "2 h");
     }
 
+    /// A reader sees thousands separated in the legend and the cells' tooltips, as in the
+    /// report's text: "1,000 – 2,000", never "1000 – 2000".
     #[test]
-    fn cells_rows_usage_and_legend_are_drawn() {
-        let chart = HeatmapChart {
+    fn legend_and_tooltips_separate_thousands() {
+        let rows = vec![HeatRow {
+            label: "user 1".into(),
+            cells: vec![(1, 1500.0), (30, 4000.0)],
+        }];
+        let svg = heatmap_svg(&two_days(rows, vec![]));
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text") || n.has_tag_name("title"))
+            .filter_map(|n| n.text())
+            .collect();
+        for want in [
+            "1,000 – 2,000",
+            "2,000 – 5,000",
+            "user 1: up to 1,500 (1 h from the start)",
+            "user 1: up to 4,000 (30 h from the start)",
+        ] {
+            assert!(texts.contains(&want), "{want} in {texts:?}");
+        }
+        assert!(
+            !texts
+                .iter()
+                .any(|t| t.contains("1000") || t.contains("2000"))
+        );
+    }
+
+    /// 48 hourly bins from trace second 0, without a clock, of `rows` and `usage`.
+    fn two_days(rows: Vec<HeatRow>, usage: Vec<UsageLine>) -> HeatmapChart {
+        HeatmapChart {
             title: "fifo <1>".into(),
             value_label: "violated EETs".into(),
             start: 0,
@@ -485,7 +523,15 @@ mod tests {
             shared_scale: None,
             bin_seconds: 3600,
             bins: 48,
-            rows: vec![
+            rows,
+            usage,
+        }
+    }
+
+    #[test]
+    fn cells_rows_usage_and_legend_are_drawn() {
+        let chart = two_days(
+            vec![
                 HeatRow {
                     label: "user 1".into(),
                     // Bins 3 and 4 share a class: one rectangle; bin 10 another.
@@ -496,11 +542,11 @@ mod tests {
                     cells: vec![],
                 },
             ],
-            usage: vec![UsageLine {
+            vec![UsageLine {
                 name: "CPU".into(),
                 values: vec![0.5; 48],
             }],
-        };
+        );
         let svg = heatmap_svg(&chart);
         let doc = roxmltree::Document::parse(&svg).unwrap();
         let cells = doc

@@ -423,6 +423,16 @@ impl fmt::Display for ResultShape {
     }
 }
 
+/// The mean of `column` × `scale` over the summary rows (replicas) that have it, with its
+/// spread; `None` when none has it.
+pub fn estimate(rows: &[&SummaryRow], column: &str, scale: f64) -> Option<Estimate> {
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.numbers.get(column).copied().flatten())
+        .collect();
+    Estimate::of(&values).map(|e| e.scaled(scale))
+}
+
 /// A configuration: the summary rows (replicas) sharing every axis level.
 #[derive(Clone, Debug)]
 pub struct Config<'a> {
@@ -433,12 +443,7 @@ pub struct Config<'a> {
 impl Config<'_> {
     /// The replicas' mean of `column` × `scale`, with its spread.
     pub fn estimate(&self, column: &str, scale: f64) -> Option<Estimate> {
-        let values: Vec<f64> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.numbers.get(column).copied().flatten())
-            .collect();
-        Estimate::of(&values).map(|e| e.scaled(scale))
+        estimate(&self.rows, column, scale)
     }
 
     pub fn text(&self, column: &str) -> String {

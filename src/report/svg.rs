@@ -153,7 +153,11 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
-/// A tick label: short, without trailing zeros (1.5k, 2.5M, 0.25, 0.002, 1e-4).
+/// A tick label, a legend value or a colour-scale edge: written as the text writes numbers
+/// (`text::number`: three significant digits, thousands separated, a true minus sign) with
+/// trailing zeros dropped, since a tick needs no precision beyond its value: "1,000", "15,000",
+/// "2,500,000", "0.25", "0.002", "−1.5". E-notation only below 0.001, where decimals would run
+/// long ("2.78e-4", "5e-4").
 pub fn label(v: f64) -> String {
     let trim = |t: String| {
         if t.contains('.') {
@@ -163,23 +167,18 @@ pub fn label(v: f64) -> String {
         }
     };
     let a = v.abs();
-    if a == 0.0 {
-        "0".to_string()
-    } else if a >= 1e6 {
-        trim(format!("{:.2}", v / 1e6)) + "M"
-    } else if a >= 1e4 {
-        trim(format!("{:.1}", v / 1e3)) + "k"
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 0.001 {
-        // Three significant digits.
-        let decimals = (2 - a.log10().floor() as i32).max(0) as usize;
-        trim(format!("{v:.decimals$}"))
-    } else {
-        let e = a.log10().floor() as i32;
-        let m = v / 10f64.powi(e);
-        format!("{}e{e}", trim(format!("{m:.2}")))
+    // NaN and the infinities go to `number` too, which writes them as "–".
+    if a == 0.0 || a >= 1e-3 || a.is_nan() {
+        return trim(super::text::number(v));
     }
+    let mut e = a.log10().floor() as i32;
+    // 9.996e-4 rounds to "10.00": one decade up.
+    if (a / 10f64.powi(e) * 100.0).round() >= 1000.0 {
+        e += 1;
+    }
+    let m = trim(format!("{:.2}", a / 10f64.powi(e)));
+    let sign = if v < 0.0 { "−" } else { "" };
+    format!("{sign}{m}e{e}")
 }
 
 /// A value shown on a bar or a point: three significant digits, zeros kept, as the findings
@@ -431,8 +430,12 @@ mod tests {
             vec![5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
         );
         assert_eq!(log_ticks(0.5, 5000.0), vec![1.0, 10.0, 100.0, 1000.0]);
-        assert_eq!(label(15000.0), "15k");
-        assert_eq!(label(2_500_000.0), "2.5M");
+        assert_eq!(label(15000.0), "15,000");
+        assert_eq!(label(2_500_000.0), "2,500,000");
+        assert_eq!(label(-0.25), "−0.25");
+        assert_eq!(label(-0.000_278), "−2.78e-4");
+        assert_eq!(label(0.000_999_6), "1e-3");
+        assert_eq!(label(f64::NAN), "–");
         assert_eq!(label(0.25), "0.25");
         assert_eq!(label(0.000_278), "2.78e-4");
         assert_eq!(label(0.002_78), "0.00278");
@@ -448,6 +451,39 @@ mod tests {
         assert_eq!(label(0.0278), "0.0278");
         assert_eq!(label(426.8), "427");
         assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    /// Ticks from 1,000 up are thousands separated as the text writes counts (`text::whole`),
+    /// on linear and log axes alike: never "1000" beside a report that writes "1,306".
+    #[test]
+    fn tick_labels_separate_thousands_as_the_text_does() {
+        assert_eq!(label(1000.0), "1,000");
+        assert_eq!(label(1500.0), "1,500");
+        assert_eq!(label(2500.0), "2,500");
+        assert_eq!(label(9999.0), "9,999");
+        assert_eq!(label(999.7), "1,000");
+        assert_eq!(label(-4000.0), "−4,000");
+        assert_eq!(label(12_345.0), "12,345");
+        assert_eq!(label(1e9), "1,000,000,000");
+        for n in [1000usize, 1306, 9999, 17_897, 1_543_738] {
+            assert_eq!(label(n as f64), crate::report::text::whole(n));
+        }
+        // Every tick of axes from a thousand to ten million, linear and log: no run of four
+        // digits, and the separators where `whole` puts them.
+        let four_digits = |s: &str| {
+            s.as_bytes()
+                .windows(4)
+                .any(|w| w.iter().all(u8::is_ascii_digit))
+        };
+        for hi in [1200.0, 5000.0, 9999.0, 20_000.0, 3.7e6, 1e7] {
+            for t in ticks(0.0, hi).into_iter().chain(log_ticks(1.0, hi)) {
+                let l = label(t);
+                assert!(!four_digits(&l), "{t} → {l}");
+                if t >= 1.0 && t.fract() == 0.0 {
+                    assert_eq!(l, crate::report::text::whole(t as usize), "{t}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -68,6 +68,30 @@ pub fn run_and_report(dir: &std::path::Path) {
     }
 }
 
+/// A Float64 column of a result file by cell: cell → values (`None` for nulls), in file order.
+pub fn cell_column(
+    path: &std::path::Path,
+    name: &str,
+) -> std::collections::BTreeMap<String, Vec<Option<f64>>> {
+    use arrow_array::{Array, Float64Array, StringArray};
+    let mut out: std::collections::BTreeMap<String, Vec<Option<f64>>> = Default::default();
+    for b in parquet_batches(path) {
+        let column = |n: &str| {
+            b.column_by_name(n)
+                .unwrap_or_else(|| panic!("{}: no column {n}", path.display()))
+        };
+        let (cell, values) = (column("cell"), column(name));
+        let cell = cell.as_any().downcast_ref::<StringArray>().unwrap();
+        let values = values.as_any().downcast_ref::<Float64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            out.entry(cell.value(i).to_string())
+                .or_default()
+                .push((!values.is_null(i)).then(|| values.value(i)));
+        }
+    }
+    out
+}
+
 /// Every record batch of a Parquet file, read with the parquet crate's Arrow reader.
 pub fn parquet_batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -51,12 +51,7 @@ struct Group<'a> {
 
 impl Group<'_> {
     fn estimate(&self, column: &str, scale: f64) -> Option<Estimate> {
-        let values: Vec<f64> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.numbers.get(column).copied().flatten())
-            .collect();
-        Estimate::of(&values).map(|e| e.scaled(scale))
+        crate::report::shape::estimate(&self.rows, column, scale)
     }
 
     fn mean(&self, column: &str) -> Option<f64> {

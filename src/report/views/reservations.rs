@@ -15,7 +15,6 @@ use crate::report::data::SummaryRow;
 use crate::report::metric;
 use crate::report::palette::{self, COLORS};
 use crate::report::shape::{Level, ResultShape};
-use crate::report::stats::Estimate;
 use crate::report::svg::Look;
 use crate::report::text::{self, number};
 use crate::report::units::{WAIT_DECIMALS, WaitUnit};
@@ -77,12 +76,7 @@ struct Group<'a> {
 
 impl Group<'_> {
     fn mean(&self, column: &str) -> Option<f64> {
-        let values: Vec<f64> = self
-            .rows
-            .iter()
-            .filter_map(|r| r.numbers.get(column).copied().flatten())
-            .collect();
-        Estimate::of(&values).map(|e| e.mean)
+        crate::report::shape::estimate(&self.rows, column, 1.0).map(|e| e.mean)
     }
 
     fn ef(&self) -> f64 {

@@ -382,6 +382,28 @@ fn held_note(shape: &ResultShape, held: &[usize], m: &Metric) -> String {
     )
 }
 
+/// A series' name and look: its level of the axis `axis` that tells the series apart, or, with
+/// none, the metric itself in the first colour.
+fn series_name_look(
+    ctx: &Context<'_>,
+    axis: Option<usize>,
+    level: &Option<Level>,
+    m: &Metric,
+) -> (String, Look) {
+    let shape = &ctx.grid.shape;
+    match (axis, level) {
+        (Some(i), Some(l)) => (shape.axes[i].value(l), ctx.palette.look(&shape.axes[i], l)),
+        _ => (
+            m.title(),
+            Look {
+                color: COLORS[0].to_string(),
+                dash: "",
+                marker: 0,
+            },
+        ),
+    }
+}
+
 fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Option<Chart> {
     let shape = &ctx.grid.shape;
     let averaged = layout.averaged;
@@ -436,17 +458,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
                     points.push(Point { x: xv, y, band });
                 }
             }
-            let (name, look) = match (li, level) {
-                (Some(i), Some(l)) => (shape.axes[i].value(l), ctx.palette.look(&shape.axes[i], l)),
-                _ => (
-                    m.title(),
-                    Look {
-                        color: COLORS[0].to_string(),
-                        dash: "",
-                        marker: 0,
-                    },
-                ),
-            };
+            let (name, look) = series_name_look(ctx, li, level, m);
             series.push(Series {
                 name,
                 look,
@@ -609,17 +621,7 @@ fn bars(ctx: &Context<'_>, m: &Metric, layout: &Layout<'_>) -> Option<Chart> {
                     aggregate(&configs, m).map(|(value, band)| Bar { value, band })
                 })
                 .collect();
-            let (name, look) = match (ci, level) {
-                (Some(i), Some(l)) => (shape.axes[i].value(l), ctx.palette.look(&shape.axes[i], l)),
-                _ => (
-                    m.title(),
-                    Look {
-                        color: COLORS[0].to_string(),
-                        dash: "",
-                        marker: 0,
-                    },
-                ),
-            };
+            let (name, look) = series_name_look(ctx, ci, level, m);
             BarSeries { name, look, values }
         })
         .collect();

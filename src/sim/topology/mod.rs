@@ -35,4 +35,4 @@ pub use layout::{ClassInfo, Layout};
 pub use placement::Placement;
 pub use request::{JobRequest, Misfit, NodeDemand, NodeShape, Shape};
 pub use requests::{RequestId, RequestInterner, RequestTable};
-pub use timeline::Timeline;
+pub use timeline::{RisenWindows, Timeline};

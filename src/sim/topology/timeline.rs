@@ -26,6 +26,19 @@ use super::steps::{Amount, Steps, Vector, vector};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
 
+/// The windows a search among risen nodes looks at: starts `t` in `[from, before)`, each window
+/// `[t, min(t + duration, clip))`, and only those that meet a node's rises since clock `since`
+/// (0: every window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RisenWindows {
+    pub from: Time,
+    pub before: Time,
+    pub duration: Time,
+    /// Where a window is cut off: capacity from here on is the caller's own hold, given back.
+    pub clip: Time,
+    pub since: u64,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
     /// Per class: idle nodes over time (whole-node classes only).
@@ -353,8 +366,14 @@ impl Timeline {
         if self.search_all_since(class, since)? {
             return self.earliest_within(layout, class, shape, (from, before), duration, before);
         }
-        let first =
-            self.earliest_on_risen(class, shape, (from, before), duration, before, since)?;
+        let windows = RisenWindows {
+            from,
+            before,
+            duration,
+            clip: before,
+            since,
+        };
+        let first = self.earliest_on_risen(class, shape, windows)?;
         if shape.count == 1 {
             return Some(first);
         }
@@ -382,7 +401,14 @@ impl Timeline {
         if self.search_all_since(class, since)? || shape.count != 1 {
             return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
         }
-        self.earliest_on_risen(class, shape, (from, before), duration, Time::MAX, since)
+        let windows = RisenWindows {
+            from,
+            before,
+            duration,
+            clip: Time::MAX,
+            since,
+        };
+        self.earliest_on_risen(class, shape, windows)
     }
 
     /// The opening of the `*_since` searches: `None` when nothing of `class` rose since clock
@@ -396,28 +422,24 @@ impl Timeline {
         Some(since == 0 || self.whole[class as usize])
     }
 
-    /// The earliest `t` in `[from, before)` at which one node of a shared class, among those
-    /// that rose since `since` within `[t, t + duration)`, can take a node of `shape` over `[t,
-    /// min(t + duration, clip))`.
+    /// The earliest start of `windows` at which one node of a shared class, among those that
+    /// rose since `windows.since` within the window, can take a node of `shape` over it.
     fn earliest_on_risen(
         &self,
         class: u32,
         shape: &NodeShape,
-        (from, before): (Time, Time),
-        duration: Time,
-        clip: Time,
-        since: u64,
+        windows: RisenWindows,
     ) -> Option<Time> {
         let demands = node_demands(shape);
         let mut first: Option<Time> = None;
-        for node in self.class_risers[class as usize].since(since, &self.node_rises) {
+        for node in self.class_risers[class as usize].since(windows.since, &self.node_rises) {
             // Only a start before the best so far can lower it.
-            let bound = first.unwrap_or(before);
+            let before = first.unwrap_or(windows.before);
             if let Some(e) =
-                self.risen_window_fit(node, demands, (from, bound), duration, clip, since)
+                self.risen_window_fit(node, demands, RisenWindows { before, ..windows })
             {
                 first = Some(e);
-                if e == from {
+                if e == windows.from {
                     break;
                 }
             }
@@ -425,20 +447,16 @@ impl Timeline {
         first
     }
 
-    /// The earliest `t` in `[from, before)` at which `node` (of a shared class) can take a node
-    /// of `shape` (its full amount or its last) over `[t, min(t + duration, clip))`, among the
-    /// windows that meet the node's rises since `since` (0: every window).
+    /// The earliest start of `windows` at which `node` (of a shared class) can take a node of
+    /// `shape` (its full amount or its last) over the window.
     pub fn earliest_on_node(
         &self,
         node: u32,
         shape: &NodeShape,
-        (from, before): (Time, Time),
-        duration: Time,
-        clip: Time,
-        since: u64,
+        windows: RisenWindows,
     ) -> Option<Time> {
         let demands = node_demands(shape);
-        self.risen_window_fit(node, demands, (from, before), duration, clip, since)
+        self.risen_window_fit(node, demands, windows)
     }
 
     /// [`Timeline::earliest_on_node`] with the shape's demands ([`node_demands`]).
@@ -447,10 +465,13 @@ impl Timeline {
         &self,
         node: u32,
         (full, last): (Option<Vector>, Option<Vector>),
-        (from, before): (Time, Time),
-        duration: Time,
-        clip: Time,
-        since: u64,
+        RisenWindows {
+            from,
+            before,
+            duration,
+            clip,
+            since,
+        }: RisenWindows,
     ) -> Option<Time> {
         let steps = &self.nodes[node as usize];
         // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.

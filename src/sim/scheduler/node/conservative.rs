@@ -36,7 +36,7 @@ use crate::sim::job::Time;
 use crate::sim::scheduler::QueuedJob;
 use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
 use crate::sim::topology::steps::vector;
-use crate::sim::topology::{NodeShape, Timeline};
+use crate::sim::topology::{NodeShape, RisenWindows, Timeline};
 
 /// A queued job's reservation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,14 +264,14 @@ impl NodeConservative {
                 plan.checked,
             );
         }
-        self.tl.earliest_on_node(
-            own?,
-            shape,
-            (view.now, plan.start),
-            requested,
-            plan.start,
-            plan.checked,
-        )
+        let windows = RisenWindows {
+            from: view.now,
+            before: plan.start,
+            duration: requested,
+            clip: plan.start,
+            since: plan.checked,
+        };
+        self.tl.earliest_on_node(own?, shape, windows)
     }
 
     /// [`NodeConservative::earliest`] of `job` before `before` with its hold given back, over
