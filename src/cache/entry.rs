@@ -259,12 +259,51 @@ impl EntryStore {
     }
 
     /// Removes staging directories left by crashed writers. Call only while holding the lock.
+    ///
+    /// The staging area is renamed away before it is removed: a run being stopped may still
+    /// have a simulation writing into its entry's staging directory, and once the area is gone
+    /// from its path nothing can be created under it, so the removal cannot race with such a
+    /// writer (removing in place could meet a file created meanwhile and leave the area
+    /// behind). An area renamed by an earlier sweep that could not finish is removed too.
     pub fn sweep_staging(&self) -> Result<(), CacheError> {
-        match fs::remove_dir_all(&self.tmp) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(CacheError::io(&self.tmp, e)),
+        let swept = self.swept_name(std::process::id());
+        match fs::rename(&self.tmp, &swept) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(CacheError::io(&self.tmp, e)),
         }
+        let (Some(parent), Some(prefix)) = (self.tmp.parent(), self.swept_prefix()) else {
+            return Ok(());
+        };
+        let Ok(siblings) = fs::read_dir(parent) else {
+            return Ok(());
+        };
+        for sibling in siblings.flatten() {
+            if sibling.file_name().to_string_lossy().starts_with(&prefix) {
+                let path = sibling.path();
+                match fs::remove_dir_all(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(CacheError::io(&path, e)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `tmp.swept-`: the prefix of staging areas renamed away to be removed.
+    fn swept_prefix(&self) -> Option<String> {
+        Some(format!(
+            "{}.swept-",
+            self.tmp.file_name()?.to_string_lossy()
+        ))
+    }
+
+    fn swept_name(&self, pid: u32) -> PathBuf {
+        let prefix = self
+            .swept_prefix()
+            .unwrap_or_else(|| "tmp.swept-".to_string());
+        self.tmp.with_file_name(format!("{prefix}{pid}"))
     }
 }
 
@@ -374,5 +413,35 @@ mod tests {
         drop(w);
         assert!(!store.contains("k1"));
         assert_eq!(fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0);
+    }
+
+    /// A sweep while a writer is still at work (a run being stopped): the staging area is gone
+    /// at once, the writer can create nothing more under it, and an area an earlier sweep
+    /// renamed but could not remove goes too. Nothing else in the state directory is touched.
+    #[test]
+    fn a_sweep_leaves_no_staging_area_even_with_a_writer_at_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EntryStore::new(dir.path());
+        let w = store.begin("k1").unwrap();
+        fs::write(w.path("a.txt"), "x").unwrap();
+        let earlier = store.swept_name(1);
+        fs::create_dir_all(earlier.join("k0.abc")).unwrap();
+        fs::write(earlier.join("k0.abc").join("b.txt"), "y").unwrap();
+        fs::write(dir.path().join("tmp-note"), "kept").unwrap();
+        store.sweep_staging().unwrap();
+        assert!(!dir.path().join("tmp").exists());
+        assert!(!earlier.exists());
+        assert!(
+            fs::write(w.path("later.txt"), "z").is_err(),
+            "nothing can be created in a swept staging area"
+        );
+        assert!(!dir.path().join("tmp").exists());
+        assert!(dir.path().join("tmp-note").exists());
+        drop(w);
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(left.iter().all(|n| !n.contains("swept")), "{left:?}");
     }
 }
