@@ -329,10 +329,10 @@ impl Profile {
     /// reached — written without a branch that depends on whether a step fits: the candidate
     /// and the time at which the walk stops move by conditional moves, and each step has one
     /// branch, "stop here", taken once per search. The searches alternate between runs of
-    /// fitting and too-small steps a few steps long, and ending each run with a branch cost a
-    /// mispredicted branch apiece (issue 10: ~22 M of conservative's ~50 M on SDSC-BLUE), more
-    /// than the few instructions per step this adds. Whole chunks are still stepped over by
-    /// their summaries. Inlined into its three callers, so that the clip and limit that are
+    /// fitting and too-small steps a few steps long, and ending each run with a branch was often
+    /// a mispredicted one (issue 10, SDSC-BLUE conservative: cachegrind counts 27.7 M in the
+    /// searches before, 14.3 M after, for +1 % instructions; −3 % in time, BENCHMARKS.md,
+    /// "Session 10"). Whole chunks are still stepped over by their summaries. Inlined into its three callers, so that the clip and limit that are
     /// `Time::MAX` there fold away from the walk.
     #[inline(always)]
     fn first_window(
