@@ -26,18 +26,14 @@
 //! chunk only when those held the extreme that moved). Holding or giving back capacity over an interval updates the
 //! breakpoints of the (at most two) chunks its ends fall in one by one and the chunks between
 //! them through their pending addition: O(chunk + chunks spanned). Searches walk breakpoints in
-//! time order with no branch on whether a step fits (the candidate start moves by conditional
-//! moves: runs of fitting and too-small steps are short, and ending each with a branch was a
-//! mispredicted branch apiece; BENCHMARKS.md, "Session 10"), and step over a whole chunk when its
-//! summary settles it: all large enough (the candidate stands) or all too small (it moves past).
+//! time order but step over a whole chunk when its summary settles it: all large enough while a
+//! candidate window is being checked, all too small while the next fitting step is sought.
 //!
 //! This replaced a single sorted vector (O(n) insertions and full scans) and, briefly, a treap
 //! with lazy additions (O(log n) per operation): on the traces' profiles (hundreds to tens of
 //! thousands of steps) the walk that searches do — from a too-small step to the next fitting
 //! one, again and again — is what dominates, and it is several times faster over contiguous
 //! arrays than from the root of a tree each time (BENCHMARKS.md, "Conservative backfilling").
-
-use std::hint::select_unpredictable;
 
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
@@ -322,19 +318,7 @@ impl Profile {
 
     /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
     /// `None` (also as soon as a candidate found past `from` reaches `limit`, past which nothing
-    /// is asked). Callers keep `from < limit ≤ clip`.
-    ///
-    /// The walk is the plain one — a step too small for `demand` moves the candidate to the
-    /// next step's time; the candidate is the answer once a step at or past its window's end is
-    /// reached — written without a branch that depends on whether a step fits: the candidate
-    /// and the time at which the walk stops move by conditional moves, and each step has one
-    /// branch, "stop here", taken once per search. The searches alternate between runs of
-    /// fitting and too-small steps a few steps long, and ending each run with a branch was often
-    /// a mispredicted one (issue 10, SDSC-BLUE conservative: cachegrind counts 27.7 M in the
-    /// searches before, 14.3 M after, for +1 % instructions; −3 % in time, BENCHMARKS.md,
-    /// "Session 10"). Whole chunks are still stepped over by their summaries. Inlined into its three callers, so that the clip and limit that are
-    /// `Time::MAX` there fold away from the walk.
-    #[inline(always)]
+    /// is asked).
     fn first_window(
         &self,
         from: Time,
@@ -347,86 +331,68 @@ impl Profile {
             return None;
         }
         let d = units(demand);
-        // Times are whole seconds: a window of no length needs its first second, as one of 1.
-        let duration = duration.max(1);
-        // The walk stops at the first step at or past this time: the end of the candidate's
-        // window (clipped), or the candidate itself once it has reached `limit`. Candidates it is
-        // asked about are `from` or steps' times (`Time::MAX`, past the last step, ends the walk
-        // first).
-        let stop_for = |candidate: Time| {
-            select_unpredictable(
-                candidate >= limit,
-                candidate,
-                clip.min(candidate + duration),
-            )
-        };
         let mut candidate = from.max(self.start());
-        let mut stop = stop_for(candidate);
         // Most searches start at the profile's start (the scheduler's `now`): its first step,
         // without a search.
-        let (mut c, mut i) = if candidate == self.start() {
+        let (first_chunk, first_index) = if candidate == self.start() {
             (0, 0)
         } else {
             self.step_at(candidate)
         };
-        loop {
-            let chunk = &self.chunks[c];
-            // The time after this chunk's last step: where the candidate goes when that step is
-            // too small (`Time::MAX`, past every limit, after the profile's last step).
-            let after = self.firsts.get(c + 1).copied().unwrap_or(Time::MAX);
-            if i == 0 {
+        // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
+        let mut seeking = false;
+        for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
+            let from_index = if c == first_chunk { first_index } else { 0 };
+            if from_index == 0 {
                 // At a chunk boundary its summary may settle the whole chunk.
-                if chunk.times[0] >= stop {
-                    break;
-                }
-                if chunk.all_fit(d) {
-                    // The candidate stands; its window is checked at the next boundary.
-                    if after == Time::MAX {
-                        break;
+                if seeking && chunk.none_fit(d) {
+                    if chunk.times[0] >= limit {
+                        return None;
                     }
-                    c += 1;
                     continue;
                 }
-                if chunk.none_fit(d) {
-                    candidate = after;
-                    if after == Time::MAX {
-                        break;
-                    }
-                    stop = stop_for(candidate);
-                    c += 1;
+                let t = chunk.times[0];
+                if !seeking && t > candidate && t >= clip.min(candidate + duration) {
+                    return Some(candidate);
+                }
+                if !seeking && chunk.all_fit(d) {
                     continue;
                 }
             }
-            // A step fits when its value without the pending addition reaches `need`.
+            // A step fits when its value without the pending addition reaches `need`. Each
+            // state scans in a loop of its own: the seeking one only reads values.
             let need = d - chunk.pending;
-            let (times, free) = (&chunk.times[i..], &chunk.free[i..]);
-            for (pair, &value) in times.windows(2).zip(free) {
-                if pair[0] >= stop {
-                    return (candidate < limit).then_some(candidate);
+            let (times, free) = (&chunk.times[..], &chunk.free[..]);
+            let mut i = from_index;
+            while i < times.len() {
+                if seeking {
+                    let Some(k) = free[i..].iter().position(|&v| v >= need) else {
+                        break;
+                    };
+                    i += k;
+                    candidate = times[i];
+                    if candidate >= limit {
+                        return None;
+                    }
+                    seeking = false;
+                    i += 1;
+                } else {
+                    let end = clip.min(candidate + duration);
+                    while i < times.len() {
+                        let t = times[i];
+                        if t > candidate && t >= end {
+                            return Some(candidate);
+                        }
+                        i += 1;
+                        if free[i - 1] < need {
+                            seeking = true;
+                            break;
+                        }
+                    }
                 }
-                let (next, fits) = (pair[1], value >= need);
-                let next_stop = stop_for(next);
-                candidate = select_unpredictable(fits, candidate, next);
-                stop = select_unpredictable(fits, stop, next_stop);
             }
-            // The chunk's last step: the candidate moves past it to the next chunk, if any.
-            if times[times.len() - 1] >= stop {
-                break;
-            }
-            if free[free.len() - 1] < need {
-                candidate = after;
-                if after == Time::MAX {
-                    break;
-                }
-                stop = stop_for(candidate);
-            }
-            if after == Time::MAX {
-                break;
-            }
-            c += 1;
-            i = 0;
         }
-        (candidate < limit).then_some(candidate)
+        (!seeking).then_some(candidate)
     }
 
     /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
