@@ -106,7 +106,7 @@ fn a_fairshare_run_gets_the_section_and_its_table_matches_users_parquet() {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| user"))
         .take(11)
-        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .map(common::table_cells)
         .collect();
     assert!(
         ranked.iter().take(10).any(|u| u.1 >= 999.5),
@@ -202,11 +202,7 @@ fn the_penalty_section_shows_the_papers_shares_worked_by_hand() {
     let md = penalty_report(d, &trace);
     assert!(md.contains("## Multi-resource penalties"), "{md}");
     assert!(d.join("reports/pen-penalty-increase-cdf.svg").exists());
-    let row = md
-        .lines()
-        .find(|l| l.starts_with("| this run | 2 of 4 |"))
-        .unwrap_or_else(|| panic!("no shares row: {md}"));
-    let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+    let cells = common::markdown_row(&md, "| this run | 2 of 4 |");
     assert_eq!(
         cells,
         [
@@ -257,11 +253,7 @@ fn the_penalty_sections_counts_are_thousands_separated() {
         })
         .collect();
     let md = penalty_report(d, &trace);
-    let row = md
-        .lines()
-        .find(|l| l.starts_with("| this run | 1,306 of 2,306 |"))
-        .unwrap_or_else(|| panic!("no shares row: {md}"));
-    let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+    let cells = common::markdown_row(&md, "| this run | 1,306 of 2,306 |");
     assert_eq!(
         cells,
         [

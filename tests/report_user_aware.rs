@@ -91,12 +91,8 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
             (true, true) => "EASY + fairshare",
         };
         let row = format!("| {name} | {scale} |");
-        let line = md
-            .lines()
-            .find(|l| l.starts_with(&row))
-            .unwrap_or_else(|| panic!("no table row {row}"));
-        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-        assert_eq!(cells[8], full.to_string(), "{cell}: {line}");
+        let cells = common::markdown_row(&md, &row);
+        assert_eq!(cells[8], full.to_string(), "{cell}: {cells:?}");
     }
     // The capacity judges, it does not schedule: the same waits at ×1 and ×2, and a larger
     // expected share violates at least as many EETs.

@@ -245,15 +245,6 @@ mod tests {
         assert!(log.contains("≤ 1"));
     }
 
-    /// The text a reader sees in `svg`: every `<text>` element's content.
-    fn texts(svg: &str) -> Vec<String> {
-        let doc = roxmltree::Document::parse(svg).unwrap();
-        doc.descendants()
-            .filter(|n| n.has_tag_name("text"))
-            .map(|n| n.text().unwrap_or("").to_string())
-            .collect()
-    }
-
     /// Tardiness in CPU-seconds spans decades: the log axis's ticks from 1,000 up are
     /// thousands separated as the report's text writes numbers, and so is a group's count;
     /// the margin grows to hold the widest label.
@@ -264,7 +255,7 @@ mod tests {
             values: (1..=1500).map(|i| f64::from(i) * 2000.0).collect(),
         }];
         let svg = boxplot_svg("WT_u", "CPU·s", &groups, Scale::Log);
-        let texts = texts(&svg);
+        let texts = crate::report::svg::reading::texts(&svg);
         for tick in ["≤ 1,000", "10,000", "100,000", "1,000,000", "10,000,000"] {
             assert!(texts.iter().any(|t| t == tick), "{tick} in {texts:?}");
         }

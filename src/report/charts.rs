@@ -873,14 +873,7 @@ mod tests {
             }],
         ));
         let bars = fcfs_bars("jobs", "jobs", &[21_000.0, 17_897.0]);
-        let texts = |svg: &str| -> Vec<String> {
-            let doc = roxmltree::Document::parse(svg).unwrap();
-            doc.descendants()
-                .filter(|n| n.has_tag_name("text"))
-                .filter_map(|n| n.text().map(str::to_string))
-                .collect()
-        };
-        let (line, bars) = (texts(&line), texts(&bars));
+        let (line, bars) = (svg::reading::texts(&line), svg::reading::texts(&bars));
         // y ticks 0…5,000 in steps of 1,000; x ticks 0…8,000 in steps of 2,000.
         for tick in ["1,000", "4,000", "5,000", "2,000", "6,000", "8,000"] {
             assert!(line.iter().any(|t| t == tick), "{tick} in {line:?}");
@@ -889,13 +882,11 @@ mod tests {
         for tick in ["5,000", "25,000", "21,000", "17,897"] {
             assert!(bars.iter().any(|t| t == tick), "{tick} in {bars:?}");
         }
-        let four_digits = |t: &String| {
-            t.as_bytes()
-                .windows(4)
-                .any(|w| w.iter().all(u8::is_ascii_digit))
-        };
         assert!(
-            !line.iter().chain(&bars).any(four_digits),
+            !line
+                .iter()
+                .chain(&bars)
+                .any(|t| svg::reading::has_four_digits(t)),
             "{line:?} {bars:?}"
         );
     }

@@ -411,6 +411,26 @@ pub fn close(out: &mut String) {
     out.push_str("</svg>");
 }
 
+/// What a reader sees in a rendered chart, for the chart modules' tests.
+#[cfg(test)]
+pub mod reading {
+    /// Every `<text>` element's content in `svg`.
+    pub fn texts(svg: &str) -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).unwrap();
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text().map(str::to_string))
+            .collect()
+    }
+
+    /// Whether `s` holds a run of four digits: a number written without separators.
+    pub fn has_four_digits(s: &str) -> bool {
+        s.as_bytes()
+            .windows(4)
+            .any(|w| w.iter().all(u8::is_ascii_digit))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,15 +490,10 @@ mod tests {
         }
         // Every tick of axes from a thousand to ten million, linear and log: no run of four
         // digits, and the separators where `whole` puts them.
-        let four_digits = |s: &str| {
-            s.as_bytes()
-                .windows(4)
-                .any(|w| w.iter().all(u8::is_ascii_digit))
-        };
         for hi in [1200.0, 5000.0, 9999.0, 20_000.0, 3.7e6, 1e7] {
             for t in ticks(0.0, hi).into_iter().chain(log_ticks(1.0, hi)) {
                 let l = label(t);
-                assert!(!four_digits(&l), "{t} → {l}");
+                assert!(!reading::has_four_digits(&l), "{t} → {l}");
                 if t >= 1.0 && t.fract() == 0.0 {
                     assert_eq!(l, crate::report::text::whole(t as usize), "{t}");
                 }

@@ -33,6 +33,20 @@ pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
     }
 }
 
+/// The cells of the first Markdown table row in `md` that starts with `prefix`, trimmed.
+pub fn markdown_row<'a>(md: &'a str, prefix: &str) -> Vec<&'a str> {
+    let row = md
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no table row {prefix}: {md}"));
+    table_cells(row)
+}
+
+/// The cells of one Markdown table row, trimmed.
+pub fn table_cells(row: &str) -> Vec<&str> {
+    row.trim_matches('|').split('|').map(str::trim).collect()
+}
+
 /// A temporary project folder with `experiments/` and `workloads/kth.swf.gz` (the bundled
 /// KTH-SP2 trace), as a user's checkout would have.
 pub fn project_with_kth() -> tempfile::TempDir {
