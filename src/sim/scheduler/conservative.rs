@@ -67,6 +67,22 @@
 //! (88 % of RICC's consecutive jobs ask the same width and time), each search from where the
 //! previous one stopped; only the last search is kept, as keeping more cost more than it saved
 //! ([`LastNoFit`]). The decisions are unchanged (the same property tests).
+//!
+//! # Where capacity rose (issue 10, short queues)
+//!
+//! On traces with short queues (SDSC-BLUE: 34 jobs on average) most of a compression's time
+//! was checks that end "stays": 7.1 M of 8.2 M. A job that can move now but could not at its
+//! previous check has a window that fits now and did not then, so some second of it has more
+//! capacity now than then, with at least the job's demand free. Capacity rises only where it is
+//! given back: by early completions at this call (over `[now, latest requested end)`), and by
+//! jobs that moved earlier (the part of their old slot they left) — those before the job in
+//! the current pass, and those after it in the previous pass, which moved after its check
+//! there. [`Rises`] keeps the largest free amount over each of these; a job asking more than
+//! all of them stays where it is without a search. This holds only when the previous pass
+//! checked every planned job over a profile without negative capacity and nothing else changed
+//! since (no rebuild, no reservation granted or given back); otherwise every job is searched.
+//! On SDSC-BLUE it answers 2.3 M checks with one comparison; decisions are unchanged (the same
+//! property tests, which fail if any of the three sources of rises is left out).
 
 use std::collections::HashMap;
 
@@ -161,6 +177,92 @@ impl LastNoFit {
     }
 }
 
+/// Which planned jobs a compression can move, from where capacity rose since each was last
+/// checked (module documentation, "Where capacity rose"). A job that moves now and could not
+/// then has a window that fits now and did not then: it holds a second where capacity rose
+/// since, with at least the job's demand free. So a job asking more than the largest free
+/// amount over every such rise stays where it is.
+#[derive(Clone, Debug, Default)]
+struct Rises {
+    /// Whether the bounds hold for the current pass: every planned job was checked (or
+    /// placed) in the previous pass over a profile without negative capacity, and since then
+    /// capacity only rose where recorded here.
+    active: bool,
+    /// Whether the previous pass was such a pass (or a fixed point after one).
+    checked: bool,
+    /// Largest free amount where early completions gave capacity back at this call.
+    at_call: i64,
+    /// The previous pass's movers in queue order, each with the largest free amount over
+    /// what it or a later mover gave back: a job checked before them there sees all of it.
+    earlier_pass: Vec<(u32, i64)>,
+    /// How many of `earlier_pass` are not after the job being checked.
+    passed: usize,
+    /// This pass's movers, each with the largest free amount over what it gave back.
+    this_pass: Vec<(u32, i64)>,
+    /// The largest of those so far.
+    this_pass_most: i64,
+}
+
+impl Rises {
+    /// The profile was brought up to date for a call: `Some(most)` if capacity only rose
+    /// (early completions, with `most` the largest free amount there), `None` if it changed
+    /// otherwise (rebuilt, reservations granted or given back).
+    fn sync(&mut self, at_call: Option<i64>) {
+        self.active = self.checked && at_call.is_some();
+        self.at_call = at_call.unwrap_or(i64::MIN);
+    }
+
+    /// A compression starts, over a profile without negative capacity if `consistent`.
+    fn begin_pass(&mut self, consistent: bool) {
+        self.active &= consistent;
+        std::mem::swap(&mut self.earlier_pass, &mut self.this_pass);
+        self.this_pass.clear();
+        self.this_pass_most = i64::MIN;
+        self.passed = 0;
+        // Suffix maxima: each mover with the most over itself and every later one.
+        let mut most = i64::MIN;
+        for entry in self.earlier_pass.iter_mut().rev() {
+            most = most.max(entry.1);
+            entry.1 = most;
+        }
+        // Every job of this pass is checked over a consistent profile (or placed).
+        self.checked = consistent;
+    }
+
+    /// A call at a fixed point: nothing moved in the previous pass, nothing rose but what the
+    /// call's sync recorded, which the fixed point already accounts for (no compression).
+    fn at_fixed_point(&mut self) {
+        self.this_pass.clear();
+    }
+
+    /// Whether the planned job `job` asking `units` may move (its turn in the pass).
+    #[inline]
+    fn may_move(&mut self, job: u32, units: u64) -> bool {
+        if !self.active {
+            return true;
+        }
+        while self
+            .earlier_pass
+            .get(self.passed)
+            .is_some_and(|&(mover, _)| mover <= job)
+        {
+            self.passed += 1;
+        }
+        let later = self
+            .earlier_pass
+            .get(self.passed)
+            .map_or(i64::MIN, |&(_, most)| most);
+        let most = self.at_call.max(self.this_pass_most).max(later);
+        i64::try_from(units).is_ok_and(|u| u <= most)
+    }
+
+    /// `job` moved earlier, giving back capacity where the largest free amount is `most`.
+    fn moved(&mut self, job: u32, most: i64) {
+        self.this_pass.push((job, most));
+        self.this_pass_most = self.this_pass_most.max(most);
+    }
+}
+
 pub struct Conservative {
     order: Box<dyn QueueOrder>,
     walk: Walk,
@@ -190,6 +292,9 @@ pub struct Conservative {
     reorders: u64,
     /// What this pass's last search showed, to start later searches later.
     last_no_fit: LastNoFit,
+    /// Where capacity rose since each planned job was last checked, to tell most jobs that
+    /// they stay with one comparison.
+    rises: Rises,
 }
 
 impl Default for Conservative {
@@ -215,6 +320,7 @@ impl Conservative {
             unsettled: false,
             reorders: 0,
             last_no_fit: LastNoFit::default(),
+            rises: Rises::default(),
         }
     }
 
@@ -290,6 +396,10 @@ impl Conservative {
             .next()
             .is_some_and(|r| r.expected_end <= now);
         let rebuild = !self.synced || overrunning;
+        // Whether capacity only rose since the previous pass, over `[now, risen_until)`
+        // (besides the rises that pass recorded).
+        let mut only_rises = !rebuild;
+        let mut risen_until = now;
         if rebuild {
             view.committed_profile(&mut self.profile);
             for job in view.queue.iter().take(self.planned) {
@@ -307,6 +417,7 @@ impl Conservative {
             for r in view.ended {
                 if r.expected_end > now {
                     self.profile.unreserve(now, r.expected_end, r.demand);
+                    risen_until = risen_until.max(r.expected_end);
                     compress = true;
                 }
             }
@@ -314,6 +425,7 @@ impl Conservative {
                 for w in granted_since(&self.windows, view.reservations) {
                     self.profile
                         .reserve(w.start, w.end, ResourceVec::units(w.width));
+                    only_rises = false;
                     compress = true;
                 }
                 self.windows.clear();
@@ -328,9 +440,12 @@ impl Conservative {
                     self.profile
                         .unreserve(start, start + q.requested_time, q.demand);
                 }
+                only_rises = false;
                 compress = true;
             }
         }
+        let at_call = only_rises.then(|| self.profile.max_free(now, risen_until));
+        self.rises.sync(at_call);
         compress
     }
 
@@ -382,6 +497,7 @@ impl Conservative {
         // never later than its old one and `fits_before` tells exactly whether it moves.
         let consistent = self.profile.min_free() >= 0;
         let mut moved = false;
+        self.rises.begin_pass(consistent);
         // Every queued job is visited: the bound is recomputed from the slots they keep or take.
         self.next_start = Time::MAX;
         for (pos, job) in view.queue.iter().enumerate() {
@@ -390,7 +506,7 @@ impl Conservative {
             // Where the job moves, when the search that tells whether it can move finds it.
             let mut earlier = None;
             if held != NONE {
-                if consistent {
+                if consistent && self.rises.may_move(job.job, demand.unit_count()) {
                     let units = demand.unit_count();
                     let from = now.max(self.last_no_fit.earliest(units, d, held));
                     earlier = self.profile.first_fit_before(from, held, d, demand);
@@ -412,7 +528,8 @@ impl Conservative {
                 }
                 if let Some(t) = earlier {
                     // One update of the profile: only where the old and new slots differ.
-                    self.profile.shift(held, t, d, demand);
+                    let risen = self.profile.shift(held, t, d, demand);
+                    self.rises.moved(job.job, risen);
                 } else {
                     if !consistent {
                         // Giving the slot back raises capacity from `held` on before the job is
@@ -443,6 +560,7 @@ impl Conservative {
     fn extend(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
         self.last_no_fit.clear(now);
+        self.rises.at_fixed_point();
         if self.next_start <= now {
             let taken = self.take_starting(view, now);
             starts.extend(taken.into_iter().map(|(_, pos, _)| pos));

@@ -93,13 +93,15 @@ impl Chunk {
         demand > self.max + self.pending
     }
 
-    fn add(&mut self, range: std::ops::Range<usize>, delta: Amount) {
+    /// Adds `delta` to the values in `range`; returns the largest of them afterwards
+    /// (`Amount::MIN` for an empty range).
+    fn add(&mut self, range: std::ops::Range<usize>, delta: Amount) -> Amount {
         if range.is_empty() {
-            return;
+            return Amount::MIN;
         }
         if range.start == 0 && range.end == self.free.len() {
             self.pending += delta;
-            return;
+            return self.max + self.pending;
         }
         // The summary is brought up to date from the range alone unless the range held the
         // extreme that moved away from the rest (a full pass then): summarising every chunk
@@ -121,6 +123,7 @@ impl Chunk {
                 self.min = self.free.iter().copied().fold(Amount::MAX, Amount::min);
             }
         }
+        high + delta + self.pending
     }
 
     /// Drops the first `n` breakpoints.
@@ -200,20 +203,27 @@ impl Profile {
     /// `start` instead: the same function as giving the old one back and holding the new one,
     /// but where the two overlap only their differences are touched (a move in a compression
     /// is usually a short step earlier, so the breakpoints between them are left alone).
-    pub fn shift(&mut self, held: Time, start: Time, duration: Time, demand: ResourceVec) {
+    ///
+    /// Returns the largest free amount, afterwards, over the part of the old hold that the new
+    /// one does not cover (`i64::MIN` if none): where the move raised capacity.
+    pub fn shift(&mut self, held: Time, start: Time, duration: Time, demand: ResourceVec) -> i64 {
         let (old_end, new_end) = (held + duration, start + duration);
+        let d = units(demand);
         if start == held {
-            return;
+            return Amount::MIN;
         }
         if new_end <= held || old_end <= start {
-            self.unreserve(held, old_end, demand);
+            let risen = self.add(held, Some(old_end), d);
             self.reserve(start, new_end, demand);
+            // The new hold does not overlap the old one: what the old one gave back stands.
+            risen
         } else if start < held {
             self.reserve(start, held, demand);
-            self.unreserve(new_end, old_end, demand);
+            self.add(new_end, Some(old_end), d)
         } else {
-            self.unreserve(held, start, demand);
+            let risen = self.add(held, Some(start), d);
             self.reserve(old_end, new_end, demand);
+            risen
         }
     }
 
@@ -245,6 +255,42 @@ impl Profile {
             .map(|c| c.min + c.pending)
             .min()
             .unwrap_or(0)
+    }
+
+    /// The largest free amount at any time in `[from, to)` (`from` clamped to the start;
+    /// `i64::MIN` when the range is empty). Chunks wholly inside the range answer from their
+    /// summary.
+    pub fn max_free(&self, from: Time, to: Time) -> i64 {
+        let from = from.max(self.start());
+        if self.chunks.is_empty() || to <= from {
+            return Amount::MIN;
+        }
+        let (first_chunk, first_index) = if from == self.start() {
+            (0, 0)
+        } else {
+            self.step_at(from)
+        };
+        let mut best = Amount::MIN;
+        for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
+            let from_index = if c == first_chunk { first_index } else { 0 };
+            if chunk.times[from_index] >= to {
+                break;
+            }
+            if from_index == 0 && chunk.times[chunk.times.len() - 1] < to {
+                best = best.max(chunk.max + chunk.pending);
+                continue;
+            }
+            for (&t, &v) in chunk.times[from_index..]
+                .iter()
+                .zip(&chunk.free[from_index..])
+            {
+                if t >= to {
+                    return best;
+                }
+                best = best.max(v + chunk.pending);
+            }
+        }
+        best
     }
 
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
@@ -396,11 +442,14 @@ impl Profile {
     }
 
     /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
-    /// minimal.
-    fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) {
+    /// minimal. Returns the largest value over the range afterwards (`Amount::MIN` if empty).
+    fn add(&mut self, from: Time, to: Option<Time>, delta: Amount) -> Amount {
         let from = from.max(self.start());
-        if to.is_some_and(|to| to <= from) || delta == 0 || self.chunks.is_empty() {
-            return;
+        if to.is_some_and(|to| to <= from) || self.chunks.is_empty() {
+            return Amount::MIN;
+        }
+        if delta == 0 {
+            return self.max_free(from, to.unwrap_or(Time::MAX));
         }
         let (mut fc, mut fi) = self.split_at(from);
         let (tc, ti) = match to {
@@ -418,16 +467,17 @@ impl Profile {
                 self.chunks[self.chunks.len() - 1].times.len(),
             ),
         };
-        if fc == tc {
-            self.chunks[fc].add(fi..ti, delta);
+        let most = if fc == tc {
+            self.chunks[fc].add(fi..ti, delta)
         } else {
             let len = self.chunks[fc].times.len();
-            self.chunks[fc].add(fi..len, delta);
+            let mut most = self.chunks[fc].add(fi..len, delta);
             for chunk in &mut self.chunks[fc + 1..tc] {
                 chunk.pending += delta;
+                most = most.max(chunk.max + chunk.pending);
             }
-            self.chunks[tc].add(0..ti, delta);
-        }
+            most.max(self.chunks[tc].add(0..ti, delta))
+        };
         // A step equal to the one before it is no step (never the first). The later end first:
         // removing it leaves the earlier one where it is (its chunk keeps `from` if it is the
         // same, and only chunks after `from`'s can disappear).
@@ -435,6 +485,7 @@ impl Profile {
             self.merge_if_equal(tc, ti);
         }
         self.merge_if_equal(fc, fi);
+        most
     }
 
     /// Removes the breakpoint at chunk `c`, index `i` if its value equals its predecessor's.
@@ -774,6 +825,9 @@ mod tests {
                     (c..c + d.max(1)).all(|x| n as i64 <= r.free_at(x))
                 });
                 prop_assert_eq!(p.first_full_fit(t, before, d, u(n)), full);
+                // The largest free amount over [t, before), against every second of it.
+                let most = (t.max(p.start())..before).map(|x| r.free_at(x)).max();
+                prop_assert_eq!(p.max_free(t, before), most.unwrap_or(Amount::MIN));
             }
         }
     }
@@ -804,10 +858,16 @@ mod tests {
             for (k, to) in moves {
                 let k = k % slots.len();
                 let (held, d, n) = slots[k];
-                p.shift(held, to, d, u(n));
+                let risen = p.shift(held, to, d, u(n));
                 r.add(held, Some(held + d), units(u(n)));
                 r.add(to, Some(to + d), -units(u(n)));
                 slots[k].0 = to;
+                // The largest free amount over the seconds of the old hold the new one leaves.
+                let left = (held..held + d)
+                    .filter(|&x| held != to && !(to..to + d).contains(&x))
+                    .map(|x| r.free_at(x))
+                    .max();
+                prop_assert_eq!(risen, left.unwrap_or(Amount::MIN), "{} -> {} for {}", held, to, d);
                 p.assert_layout();
                 prop_assert_eq!(p.len(), r.steps());
                 for t in 0..40 {
