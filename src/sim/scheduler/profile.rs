@@ -455,7 +455,7 @@ impl Profile {
         let (tc, ti) = match to {
             Some(to) => {
                 let chunks = self.chunks.len();
-                let at = self.split_at(to);
+                let at = self.split_after(to, fc, fi);
                 if self.chunks.len() != chunks {
                     // The chunk split may have carried `from` into its upper half.
                     (fc, fi) = self.step_at(from);
@@ -527,10 +527,36 @@ impl Profile {
         (c, i)
     }
 
+    /// [`Profile::step_at`] for a time at or after the breakpoint at chunk `c`, index `i`: the
+    /// end of a range is usually a few breakpoints after its start, in the same chunk, where a
+    /// scan from the start finds it without searching the whole profile.
+    fn step_after(&self, t: Time, c: usize, i: usize) -> (usize, usize) {
+        if self.firsts.get(c + 1).is_some_and(|&next| next <= t) {
+            return self.step_at(t);
+        }
+        let times = &self.chunks[c].times;
+        let later = times[i + 1..]
+            .iter()
+            .position(|&x| x > t)
+            .unwrap_or(times.len() - i - 1);
+        (c, i + later)
+    }
+
     /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there; returns its
     /// chunk and index.
     fn split_at(&mut self, t: Time) -> (usize, usize) {
-        let (c, i) = self.step_at(t);
+        let at = self.step_at(t);
+        self.split_located(t, at)
+    }
+
+    /// [`Profile::split_at`] for a time at or after the breakpoint at chunk `c`, index `i`.
+    fn split_after(&mut self, t: Time, c: usize, i: usize) -> (usize, usize) {
+        let at = self.step_after(t, c, i);
+        self.split_located(t, at)
+    }
+
+    /// [`Profile::split_at`] given the step in effect at `t`.
+    fn split_located(&mut self, t: Time, (c, i): (usize, usize)) -> (usize, usize) {
         if self.chunks[c].times[i] == t {
             return (c, i);
         }
