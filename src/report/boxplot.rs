@@ -104,14 +104,14 @@ pub fn boxplot_svg(title: &str, y_label: &str, groups: &[BoxGroup], scale: Scale
         };
         HEIGHT - BOTTOM - (t - y0) / (y1 - y0).max(f64::MIN_POSITIVE) * (HEIGHT - TOP - BOTTOM)
     };
-    let tick_text: Vec<String> = ticks
-        .iter()
+    let tick_text: Vec<String> = super::svg::tick_labels(&ticks)
+        .into_iter()
         .enumerate()
         .map(|(k, t)| {
             if scale == Scale::Log && k == 0 {
-                format!("≤ {}", label(*t))
+                format!("≤ {t}")
             } else {
-                label(*t)
+                t
             }
         })
         .collect();

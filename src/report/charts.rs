@@ -234,10 +234,9 @@ fn widest_tick_label(lo: f64, hi: f64, log: bool) -> f64 {
         from: 0.0,
         to: 1.0,
     };
-    probe
-        .ticks()
+    svg::tick_labels(&probe.ticks())
         .iter()
-        .map(|t| svg::text_width(&svg::label(*t), TICK_SIZE))
+        .map(|t| svg::text_width(t, TICK_SIZE))
         .fold(0.0, f64::max)
 }
 
@@ -245,19 +244,22 @@ fn widest_tick_label(lo: f64, hi: f64, log: bool) -> f64 {
 fn axes(out: &mut String, x: &Scale, y: &Scale, x_ticks: Option<&[(f64, String)]>) {
     let (left, right) = (x.from.min(x.to) - 8.0, x.from.max(x.to) + 8.0);
     let (top, bottom) = (y.to, y.from);
-    for t in y.ticks() {
+    let y_ticks = y.ticks();
+    for (&t, text) in y_ticks.iter().zip(svg::tick_labels(&y_ticks)) {
         let py = y.map(t);
         let _ = write!(
             out,
             r##"<line x1="{left:.1}" y1="{py:.1}" x2="{right:.1}" y2="{py:.1}" stroke="#e3e3e3"/>"##
         );
-        svg::text(out, left - 5.0, py + 4.0, TICK_SIZE, "end", &svg::label(t));
+        svg::text(out, left - 5.0, py + 4.0, TICK_SIZE, "end", &text);
     }
     let owned: Vec<(f64, String)>;
     let ticks: &[(f64, String)] = match x_ticks {
         Some(t) => t,
         None => {
-            owned = x.ticks().into_iter().map(|t| (t, svg::label(t))).collect();
+            let values = x.ticks();
+            let texts = svg::tick_labels(&values);
+            owned = values.into_iter().zip(texts).collect();
             &owned
         }
     };

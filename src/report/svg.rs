@@ -181,6 +181,30 @@ pub fn label(v: f64) -> String {
     format!("{sign}{m}e{e}")
 }
 
+/// Labels for a run of ticks: each as [`label`] writes it, unless two neighbours would then
+/// read the same (a narrow range at large values: 1,000.2 and 1,000.4 are both "1,000" at three
+/// significant digits); then every one with as few decimals as tell them apart, thousands still
+/// separated and trailing zeros dropped ("1,000", "1,000.2", "1,000.4").
+pub fn tick_labels(ticks: &[f64]) -> Vec<String> {
+    let distinct = |labels: &[String]| labels.windows(2).all(|w| w[0] != w[1]);
+    let plain: Vec<String> = ticks.iter().map(|&t| label(t)).collect();
+    if distinct(&plain) {
+        return plain;
+    }
+    (1..=12)
+        .map(|decimals| {
+            ticks
+                .iter()
+                .map(|&t| {
+                    let s = super::text::fixed(t, decimals);
+                    s.trim_end_matches('0').trim_end_matches('.').to_string()
+                })
+                .collect::<Vec<_>>()
+        })
+        .find(|labels| distinct(labels))
+        .unwrap_or(plain)
+}
+
 /// A value shown on a bar or a point: three significant digits, zeros kept, as the findings
 /// and the tables write them (0.870 beside 0.491, not 0.87), thousands separated; e-notation
 /// only below 0.001, where decimals would run long.
@@ -475,6 +499,20 @@ mod tests {
 
     /// Ticks from 1,000 up are thousands separated as the text writes counts (`text::whole`),
     /// on linear and log axes alike: never "1000" beside a report that writes "1,306".
+    #[test]
+    fn neighbouring_ticks_never_read_the_same() {
+        // Five ticks 0.2 apart at a thousand: three significant digits would print each as
+        // "1,000".
+        let ticks = ticks(1000.0, 1001.0);
+        assert_eq!(
+            tick_labels(&ticks),
+            ["1,000", "1,000.2", "1,000.4", "1,000.6", "1,000.8", "1,001"]
+        );
+        // A range where the plain labels differ keeps them as they are.
+        assert_eq!(tick_labels(&[0.0, 2500.0, 5000.0]), ["0", "2,500", "5,000"]);
+        assert_eq!(tick_labels(&[-1.5, 0.0, 1.5]), ["−1.5", "0", "1.5"]);
+    }
+
     #[test]
     fn tick_labels_separate_thousands_as_the_text_does() {
         assert_eq!(label(1000.0), "1,000");

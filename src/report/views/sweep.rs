@@ -539,11 +539,8 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
     if xs.len() <= 8 {
         let log = charts::use_log(Scaling::Auto, xs.iter().copied());
         // Ticks at the swept values; on a linear scale only when they are evenly readable.
-        chart.x_ticks = Some(
-            xs.iter()
-                .map(|v| (*v, crate::report::svg::label(*v)))
-                .collect(),
-        );
+        let texts = crate::report::svg::tick_labels(&xs);
+        chart.x_ticks = Some(xs.iter().copied().zip(texts).collect());
         if !log {
             chart.x_axis = Scaling::Linear;
         }
