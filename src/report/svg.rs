@@ -159,26 +159,29 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// "2,500,000", "0.25", "0.002", "−1.5". E-notation only below 0.001, where decimals would run
 /// long ("2.78e-4", "5e-4").
 pub fn label(v: f64) -> String {
-    let trim = |t: String| {
-        if t.contains('.') {
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            t
-        }
-    };
     let a = v.abs();
     // NaN and the infinities go to `number` too, which writes them as "–".
     if a == 0.0 || a >= 1e-3 || a.is_nan() {
-        return trim(super::text::number(v));
+        return without_trailing_zeros(super::text::number(v));
     }
     let mut e = a.log10().floor() as i32;
     // 9.996e-4 rounds to "10.00": one decade up.
     if (a / 10f64.powi(e) * 100.0).round() >= 1000.0 {
         e += 1;
     }
-    let m = trim(format!("{:.2}", a / 10f64.powi(e)));
+    let m = without_trailing_zeros(format!("{:.2}", a / 10f64.powi(e)));
     let sign = if v < 0.0 { "−" } else { "" };
     format!("{sign}{m}e{e}")
+}
+
+/// `t` without the zeros ending its decimals, nor a bare decimal point ("2.50" → "2.5",
+/// "3.00" → "3"); a whole number keeps its zeros ("1,000").
+fn without_trailing_zeros(t: String) -> String {
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
 }
 
 /// Labels for a run of ticks: each as [`label`] writes it, unless two neighbours would then
@@ -195,10 +198,7 @@ pub fn tick_labels(ticks: &[f64]) -> Vec<String> {
         .map(|decimals| {
             ticks
                 .iter()
-                .map(|&t| {
-                    let s = super::text::fixed(t, decimals);
-                    s.trim_end_matches('0').trim_end_matches('.').to_string()
-                })
+                .map(|&t| without_trailing_zeros(super::text::fixed(t, decimals)))
                 .collect::<Vec<_>>()
         })
         .find(|labels| distinct(labels))
