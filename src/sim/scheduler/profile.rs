@@ -179,6 +179,7 @@ impl Profile {
     }
 
     /// Free allocation units at time `t` (t ≥ start).
+    #[inline]
     pub fn free_at(&self, t: Time) -> i64 {
         let (c, i) = self.step_at(t);
         self.chunks[c].value(i)
@@ -218,6 +219,9 @@ impl Profile {
             // The new hold does not overlap the old one: what the old one gave back stands.
             risen
         } else if start < held {
+            if let Some(risen) = self.shift_earlier_in_chunk(held, start, duration, d) {
+                return risen;
+            }
             self.reserve(start, held, demand);
             self.add(new_end, Some(old_end), d)
         } else {
@@ -225,6 +229,78 @@ impl Profile {
             self.reserve(old_end, new_end, demand);
             risen
         }
+    }
+
+    /// [`Profile::shift`] of a hold of `d` units a little earlier (`start < held < start +
+    /// duration`) when all four ends fall in one chunk, as they do for most moves in a
+    /// compression: one search locates the new start and short scans the rest, and the chunk
+    /// is updated in one go. `None`, with nothing changed, when the ends span chunks.
+    fn shift_earlier_in_chunk(
+        &mut self,
+        held: Time,
+        start: Time,
+        duration: Time,
+        d: Amount,
+    ) -> Option<Amount> {
+        let (new_end, old_end) = (start + duration, held + duration);
+        if self.chunks.is_empty() || start < self.start() {
+            return None;
+        }
+        let (c, mut i) = self.step_at(start);
+        if self.firsts.get(c + 1).is_some_and(|&next| next <= old_end) {
+            return None;
+        }
+        let chunk = &mut self.chunks[c];
+        // The breakpoint at `t`, inserted (with the value in effect there) if missing, found by
+        // a scan from `from`, an index whose time is at or before `t`.
+        let locate = |chunk: &mut Chunk, from: usize, t: Time| -> usize {
+            let later = chunk.times[from + 1..]
+                .iter()
+                .position(|&x| x > t)
+                .unwrap_or(chunk.times.len() - from - 1);
+            let k = from + later;
+            if chunk.times[k] == t {
+                return k;
+            }
+            let raw = chunk.free[k];
+            chunk.times.insert(k + 1, t);
+            chunk.free.insert(k + 1, raw);
+            k + 1
+        };
+        i = locate(chunk, i, start);
+        let h = locate(chunk, i, held);
+        let n = locate(chunk, h, new_end);
+        let o = locate(chunk, n, old_end);
+        chunk.add(i..h, -d);
+        let risen = chunk.add(n..o, d);
+        // Breakpoints equal to the one before them are no steps: the later ends first, so that
+        // the earlier indices stand.
+        let before_chunk = (c > 0).then(|| {
+            let p = &self.chunks[c - 1];
+            p.value(p.times.len() - 1)
+        });
+        let chunk = &mut self.chunks[c];
+        for k in [o, n, h, i] {
+            // A value equal to its neighbour's in the chunk leaves its minimum and maximum.
+            if k > 0 && chunk.free[k] == chunk.free[k - 1] {
+                chunk.times.remove(k);
+                chunk.free.remove(k);
+            } else if k == 0 && before_chunk == Some(chunk.value(0)) {
+                chunk.times.remove(0);
+                chunk.free.remove(0);
+                if chunk.times.is_empty() {
+                    self.chunks.remove(c);
+                    self.firsts.remove(c);
+                    return Some(risen);
+                }
+                chunk.summarise();
+                self.firsts[c] = chunk.times[0];
+            }
+        }
+        if chunk.times.len() > 2 * CHUNK {
+            self.split_chunk(c);
+        }
+        Some(risen)
     }
 
     /// Moves the start of the profile to `now` (≥ start), forgetting the past: the value in
@@ -341,6 +417,7 @@ impl Profile {
     }
 
     /// Whether `demand` fits the free capacity at time `t` (≥ start).
+    #[inline]
     pub fn fits_at(&self, t: Time, demand: ResourceVec) -> bool {
         units(demand) <= self.free_at(t)
     }
@@ -518,6 +595,7 @@ impl Profile {
     }
 
     /// The chunk and index of the step in effect at `t` (t ≥ start).
+    #[inline]
     fn step_at(&self, t: Time) -> (usize, usize) {
         let c = self.firsts.partition_point(|&x| x <= t).saturating_sub(1);
         let i = self.chunks[c]
@@ -555,6 +633,23 @@ impl Profile {
         self.split_located(t, at)
     }
 
+    /// Splits chunk `c` (over twice [`CHUNK`] breakpoints) into two halves, the lower one of
+    /// [`CHUNK`] when it holds one more than twice that.
+    fn split_chunk(&mut self, c: usize) {
+        let chunk = &mut self.chunks[c];
+        let half = chunk.times.len() / 2;
+        let mut upper = Chunk {
+            times: chunk.times.split_off(half),
+            free: chunk.free.split_off(half),
+            pending: chunk.pending,
+            ..Chunk::default()
+        };
+        chunk.summarise();
+        upper.summarise();
+        self.firsts.insert(c + 1, upper.times[0]);
+        self.chunks.insert(c + 1, upper);
+    }
+
     /// [`Profile::split_at`] given the step in effect at `t`.
     fn split_located(&mut self, t: Time, (c, i): (usize, usize)) -> (usize, usize) {
         if self.chunks[c].times[i] == t {
@@ -565,16 +660,7 @@ impl Profile {
         chunk.times.insert(i + 1, t);
         chunk.free.insert(i + 1, raw);
         if chunk.times.len() > 2 * CHUNK {
-            let mut upper = Chunk {
-                times: chunk.times.split_off(CHUNK),
-                free: chunk.free.split_off(CHUNK),
-                pending: chunk.pending,
-                ..Chunk::default()
-            };
-            chunk.summarise();
-            upper.summarise();
-            self.firsts.insert(c + 1, upper.times[0]);
-            self.chunks.insert(c + 1, upper);
+            self.split_chunk(c);
             return if i + 1 >= CHUNK {
                 (c + 1, i + 1 - CHUNK)
             } else {
