@@ -213,15 +213,21 @@ impl Profile {
         if start == held {
             return Amount::MIN;
         }
+        if start < held {
+            // Held from `start` to the earlier of the old start and the new end; given back
+            // from the later of them to the old end.
+            let (hold_to, free_from) = (held.min(new_end), held.max(new_end));
+            if let Some(risen) = self.shift_earlier_in_chunk(start, hold_to, free_from, old_end, d)
+            {
+                return risen;
+            }
+        }
         if new_end <= held || old_end <= start {
             let risen = self.add(held, Some(old_end), d);
             self.reserve(start, new_end, demand);
             // The new hold does not overlap the old one: what the old one gave back stands.
             risen
         } else if start < held {
-            if let Some(risen) = self.shift_earlier_in_chunk(held, start, duration, d) {
-                return risen;
-            }
             self.reserve(start, held, demand);
             self.add(new_end, Some(old_end), d)
         } else {
@@ -231,18 +237,20 @@ impl Profile {
         }
     }
 
-    /// [`Profile::shift`] of a hold of `d` units a little earlier (`start < held < start +
-    /// duration`) when all four ends fall in one chunk, as they do for most moves in a
-    /// compression: one search locates the new start and short scans the rest, and the chunk
-    /// is updated in one go. `None`, with nothing changed, when the ends span chunks.
+    /// [`Profile::shift`] of a hold of `d` units to an earlier start when all its ends fall in
+    /// one chunk, as they do for most moves in a compression (93 % on SDSC-BLUE): holds
+    /// `[start, hold_to)` and gives back `[free_from, old_end)` (`start < hold_to ≤ free_from <
+    /// old_end`), locating the first end with one search and the others by short scans, and
+    /// updating the chunk in one go. Returns the largest value over `[free_from, old_end)`
+    /// afterwards; `None`, with nothing changed, when the ends span chunks.
     fn shift_earlier_in_chunk(
         &mut self,
-        held: Time,
         start: Time,
-        duration: Time,
+        hold_to: Time,
+        free_from: Time,
+        old_end: Time,
         d: Amount,
     ) -> Option<Amount> {
-        let (new_end, old_end) = (start + duration, held + duration);
         if self.chunks.is_empty() || start < self.start() {
             return None;
         }
@@ -268,8 +276,8 @@ impl Profile {
             k + 1
         };
         i = locate(chunk, i, start);
-        let h = locate(chunk, i, held);
-        let n = locate(chunk, h, new_end);
+        let h = locate(chunk, i, hold_to);
+        let n = locate(chunk, h, free_from);
         let o = locate(chunk, n, old_end);
         chunk.add(i..h, -d);
         let risen = chunk.add(n..o, d);
@@ -280,7 +288,9 @@ impl Profile {
             p.value(p.times.len() - 1)
         });
         let chunk = &mut self.chunks[c];
-        for k in [o, n, h, i] {
+        // When the new hold ends where the old one started, `n` is `h`: checked once.
+        let middle = if n == h { None } else { Some(h) };
+        for k in [Some(o), Some(n), middle, Some(i)].into_iter().flatten() {
             // A value equal to its neighbour's in the chunk leaves its minimum and maximum.
             if k > 0 && chunk.free[k] == chunk.free[k - 1] {
                 chunk.times.remove(k);
