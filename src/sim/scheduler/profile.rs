@@ -23,13 +23,13 @@
 //! The breakpoints are kept in order in *chunks* of at most [`CHUNK`] — a B-tree of height two:
 //! each chunk carries a pending addition for all its breakpoints and the minimum and maximum
 //! over them, brought up to date from the breakpoints an operation touches (a full pass over the
-//! chunk only when those held the extreme that moved). Holding or giving back capacity over an interval updates the
-//! breakpoints of the (at most two) chunks its ends fall in one by one and the chunks between
-//! them through their pending addition: O(chunk + chunks spanned). A move to an earlier slot
-//! whose four ends fall in one chunk (most of a compression's moves) is one search and one
-//! update of that chunk. Searches walk breakpoints in
-//! time order but step over a whole chunk when its summary settles it: all large enough while a
-//! candidate window is being checked, all too small while the next fitting step is sought.
+//! chunk only when those held the extreme that moved). Holding or giving back capacity over an
+//! interval updates the breakpoints of the (at most two) chunks its ends fall in one by one and
+//! the chunks between them through their pending addition: O(chunk + chunks spanned). A move to
+//! an earlier slot whose four ends fall in one chunk (most of a compression's moves) is one
+//! search and one update of that chunk. Searches walk breakpoints in time order but step over a
+//! whole chunk when its summary settles it: all large enough while a candidate window is being
+//! checked, all too small while the next fitting step is sought.
 //!
 //! This replaced a single sorted vector (O(n) insertions and full scans) and, briefly, a treap
 //! with lazy additions (O(log n) per operation): on the traces' profiles (hundreds to tens of
