@@ -421,11 +421,56 @@ impl Profile {
         // is a full one that starts by `before - duration`. So when that second is too small,
         // only full windows starting by then are sought, and none when none can start by then
         // (issue 10: most jobs that cannot move are told so here, or by a shorter search).
-        if !self.fits_at(before - 1, demand) {
+        let (c, i) = self.step_at(before - 1);
+        let need = units(demand);
+        if need > self.chunks[c].value(i) {
             return self.first_full_fit(from, before.saturating_sub(duration), duration, demand);
         }
-        self.first_window(from, duration, before, before, demand)
-            .filter(|&t| t < before)
+        if duration <= 0 {
+            return self
+                .first_window(from, duration, before, before, demand)
+                .filter(|&t| t < before);
+        }
+        // That second fits, so the run of fitting steps that ends at `before` starts a window
+        // that fits until `before`; found by walking back from it (issue 10: the walk forward
+        // from `from` crossed every step before it). An earlier window cannot overlap the step
+        // that ends the run, so it is a whole one that ends by that step's start.
+        let Some((blocked_from, run_from)) = self.last_too_small(c, i, need) else {
+            return Some(from);
+        };
+        if run_from <= from {
+            return Some(from);
+        }
+        blocked_from
+            .checked_sub(duration)
+            .filter(|&last| last >= from)
+            .and_then(|last| self.first_full_fit(from, last, duration, demand))
+            .or(Some(run_from))
+    }
+
+    /// The last step at or before chunk `c`, index `i` whose value is below `need`, as its
+    /// start and the start of the step after it; `None` if every step up to there fits.
+    fn last_too_small(&self, c: usize, i: usize, need: Amount) -> Option<(Time, Time)> {
+        for chunk_index in (0..=c).rev() {
+            let chunk = &self.chunks[chunk_index];
+            let upto = if chunk_index == c {
+                i
+            } else {
+                if chunk.all_fit(need) {
+                    continue;
+                }
+                chunk.times.len() - 1
+            };
+            let raw_need = need - chunk.pending;
+            if let Some(j) = chunk.free[..=upto].iter().rposition(|&v| v < raw_need) {
+                let next = match chunk.times.get(j + 1) {
+                    Some(&t) => t,
+                    None => self.firsts[chunk_index + 1],
+                };
+                return Some((chunk.times[j], next));
+            }
+        }
+        None
     }
 
     /// Whether `demand` fits the free capacity at time `t` (≥ start).
@@ -759,6 +804,24 @@ mod tests {
         // Clipped at `before`: a window that reaches 5 from 3 fits until then.
         assert_eq!(p.first_fit_before(1, 5, 3, u(3)), Some(3));
         assert_eq!(p.first_fit_before(4, 6, 3, u(3)), None);
+    }
+
+    /// A job that can move (the second before its slot fits) gets the run of fitting steps that
+    /// ends at its slot, unless a whole window fits before the step that ends the run — here
+    /// one that ends exactly where that step starts.
+    #[test]
+    fn a_window_before_the_run_that_reaches_the_slot_comes_first() {
+        let mut p = Profile::default();
+        p.reset(0, u(3));
+        p.reserve(4, 6, u(2)); // 3 free on [0,4), 1 on [4,6), 3 from 6 on
+        // Width 3 for 4 s before 10: [0,4) fits whole and ends where [4,6) starts.
+        assert_eq!(p.first_fit_before(0, 10, 4, u(3)), Some(0));
+        // From 1 no whole window ends by 4: the run from 6 to 10.
+        assert_eq!(p.first_fit_before(1, 10, 4, u(3)), Some(6));
+        // From 7, inside the run: where the search starts.
+        assert_eq!(p.first_fit_before(7, 10, 4, u(3)), Some(7));
+        // Width 2 fits everywhere but [4,6): a whole window of 4 from 0.
+        assert_eq!(p.first_fit_before(0, 10, 4, u(2)), Some(0));
     }
 
     /// The profile as a plain sorted vector of breakpoints: the straightforward implementation
