@@ -276,7 +276,7 @@ pub fn heatmap_svg(chart: &HeatmapChart) -> String {
     for tick in [0.0, 0.5, 1.0] {
         let _ = write!(
             out,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}%</text>"##,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end">{} %</text>"##,
             LEFT + PLOT_WIDTH,
             LEFT - 4.0,
             uy(tick) + 4.0,
@@ -556,6 +556,14 @@ mod tests {
         assert_eq!(cells, 2);
         assert!(svg.contains("user 2") && svg.contains("fifo &lt;1&gt;"));
         assert!(svg.contains("log scale"));
+        // The usage panel's ticks read as percentages do everywhere else in a report.
+        let ticks: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .filter(|t| t.ends_with('%'))
+            .collect();
+        assert_eq!(ticks, ["0 %", "50 %", "100 %"]);
         // An empty heatmap is still a valid picture.
         let empty = HeatmapChart {
             rows: vec![],
