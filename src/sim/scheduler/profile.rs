@@ -284,32 +284,17 @@ impl Profile {
         chunk.add(i..h, -d);
         let risen = chunk.add(n..o, d);
         // Breakpoints equal to the one before them are no steps: the later ends first, so that
-        // the earlier indices stand.
-        let before_chunk = (c > 0).then(|| {
-            let p = &self.chunks[c - 1];
-            p.value(p.times.len() - 1)
-        });
-        let chunk = &mut self.chunks[c];
-        // When the new hold ends where the old one started, `n` is `h`: checked once.
-        let middle = if n == h { None } else { Some(h) };
+        // the earlier indices stand. Only removing the first breakpoint of the chunk can empty
+        // it (and `i` is checked last), so `c` stays this chunk until then.
+        let middle = (n != h).then_some(h); // when the new hold ends where the old one began
         for k in [Some(o), Some(n), middle, Some(i)].into_iter().flatten() {
-            // A value equal to its neighbour's in the chunk leaves its minimum and maximum.
-            if k > 0 && chunk.free[k] == chunk.free[k - 1] {
-                chunk.times.remove(k);
-                chunk.free.remove(k);
-            } else if k == 0 && before_chunk == Some(chunk.value(0)) {
-                chunk.times.remove(0);
-                chunk.free.remove(0);
-                if chunk.times.is_empty() {
-                    self.chunks.remove(c);
-                    self.firsts.remove(c);
-                    return Some(risen);
-                }
-                chunk.summarise();
-                self.firsts[c] = chunk.times[0];
-            }
+            self.merge_if_equal(c, k);
         }
-        if chunk.times.len() > 2 * CHUNK {
+        if self
+            .chunks
+            .get(c)
+            .is_some_and(|chunk| chunk.times.len() > 2 * CHUNK)
+        {
             self.split_chunk(c);
         }
         Some(risen)
@@ -471,12 +456,6 @@ impl Profile {
             }
         }
         None
-    }
-
-    /// Whether `demand` fits the free capacity at time `t` (≥ start).
-    #[inline]
-    pub fn fits_at(&self, t: Time, demand: ResourceVec) -> bool {
-        units(demand) <= self.free_at(t)
     }
 
     /// The earliest start in `[from, last]` of a whole window `[t, t + duration)` that fits
