@@ -559,7 +559,7 @@ fn against(ctx: &Context<'_>, m: &Metric, x: &str, layout: &Layout<'_>) -> Optio
     caption.push_str(&held_note(shape, &held, m));
     if !reference_names.is_empty() {
         caption.push_str(&format!(
-            " Dashed: settings without a {} ({}).",
+            " Dashed: settings with no {} ({}).",
             x_axis.short(),
             reference_names.join("; ")
         ));
