@@ -565,7 +565,10 @@ impl Conservative {
             if held != NONE {
                 if consistent && self.rises.may_move(job, held, units) {
                     let from = now.max(self.last_no_fit.earliest(units, d, held));
-                    earlier = self.profile.first_fit_before(from, held, d, demand);
+                    // Often the last search already reaches the slot: no search at all.
+                    if from < held {
+                        earlier = self.profile.first_fit_before(from, held, d, demand);
+                    }
                     self.last_no_fit.note(NoFit {
                         units,
                         duration: d,

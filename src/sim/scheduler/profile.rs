@@ -209,9 +209,14 @@ impl Profile {
     ///
     /// Returns the largest free amount, afterwards, over the part of the old hold that the new
     /// one does not cover (`i64::MIN` if none): where the move raised capacity.
+    #[inline]
     pub fn shift(&mut self, held: Time, start: Time, duration: Time, demand: ResourceVec) -> i64 {
+        self.shift_units(held, start, duration, units(demand))
+    }
+
+    /// [`Profile::shift`] for `d` allocation units.
+    fn shift_units(&mut self, held: Time, start: Time, duration: Time, d: Amount) -> i64 {
         let (old_end, new_end) = (held + duration, start + duration);
-        let d = units(demand);
         if start == held {
             return Amount::MIN;
         }
@@ -226,15 +231,15 @@ impl Profile {
         }
         if new_end <= held || old_end <= start {
             let risen = self.add(held, Some(old_end), d);
-            self.reserve(start, new_end, demand);
+            self.add(start, Some(new_end), -d);
             // The new hold does not overlap the old one: what the old one gave back stands.
             risen
         } else if start < held {
-            self.reserve(start, held, demand);
+            self.add(start, Some(held), -d);
             self.add(new_end, Some(old_end), d)
         } else {
             let risen = self.add(held, Some(start), d);
-            self.reserve(old_end, new_end, demand);
+            self.add(old_end, Some(new_end), -d);
             risen
         }
     }
@@ -369,7 +374,7 @@ impl Profile {
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
-        self.first_window(from, duration, Time::MAX, Time::MAX, demand)
+        self.first_window(from, duration, Time::MAX, Time::MAX, units(demand))
     }
 
     /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
@@ -391,6 +396,7 @@ impl Profile {
     /// With a non-negative profile it is where a job holding `[before, before + duration)`
     /// starts once it gives its slot back: a window that fits until `before` fits the rest with
     /// the capacity the job gives back, and an earlier full window would fit until `before` too.
+    #[inline]
     pub fn first_fit_before(
         &self,
         from: Time,
@@ -398,6 +404,12 @@ impl Profile {
         duration: Time,
         demand: ResourceVec,
     ) -> Option<Time> {
+        self.fit_before(from, before, duration, units(demand))
+    }
+
+    /// [`Profile::first_fit_before`] for `need` allocation units (the hot path takes the
+    /// amount, not a vector passed through memory).
+    fn fit_before(&self, from: Time, before: Time, duration: Time, need: Amount) -> Option<Time> {
         let from = from.max(self.start());
         if self.chunks.is_empty() || from >= before {
             return None;
@@ -407,13 +419,12 @@ impl Profile {
         // only full windows starting by then are sought, and none when none can start by then
         // (issue 10: most jobs that cannot move are told so here, or by a shorter search).
         let (c, i) = self.step_at(before - 1);
-        let need = units(demand);
         if need > self.chunks[c].value(i) {
-            return self.first_full_fit(from, before.saturating_sub(duration), duration, demand);
+            return self.full_fit(from, before.saturating_sub(duration), duration, need);
         }
         if duration <= 0 {
             return self
-                .first_window(from, duration, before, before, demand)
+                .first_window(from, duration, before, before, need)
                 .filter(|&t| t < before);
         }
         // That second fits, so the run of fitting steps that ends at `before` starts a window
@@ -429,7 +440,7 @@ impl Profile {
         blocked_from
             .checked_sub(duration)
             .filter(|&last| last >= from)
-            .and_then(|last| self.first_full_fit(from, last, duration, demand))
+            .and_then(|last| self.full_fit(from, last, duration, need))
             .or(Some(run_from))
     }
 
@@ -468,11 +479,16 @@ impl Profile {
         duration: Time,
         demand: ResourceVec,
     ) -> Option<Time> {
+        self.full_fit(from, last, duration, units(demand))
+    }
+
+    /// [`Profile::first_full_fit`] for `need` allocation units.
+    fn full_fit(&self, from: Time, last: Time, duration: Time, need: Amount) -> Option<Time> {
         let from = from.max(self.start());
         if self.chunks.is_empty() || last < from {
             return None;
         }
-        self.first_window(from, duration, Time::MAX, last + 1, demand)
+        self.first_window(from, duration, Time::MAX, last + 1, need)
     }
 
     /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
@@ -484,12 +500,11 @@ impl Profile {
         duration: Time,
         clip: Time,
         limit: Time,
-        demand: ResourceVec,
+        d: Amount,
     ) -> Option<Time> {
         if self.chunks.is_empty() {
             return None;
         }
-        let d = units(demand);
         let mut candidate = from.max(self.start());
         // Most searches start at the profile's start (the scheduler's `now`): its first step,
         // without a search.
