@@ -400,6 +400,8 @@ impl Conservative {
         if self.reference {
             return self.reference_slots.get(&job).copied();
         }
+        // The plan is in queue order, which is submission order (the queue keeps it so even
+        // when limits insert a held job).
         let i = self.plan.binary_search_by_key(&job, |p| p.job).ok()?;
         Some(self.plan[i].held).filter(|&s| s != NONE && s != STARTED)
     }
