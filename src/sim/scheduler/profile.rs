@@ -128,6 +128,18 @@ impl Chunk {
         high + delta + self.pending
     }
 
+    /// The breakpoint at `t`, given `i`, the step in effect there: inserted with that step's
+    /// value if missing. Returns its index.
+    fn breakpoint_at(&mut self, i: usize, t: Time) -> usize {
+        if self.times[i] == t {
+            return i;
+        }
+        let raw = self.free[i];
+        self.times.insert(i + 1, t);
+        self.free.insert(i + 1, raw);
+        i + 1
+    }
+
     /// Drops the first `n` breakpoints.
     fn drop_first(&mut self, n: usize) {
         let (mut low, mut high) = (Amount::MAX, Amount::MIN);
@@ -273,14 +285,7 @@ impl Profile {
                 .iter()
                 .position(|&x| x > t)
                 .unwrap_or(chunk.times.len() - from - 1);
-            let k = from + later;
-            if chunk.times[k] == t {
-                return k;
-            }
-            let raw = chunk.free[k];
-            chunk.times.insert(k + 1, t);
-            chunk.free.insert(k + 1, raw);
-            k + 1
+            chunk.breakpoint_at(from + later, t)
         };
         i = locate(chunk, i, start);
         let h = locate(chunk, i, hold_to);
@@ -703,22 +708,16 @@ impl Profile {
 
     /// [`Profile::split_at`] given the step in effect at `t`.
     fn split_located(&mut self, t: Time, (c, i): (usize, usize)) -> (usize, usize) {
-        if self.chunks[c].times[i] == t {
-            return (c, i);
-        }
-        let chunk = &mut self.chunks[c];
-        let raw = chunk.free[i];
-        chunk.times.insert(i + 1, t);
-        chunk.free.insert(i + 1, raw);
-        if chunk.times.len() > 2 * CHUNK {
+        let i = self.chunks[c].breakpoint_at(i, t);
+        if self.chunks[c].times.len() > 2 * CHUNK {
             self.split_chunk(c);
-            return if i + 1 >= CHUNK {
-                (c + 1, i + 1 - CHUNK)
+            return if i >= CHUNK {
+                (c + 1, i - CHUNK)
             } else {
-                (c, i + 1)
+                (c, i)
             };
         }
-        (c, i + 1)
+        (c, i)
     }
 }
 
