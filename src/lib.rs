@@ -5,6 +5,7 @@
 //! above them.
 
 pub mod analysis;
+pub mod api;
 pub mod cache;
 pub mod cli;
 pub mod diff;

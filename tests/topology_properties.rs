@@ -26,7 +26,7 @@ use schedlab::sim::topology::{
     Placement, Shape, Topology,
 };
 use schedlab::sim::{
-    Allocation, Job, Machine, Overrun, Policy, SchedulerKind, SimConfig, SimOutcome, Time,
+    Allocation, AnyPolicy, Job, Machine, Overrun, SchedulerKind, SimConfig, SimOutcome, Time,
     TopologyMachine, Workload, simulate, simulate_policy, simulate_reserving,
 };
 
@@ -482,7 +482,7 @@ proptest! {
         let config = config(&topology, SchedulerKind::Easy, placement);
         let log = Rc::new(RefCell::new(HashMap::new()));
         let spy = Spy { inner: NodeEasy::new(Box::new(Submission)), log: log.clone(), record: record_shadow };
-        let out = simulate_policy(&w, &config, Policy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        let out = simulate_policy(&w, &config, AnyPolicy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
         check_basics(&w, &topology, &config, &Reservations::default(), &out)?;
         prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
         for o in &out.jobs {
@@ -501,7 +501,7 @@ proptest! {
         let config = config(&topology, SchedulerKind::Conservative, placement);
         let log = Rc::new(RefCell::new(HashMap::new()));
         let spy = Spy { inner: NodeConservative::new(Box::new(Submission)), log: log.clone(), record: record_reservation };
-        let out = simulate_policy(&w, &config, Policy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        let out = simulate_policy(&w, &config, AnyPolicy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
         check_basics(&w, &topology, &config, &Reservations::default(), &out)?;
         prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
         for o in &out.jobs {
@@ -522,7 +522,7 @@ proptest! {
         let planned = simulate_policy(
             &w,
             &config,
-            Policy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
             &Reservations::default(),
         )
         .unwrap();

@@ -117,16 +117,7 @@ pub fn load_trace_with(
     lenient: bool,
     options: &crate::swf::ReadOptions,
 ) -> Result<crate::swf::Trace, CliError> {
-    let mode = crate::swf::Mode::from_lenient(lenient);
-    let trace = crate::swf::read_path_with(path, mode, options).map_err(|e| {
-        // `--lenient` skips malformed lines; it cannot mend a damaged file.
-        let hint = e.hint().filter(|_| !(lenient && e.is_malformed_line()));
-        let err = CliError::input(&e);
-        match hint {
-            Some(h) => err.with_hint(h),
-            None => err,
-        }
-    })?;
+    let trace = crate::api::trace::load(path, lenient, options)?;
     if trace.malformed.count > 0 {
         eprintln!(
             "warning: {}: skipped {} malformed lines",
@@ -202,6 +193,19 @@ impl CliError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
+    }
+}
+
+impl From<crate::api::ApiError> for CliError {
+    fn from(e: crate::api::ApiError) -> Self {
+        CliError {
+            message: e.message,
+            hint: e.hint,
+            code: match e.kind {
+                crate::api::error::ErrorKind::Input => exit::INPUT,
+                crate::api::error::ErrorKind::Failed => exit::FAILED,
+            },
+        }
     }
 }
 

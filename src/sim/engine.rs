@@ -195,9 +195,13 @@ pub enum SimError {
     #[error("scheduler bug at t={time}: starting job {job_id} would over-allocate the machine")]
     OverAllocation { time: Time, job_id: u64 },
     #[error(
-        "scheduler bug at t={time}: {waiting} jobs wait on an idle machine and nothing will start them"
+        "at t={time}: {waiting} jobs wait on an idle machine and the scheduler starts none of them (in a built-in rule a bug; in a policy of yours, a policy that never starts them)"
     )]
     Stalled { time: Time, waiting: usize },
+    /// A policy of the decision interface ([`crate::sim::policy`]) failed or decided the
+    /// impossible; `message` names the policy, the job and the reason.
+    #[error("at t={time}: {message}")]
+    Policy { time: Time, message: String },
     #[error("invalid scheduling interval {0} (must be a positive number of seconds)")]
     BadInterval(Time),
     #[error("scheduler bug at t={time}: reservation {id} starts but its capacity is held by jobs")]
@@ -235,24 +239,24 @@ pub enum SimError {
 
 /// A scheduling policy of either kind: one that counts allocation units (uniform machines) or
 /// one that places jobs on nodes (topologies).
-pub enum Policy {
+pub enum AnyPolicy {
     Units(Box<dyn Scheduler>),
     Nodes(Box<dyn NodeScheduler>),
 }
 
-impl Policy {
+impl AnyPolicy {
     /// The built-in policy `kind` for `machine`, over submission order.
     pub fn build(kind: SchedulerKind, machine: &Machine) -> Self {
         match machine {
-            Machine::Uniform(_) => Policy::Units(kind.build()),
-            Machine::Topology(_) => Policy::Nodes(node::build(kind)),
+            Machine::Uniform(_) => AnyPolicy::Units(kind.build()),
+            Machine::Topology(_) => AnyPolicy::Nodes(node::build(kind)),
         }
     }
 
     /// The policy of `config` — its queue order × its backfilling rule, on its machine — for a
     /// run of `workload`.
     pub fn of(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
-        Policy::ordered(config, config.order.build(workload, &config.machine))
+        AnyPolicy::ordered(config, config.order.build(workload, &config.machine))
     }
 
     /// The backfilling rule of `config` over a built queue order, on the machine's kind.
@@ -265,8 +269,8 @@ impl Policy {
             source,
         })?;
         Ok(match config.machine {
-            Machine::Uniform(_) => Policy::Units(config.scheduler.build_ordered(order)),
-            Machine::Topology(_) => Policy::Nodes(node::build_ordered(config.scheduler, order)),
+            Machine::Uniform(_) => AnyPolicy::Units(config.scheduler.build_ordered(order)),
+            Machine::Topology(_) => AnyPolicy::Nodes(node::build_ordered(config.scheduler, order)),
         })
     }
 }
@@ -297,11 +301,11 @@ pub fn simulate_into(
     reservations: &Reservations,
     sink: &mut dyn ScheduleSink,
 ) -> Result<SimOutcome, SimError> {
-    let policy = Policy::of(config, workload)?;
+    let policy = AnyPolicy::of(config, workload)?;
     Engine::new(workload, config, policy, reservations, None)?.run(sink)
 }
 
-impl Policy {
+impl AnyPolicy {
     /// The policy of `config` for a run of `workload` under `limits`: with queues of different
     /// priorities, queue priority composes with the configured order
     /// ([`crate::sim::scheduler::order::OrderSpec::build_limited`]: tiers, or the weighted
@@ -312,7 +316,7 @@ impl Policy {
         limits: &Limits,
     ) -> Result<Self, SimError> {
         if !limits.has_tiers() {
-            return Policy::of(config, workload);
+            return AnyPolicy::of(config, workload);
         }
         let priority: Vec<i64> = workload
             .jobs
@@ -323,7 +327,7 @@ impl Policy {
                     .map_or(0, |q| limits.queues[q as usize].priority)
             })
             .collect();
-        Policy::ordered(
+        AnyPolicy::ordered(
             config,
             config
                 .order
@@ -333,7 +337,7 @@ impl Policy {
 }
 
 /// Simulates `workload` under `config` with reservations and queues, limits and quotas
-/// ([`crate::sim::limits`]): the policy ([`Policy::limited`]) sees only eligible jobs, with
+/// ([`crate::sim::limits`]): the policy ([`AnyPolicy::limited`]) sees only eligible jobs, with
 /// queue priority composed with its order.
 pub fn simulate_limited(
     workload: &Workload,
@@ -378,7 +382,7 @@ pub fn simulate_limited_into(
     }
     let workload = copy.as_ref().unwrap_or(workload);
     // Built on the cut requests: orders and fairshare charging see what the policy plans with.
-    let policy = Policy::limited(config, workload, limits)?;
+    let policy = AnyPolicy::limited(config, workload, limits)?;
     Engine::new(workload, config, policy, reservations, Some(limits))?.run(sink)
 }
 
@@ -386,10 +390,22 @@ pub fn simulate_limited_into(
 pub fn simulate_policy(
     workload: &Workload,
     config: &SimConfig,
-    policy: Policy,
+    policy: AnyPolicy,
     reservations: &Reservations,
 ) -> Result<SimOutcome, SimError> {
     Engine::new(workload, config, policy, reservations, None)?.collect()
+}
+
+/// [`simulate_policy`] handing the schedule to `sink` as [`simulate_into`] does (a policy of
+/// the decision interface, [`crate::sim::policy`], comes in this way).
+pub fn simulate_policy_into(
+    workload: &Workload,
+    config: &SimConfig,
+    policy: AnyPolicy,
+    reservations: &Reservations,
+    sink: &mut dyn ScheduleSink,
+) -> Result<SimOutcome, SimError> {
+    Engine::new(workload, config, policy, reservations, None)?.run(sink)
 }
 
 /// Simulates with a caller-supplied policy (for tests and custom policies).
@@ -401,7 +417,7 @@ pub fn simulate_with(
     Engine::new(
         workload,
         config,
-        Policy::Units(scheduler),
+        AnyPolicy::Units(scheduler),
         &Reservations::default(),
         None,
     )?
@@ -418,7 +434,7 @@ pub fn simulate_with_reserving(
     Engine::new(
         workload,
         config,
-        Policy::Units(scheduler),
+        AnyPolicy::Units(scheduler),
         reservations,
         None,
     )?
@@ -432,7 +448,7 @@ const MAX_IDLE_CALLS: u32 = 10_000;
 struct Engine<'w> {
     workload: &'w Workload,
     config: SimConfig,
-    policy: Policy,
+    policy: AnyPolicy,
     /// The next feasible job to arrive, with its demand (admitted one job ahead, so that
     /// infeasible jobs never make an instant and no copy of the workload is kept).
     next_arrival: Option<QueuedJob>,
@@ -550,7 +566,7 @@ impl<'w> Engine<'w> {
     fn new(
         workload: &'w Workload,
         config: &SimConfig,
-        policy: Policy,
+        policy: AnyPolicy,
         reservations: &'w Reservations,
         limits: Option<&'w Limits>,
     ) -> Result<Self, SimError> {
@@ -565,10 +581,10 @@ impl<'w> Engine<'w> {
         let booking = Booking::new(reservations)?;
         let state = MachineState::new(&config.machine, workload, config.placement)?;
         match (&policy, &state) {
-            (Policy::Units(_), MachineState::Topology(_)) => {
+            (AnyPolicy::Units(_), MachineState::Topology(_)) => {
                 return Err(SimError::PolicyMismatch { policy: "unit" });
             }
-            (Policy::Nodes(_), MachineState::Uniform(_)) => {
+            (AnyPolicy::Nodes(_), MachineState::Uniform(_)) => {
                 return Err(SimError::PolicyMismatch { policy: "node" });
             }
             _ => {}
@@ -1030,7 +1046,7 @@ impl<'w> Engine<'w> {
         starts.clear();
         self.started_jobs.clear();
         match &mut self.policy {
-            Policy::Units(scheduler) => {
+            AnyPolicy::Units(scheduler) => {
                 let MachineState::Uniform(u) = &mut self.state else {
                     unreachable!("checked when the engine was built");
                 };
@@ -1047,6 +1063,9 @@ impl<'w> Engine<'w> {
                 };
                 scheduler.schedule(&view, starts);
                 u.completed.clear();
+                if let Some(failure) = scheduler.failure() {
+                    return Err(failure);
+                }
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
                     if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
@@ -1060,7 +1079,7 @@ impl<'w> Engine<'w> {
                     self.started_jobs.push(queued.job);
                 }
             }
-            Policy::Nodes(scheduler) => {
+            AnyPolicy::Nodes(scheduler) => {
                 let MachineState::Topology(t) = &mut self.state else {
                     unreachable!("checked when the engine was built");
                 };

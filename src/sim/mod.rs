@@ -11,6 +11,7 @@ pub mod machine;
 pub(crate) mod machine_state;
 pub mod metrics;
 pub mod nodes;
+pub mod policy;
 pub mod queue;
 pub mod random;
 pub mod reservation;
@@ -24,9 +25,9 @@ pub mod topology;
 pub mod transform;
 
 pub use engine::{
-    Assignment, Invocation, JobOutcome, Overrun, Policy, SimConfig, SimError, SimOutcome, Step,
+    AnyPolicy, Assignment, Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step,
     simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
-    simulate_reserving, simulate_with, simulate_with_reserving,
+    simulate_policy_into, simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

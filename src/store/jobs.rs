@@ -10,7 +10,7 @@ use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 
 use super::columns::{OutputFile, described};
@@ -97,27 +97,7 @@ impl JobsWriter {
         metadata: &[(String, String)],
         with_cell: bool,
     ) -> Result<JobsWriter, StoreError> {
-        let mut fields = Vec::new();
-        if with_cell {
-            fields.push(Field::new("cell", DataType::Utf8, false));
-        }
-        fields.extend(
-            COLUMNS
-                .iter()
-                .map(|(name, ty)| Field::new(*name, ty.clone(), false)),
-        );
-        fields.extend(
-            NAMED_COLUMNS
-                .iter()
-                .chain(&LIMIT_COLUMNS)
-                .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
-        );
-        fields.extend(
-            EET_COLUMNS
-                .iter()
-                .map(|(name, ty)| Field::new(*name, ty.clone(), true)),
-        );
-        let schema = described(OutputFile::Jobs, &Schema::new(fields));
+        let schema = jobs_schema(with_cell);
         let file = AtomicFile::create(path)?;
         // Row groups of [`JOBS_ROW_GROUP`] rows: the writer holds one encoded row group until
         // it is complete, so a million-row group would cost ~45 MB while a cell streams.
@@ -142,81 +122,29 @@ impl JobsWriter {
         records: &[JobRecord],
         labels: &JobLabels<'_>,
     ) -> Result<(), StoreError> {
-        let n = records.len();
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(COLUMNS.len() + 1);
-        if self.with_cell {
-            let mut b = StringBuilder::with_capacity(n, n * cell.len());
-            records.iter().for_each(|_| b.append_value(cell));
-            columns.push(Arc::new(b.finish()));
-        }
-        let i64s = |f: fn(&JobRecord) -> i64| -> ArrayRef {
-            let mut b = Int64Builder::with_capacity(n);
-            records.iter().for_each(|r| b.append_value(f(r)));
-            Arc::new(b.finish())
-        };
-        let i32s = |f: fn(&JobRecord) -> i32| -> ArrayRef {
-            let mut b = Int32Builder::with_capacity(n);
-            records.iter().for_each(|r| b.append_value(f(r)));
-            Arc::new(b.finish())
-        };
-        let f64s = |f: fn(&JobRecord) -> f64| -> ArrayRef {
-            let mut b = Float64Builder::with_capacity(n);
-            records.iter().for_each(|r| b.append_value(f(r)));
-            Arc::new(b.finish())
-        };
-        let bools = |f: fn(&JobRecord) -> bool| -> ArrayRef {
-            let mut b = BooleanBuilder::with_capacity(n);
-            records.iter().for_each(|r| b.append_value(f(r)));
-            Arc::new(b.finish())
-        };
-        columns.extend([
-            i64s(|r| r.job_id as i64),
-            i32s(|r| r.user),
-            i32s(|r| r.group),
-            i32s(|r| r.queue),
-            i64s(|r| r.submit),
-            i64s(|r| r.start),
-            i64s(|r| r.end),
-            i64s(|r| r.wait),
-            i64s(|r| r.response),
-            i64s(|r| r.run),
-            i64s(|r| r.requested_time),
-            i64s(|r| i64::from(r.procs)),
-            i64s(|r| r.units as i64),
-            f64s(|r| r.slowdown),
-            f64s(|r| r.bounded_slowdown),
-            f64s(|r| r.expansion_factor),
-            bools(|r| r.backfilled),
-            bools(|r| r.killed),
-        ]);
-        let mut cluster = StringBuilder::with_capacity(n, 8 * n);
-        for r in records {
-            cluster.append_option(labels.clusters.get(r.cluster as usize));
-        }
-        let mut queue = StringBuilder::with_capacity(n, 4 * n);
-        for r in records {
-            queue.append_option(labels.queue_names.get(&r.queue));
-        }
-        columns.extend([
-            Arc::new(cluster.finish()) as ArrayRef,
-            i64s(|r| i64::from(r.nodes)),
-            i64s(|r| r.held.0[0] as i64),
-            i64s(|r| r.held.0[1] as i64),
-            i64s(|r| r.held.0[2] as i64),
-            i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
-            Arc::new(queue.finish()),
-        ]);
-        columns.extend(limit_columns(records, labels.limits));
-        columns.extend(eet_columns(records.len(), labels.eet));
-        let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(|e| {
-            StoreError::Parquet {
+        let cell = self.with_cell.then_some(cell);
+        let batch =
+            batch(&self.schema, cell, records, labels).map_err(|e| StoreError::Parquet {
                 path: self.file.path().to_path_buf(),
                 message: e.to_string(),
-            }
-        })?;
+            })?;
         self.writer
             .write(&batch)
             .map_err(|e| parquet_error(self.file.path(), e))
+    }
+
+    /// Writes `batch` (from [`jobs_batch`]) as the whole file at `path`.
+    pub fn write_batch(
+        path: &Path,
+        metadata: &[(String, String)],
+        batch: &RecordBatch,
+    ) -> Result<(), StoreError> {
+        let mut writer = JobsWriter::create(path, metadata, false)?;
+        writer
+            .writer
+            .write(batch)
+            .map_err(|e| parquet_error(path, e))?;
+        writer.finish()
     }
 
     /// Finishes the file with `metadata` added to its key-value metadata (known only once the
@@ -239,6 +167,118 @@ impl JobsWriter {
             .map_err(|e| parquet_error(self.file.path(), e))?;
         self.file.commit()
     }
+}
+
+/// The schema of `jobs.parquet` (docs/outputs.md), with a leading `cell` column for an
+/// experiment's file.
+fn jobs_schema(with_cell: bool) -> SchemaRef {
+    let mut fields = Vec::new();
+    if with_cell {
+        fields.push(Field::new("cell", DataType::Utf8, false));
+    }
+    fields.extend(
+        COLUMNS
+            .iter()
+            .map(|(name, ty)| Field::new(*name, ty.clone(), false)),
+    );
+    fields.extend(
+        NAMED_COLUMNS
+            .iter()
+            .chain(&LIMIT_COLUMNS)
+            .map(|(name, ty)| Field::new(*name, ty.clone(), *ty == DataType::Utf8)),
+    );
+    fields.extend(
+        EET_COLUMNS
+            .iter()
+            .map(|(name, ty)| Field::new(*name, ty.clone(), true)),
+    );
+    described(OutputFile::Jobs, &Schema::new(fields))
+}
+
+/// The `jobs.parquet` columns of `records` as one batch (no `cell` column): what
+/// `schedlab simulate --jobs-out` writes, for callers that hand it on in memory (the Python
+/// package).
+pub fn jobs_batch(
+    records: &[JobRecord],
+    labels: &JobLabels<'_>,
+) -> Result<RecordBatch, ArrowError> {
+    batch(&jobs_schema(false), None, records, labels)
+}
+
+/// `records` as a batch of `schema` (with the `cell` column when `cell` is given).
+fn batch(
+    schema: &SchemaRef,
+    cell: Option<&str>,
+    records: &[JobRecord],
+    labels: &JobLabels<'_>,
+) -> Result<RecordBatch, ArrowError> {
+    let n = records.len();
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(COLUMNS.len() + 1);
+    if let Some(cell) = cell {
+        let mut b = StringBuilder::with_capacity(n, n * cell.len());
+        records.iter().for_each(|_| b.append_value(cell));
+        columns.push(Arc::new(b.finish()));
+    }
+    let i64s = |f: fn(&JobRecord) -> i64| -> ArrayRef {
+        let mut b = Int64Builder::with_capacity(n);
+        records.iter().for_each(|r| b.append_value(f(r)));
+        Arc::new(b.finish())
+    };
+    let i32s = |f: fn(&JobRecord) -> i32| -> ArrayRef {
+        let mut b = Int32Builder::with_capacity(n);
+        records.iter().for_each(|r| b.append_value(f(r)));
+        Arc::new(b.finish())
+    };
+    let f64s = |f: fn(&JobRecord) -> f64| -> ArrayRef {
+        let mut b = Float64Builder::with_capacity(n);
+        records.iter().for_each(|r| b.append_value(f(r)));
+        Arc::new(b.finish())
+    };
+    let bools = |f: fn(&JobRecord) -> bool| -> ArrayRef {
+        let mut b = BooleanBuilder::with_capacity(n);
+        records.iter().for_each(|r| b.append_value(f(r)));
+        Arc::new(b.finish())
+    };
+    columns.extend([
+        i64s(|r| r.job_id as i64),
+        i32s(|r| r.user),
+        i32s(|r| r.group),
+        i32s(|r| r.queue),
+        i64s(|r| r.submit),
+        i64s(|r| r.start),
+        i64s(|r| r.end),
+        i64s(|r| r.wait),
+        i64s(|r| r.response),
+        i64s(|r| r.run),
+        i64s(|r| r.requested_time),
+        i64s(|r| i64::from(r.procs)),
+        i64s(|r| r.units as i64),
+        f64s(|r| r.slowdown),
+        f64s(|r| r.bounded_slowdown),
+        f64s(|r| r.expansion_factor),
+        bools(|r| r.backfilled),
+        bools(|r| r.killed),
+    ]);
+    let mut cluster = StringBuilder::with_capacity(n, 8 * n);
+    for r in records {
+        cluster.append_option(labels.clusters.get(r.cluster as usize));
+    }
+    let mut queue = StringBuilder::with_capacity(n, 4 * n);
+    for r in records {
+        queue.append_option(labels.queue_names.get(&r.queue));
+    }
+    columns.extend([
+        Arc::new(cluster.finish()) as ArrayRef,
+        i64s(|r| i64::from(r.nodes)),
+        i64s(|r| r.held.0[0] as i64),
+        i64s(|r| r.held.0[1] as i64),
+        i64s(|r| r.held.0[2] as i64),
+        i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
+        Arc::new(queue.finish()),
+    ]);
+    columns.extend(limit_columns(records, labels.limits));
+    columns.extend(eet_columns(records.len(), labels.eet));
+    RecordBatch::try_new(schema.clone(), columns)
 }
 
 /// `sim_queue`, `held_by`, `held_seconds`, `killed_by`. Without limits a job has no simulated

@@ -17,7 +17,7 @@ mod users;
 pub use atomic::{AtomicFile, readable_temp};
 pub use columns::OutputFile;
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
-pub use jobs::{JobLabels, JobsWriter};
+pub use jobs::{JobLabels, JobsWriter, jobs_batch};
 pub use penalties::write_job_penalties;
 pub use reservations::{reservations_schema, write_reservations};
 pub use sink::ParquetSink;

@@ -307,7 +307,7 @@ impl Limits {
     }
 
     /// Whether queues differ in priority (so queue priority composes with the policy's order:
-    /// [`crate::sim::Policy::limited`]).
+    /// [`crate::sim::AnyPolicy::limited`]).
     pub fn has_tiers(&self) -> bool {
         self.queues
             .windows(2)

@@ -93,6 +93,13 @@ impl View<'_> {
 /// at `view.now`.
 pub trait Scheduler {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>);
+
+    /// A failure of the last call that must stop the run (a policy of the decision interface,
+    /// [`crate::sim::policy`], that raised or decided the impossible). The built-in rules
+    /// never fail.
+    fn failure(&mut self) -> Option<crate::sim::SimError> {
+        None
+    }
 }
 
 /// The built-in backfilling rules, by name. With the `fcfs` queue order, `fcfs`, `easy` and

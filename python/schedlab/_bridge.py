@@ -1,0 +1,39 @@
+"""The one call the engine makes into Python per scheduling point (private)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .view import View
+
+
+def decide(policy, state) -> list[int]:
+    """Calls ``policy.decide`` on the state's view; returns the rows as a list of ints."""
+    rows = policy.decide(View(state))
+    if rows is None:
+        return []
+    if isinstance(rows, np.ndarray):
+        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+            raise TypeError(
+                f"{type(policy).__name__}.decide() returned a numpy array of {rows.dtype} "
+                f"with shape {rows.shape}; it must return row numbers (a 1-d integer array)"
+            )
+        rows = rows.tolist()
+    try:
+        out = [int(r) for r in rows]
+    except TypeError:
+        raise TypeError(
+            f"{type(policy).__name__}.decide() returned {type(rows).__name__}; it must return "
+            "the rows of view.waiting to start (a list of ints, possibly empty)"
+        ) from None
+    for r, given in zip(out, rows):
+        if isinstance(given, (bool, np.bool_)) or r != given:
+            raise TypeError(
+                f"{type(policy).__name__}.decide() returned {given!r}; rows are integers"
+            )
+        if r < 0:
+            raise ValueError(
+                f"{type(policy).__name__}.decide() returned row {r}; rows are 0 to "
+                f"{state.n_waiting - 1}"
+            )
+    return out

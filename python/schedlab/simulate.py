@@ -1,0 +1,96 @@
+"""One trace, one machine, one scheduler or policy: ``simulate`` and ``read_trace``."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Union
+
+import pyarrow as pa
+
+from . import _schedlab
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Result:
+    """A finished simulation.
+
+    - ``jobs``: one row per simulated job, the columns of ``jobs.parquet`` (docs/outputs.md).
+    - ``summary``: one row, the run summary as ``schedlab simulate --format json`` prints it
+      (mean wait, bounded slowdown, utilization, …; the setting that produced it).
+    - ``report``: the same summary as a dict.
+    - ``policy_calls``: how many times a Python policy was asked to decide (0 for a built-in
+      scheduler).
+    """
+
+    def __init__(self, jobs: pa.RecordBatch, summary: str, policy_calls: int):
+        self.jobs: pa.Table = pa.Table.from_batches([jobs])
+        self.report: dict[str, Any] = json.loads(summary)
+        flat = {k: v for k, v in self.report.items() if not isinstance(v, (dict, list))}
+        for key in ("warmup", "skipped_by_reason"):
+            flat[key] = json.dumps(self.report.get(key), sort_keys=True)
+        self.summary: pa.Table = pa.Table.from_pylist([flat])
+        self.policy_calls: int = policy_calls
+
+    def __repr__(self) -> str:
+        r = self.report
+        return (
+            f"<schedlab.Result {r.get('scheduler')} on {r.get('procs')} processors: "
+            f"{self.jobs.num_rows} jobs, mean wait {r.get('wait_mean', float('nan')):.1f} s>"
+        )
+
+
+def simulate(
+    trace: PathLike,
+    *,
+    scheduler: Optional[str] = None,
+    policy: Any = None,
+    order: str = "fcfs",
+    procs: Optional[int] = None,
+    node_size: Optional[int] = None,
+    interval: Optional[int] = None,
+    overrun: str = "kill",
+    tau: int = 10,
+    warmup_jobs: Optional[int] = None,
+    warmup_seconds: Optional[int] = None,
+    lenient: bool = False,
+    memory: str = "kb_per_proc",
+) -> Result:
+    """Simulates the SWF trace at ``trace`` (plain or gzip) and returns a :class:`Result`.
+
+    ``scheduler`` names a built-in backfilling rule (``fcfs``, ``easy``, ``conservative``,
+    ``aggressive``; ``easy`` when neither it nor ``policy`` is given) walking the queue
+    ``order`` (``fcfs``, ``fairshare``, ``priority``, ``sjf``). ``policy`` is your own: an
+    object with ``decide(view)`` (docs/policies.md). The machine has ``procs`` processors (by
+    default the trace's MaxProcs), in whole nodes of ``node_size`` when given. ``interval``
+    calls the scheduler only every that many seconds; ``overrun`` is ``kill`` or ``continue``;
+    ``tau`` is the bounded-slowdown threshold. Errors raise :class:`schedlab.InputError` (bad
+    input) or :class:`schedlab.SimulationError` (a policy that raised or decided the impossible),
+    with the same messages as the CLI.
+    """
+    jobs, summary, calls = _schedlab.simulate(
+        os.fspath(trace),
+        scheduler=scheduler,
+        policy=policy,
+        order=order,
+        procs=procs,
+        node_size=node_size,
+        interval=interval,
+        overrun=overrun,
+        tau=tau,
+        warmup_jobs=warmup_jobs,
+        warmup_seconds=warmup_seconds,
+        lenient=lenient,
+        memory=memory,
+    )
+    return Result(jobs, summary, calls)
+
+
+def read_trace(path: PathLike, *, lenient: bool = False, memory: str = "kb_per_proc") -> pa.Table:
+    """The jobs of the SWF trace at ``path`` as the simulator reads them (one row per job, in
+    submission order): ``index``, ``id``, ``submit``, ``runtime``, ``requested_time``,
+    ``procs``, ``user``, ``group``, ``queue``, ``partition``, ``memory_kb``. The schema's
+    metadata holds the header's MaxProcs (``schedlab.max_procs``) and the read counts."""
+    batch = _schedlab.read_trace(os.fspath(path), lenient=lenient, memory=memory)
+    return pa.Table.from_batches([batch])

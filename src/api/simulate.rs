@@ -1,0 +1,437 @@
+//! One trace on one machine: the run path of `schedlab simulate` and of the Python package's
+//! `schedlab.simulate`, under a built-in scheduler (order × backfilling rule) or a
+//! [`Policy`] of the decision interface.
+//!
+//! What it returns is data: the summary (the `simulate` report), the per-job records when asked
+//! for, and the `jobs.parquet` columns as an Arrow [`RecordBatch`] (docs/outputs.md), which the
+//! CLI writes to Parquet and the Python package hands to pyarrow without a copy.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use arrow_array::RecordBatch;
+use serde::Serialize;
+
+use super::ApiError;
+use crate::sim::engine::JobOutcome;
+use crate::sim::metrics::usage::{self, Fractions};
+use crate::sim::metrics::{
+    self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
+    Warmup, WindowScan,
+};
+use crate::sim::policy::{Policy, PolicyScheduler};
+use crate::sim::reservation::Reservations;
+use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
+use crate::sim::scheduler::order::{OrderKind, OrderSpec};
+use crate::sim::{
+    AnyPolicy, Infeasible, Machine, Overrun, Placement, ResourceVec, SchedulerKind, SimConfig,
+    SimError, SimOutcome, Time, Workload,
+};
+use crate::store::JobLabels;
+use crate::swf::Trace;
+
+/// Everything of a run but the trace, the machine and a custom policy.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The backfilling rule of a built-in scheduler (ignored with a custom policy).
+    pub scheduler: SchedulerKind,
+    /// The queue order a built-in rule walks (ignored with a custom policy).
+    pub order: OrderKind,
+    pub placement: Placement,
+    pub interval: Option<Time>,
+    pub overrun: Overrun,
+    pub tau: Time,
+    pub warmup: Warmup,
+    /// Whole nodes of this many processors, as given (reported only: the machine has it).
+    pub node_size: Option<u32>,
+    /// How the memory fields were read (reported only).
+    pub memory_reading: &'static str,
+}
+
+impl Settings {
+    /// `scheduler` with every other setting at the CLI's default.
+    pub fn new(scheduler: SchedulerKind) -> Self {
+        Settings {
+            scheduler,
+            order: OrderKind::Fcfs,
+            placement: Placement::default(),
+            interval: None,
+            overrun: Overrun::Kill,
+            tau: metrics::DEFAULT_TAU,
+            warmup: Warmup::None,
+            node_size: None,
+            memory_reading: "kb_per_proc",
+        }
+    }
+}
+
+/// Everything `simulate` reports: the setting, what the trace held, and the run summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub trace: String,
+    /// The built-in rule, or `policy` for a custom policy.
+    pub scheduler: String,
+    pub order: OrderKind,
+    /// A custom policy's name; absent with a built-in scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    pub procs: u64,
+    pub node_size: Option<u32>,
+    pub interval: Option<Time>,
+    pub overrun: &'static str,
+    pub warmup: Warmup,
+    pub trace_jobs_skipped: u64,
+    pub malformed_lines: u64,
+    /// Unit and scope of the memory fields as read.
+    pub memory_reading: &'static str,
+    /// Topology settings; absent on a processor pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+    #[serde(flatten)]
+    pub summary: RunSummary,
+    pub utilization_cores: Option<f64>,
+    pub utilization_memory: Option<f64>,
+    pub utilization_gpus: Option<f64>,
+    /// Jobs that can never run on the machine, by reason (those with none are left out).
+    pub skipped_by_reason: BTreeMap<&'static str, u64>,
+}
+
+/// A finished run.
+pub struct Simulated {
+    pub report: Report,
+    /// Per-job records in submission order, when asked for.
+    pub records: Vec<JobRecord>,
+    /// The engine's outcome without the per-job parts (skipped jobs, limits, assignments).
+    pub outcome: SimOutcome,
+    /// Cluster names, by index (empty on a uniform machine).
+    pub clusters: Vec<String>,
+    /// How many times a custom policy was called (0 with a built-in scheduler).
+    pub policy_calls: u64,
+    capacities: Vec<ResourceVec>,
+}
+
+/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (uniform
+/// machines only). With `keep_records`, [`Simulated::records`] holds every job's record.
+pub fn simulate(
+    trace: &mut Trace,
+    machine: &Machine,
+    settings: &Settings,
+    policy: Option<Box<dyn Policy>>,
+    keep_records: bool,
+) -> Result<Simulated, ApiError> {
+    if let Some(n) = settings.interval.filter(|&n| n <= 0) {
+        return Err(ApiError::input(format!(
+            "the scheduling interval must be a positive number of seconds, found {n}"
+        )));
+    }
+    let config = SimConfig {
+        order: OrderSpec::of(settings.order),
+        machine: machine.clone(),
+        scheduler: settings.scheduler,
+        interval: settings.interval,
+        overrun: settings.overrun,
+        placement: settings.placement,
+    };
+    let metrics = MetricsConfig {
+        tau: settings.tau,
+        warmup: settings.warmup,
+    };
+    // The trace's recorded waits are not simulated: give their memory back before the run.
+    drop(std::mem::take(&mut trace.recorded_waits));
+    let workload = &trace.workload;
+    let n = workload.len();
+    let mut kept = Kept {
+        workload,
+        tau: metrics.tau,
+        records: keep_records.then(|| Vec::with_capacity(n)),
+        outcomes: Vec::with_capacity(if keep_records { 0 } else { n }),
+        scan: WindowScan::new(settings.warmup),
+        folding: RunLength::default(),
+        runs: Vec::new(),
+    };
+    let policy_name = policy.as_ref().map(|p| p.name().to_string());
+    // The engine owns its policy for the run: the call count comes back through a shared cell.
+    let calls = Rc::new(Cell::new(0u64));
+    let outcome = match policy {
+        None => crate::sim::simulate_into(workload, &config, &Reservations::default(), &mut kept),
+        Some(policy) => {
+            let Some(uniform) = machine.as_uniform() else {
+                return Err(ApiError::input(
+                    "a custom policy runs on a processor pool or on whole nodes of one size; topologies are not supported yet",
+                )
+                .with_hint("give the machine as procs (and node_size), not as machine files"));
+            };
+            let adapter = PolicyScheduler::new(
+                CountCalls(policy, calls.clone()),
+                workload.requests.clone(),
+                uniform.procs_per_unit(),
+            );
+            crate::sim::simulate_policy_into(
+                workload,
+                &config,
+                AnyPolicy::Units(Box::new(adapter)),
+                &Reservations::default(),
+                &mut kept,
+            )
+        }
+    }
+    .map_err(|e| match e {
+        SimError::Stalled { time, waiting } if policy_name.is_some() => ApiError::failed(format!(
+            "policy {}: at t={time}, {waiting} jobs wait on an idle machine with nothing left to happen, and the policy starts none of them",
+            policy_name.as_deref().unwrap_or_default()
+        ))
+        .with_hint("a policy must start a waiting job that fits an idle machine sooner or later"),
+        other => ApiError::failed(other),
+    })?;
+    kept.runs.extend(kept.folding.finish());
+    let capacities = usage::cluster_capacities(machine);
+    let (summary, by_resource) = summarize(
+        &kept,
+        &outcome,
+        machine.capacity().unit_count(),
+        &capacities,
+        metrics,
+    );
+    let records = kept.records.take().unwrap_or_default();
+    let mut skipped_by_reason = BTreeMap::new();
+    for (_, reason) in &outcome.skipped {
+        *skipped_by_reason
+            .entry(Infeasible::name(*reason))
+            .or_insert(0) += 1;
+    }
+    let topology = matches!(machine, Machine::Topology(_));
+    let report = Report {
+        trace: trace.source.clone(),
+        scheduler: match &policy_name {
+            Some(_) => "policy".to_string(),
+            None => settings.scheduler.to_string(),
+        },
+        order: settings.order,
+        policy: policy_name,
+        procs: machine.procs(),
+        node_size: settings.node_size,
+        interval: settings.interval,
+        overrun: settings.overrun.name(),
+        warmup: settings.warmup,
+        trace_jobs_skipped: trace.anomalies.skipped(),
+        malformed_lines: trace.malformed.count,
+        memory_reading: settings.memory_reading,
+        placement: topology.then_some(settings.placement),
+        summary,
+        utilization_cores: by_resource[0],
+        utilization_memory: by_resource[1],
+        utilization_gpus: by_resource[2],
+        skipped_by_reason,
+    };
+    let clusters = match machine {
+        Machine::Topology(t) => t.topology.clusters.iter().map(|c| c.name.clone()).collect(),
+        Machine::Uniform(_) => Vec::new(),
+    };
+    Ok(Simulated {
+        report,
+        records,
+        outcome,
+        clusters,
+        policy_calls: calls.get(),
+        capacities,
+    })
+}
+
+/// A policy that counts its calls.
+struct CountCalls(Box<dyn Policy>, Rc<Cell<u64>>);
+
+impl Policy for CountCalls {
+    fn decide(
+        &mut self,
+        view: &crate::sim::policy::PolicyView<'_>,
+        starts: &mut Vec<usize>,
+    ) -> Result<(), crate::sim::policy::PolicyError> {
+        self.1.set(self.1.get() + 1);
+        self.0.decide(view, starts)
+    }
+
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+}
+
+impl Simulated {
+    /// The `jobs.parquet` columns of this run (docs/outputs.md), with the expected end times
+    /// under the default capacity (the machine split equally among the users), as
+    /// `schedlab simulate --jobs-out` writes them. Needs the records ([`simulate`]'s
+    /// `keep_records`).
+    pub fn jobs_batch(&self, workload: &Workload) -> Result<RecordBatch, ApiError> {
+        let total = self
+            .capacities
+            .iter()
+            .fold(ResourceVec::ZERO, |a, c| a + *c);
+        let eet = crate::sim::metrics::eet::schedule_eet(
+            &self.records,
+            &Default::default(),
+            total.0[0],
+            total.0[1],
+            &[],
+        )
+        .map_err(ApiError::input)?;
+        let labels = JobLabels {
+            limits: self.outcome.limits.as_ref(),
+            clusters: &self.clusters,
+            queue_names: &workload.queue_names,
+            eet: Some(&eet.report.jobs),
+        };
+        crate::store::jobs_batch(&self.records, &labels).map_err(ApiError::failed)
+    }
+}
+
+/// What a run keeps as the engine hands it over — not the engine's whole outcome (outcomes,
+/// steps, calls): the measurement window as it scans, the instants folded into runs, and per
+/// job either its record (when records are kept) or only its outcome (72 bytes against a
+/// record's 160; records are rebuilt one at a time).
+struct Kept<'w> {
+    workload: &'w Workload,
+    tau: Time,
+    records: Option<Vec<JobRecord>>,
+    outcomes: Vec<JobOutcome>,
+    scan: WindowScan,
+    folding: RunLength,
+    runs: Vec<InstantRun>,
+}
+
+impl Kept<'_> {
+    fn record(&self, outcome: &JobOutcome) -> JobRecord {
+        JobRecord::of(&ScheduledJob::of(self.workload, outcome), self.tau)
+    }
+}
+
+impl ScheduleSink for Kept<'_> {
+    fn job(&mut self, outcome: &JobOutcome) {
+        let submit = self.workload.jobs[outcome.job as usize].submit;
+        self.scan.push(submit, outcome.end);
+        match &mut self.records {
+            Some(records) => {
+                let scheduled = ScheduledJob::of(self.workload, outcome);
+                records.push(JobRecord::of(&scheduled, self.tau));
+            }
+            None => self.outcomes.push(*outcome),
+        }
+    }
+
+    fn instant(&mut self, instant: &Instant) {
+        self.runs.extend(self.folding.push(instant));
+    }
+}
+
+/// The run summary and the whole machine's utilization by resource, as [`metrics::summarize`]
+/// and [`usage::utilization`] compute them from an outcome and records held whole: the same
+/// terms in the same order (jobs in submission order, then instant runs in time order).
+fn summarize(
+    kept: &Kept<'_>,
+    outcome: &SimOutcome,
+    capacity: u64,
+    capacities: &[ResourceVec],
+    config: MetricsConfig,
+) -> (RunSummary, Fractions) {
+    let window = kept.scan.finish();
+    let classes = SizeClasses::default();
+    let mut acc = RunAccumulator::new(config, window, capacity, &classes);
+    let mut held = usage::HeldInWindow::new(capacities.len(), (window.start, window.end));
+    let mut add = |r: &JobRecord| {
+        acc.job(r);
+        held.job(r);
+    };
+    match &kept.records {
+        Some(records) => records.iter().for_each(&mut add),
+        None => kept.outcomes.iter().for_each(|o| add(&kept.record(o))),
+    }
+    for run in &kept.runs {
+        acc.instants(run);
+    }
+    let skipped = outcome.skipped.len() as u64;
+    let (summary, _) = acc.finish(skipped, ReservationCounts::of(outcome));
+    (summary, held.finish(capacities).1)
+}
+
+/// The machine for `procs` processors, in whole nodes of `node_size` when given; messages name
+/// the settings as the caller's door spells them (`--procs` or `procs`).
+pub fn machine(
+    procs: u32,
+    node_size: Option<u32>,
+    [procs_name, node_size_name]: [&str; 2],
+) -> Result<Machine, ApiError> {
+    if procs == 0 {
+        return Err(ApiError::input(format!(
+            "the machine needs at least one processor ({procs_name})"
+        )));
+    }
+    match node_size {
+        None => Ok(Machine::pool(procs)),
+        Some(0) => Err(ApiError::input(format!(
+            "{node_size_name} must be at least 1"
+        ))),
+        Some(k) if !procs.is_multiple_of(k) => Err(ApiError::input(format!(
+            "{procs} processors do not divide into nodes of {k}"
+        ))
+        .with_hint(format!(
+            "use {procs_name} {} (a multiple of {k})",
+            procs / k * k
+        ))),
+        Some(k) => Ok(Machine::exclusive_nodes(procs / k, k)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(cluster: u32, start: Time, end: Time, held: [u64; 3]) -> JobRecord {
+        JobRecord {
+            job_id: 1,
+            index: 0,
+            user: 1,
+            group: 1,
+            queue: -1,
+            submit: 0,
+            start,
+            end,
+            wait: start,
+            response: end,
+            run: end - start,
+            requested_time: end - start,
+            procs: 1,
+            units: 1,
+            cluster,
+            nodes: 1,
+            held: ResourceVec(held),
+            requested_memory_kb: 0,
+            slowdown: 1.0,
+            bounded_slowdown: 1.0,
+            expansion_factor: 1.0,
+            backfilled: false,
+            killed: false,
+        }
+    }
+
+    /// The streamed sums give exactly what `usage::utilization` gives from the whole slice.
+    #[test]
+    fn held_sums_equal_the_utilization_of_the_whole_slice() {
+        let capacities = [ResourceVec([10, 1000, 0]), ResourceVec([3, 0, 2])];
+        let records = [
+            record(0, 0, 7, [3, 300, 0]),
+            record(1, 2, 11, [1, 0, 2]),
+            record(0, 5, 20, [7, 123, 0]),
+            record(1, 13, 17, [3, 0, 1]),
+            record(0, 1, 3, [1, 1, 0]),
+        ];
+        for window in [(0, 20), (3, 15), (4, 4), (30, 40)] {
+            let mut held = usage::HeldInWindow::new(capacities.len(), window);
+            records.iter().for_each(|r| held.job(r));
+            let (_, whole) = usage::utilization(&records, &capacities, window);
+            assert_eq!(held.finish(&capacities).1, whole, "window {window:?}");
+        }
+        // Something was used, or the comparison would prove little.
+        let mut held = usage::HeldInWindow::new(capacities.len(), (0, 20));
+        records.iter().for_each(|r| held.job(r));
+        assert!(held.finish(&capacities).1[0].is_some_and(|u| u > 0.0));
+    }
+}
