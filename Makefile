@@ -24,14 +24,18 @@ build:
 test: build venv
 	$(CARGO) test --release --locked
 	$(MAKE) --no-print-directory check-parquet
+	$(VENV)/bin/python -m pytest -q tests/python
 	CARGO=$(CARGO) scripts/slurm-tests.sh
 
-# Python for reading results (the README's tour) and for the independent Parquet checks.
-venv: $(VENV)/.pyarrow-pandas
+# Python with the schedlab package (python/, built by maturin in release, sharing target/ with
+# the CLI's build), pandas and pyarrow for reading results, pytest and ruff for the tests.
+venv: $(VENV)/.python-deps
+	$(VENV)/bin/maturin develop --release --locked --quiet -m python/Cargo.toml
 
-$(VENV)/.pyarrow-pandas:
+$(VENV)/.python-deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet pyarrow pandas
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff
 	touch $@
 
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
@@ -47,9 +51,11 @@ bench: build
 	$(CARGO) bench --locked --bench eet
 	$(CARGO) bench --locked --bench memory
 
-lint:
+lint: $(VENV)/.python-deps
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets --locked -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(VENV)/bin/ruff format --check python policies tests/python
+	$(VENV)/bin/ruff check python policies tests/python
 
 clean:
 	$(CARGO) clean

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from backfill import easy
-
 from schedlab import Policy
+
+from backfill import easy
 
 
 class EASY(Policy):

@@ -6,9 +6,9 @@ job back up (0, the default, is pure usage order)."""
 
 from __future__ import annotations
 
-from backfill import by_score, easy
-
 from schedlab import Policy
+
+from backfill import by_score, easy
 
 
 class Fairshare(Policy):

@@ -4,9 +4,9 @@ first."""
 
 from __future__ import annotations
 
-from backfill import by_score, easy
-
 from schedlab import Policy
+
+from backfill import by_score, easy
 
 
 class SJF(Policy):

@@ -6,9 +6,10 @@ backfilling. One-processor jobs count as two (log₂ 1 = 0 would divide by zero)
 from __future__ import annotations
 
 import numpy as np
-from backfill import by_score, easy
 
 from schedlab import Policy
+
+from backfill import by_score, easy
 
 
 class UNICEP(Policy):

@@ -6,9 +6,10 @@ backfilling. ``power`` is the exponent (3 is WFP3)."""
 from __future__ import annotations
 
 import numpy as np
-from backfill import by_score, easy
 
 from schedlab import Policy
+
+from backfill import by_score, easy
 
 
 class WFP3(Policy):

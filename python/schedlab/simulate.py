@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 import pyarrow as pa
 
@@ -44,16 +44,16 @@ class Result:
 def simulate(
     trace: PathLike,
     *,
-    scheduler: Optional[str] = None,
+    scheduler: str | None = None,
     policy: Any = None,
     order: str = "fcfs",
-    procs: Optional[int] = None,
-    node_size: Optional[int] = None,
-    interval: Optional[int] = None,
+    procs: int | None = None,
+    node_size: int | None = None,
+    interval: int | None = None,
     overrun: str = "kill",
     tau: int = 10,
-    warmup_jobs: Optional[int] = None,
-    warmup_seconds: Optional[int] = None,
+    warmup_jobs: int | None = None,
+    warmup_seconds: int | None = None,
     lenient: bool = False,
     memory: str = "kb_per_proc",
 ) -> Result:

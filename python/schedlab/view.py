@@ -6,8 +6,8 @@ it (no copy, no Python object per job). Rows of ``View.waiting`` are what a poli
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -118,9 +118,7 @@ class View:
         s = self._state.shadow(int(row), [int(r) for r in started])
         return None if s is None else Shadow(*s)
 
-    def earliest_start(
-        self, units: int, duration: int, started: Sequence[int] = ()
-    ) -> int | None:
+    def earliest_start(self, units: int, duration: int, started: Sequence[int] = ()) -> int | None:
         """The earliest time, from now on, at which ``units`` fit for ``duration`` seconds
         beside the running jobs, the reservations and the rows ``started``."""
         return self._state.earliest_start(int(units), int(duration), [int(r) for r in started])
