@@ -29,10 +29,18 @@ test: build venv
 
 # Python with the schedlab package (python/, built by maturin in release, sharing target/ with
 # the CLI's build), pandas and pyarrow for reading results, pytest and ruff for the tests.
-venv: $(VENV)/.python-deps
-	$(VENV)/bin/maturin develop --release --locked --quiet -m python/Cargo.toml
+# (Prerequisites through $(wildcard): a copy of the project without the package's sources, as
+# the README's tour test makes, finds the venv it links up to date.)
+PACKAGE_SOURCES := $(wildcard pyproject.toml python/Cargo.toml python/src/*.rs python/schedlab/*.py \
+	Cargo.toml Cargo.lock src/*.rs src/*/*.rs src/*/*/*.rs src/*/*/*/*.rs src/*/*/*/*/*.rs)
 
-$(VENV)/.python-deps: pyproject.toml
+venv: $(VENV)/.schedlab-package
+
+$(VENV)/.schedlab-package: $(VENV)/.python-deps $(PACKAGE_SOURCES)
+	$(VENV)/bin/maturin develop --release --locked --quiet -m python/Cargo.toml
+	touch $@
+
+$(VENV)/.python-deps: $(wildcard pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff

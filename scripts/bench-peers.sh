@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side by side, whole process: schedlab and AccaSim (PyPI) running EASY backfilling on KTH-SP2
-# (100 processors, each a node of one core), median of REPS runs with peak memory (GNU time).
+# (100 processors, each a node of one core), median of REPS runs with peak memory (GNU time);
+# beside them the Python package, native EASY and the example Python EASY policy.
 #
 #   scripts/bench-peers.sh [REPS]         (default 3; PEERS=/work/peers for the venv)
 #
@@ -38,8 +39,18 @@ measure() {
     printf '%s\n' "${times[@]}" | sort -g | awk -v rss="$rss" '{ v[NR] = $1 } END { printf "%s %.0f", v[int((NR + 1) / 2)], rss / 1024 }'
 }
 read -r ours ours_mb <<<"$(measure "$bin" simulate "$work/kth.swf" --scheduler easy --format json)"
+py=.venv/bin/python
+[ -x "$py" ] || make venv
+read -r pynative pynative_mb <<<"$(measure "$py" scripts/peers/python_easy.py "$work/kth.swf" native)"
+read -r pypolicy pypolicy_mb <<<"$(measure "$py" scripts/peers/python_easy.py "$work/kth.swf" policy)"
 read -r acca acca_mb <<<"$(cd "$work" && measure "$peers/venv/bin/python" "$OLDPWD/scripts/peers/accasim_easy.py" kth.swf kth.config "$work/accasim-results")"
 echo "| simulator | command | median s | peak MB | vs schedlab |"
 echo "|---|---|---:|---:|---:|"
 echo "| schedlab | \`schedlab simulate KTH-SP2 --scheduler easy\` | $ours | $ours_mb | 1 |"
+ratio() { awk -v a="$1" -v o="$ours" 'BEGIN { printf "%.1f×", a / o }'; }
+echo "| schedlab (Python) | \`schedlab.simulate(KTH-SP2, scheduler=\"easy\")\` | $pynative | $pynative_mb | $(ratio "$pynative") |"
+echo "| schedlab (Python) | \`schedlab.simulate(KTH-SP2, policy=EASY())\`, policies/easy.py | $pypolicy | $pypolicy_mb | $(ratio "$pypolicy") |"
 echo "| AccaSim 1.1.3 | \`EASYBackfilling(FirstFit())\`, 100 nodes × 1 core | $acca | $acca_mb | $(awk -v a="$acca" -v o="$ours" 'BEGIN { printf "%.0f×", a / o }') |"
+echo
+echo "Python EASY policy: AccaSim ÷ it = $(awk -v a="$acca" -v p="$pypolicy" 'BEGIN { printf "%.0f×", a / p }')"
+"$py" scripts/peers/python_easy.py "$work/kth.swf" calls
