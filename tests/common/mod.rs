@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod project;
+pub mod shared;
 
 use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
