@@ -3,6 +3,7 @@
 
 pub mod project;
 pub mod shared;
+pub mod shipped;
 
 use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
