@@ -8,6 +8,8 @@ CARGO  ?= cargo
 PYTHON ?= python3
 BIN    := target/release/schedlab
 VENV   := .venv
+# Every manifest, a user's own studies included; the tests run only the shipped ones, by name
+# (tests/common/shipped.rs).
 MANIFESTS := $(wildcard experiments/*.yaml)
 
 .PHONY: all build test bench check-parquet lint clean venv

@@ -23,11 +23,9 @@ fn root() -> PathBuf {
 
 #[test]
 fn the_bundled_inputs_are_aleangs_example1() {
-    let shared = root().join("../shared/workloads/aleang-example1");
-    if !shared.is_dir() {
-        eprintln!("../shared is not beside the repository: nothing to compare with");
+    let Some(shared) = common::shared::shared("workloads/aleang-example1") else {
         return;
-    }
+    };
     let ours = root().join("workloads/aleang-example1");
     for load in LOADS {
         let name = format!("Example1-load_{load}%-urgent_10%-instance_0.swf");

@@ -10,11 +10,11 @@ fn schedlab(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+mod common;
+
+/// A pyss fixture, or `None` (the reason printed) without the shared folder.
 fn fixture(name: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/pyss")
-        .join(name);
-    p.is_file().then_some(p)
+    common::shared::shared(&format!("fixtures/pyss/{name}"))
 }
 
 fn kth() -> String {

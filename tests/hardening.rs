@@ -82,7 +82,15 @@ fn readme_quick_tour_runs_as_written() {
 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    copy_tree(&repo().join("experiments"), &d.join("experiments"));
+    // The shipped experiments only: a user's own studies beside them are not the tour's.
+    fs::create_dir_all(d.join("experiments")).unwrap();
+    for manifest in common::shipped::shipped_manifests() {
+        fs::copy(
+            &manifest,
+            d.join("experiments").join(manifest.file_name().unwrap()),
+        )
+        .unwrap();
+    }
     fs::copy(repo().join("Makefile"), d.join("Makefile")).unwrap();
     std::os::unix::fs::symlink(repo().join("workloads"), d.join("workloads")).unwrap();
     fs::create_dir_all(d.join("target/release")).unwrap();
@@ -176,19 +184,6 @@ fn python_lines_in_the_docs_use_the_venv_make_creates() {
         outside.is_empty(),
         "use .venv/bin/python (after `make venv`): {outside:#?}"
     );
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -1599,8 +1594,8 @@ fn fuzzed_traces_and_manifests_are_read_or_refused_never_a_panic() {
     let small = p.path().join("workloads/small.swf");
     fs::write(&small, &text).unwrap();
     let mut manifests = Vec::new();
-    for entry in fs::read_dir(repo().join("experiments")).unwrap() {
-        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+    for path in common::shipped::shipped_manifests() {
+        let text = fs::read_to_string(path).unwrap();
         let text = replace_trace_paths(&text);
         manifests.push(text.into_bytes());
     }

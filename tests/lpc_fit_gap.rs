@@ -1,6 +1,6 @@
 //! Why our Login/Logout fits of LPC-EGEE's Biomed users have δ and λ 10–1000× smaller than
 //! Medernach's table "Biomed simulation results" (docs/lpc-egee-fit.md, "Why our δ and λ are
-//! smaller"). Each hypothesis is computed on the trace (when ../shared is present) with the same
+//! smaller"). Each hypothesis is computed on the trace (bundled in workloads/) with the same
 //! code as `schedlab fit` (`analysis::fit_r0_curve` on `EmpiricalR0`), and the doc's figures
 //! are pinned here.
 
@@ -25,29 +25,22 @@ const BIOMED_GROUP: i32 = 2;
 /// The four Biomed users with most jobs, as `schedlab fit` ranks them.
 const USERS: [i32; 4] = [2, 24, 16, 19];
 
-fn arrivals() -> Option<Vec<(i32, Vec<f64>)>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/workloads/LPC-EGEE-2004-1.2-cln.swf.gz");
-    if !path.exists() {
-        eprintln!("skipped: {} not present", path.display());
-        return None;
-    }
+fn arrivals() -> Vec<(i32, Vec<f64>)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/LPC-EGEE-2004-1.2-cln.swf.gz");
     let trace = read_path(&path, Mode::Strict).unwrap();
-    Some(
-        USERS
-            .iter()
-            .map(|&u| {
-                let times = trace
-                    .workload
-                    .jobs
-                    .iter()
-                    .filter(|j| j.user == u && j.group == BIOMED_GROUP)
-                    .map(|j| j.submit as f64)
-                    .collect();
-                (u, times)
-            })
-            .collect(),
-    )
+    USERS
+        .iter()
+        .map(|&u| {
+            let times = trace
+                .workload
+                .jobs
+                .iter()
+                .filter(|j| j.user == u && j.group == BIOMED_GROUP)
+                .map(|j| j.submit as f64)
+                .collect();
+            (u, times)
+        })
+        .collect()
 }
 
 /// The arrival times with every silence longer than `gap` shortened to `gap`: the time a user
@@ -91,7 +84,7 @@ fn means(fits: &[LoginModel]) -> (f64, f64) {
 
 #[test]
 fn the_gap_to_the_papers_table_comes_from_what_the_fit_sees_not_from_units() {
-    let Some(users) = arrivals() else { return };
+    let users = arrivals();
     let paper: Vec<LoginModel> = PAPER
         .iter()
         .map(|&(mu, delta, lambda)| LoginModel::new(lambda, delta, mu).unwrap())

@@ -2,9 +2,10 @@
 //! cell ids independent of the order axes are written in; paths relative to the manifest.
 
 use std::fs;
-use std::path::Path;
 
 use schedlab::manifest::{Manifest, load};
+
+mod common;
 
 fn project(manifest: &str) -> (tempfile::TempDir, Manifest) {
     let dir = tempfile::tempdir().unwrap();
@@ -131,11 +132,11 @@ fn parameter_axes_override_settings() {
     assert_eq!(&c.params["load_scale"], "1p5");
 }
 
+/// The shipped experiments by name (tests/common/shipped.rs): a user's own manifest or draft in
+/// experiments/ is not the suite's to load.
 #[test]
 fn the_shipped_experiments_load() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
+    for path in common::shipped::shipped_manifests() {
         let m = load(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(!m.cells.is_empty());
     }

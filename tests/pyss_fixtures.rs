@@ -10,9 +10,11 @@ use schedlab::sim::{
     Allocation, Machine, Overrun, SchedulerKind, SimConfig, TopologyMachine, Workload, simulate,
 };
 
+mod common;
+
+/// The fixtures folder, or `None` (the reason printed) without the shared folder.
 fn fixtures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/pyss");
-    dir.is_dir().then_some(dir)
+    common::shared::shared("fixtures/pyss")
 }
 
 struct Case {
@@ -70,7 +72,6 @@ fn load_case(swf: &Path) -> Case {
 #[test]
 fn pyss_fixtures_reproduce_exactly() {
     let Some(dir) = fixtures_dir() else {
-        eprintln!("../shared/fixtures/pyss not found; skipping");
         return;
     };
     let mut cases: Vec<_> = fs::read_dir(&dir)

@@ -1,9 +1,11 @@
-//! The SWF reader against hand-written inputs and every real trace in ../shared/workloads.
+//! The SWF reader against hand-written inputs and every real trace in ../shared/workloads (when
+//! the shared folder is present: tests/common/shared.rs).
 
 use std::io::Write;
-use std::path::Path;
 
 use schedlab::swf::{Mode, TraceInfo, read_bytes, read_path};
+
+mod common;
 
 const HEADER: &str = "; MaxProcs: 8\n; MaxNodes: 4\n; UnixStartTime: 1000\n; Note: kept\n";
 
@@ -138,11 +140,9 @@ fn gzip_is_detected_by_magic_bytes_not_by_name() {
 
 #[test]
 fn every_shared_trace_reads_with_its_documented_job_count() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads");
-    if !dir.is_dir() {
-        eprintln!("../shared/workloads not found; skipping");
+    let Some(dir) = common::shared::shared("workloads") else {
         return;
-    }
+    };
     // Job counts from ../shared/workloads/README.md: every job line is read (kept or skipped).
     let expected = [
         ("SDSC-SP2-1998-4.2-cln.swf.gz", 59_715, Some(128)),

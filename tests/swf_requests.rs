@@ -1,5 +1,5 @@
 //! Job requests from SWF lines (issue 10): the memory readings, Alea's and AleaNG's extended
-//! fields, on hand-written lines and on the real files in ../shared/workloads. Expectations are
+//! fields, on hand-written lines and on the real files (bundled in workloads/). Expectations are
 //! worked out by hand from the lines (and, for the whole files, counted independently with awk:
 //! see each test).
 
@@ -10,8 +10,10 @@ use schedlab::swf::{Extended, MemoryReading, Mode, ReadOptions, read_bytes_with,
 
 const GIB_KB: u64 = 1 << 20;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads")
+/// The bundled traces: wagap-2013 and AleaNG's Example1 are those of ../shared/workloads, byte
+/// for byte (gzipped; tests/aleang_example1.rs compares Example1's).
+fn bundled() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads")
 }
 
 fn options(memory: MemoryReading) -> ReadOptions {
@@ -293,7 +295,7 @@ fn aleang_gpus_properties_and_whole_nodes() {
 
 #[test]
 fn wagap_2013_as_a_whole() {
-    let path = shared().join("alea/wagap-2013.swf.gz");
+    let path = bundled().join("wagap-2013.swf.gz");
     let t = read_path_with(&path, Mode::Strict, &options(MemoryReading::BytesPerNode)).unwrap();
     // Counted with awk over fields 4, 20 and 21 of the 17,900 lines: two negative run times
     // (jobs 4185 and 4199); 231 `#excl`; 12 specs of two parts; 20 with ppn=1.5; 114 with a
@@ -350,7 +352,7 @@ fn wagap_2013_as_a_whole() {
 
 #[test]
 fn aleang_example1_as_a_whole() {
-    let path = shared().join("aleang-example1/Example1-load_100%-urgent_10%-instance_0.swf");
+    let path = bundled().join("aleang-example1/Example1-load_100%-urgent_10%-instance_0.swf.gz");
     let t = read_path_with(&path, Mode::Strict, &options(MemoryReading::KbPerNode)).unwrap();
     assert_eq!(t.workload.len(), 4014);
     // Whole-node reading: as many nodes as processors, one processor each, field 10 per node.

@@ -287,12 +287,10 @@ fn aleang_machines(path: &Path) -> BTreeMap<String, (i64, i64, i64, Vec<String>)
 
 #[test]
 fn aleang_example1_runs_as_published() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/workloads/aleang-example1");
-    let trace = dir.join("Example1-load_100%-urgent_10%-instance_0.swf");
-    if !trace.is_file() {
-        eprintln!("skipped: {} not found", trace.display());
+    let Some(dir) = common::shared::shared("workloads/aleang-example1") else {
         return;
-    }
+    };
+    let trace = dir.join("Example1-load_100%-urgent_10%-instance_0.swf");
     let machines = dir.join("Example1-load_100%-urgent_10%-instance_0.swf.machines");
     let out_dir = tempfile::tempdir().unwrap();
     let jobs_out = out_dir.path().join("jobs.parquet");

@@ -1,6 +1,6 @@
 //! `schedlab trace stats` and `schedlab fit` (issue 5): statistics of a hand-made trace worked
 //! out by hand, Parquet output, the fitted manifest loading and generating, bad input, and the
-//! fit of LPC-EGEE's top users (the paper's own cluster; when ../shared is present).
+//! fit of LPC-EGEE's top users (the paper's own cluster; the bundled trace).
 
 mod common;
 
@@ -186,12 +186,8 @@ schedulers:
 
 #[test]
 fn lpc_egee_top_users_fit_where_they_are_bursty() {
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/workloads/LPC-EGEE-2004-1.2-cln.swf.gz");
-    if !trace.exists() {
-        eprintln!("skipped: {} not present", trace.display());
-        return;
-    }
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("workloads/LPC-EGEE-2004-1.2-cln.swf.gz");
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("experiments")).unwrap();
     let fits = fit(dir.path(), trace.to_str().unwrap(), "5");

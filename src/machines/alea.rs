@@ -33,7 +33,7 @@ mod tests {
 
     #[test]
     fn wagap_machines_as_written() {
-        // The two lines of shared/workloads/alea/wagap-2013.swf.machines.
+        // The two lines of workloads/wagap-2013.swf.machines (Alea's file, bundled).
         let text = "0\tzewura\t20\t80\t1\t529426432\n1\tzegox\t48\t12\t1\t94035968\n";
         let file = parse(text).unwrap();
         let [zewura, zegox] = file.clusters.as_slice() else {

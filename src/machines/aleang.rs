@@ -54,7 +54,8 @@ mod tests {
 
     #[test]
     fn example1_machines_as_written() {
-        // shared/workloads/aleang-example1/*.machines, header and alignment included.
+        // workloads/aleang-example1/example1.swf.machines (AleaNG's Example1 file, bundled),
+        // header and alignment included.
         let text = ";cl_id\tname\t\tnodes\tCPUs\tspeed\tGB_RAM\tproperties\tGPUs\n\
                     ;-------------------\n\
                     0\tcl_dedicated \t 4 \t 1 \t 1 \t 256 \t dedicated \t 4\n\

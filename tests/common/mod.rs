@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod project;
+pub mod shared;
+pub mod shipped;
 
 use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
