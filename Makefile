@@ -64,8 +64,8 @@ bench: build
 lint: $(VENV)/.python-deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
-	$(VENV)/bin/ruff format --check python policies tests/python
-	$(VENV)/bin/ruff check python policies tests/python
+	$(VENV)/bin/ruff format --check python policies tests/python scripts/peers/python_easy.py
+	$(VENV)/bin/ruff check python policies tests/python scripts/peers/python_easy.py
 
 clean:
 	$(CARGO) clean

@@ -13,6 +13,7 @@ Results are pyarrow tables handed over through the Arrow C data interface: ``.to
 """
 
 from ._schedlab import InputError, SchedlabError, SimulationError, __version__
+from .manifest import plan, report, run
 from .policy import Plan, Policy, Shadow
 from .simulate import Result, read_trace, simulate
 from .view import Running, View, Waiting
@@ -29,6 +30,9 @@ __all__ = [
     "View",
     "Waiting",
     "__version__",
+    "plan",
     "read_trace",
+    "report",
+    "run",
     "simulate",
 ]

@@ -37,3 +37,27 @@ def decide(policy, state) -> list[int]:
                 f"{state.n_waiting - 1}"
             )
     return out
+
+
+def load_policy(path: str, class_name: str, params_json: str):
+    """The policy a manifest names: the class ``class_name`` of the file ``path`` (imported as a
+    fresh module, its folder on the import path for its local modules), called with the
+    manifest's ``params`` as keyword arguments."""
+    import importlib.util
+    import json
+    import os
+    import sys
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = "_schedlab_policy_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise AttributeError(f"{path} defines no {class_name}")
+    return cls(**json.loads(params_json))

@@ -47,3 +47,8 @@ pub fn to_py(e: ApiError) -> PyErr {
 pub fn input(message: impl Into<String>) -> PyErr {
     InputError::new_err(message.into())
 }
+
+/// A failure with `message` (the CLI's exit code 1).
+pub fn failed(message: impl Into<String>) -> PyErr {
+    SimulationError::new_err(message.into())
+}

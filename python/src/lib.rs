@@ -7,6 +7,7 @@
 //! The public Python API is `python/schedlab/__init__.py`; this module is private to it.
 
 mod arrow;
+mod cli;
 mod errors;
 mod policy;
 mod trace;
@@ -19,6 +20,8 @@ fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(trace::read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(policy::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<view::ViewState>()?;
     m.add_class::<view::PyPlan>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

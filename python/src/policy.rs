@@ -45,7 +45,7 @@ impl PyPolicy {
 }
 
 /// The exception's traceback as Python prints it.
-fn traceback(py: Python<'_>, e: &PyErr) -> String {
+pub fn traceback(py: Python<'_>, e: &PyErr) -> String {
     let formatted = py.import("traceback").and_then(|tb| {
         tb.call_method1(
             "format_exception",

@@ -12,6 +12,7 @@ root = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(root / "policies"))
 
 import schedlab  # noqa: E402
+
 from easy import EASY  # noqa: E402
 
 trace, mode = sys.argv[1], sys.argv[2]
@@ -41,9 +42,11 @@ elif mode == "calls":
     inside = sum(sum(v) for v in buckets.values())
     crossing = (t2 - t1) - (t1 - t0) - inside
     print(f"native {t1 - t0:.3f} s, policy {t2 - t1:.3f} s, {result.policy_calls} calls")
-    print(f"per call: {1e6 * (t2 - t1 - (t1 - t0)) / result.policy_calls:.1f} µs in all, "
-          f"{1e6 * inside / result.policy_calls:.1f} µs inside decide, "
-          f"{1e6 * crossing / result.policy_calls:.1f} µs crossing and checks")
+    print(
+        f"per call: {1e6 * (t2 - t1 - (t1 - t0)) / result.policy_calls:.1f} µs in all, "
+        f"{1e6 * inside / result.policy_calls:.1f} µs inside decide, "
+        f"{1e6 * crossing / result.policy_calls:.1f} µs crossing and checks"
+    )
     print("| waiting jobs | calls | µs per call inside decide |")
     print("|---|---:|---:|")
     for key in sorted(buckets):

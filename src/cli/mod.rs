@@ -15,6 +15,7 @@ mod output;
 mod penalties;
 mod plan;
 mod provenance;
+pub mod python;
 mod report;
 mod run;
 mod simulate;
@@ -211,8 +212,39 @@ impl From<crate::api::ApiError> for CliError {
 
 pub fn main() -> ExitCode {
     restore_default_sigpipe();
-    let cli = Cli::parse();
-    let result = match cli.command {
+    ExitCode::from(main_with(std::env::args_os()))
+}
+
+/// The command line `args` (program name first) run to its exit code, errors printed: what
+/// `schedlab` does, and what `python -m schedlab` does through the Python package.
+pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+        }
+    };
+    match dispatch(cli) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            if let Some(hint) = e.hint {
+                eprintln!("hint: {hint}");
+            }
+            e.code
+        }
+    }
+}
+
+/// Parses `args` (program name first) as a command line.
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, CliError> {
+    Cli::try_parse_from(args).map_err(|e| CliError::input(e.to_string().trim_end()))
+}
+
+/// Runs a parsed command.
+pub fn dispatch(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
         Command::Simulate(args) => simulate::run(args),
         Command::Trace(command) => trace::run(command),
         Command::Run(args) => run::run(args),
@@ -226,15 +258,5 @@ pub fn main() -> ExitCode {
         Command::Completions(args) => completions::run(args),
         Command::Status(args) => status::run(args),
         Command::Worker(args) => worker::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::from(exit::OK),
-        Err(e) => {
-            eprintln!("error: {}", e.message);
-            if let Some(hint) = e.hint {
-                eprintln!("hint: {hint}");
-            }
-            ExitCode::from(e.code)
-        }
     }
 }

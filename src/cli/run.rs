@@ -155,6 +155,12 @@ fn run_planned(
     interrupt: &Interrupt,
 ) -> Result<(), CliError> {
     let manifests = manifests::load_all(&args.manifests)?;
+    // A Python policy runs where Python is: hand the command to the Python package.
+    if !execute::custom_policy::installed()
+        && let Some(what) = super::python::first_python_policy(&manifests)
+    {
+        super::python::hand_over(&what)?;
+    }
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
     let threads = args
         .jobs

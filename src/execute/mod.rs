@@ -3,6 +3,7 @@
 //! threads ([`dag::execute`]) or Slurm.
 
 mod aggregate_node;
+pub mod custom_policy;
 pub mod dag;
 mod eet_outputs;
 pub mod executor;

@@ -287,7 +287,35 @@ fn simulate(
     .map_err(|e| e.to_string())?;
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
-    let outcome = match &cell.queues {
+    let outcome = match (&cell.scheduler.python, &cell.queues) {
+        (Some(python), queues) => {
+            let Some(uniform) = machine.as_uniform() else {
+                return Err(format!(
+                    "scheduler `{}`: a Python policy runs on a processor pool or on whole nodes of one size, not on a topology (yet)",
+                    cell.scheduler.name
+                ));
+            };
+            if queues.is_some() {
+                return Err(format!(
+                    "scheduler `{}`: a Python policy does not run with queues and limits (yet)",
+                    cell.scheduler.name
+                ));
+            }
+            let policy = super::custom_policy::build(python)?;
+            let adapter = crate::sim::policy::PolicyScheduler::new(
+                policy,
+                workload.requests.clone(),
+                uniform.procs_per_unit(),
+            );
+            crate::sim::simulate_policy_into(
+                workload,
+                &config,
+                crate::sim::AnyPolicy::Units(Box::new(adapter)),
+                &reservations,
+                &mut schedule,
+            )
+        }
+        (None, queues) => match queues {
         Some(setup) => simulate_limited_into(
             workload,
             &config,
@@ -296,6 +324,7 @@ fn simulate(
             &mut schedule,
         ),
         None => simulate_into(workload, &config, &reservations, &mut schedule),
+        },
     }
     .map_err(|e| e.to_string())?;
     let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL
@@ -313,7 +342,10 @@ fn simulate(
     }
     let span = schedule.span();
     let facts = ScheduleFacts {
-        policy: cell.scheduler.policy.to_string(),
+        policy: match &cell.scheduler.python {
+            Some(_) => "python".to_string(),
+            None => cell.scheduler.policy.to_string(),
+        },
         procs: machine.procs(),
         node_size: cell.cluster.node_size,
         interval: cell.scheduler.interval,

@@ -14,6 +14,7 @@ mod grid;
 mod locate;
 pub mod model;
 mod order;
+pub mod python_policy;
 pub mod queues;
 pub mod raw;
 mod reservations;

@@ -321,6 +321,8 @@ pub struct SchedulerSpec {
     pub overrun: Overrun,
     /// Node placement on topologies (ignored by processor pools).
     pub placement: Placement,
+    /// A policy written in Python instead of the built-in rule (`policy: python`).
+    pub python: Option<Arc<super::python_policy::PythonPolicySpec>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

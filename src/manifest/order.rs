@@ -290,8 +290,17 @@ pub fn backfill_rule(
     path: &str,
     s: &super::raw::RawScheduler,
 ) -> Result<SchedulerKind, ManifestError> {
-    match (s.policy, &s.backfill) {
-        (Some(p), None) => Ok(p),
+    match (&s.policy, &s.backfill) {
+        (Some(p), None) => p.value.parse::<SchedulerKind>().map_err(|_| {
+            ctx.error(
+                &format!("{path}.policy"),
+                format!(
+                    "unknown policy {:?} (expected fcfs, easy, conservative, aggressive or python)",
+                    p.value
+                ),
+                &p.referenced,
+            )
+        }),
         (None, Some(b)) => parse_backfill(&b.value).map_err(|m| {
             ctx.error(&format!("{path}.backfill"), m, &b.referenced)
         }),

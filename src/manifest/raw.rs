@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 
 use super::order::{RawFairshare, RawPriority};
 use crate::sim::scheduler::order::OrderKind;
-use crate::sim::{Overrun, SchedulerKind};
+use crate::sim::Overrun;
 
 /// A schedlab experiment manifest (`experiments/*.yaml`).
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -252,9 +252,22 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
-    /// The backfilling rule: fcfs (no backfilling), easy, conservative or aggressive.
+    /// The backfilling rule: fcfs (no backfilling), easy, conservative or aggressive; or
+    /// python, a policy of your own (`path`, `class`, `params`; docs/policies.md).
     #[schemars(with = "Option<String>")]
-    pub policy: Option<SchedulerKind>,
+    pub policy: Option<Spanned<String>>,
+    /// With `policy: python`: the file that defines the policy, relative to the manifest.
+    #[schemars(with = "Option<String>")]
+    pub path: Option<Spanned<String>>,
+    /// With `policy: python`: the policy's class in that file.
+    #[schemars(with = "Option<String>")]
+    pub class: Option<Spanned<String>>,
+    /// With `policy: python`: keyword arguments of the class.
+    pub params: Option<serde_json::Value>,
+    /// With `policy: python`: the source files whose content keys its simulations (default:
+    /// the file and the modules beside it that it imports).
+    #[schemars(with = "Option<Vec<String>>")]
+    pub files: Option<Vec<Spanned<String>>>,
     /// Synonym of `policy` on the `backfill` axis's scale: none, easy, conservative or
     /// aggressive (exclusive with `policy`).
     #[schemars(with = "Option<String>")]

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::ctx::{Ctx, check_name, positive, valid_name};
 use super::error::ManifestError;
@@ -256,6 +257,35 @@ pub fn resolve(
             None => None,
         };
         let path = format!("schedulers.{sname}");
+        if s.policy.as_ref().is_some_and(|p| p.value == "python") {
+            let python = super::python_policy::resolve(ctx, &path, s)?;
+            schedulers.insert(
+                sname.clone(),
+                SchedulerSpec {
+                    name: sname.clone(),
+                    // Unused: the Python policy decides (kept for the results' `policy` column).
+                    policy: crate::sim::SchedulerKind::Fcfs,
+                    order: Default::default(),
+                    interval,
+                    overrun: s.overrun.unwrap_or_default(),
+                    placement: s.placement.unwrap_or_default(),
+                    python: Some(Arc::new(python)),
+                },
+            );
+            continue;
+        }
+        for (given, key) in [
+            (s.path.is_some(), "path"),
+            (s.class.is_some(), "class"),
+            (s.params.is_some(), "params"),
+            (s.files.is_some(), "files"),
+        ] {
+            if given {
+                return Err(ctx
+                    .key_error(&format!("{path}.{key}"), key, format!("`{key}` belongs to a Python policy"))
+                    .hint("add `policy: python`, or leave it out"));
+            }
+        }
         let policy = super::order::backfill_rule(ctx, &path, s)?;
         let order = super::order::resolve(
             ctx,
@@ -276,6 +306,7 @@ pub fn resolve(
                 interval,
                 overrun: s.overrun.unwrap_or_default(),
                 placement: s.placement.unwrap_or_default(),
+                python: None,
             },
         );
     }

@@ -171,6 +171,11 @@ impl Parts<'_> {
         if s.order != OrderSpec::default() {
             scheduler["order"] = json!(s.order);
         }
+        // A Python policy replaces the rule: its class, parameters and sources' contents.
+        if let Some(python) = &s.python {
+            scheduler["policy"] = json!("python");
+            scheduler["python"] = python.key_material();
+        }
         scheduler
     }
 
