@@ -14,7 +14,9 @@ MANIFESTS := $(wildcard experiments/*.yaml)
 
 .PHONY: all build test bench check-parquet lint clean venv
 
-all: build
+# The package comes first: experiments/python-policies.yaml names Python policies, which the
+# CLI hands to it (docs/policies.md, "In a manifest").
+all: build venv
 	$(BIN) run $(MANIFESTS)
 	$(BIN) report $(MANIFESTS)
 

@@ -21,11 +21,14 @@ impl PolicyProvider for PyProvider {
         Python::attach(|py| {
             let load = || -> PyResult<Box<dyn Policy>> {
                 let params = serde_json::to_string(&spec.params).unwrap_or_else(|_| "{}".into());
-                let object = py.import("schedlab._bridge")?.getattr("load_policy")?.call1((
-                    spec.path.to_string_lossy().into_owned(),
-                    spec.class.clone(),
-                    params,
-                ))?;
+                let object = py
+                    .import("schedlab._bridge")?
+                    .getattr("load_policy")?
+                    .call1((
+                        spec.path.to_string_lossy().into_owned(),
+                        spec.class.clone(),
+                        params,
+                    ))?;
                 Ok(Box::new(PyPolicy::new(py, object.unbind())?))
             };
             load().map_err(|e| {
@@ -50,18 +53,17 @@ pub fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
     install();
     let parsed = schedlab::cli::parse(argv.into_iter().map(Into::into))
         .map_err(|e| errors::input(e.message))?;
-    py.detach(|| schedlab::cli::dispatch(parsed))
-        .map_err(|e| {
-            let text = match e.hint {
-                Some(h) => format!("{}\nhint: {h}", e.message),
-                None => e.message,
-            };
-            if e.code == schedlab::cli::exit::INPUT {
-                errors::input(text)
-            } else {
-                errors::failed(text)
-            }
-        })
+    py.detach(|| schedlab::cli::dispatch(parsed)).map_err(|e| {
+        let text = match e.hint {
+            Some(h) => format!("{}\nhint: {h}", e.message),
+            None => e.message,
+        };
+        if e.code == schedlab::cli::exit::INPUT {
+            errors::input(text)
+        } else {
+            errors::failed(text)
+        }
+    })
 }
 
 /// Runs the command line `argv` as the `schedlab` command does: errors printed, the exit code

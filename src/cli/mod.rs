@@ -222,7 +222,11 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> u8 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit::INPUT } else { exit::OK };
+            return if e.use_stderr() {
+                exit::INPUT
+            } else {
+                exit::OK
+            };
         }
     };
     match dispatch(cli) {

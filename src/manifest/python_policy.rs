@@ -102,7 +102,11 @@ pub fn resolve(
     })?;
     let Some(class) = &s.class else {
         return Err(ctx
-            .key_error(path, "path", "a Python policy needs `class`: the class in the file")
+            .key_error(
+                path,
+                "path",
+                "a Python policy needs `class`: the class in the file",
+            )
             .hint(match defined_classes(&text).first() {
                 Some(c) => format!("the file defines `class {c}`"),
                 None => "the file defines no class".to_string(),
@@ -127,7 +131,11 @@ pub fn resolve(
         Some(v @ serde_json::Value::Object(_)) => v.clone(),
         Some(_) => {
             return Err(ctx
-                .key_error(&format!("{path}.params"), "params", "`params` must be a mapping of keyword arguments")
+                .key_error(
+                    &format!("{path}.params"),
+                    "params",
+                    "`params` must be a mapping of keyword arguments",
+                )
                 .hint("e.g. `params: {power: 3}`"));
         }
     };
@@ -248,7 +256,11 @@ mod tests {
     fn local_sources_follow_imports_beside_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        std::fs::write(d.join("main.py"), "import numpy\nfrom helper import f\nclass P: pass\n").unwrap();
+        std::fs::write(
+            d.join("main.py"),
+            "import numpy\nfrom helper import f\nclass P: pass\n",
+        )
+        .unwrap();
         std::fs::write(d.join("helper.py"), "import deep\n").unwrap();
         std::fs::write(d.join("deep.py"), "import helper\n").unwrap();
         std::fs::write(d.join("unused.py"), "").unwrap();
@@ -257,6 +269,9 @@ mod tests {
             found,
             [d.join("main.py"), d.join("helper.py"), d.join("deep.py")]
         );
-        assert_eq!(defined_classes("class P(Base):\nclass Q:\n  class Inner:\n"), ["P", "Q"]);
+        assert_eq!(
+            defined_classes("class P(Base):\nclass Q:\n  class Inner:\n"),
+            ["P", "Q"]
+        );
     }
 }

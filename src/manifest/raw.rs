@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::order::{RawFairshare, RawPriority};
-use crate::sim::scheduler::order::OrderKind;
 use crate::sim::Overrun;
+use crate::sim::scheduler::order::OrderKind;
 
 /// A schedlab experiment manifest (`experiments/*.yaml`).
 #[derive(Debug, Deserialize, JsonSchema)]

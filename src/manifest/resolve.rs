@@ -282,7 +282,11 @@ pub fn resolve(
         ] {
             if given {
                 return Err(ctx
-                    .key_error(&format!("{path}.{key}"), key, format!("`{key}` belongs to a Python policy"))
+                    .key_error(
+                        &format!("{path}.{key}"),
+                        key,
+                        format!("`{key}` belongs to a Python policy"),
+                    )
                     .hint("add `policy: python`, or leave it out"));
             }
         }

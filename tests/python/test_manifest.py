@@ -11,9 +11,10 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import POLICIES, ROOT, WORKLOADS
 
 import schedlab
+
+from conftest import POLICIES, ROOT, WORKLOADS
 
 BIN = ROOT / "target" / "release" / "schedlab"
 
@@ -157,7 +158,10 @@ def test_the_cli_hands_python_policies_to_the_package_or_says_what_to_install(pr
         ("{policy: python, class: EASY}", "needs `path`"),
         ("{policy: python, path: ../policies/nope.py, class: EASY}", "policy file not found"),
         ("{policy: python, path: ../policies/easy.py, class: Nope}", "defines no class `Nope`"),
-        ("{policy: python, path: ../policies/easy.py, class: EASY, order: sjf}", "decides the order"),
+        (
+            "{policy: python, path: ../policies/easy.py, class: EASY, order: sjf}",
+            "decides the order",
+        ),
         ("{policy: easy, class: EASY}", "belongs to a Python policy"),
         ("{policy: fastest}", "unknown policy"),
     ],
