@@ -231,8 +231,11 @@ pub struct LimitsOutcome {
     pub queue: Vec<u32>,
     /// Per workload job: the cap that held it last before it became eligible, if any.
     pub held_by: Vec<Option<LimitKind>>,
-    /// Per workload job: when it became eligible (its submit time when never held).
+    /// Per workload job: when it last became eligible (its submit time when never held).
     pub eligible_at: Vec<Time>,
+    /// Per workload job: seconds it was held in all (by caps on job counts or behind a CPU
+    /// quota, which may hold a job again after it was eligible).
+    pub held_time: Vec<Time>,
     /// Per workload job: the queue limit that killed it, if any.
     pub killed_by: Vec<Option<KillReason>>,
     /// Jobs refused at submission, in submission order.
@@ -240,9 +243,9 @@ pub struct LimitsOutcome {
 }
 
 impl LimitsOutcome {
-    /// Seconds `job` was held back by limits.
-    pub fn held_seconds(&self, job: u32, submit: Time) -> Time {
-        self.eligible_at[job as usize] - submit
+    /// Seconds `job` was held back by limits (kept from the policy) before it started.
+    pub fn held_seconds(&self, job: u32) -> Time {
+        self.held_time[job as usize]
     }
 
     /// The queue name of `job`, if a queue took it.
