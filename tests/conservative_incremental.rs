@@ -38,6 +38,10 @@ impl Scheduler for Logged {
             .collect();
         self.log.borrow_mut().push((view.now, started, plan));
     }
+
+    fn started(&mut self, now: Time, job: u32) {
+        self.inner.started(now, job);
+    }
 }
 
 fn run(

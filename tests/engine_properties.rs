@@ -106,6 +106,10 @@ impl<S: Scheduler> Scheduler for Spy<S> {
         self.inner.schedule(view, starts);
         (self.record)(&self.inner, view, starts, &mut self.log.borrow_mut());
     }
+
+    fn started(&mut self, now: Time, job: u32) {
+        self.inner.started(now, job);
+    }
 }
 
 /// Records, for each job at the moment it becomes the blocked queue head, EASY's shadow time.

@@ -77,7 +77,7 @@ fn a_job_waits_exactly_until_a_running_job_of_its_queue_ends() {
         // Free processors all along, but its queue runs one job at a time.
         assert_eq!(start_of(&out, 1), 100, "{kind}");
         assert_eq!(l.held_by[1], Some(LimitKind::QueueMaxRunning));
-        assert_eq!(l.held_seconds(1, 5), 95);
+        assert_eq!(l.held_seconds(1), 95);
         // The other queue is not held.
         assert_eq!(start_of(&out, 2), 5, "{kind}");
         assert_eq!(l.held_by[2], None);
@@ -390,6 +390,83 @@ fn cpu_quotas_of_users_and_groups_hold_jobs_and_refuse_those_over_them() {
     let (out, l) = run(jobs, &common::pool(16, SchedulerKind::Easy), &limits);
     assert_eq!(l.held_by[1], Some(LimitKind::GroupCpuQuota));
     assert_eq!(start_of(&out, 1), 100);
+}
+
+/// Issue 33: a CPU quota counts running jobs only — a job that does not fit the machine yet
+/// uses none of it. 4 processors, user 1's quota 2 CPUs; jobs (submit, runtime, CPUs, user) =
+/// (0, 100, 3, 2), (1, 100, 2, 1), (2, 50, 1, 1). By hand: job 0 runs 0–100 and leaves one
+/// processor. Job 1 (2 CPUs) fits the quota (nothing of user 1 runs) but not the machine, so it
+/// waits; job 2 (1 CPU) fits both at 2 and starts under every backfilling rule (aggressive and
+/// EASY: it ends at 52, before job 1's reservation at 100; conservative: the processor is free
+/// 2–100). Once it runs, user 1 has 1 CPU left: job 1 is held by the quota from 2 until job 2
+/// ends at 52, then waits for processors until 100. Under no backfilling job 1 blocks the queue:
+/// it starts at 100, and job 2 (2 + 1 > 2) waits for it to end at 200. Counting eligible jobs
+/// too (the rule before issue 33), job 2 was held behind job 1 and started at 200 everywhere.
+#[test]
+fn issue_33_a_cpu_quota_counts_running_jobs_only() {
+    let limits = Limits {
+        users: AccountTable {
+            default: Caps::default(),
+            by_id: BTreeMap::from([(
+                1,
+                Caps {
+                    cpu_quota: Some(2),
+                    ..Caps::default()
+                },
+            )]),
+        },
+        ..Limits::single("batch")
+    };
+    let as_user = |user, j: Job| Job { user, ..j };
+    let jobs = vec![
+        as_user(2, job(1, 0, 3, 100)),
+        as_user(1, job(2, 1, 2, 100)),
+        as_user(1, job(3, 2, 1, 50)),
+    ];
+    for kind in SchedulerKind::ALL {
+        let (out, l) = run(jobs.clone(), &common::pool(4, kind), &limits);
+        if kind == SchedulerKind::Fcfs {
+            assert_eq!(starts(&out), [0, 100, 200], "{kind}");
+            assert_eq!(l.held_by[2], Some(LimitKind::UserCpuQuota), "{kind}");
+            // In the queue behind job 1 from 2, held by the quota from 100 (job 1 starts) to 200.
+            assert_eq!(l.held_seconds(2), 100, "{kind}");
+            continue;
+        }
+        assert_eq!(starts(&out), [0, 100, 2], "{kind}");
+        assert_eq!(l.held_by[1], Some(LimitKind::UserCpuQuota), "{kind}");
+        assert_eq!(l.held_by[2], None, "{kind}");
+        // Eligible at 1, held by the quota 2–52, eligible again from 52.
+        assert_eq!(l.held_seconds(1), 50, "{kind}");
+        assert_eq!(l.eligible_at[1], 52, "{kind}");
+        assert_eq!(l.held_seconds(2), 0, "{kind}");
+    }
+}
+
+/// Several eligible jobs of one user may each fit its quota alone: the jobs one scheduler call
+/// starts are checked in the order the policy decided them, counting those started before them
+/// (as AleaNG checks each job against the quota as it walks the queue and starts it). Quota 2,
+/// 8 processors, jobs at 0 of 1, 2 and 1 CPUs: the first starts, the second (1 + 2 > 2) is held
+/// by the quota, the third (1 + 1) starts at once; the second starts when both have ended.
+#[test]
+fn jobs_started_by_one_call_never_exceed_a_quota_together() {
+    let limits = Limits {
+        users: AccountTable {
+            default: Caps {
+                cpu_quota: Some(2),
+                ..Caps::default()
+            },
+            by_id: BTreeMap::new(),
+        },
+        ..Limits::single("batch")
+    };
+    let jobs = vec![job(1, 0, 1, 10), job(2, 0, 2, 10), job(3, 0, 1, 20)];
+    for kind in SchedulerKind::ALL {
+        let (out, l) = run(jobs.clone(), &common::pool(8, kind), &limits);
+        // Without backfilling too: a held job is not in the policy's queue, so it blocks none.
+        assert_eq!(starts(&out), [0, 20, 0], "{kind}");
+        assert_eq!(l.held_by[1], Some(LimitKind::UserCpuQuota), "{kind}");
+        assert_eq!(l.held_seconds(1), 20, "{kind}");
+    }
 }
 
 #[test]
@@ -740,7 +817,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
-    fn no_limit_is_ever_exceeded(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..3, nodes in any::<bool>()) {
+    fn no_limit_is_ever_exceeded(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..4, nodes in any::<bool>()) {
         let kind = SchedulerKind::ALL[kind];
         let machine = if nodes { Machine::exclusive_nodes(4, 2) } else { Machine::pool(8) };
         let config = SimConfig::new(machine, kind);
@@ -751,7 +828,7 @@ proptest! {
     }
 
     #[test]
-    fn no_limit_is_exceeded_on_a_topology(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..3) {
+    fn no_limit_is_exceeded_on_a_topology(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..4) {
         let kind = SchedulerKind::ALL[kind];
         let config = SimConfig::new(topology_machine(2, 4), kind);
         let (out, l) = run(jobs.clone(), &config, &limits);
@@ -766,6 +843,140 @@ proptest! {
         let plain = simulate(&Workload::new(jobs), &config).unwrap();
         prop_assert_eq!(&limited.jobs, &plain.jobs);
         prop_assert_eq!(&limited.steps, &plain.steps);
+    }
+}
+
+fn arb_quota() -> impl Strategy<Value = Caps> {
+    prop::option::of(3u64..10).prop_map(|cpu_quota| Caps {
+        cpu_quota,
+        ..Caps::default()
+    })
+}
+
+/// CPU quotas only, on every kind of account.
+fn arb_quotas() -> impl Strategy<Value = Limits> {
+    (
+        prop::collection::vec((arb_quota(), arb_quota(), arb_quota()), 3),
+        arb_quota(),
+        arb_quota(),
+    )
+        .prop_map(|(qs, user, group)| Limits {
+            queues: qs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (caps, per_user, per_group))| Queue {
+                    name: format!("q{i}"),
+                    caps,
+                    per_user,
+                    per_group,
+                    ..Queue::default()
+                })
+                .collect(),
+            routing: Routing::SwfQueue {
+                map: (0..3).map(|i| (i, i as u32)).collect(),
+                default: None,
+            },
+            users: AccountTable {
+                default: user,
+                by_id: BTreeMap::new(),
+            },
+            groups: AccountTable {
+                default: group,
+                by_id: BTreeMap::new(),
+            },
+            ..Limits::default()
+        })
+}
+
+/// Every CPU quota recomputed from the outcome under the running-only rule (issue 33), with
+/// aggressive backfilling on a pool, which starts every eligible job that fits: at every instant
+/// something happened, (1) the requested CPUs of the jobs running per quota holder never exceed
+/// its quota, and (2) every job still waiting after that instant's calls either does not fit the
+/// free processors or would exceed one of its quotas counting the jobs running then — so a quota
+/// held it back only when it really had no room, and a job that does not fit the machine took
+/// none of it.
+fn check_quotas_running_only(
+    jobs: &[Job],
+    limits: &Limits,
+    procs: u32,
+    out: &SimOutcome,
+    l: &LimitsOutcome,
+) -> Result<(), TestCaseError> {
+    let workload = Workload::new(jobs.to_vec());
+    let jobs = &workload.jobs;
+    let quota_of = |kind: u8, q: i32, id: i32| match kind {
+        0 => limits.queues[q as usize].caps.cpu_quota,
+        1 => limits.users.caps(id).cpu_quota,
+        2 => limits.groups.caps(id).cpu_quota,
+        3 => limits.queues[q as usize].per_user.cpu_quota,
+        _ => limits.queues[q as usize].per_group.cpu_quota,
+    };
+    let keys = |i: usize| {
+        let (j, q) = (&jobs[i], l.queue[i] as i32);
+        [
+            (0u8, q, 0),
+            (1, 0, j.user),
+            (2, 0, j.group),
+            (3, q, j.user),
+            (4, q, j.group),
+        ]
+    };
+    let mut instants: Vec<Time> = out
+        .jobs
+        .iter()
+        .flat_map(|o| [jobs[o.job as usize].submit, o.start, o.end])
+        .collect();
+    instants.sort_unstable();
+    instants.dedup();
+    for &t in &instants {
+        let mut used: BTreeMap<(u8, i32, i32), u64> = BTreeMap::new();
+        let mut busy = 0u64;
+        for o in out.jobs.iter().filter(|o| o.start <= t && t < o.end) {
+            busy += o.units;
+            for key in keys(o.job as usize) {
+                *used.entry(key).or_default() += u64::from(jobs[o.job as usize].procs);
+            }
+        }
+        for (&(kind, q, id), &cpus) in &used {
+            if let Some(max) = quota_of(kind, q, id) {
+                prop_assert!(
+                    cpus <= max,
+                    "t={t} account {kind}/{q}/{id}: {cpus} CPUs running > quota {max}"
+                );
+            }
+        }
+        for o in out
+            .jobs
+            .iter()
+            .filter(|o| jobs[o.job as usize].submit <= t && t < o.start)
+        {
+            let i = o.job as usize;
+            let procs_i = u64::from(jobs[i].procs);
+            let fits_machine = procs_i <= u64::from(procs) - busy;
+            let over_quota = keys(i).into_iter().any(|(kind, q, id)| {
+                quota_of(kind, q, id).is_some_and(|max| {
+                    used.get(&(kind, q, id)).copied().unwrap_or(0) + procs_i > max
+                })
+            });
+            prop_assert!(
+                !fits_machine || over_quota,
+                "t={t}: job {i} waits although it fits the free processors and every quota"
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn quotas_count_running_jobs_only(jobs in arb_jobs(), limits in arb_quotas()) {
+        let config = common::pool(8, SchedulerKind::Aggressive);
+        let (out, l) = run(jobs.clone(), &config, &limits);
+        check_quotas_running_only(&jobs, &limits, 8, &out, &l)?;
+        check_caps(&jobs, &limits, &out, &l)?;
+        prop_assert_eq!(out.jobs.len() + l.rejected.len() + out.skipped.len(), jobs.len());
     }
 }
 

@@ -359,6 +359,10 @@ impl<S: NodeScheduler> NodeScheduler for Spy<S> {
         self.inner.schedule(view, decisions);
         (self.record)(&self.inner, view, decisions, &mut self.log.borrow_mut());
     }
+
+    fn started(&mut self, now: Time, job: u32, class: u32) {
+        self.inner.started(now, job, class);
+    }
 }
 
 /// The first shadow time EASY computes for each job that becomes the blocked head.

@@ -470,6 +470,10 @@ struct Engine<'w> {
     /// Outcomes on their way to the sink, in submission order.
     outcomes: Reorder,
     started_jobs: Vec<u32>,
+    /// This call's decisions (queue positions) in the order the policy made them (reused).
+    decided: Vec<usize>,
+    /// Eligible jobs a start put behind a CPU quota at this call (reused buffer).
+    gated: Vec<u32>,
     /// Consecutive scheduler calls that left an idle machine idle with nothing else to come.
     idle_calls: u32,
     booking: Booking<'w>,
@@ -615,6 +619,8 @@ impl<'w> Engine<'w> {
             assignments: Vec::new(),
             outcomes: Reorder::default(),
             started_jobs: Vec::new(),
+            decided: Vec::new(),
+            gated: Vec::new(),
             idle_calls: 0,
             booking,
             limits: limits.map(|l| LimitState::new(l, workload)),
@@ -688,7 +694,7 @@ impl<'w> Engine<'w> {
             self.end_reservations(now);
             while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
                 self.admit_next();
-                match self.limits.as_mut().map(|l| l.arrive(job.job)) {
+                match self.limits.as_mut().map(|l| l.arrive(job.job, now)) {
                     None => self.queue.push(job),
                     Some(Admission::Eligible) => self.enqueue(job),
                     Some(Admission::Held(_)) => {}
@@ -708,13 +714,14 @@ impl<'w> Engine<'w> {
             let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
             if decides {
                 sink.call(now, self.queue.len() as u32);
-                self.decide(now, &mut starts)?;
+                let mut again = self.decide(now, &mut starts)?;
                 // Starts may free queued-job caps: the jobs they admit are decided on at once.
-                while self.admit_held(now) {
+                // A call cut short by a CPU quota is asked again, without the jobs it gated.
+                while self.admit_held(now) || again {
                     extra_calls += 1;
                     extra_call_queue += self.queue.len() as u64;
                     sink.call(now, self.queue.len() as u32);
-                    self.decide(now, &mut starts)?;
+                    again = self.decide(now, &mut starts)?;
                 }
             }
             self.outcomes.emit_ready(sink);
@@ -1000,16 +1007,41 @@ impl<'w> Engine<'w> {
         }
     }
 
-    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
-        self.ask(now, starts)?;
+    /// One scheduler call at `now` and its starts; whether a CPU quota cut it short (the
+    /// policy must be asked again at `now`).
+    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
+        let cut = self.ask(now, starts)?;
         if !starts.is_empty() {
+            let mut gated = std::mem::take(&mut self.gated);
+            gated.clear();
             if let Some(l) = &mut self.limits {
                 for &job in &self.started_jobs {
-                    l.started(job);
+                    l.started(job, now, &mut gated);
                 }
+            }
+            // Jobs a start put behind a CPU quota leave the queue with the started ones.
+            let withdrawn = !gated.is_empty();
+            if withdrawn {
+                for &job in &gated {
+                    let pos = self
+                        .queue
+                        .position_of(job)
+                        .expect("a gated job was eligible");
+                    starts.push(pos);
+                }
+                starts.sort_unstable();
             }
             // O(started × log queue): the queue marks the jobs gone (src/sim/queue.rs).
             self.queue.remove_positions(starts);
+            self.gated = gated;
+            if withdrawn || cut {
+                // A planning policy's plan held jobs that left without starting, or decisions
+                // that were not applied: it plans afresh.
+                self.queue.mark_changed();
+                if let MachineState::Topology(t) = &mut self.state {
+                    t.epoch += 1;
+                }
+            }
             // Backfilled: an earlier-submitted job is still waiting, i.e. the new queue head
             // precedes it in submission order.
             if let Some(head) = self.queue.first().map(|q| q.job) {
@@ -1037,14 +1069,18 @@ impl<'w> Engine<'w> {
         } else {
             self.idle_calls = 0;
         }
-        Ok(())
+        Ok(cut)
     }
 
     /// Asks the policy for its decisions at `now` and starts them; `starts` receives the queue
-    /// positions started, in increasing order.
-    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
+    /// positions started, in increasing order. Under CPU quotas only the longest prefix of the
+    /// decisions, in the order the policy made them, that keeps every quota counting the jobs
+    /// running (those started before it in the prefix included) starts; returns whether the
+    /// decisions were cut so.
+    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
         starts.clear();
         self.started_jobs.clear();
+        let mut cut = false;
         match &mut self.policy {
             AnyPolicy::Units(scheduler) => {
                 let MachineState::Uniform(u) = &mut self.state else {
@@ -1066,6 +1102,7 @@ impl<'w> Engine<'w> {
                 if let Some(failure) = scheduler.failure() {
                     return Err(failure);
                 }
+                self.decided.clone_from(starts);
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
                     if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
@@ -1074,9 +1111,27 @@ impl<'w> Engine<'w> {
                             position: pos,
                         });
                     }
+                }
+                if let Some(l) = &self.limits {
+                    let queue = &self.queue;
+                    let keep = l.quota_prefix(self.decided.iter().map(|&pos| queue[pos].job));
+                    if keep < self.decided.len() {
+                        cut = true;
+                        self.decided.truncate(keep);
+                        starts.clone_from(&self.decided);
+                        starts.sort_unstable();
+                    }
+                }
+                for &pos in starts.iter() {
                     let queued = self.queue[pos];
                     self.start(now, queued, None)?;
                     self.started_jobs.push(queued.job);
+                }
+                let AnyPolicy::Units(scheduler) = &mut self.policy else {
+                    unreachable!("this arm's policy");
+                };
+                for &pos in &self.decided {
+                    scheduler.started(now, self.queue[pos].job);
                 }
             }
             AnyPolicy::Nodes(scheduler) => {
@@ -1105,16 +1160,33 @@ impl<'w> Engine<'w> {
                         });
                     }
                 }
-                for d in decisions.starts() {
+                let mut keep = decisions.starts().len();
+                if let Some(l) = &self.limits {
+                    let queue = &self.queue;
+                    keep = l.quota_prefix(decisions.starts().iter().map(|d| queue[d.pos].job));
+                    if keep < decisions.starts().len() {
+                        cut = true;
+                        starts.clear();
+                        starts.extend(decisions.starts()[..keep].iter().map(|d| d.pos));
+                        starts.sort_unstable();
+                    }
+                }
+                for d in &decisions.starts()[..keep] {
                     let queued = self.queue[d.pos];
                     self.start(now, queued, Some((d.class, decisions.nodes(d))))?;
                     self.started_jobs.push(queued.job);
+                }
+                let AnyPolicy::Nodes(scheduler) = &mut self.policy else {
+                    unreachable!("this arm's policy");
+                };
+                for d in &decisions.starts()[..keep] {
+                    scheduler.started(now, self.queue[d.pos].job, d.class);
                 }
                 self.decisions = decisions;
             }
         }
         self.ended.clear();
-        Ok(())
+        Ok(cut)
     }
 
     /// Starts `queued` now: on a uniform machine wherever the node table puts it, on a topology

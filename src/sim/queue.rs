@@ -217,6 +217,13 @@ impl Queue {
         }
     }
 
+    /// Counts a change a plan of the queue cannot follow by arrivals and starts alone — jobs
+    /// that left without starting (held again by a CPU quota), or decisions of the last call
+    /// not applied — in [`Queue::reorders`].
+    pub fn mark_changed(&mut self) {
+        self.reorders += 1;
+    }
+
     /// How many jobs were inserted out of arrival order so far: a scheduler that keeps a plan
     /// of the queue's prefix must rebuild it when this changes.
     pub fn reorders(&self) -> u64 {

@@ -298,7 +298,7 @@ fn limit_columns(
             Some(l) => {
                 queue.append_option(l.queue_name(r.index));
                 held_by.append_option(l.held_by[r.index as usize].map(|k| k.name()));
-                held.append_value(l.held_seconds(r.index, r.submit));
+                held.append_value(l.held_seconds(r.index));
             }
             None => {
                 queue.append_null();

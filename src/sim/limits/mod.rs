@@ -13,15 +13,20 @@
 //! - AleaNG's `.queues` (`id name CPU_quota priority`), `.users` and `.groups`
 //!   (`id name shares CPU_quota`) files: CPUs a queue, user or group may hold at once.
 //!
-//! Semantics (docs/queues.md): a job reaches one queue ([`Routing`]). Limits are checked when
-//! it is submitted and whenever a job of one of its accounts starts or ends: a job is *eligible*
-//! (the policy sees it) only if, counting the running jobs **and the jobs already eligible** of
-//! each of its accounts, it keeps every cap; otherwise it is *held* by the first cap it breaks
-//! (the order of [`LimitKind::ALL`]). Eligibility is sticky: an eligible job stays eligible until
-//! it starts. So whatever the policy starts, no cap is ever exceeded, and a held job becomes
-//! eligible exactly when a job of the account holding it starts (queued caps) or ends (running
-//! caps and quotas). Among held jobs that a freed cap could admit, queue priority then
-//! submission order decides.
+//! Semantics (docs/queues.md): a job reaches one queue ([`Routing`]) and passes two gates. It is
+//! *admitted* only if, counting the running jobs **and the jobs already admitted** of each of
+//! its accounts, it keeps every cap on job counts (`max_running`, `max_queued`); otherwise it is
+//! *held* by the first it breaks (the order of [`LimitKind::ALL`]). Admission is sticky, so no
+//! count cap is ever exceeded, and a held job is admitted exactly when a job of the account
+//! holding it starts (queued caps) or ends (running caps); among held jobs a freed cap could
+//! admit, queue priority then submission order decides. An admitted job is *eligible* (the
+//! policy sees it) while it fits every CPU quota counting **running jobs only** — AleaNG's rule
+//! and PBS's `max_run_res` (issue 33): a job waiting for processors uses none of its quota. That
+//! gate is not sticky: a start holds the eligible jobs of its accounts that no longer fit, an end
+//! lets them through again. Within one scheduler call the engine starts the longest prefix of
+//! the policy's decisions, in the order it made them, that keeps every quota counting those
+//! before it ([`LimitState::quota_prefix`]), and asks again without the jobs that prefix held —
+//! the starts of AleaNG's walk, which checks each job against the quota as it reaches it.
 //!
 //! CPUs in quotas are requested processors (SWF field 8, else 5), on every machine.
 
@@ -231,8 +236,11 @@ pub struct LimitsOutcome {
     pub queue: Vec<u32>,
     /// Per workload job: the cap that held it last before it became eligible, if any.
     pub held_by: Vec<Option<LimitKind>>,
-    /// Per workload job: when it became eligible (its submit time when never held).
+    /// Per workload job: when it last became eligible (its submit time when never held).
     pub eligible_at: Vec<Time>,
+    /// Per workload job: seconds it was held in all (by caps on job counts or behind a CPU
+    /// quota, which may hold a job again after it was eligible).
+    pub held_time: Vec<Time>,
     /// Per workload job: the queue limit that killed it, if any.
     pub killed_by: Vec<Option<KillReason>>,
     /// Jobs refused at submission, in submission order.
@@ -240,9 +248,9 @@ pub struct LimitsOutcome {
 }
 
 impl LimitsOutcome {
-    /// Seconds `job` was held back by limits.
-    pub fn held_seconds(&self, job: u32, submit: Time) -> Time {
-        self.eligible_at[job as usize] - submit
+    /// Seconds `job` was held back by limits (kept from the policy) before it started.
+    pub fn held_seconds(&self, job: u32) -> Time {
+        self.held_time[job as usize]
     }
 
     /// The queue name of `job`, if a queue took it.

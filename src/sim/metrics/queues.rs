@@ -85,7 +85,7 @@ impl<'a> QueueSums<'a> {
         };
         let row = &mut self.rows[q];
         row.jobs += 1;
-        let h: Time = limits.map_or(0, |l| l.held_seconds(r.index, r.submit));
+        let h: Time = limits.map_or(0, |l| l.held_seconds(r.index));
         if h > 0 {
             row.held_jobs += 1;
         }

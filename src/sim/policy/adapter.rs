@@ -179,4 +179,8 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
     fn failure(&mut self) -> Option<SimError> {
         self.failure.take()
     }
+
+    // A policy keeps its own state from the views it is shown (running jobs, usage): nothing to
+    // charge here.
+    fn started(&mut self, _now: crate::sim::job::Time, _job: u32) {}
 }

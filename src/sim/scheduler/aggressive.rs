@@ -20,4 +20,8 @@ impl Scheduler for Aggressive {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         self.0.schedule(view, starts);
     }
+
+    fn started(&mut self, now: crate::sim::job::Time, job: u32) {
+        self.0.started(now, job);
+    }
 }

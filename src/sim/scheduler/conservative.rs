@@ -736,7 +736,6 @@ fn granted_since<'a>(
 impl Scheduler for Conservative {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        let from = starts.len();
         // The incremental plan follows submission order; any other order is planned by the
         // straightforward formulation in that order (rebuilt when the order changes).
         if self.reference || !self.order.is_submission() {
@@ -744,8 +743,9 @@ impl Scheduler for Conservative {
         } else {
             self.schedule_incremental(view, starts);
         }
-        for &pos in &starts[from..] {
-            self.order.started(view.now, view.queue[pos].job, 0);
-        }
+    }
+
+    fn started(&mut self, now: Time, job: u32) {
+        self.order.started(now, job, 0);
     }
 }

@@ -157,11 +157,11 @@ impl Scheduler for Easy {
         report_ended(&mut *self.order, view.completed);
         self.walk
             .prepare(&mut *self.order, view.now, view.queue, view.jobs);
-        let from = starts.len();
         self.decide(view, starts);
-        for &pos in &starts[from..] {
-            self.order.started(view.now, view.queue[pos].job, 0);
-        }
+    }
+
+    fn started(&mut self, now: Time, job: u32) {
+        self.order.started(now, job, 0);
     }
 }
 

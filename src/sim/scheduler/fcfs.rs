@@ -53,7 +53,6 @@ impl Scheduler for Fcfs {
         report_ended(&mut *self.order, view.completed);
         self.walk
             .prepare(&mut *self.order, view.now, view.queue, view.jobs);
-        let from = starts.len();
         let planned = !view.reservations.is_empty();
         if planned {
             view.committed_profile(&mut self.profile);
@@ -85,8 +84,9 @@ impl Scheduler for Fcfs {
                 break;
             }
         }
-        for &pos in &starts[from..] {
-            self.order.started(view.now, view.queue[pos].job, 0);
-        }
+    }
+
+    fn started(&mut self, now: crate::sim::job::Time, job: u32) {
+        self.order.started(now, job, 0);
     }
 }

@@ -89,8 +89,10 @@ impl View<'_> {
 }
 
 /// A scheduling policy. `schedule` appends to `starts` the queue positions (indices into
-/// `view.queue`, strictly increasing or in any order, each at most once) of the jobs to start
-/// at `view.now`.
+/// `view.queue`, each at most once) of the jobs to start at `view.now`, in the order it decided
+/// them. The engine starts them all, except under CPU quotas, where it starts the longest
+/// prefix (in that order) that keeps every quota and asks again (`crate::sim::limits`); it then
+/// reports each start it made with `started`, before the next call.
 pub trait Scheduler {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>);
 
@@ -100,6 +102,10 @@ pub trait Scheduler {
     fn failure(&mut self) -> Option<crate::sim::SimError> {
         None
     }
+
+    /// `job` started at `now` by this call's decisions (stateful queue orders are charged here,
+    /// for the starts made, not for the decisions).
+    fn started(&mut self, now: Time, job: u32);
 }
 
 /// The built-in backfilling rules, by name. With the `fcfs` queue order, `fcfs`, `easy` and

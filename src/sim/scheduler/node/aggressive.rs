@@ -19,4 +19,8 @@ impl NodeScheduler for NodeAggressive {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         self.0.schedule(view, decisions);
     }
+
+    fn started(&mut self, now: crate::sim::job::Time, job: u32, class: u32) {
+        self.0.started(now, job, class);
+    }
 }

@@ -476,6 +476,10 @@ impl NodeConservative {
 }
 
 impl NodeScheduler for NodeConservative {
+    fn started(&mut self, now: Time, job: u32, class: u32) {
+        self.order.started(now, job, class);
+    }
+
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         let now = view.now;
         report_ended(&mut *self.order, view.completed);
@@ -549,9 +553,6 @@ impl NodeScheduler for NodeConservative {
             // Its hold in the timeline is now that of a running job (until start + requested,
             // the engine's expected end).
             self.running.insert(job, plan);
-        }
-        for d in &decisions.starts()[before..] {
-            self.order.started(now, view.queue[d.pos].job, d.class);
         }
         // What stays queued after these starts has been planned; later entries are arrivals.
         self.planned = view.queue.len() - (decisions.starts().len() - before);

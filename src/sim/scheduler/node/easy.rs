@@ -69,9 +69,10 @@ impl NodeScheduler for NodeEasy {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         report_ended(&mut *self.order, view.completed);
         self.decide(view, decisions);
-        for d in decisions.starts() {
-            self.order.started(view.now, view.queue[d.pos].job, d.class);
-        }
+    }
+
+    fn started(&mut self, now: crate::sim::job::Time, job: u32, class: u32) {
+        self.order.started(now, job, class);
     }
 }
 

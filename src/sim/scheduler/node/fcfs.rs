@@ -43,6 +43,10 @@ impl NodeFcfs {
 }
 
 impl NodeScheduler for NodeFcfs {
+    fn started(&mut self, now: crate::sim::job::Time, job: u32, class: u32) {
+        self.order.started(now, job, class);
+    }
+
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         report_ended(&mut *self.order, view.completed);
         self.pass.begin(view);
@@ -93,9 +97,6 @@ impl NodeScheduler for NodeFcfs {
             if !self.skip_blocked {
                 break;
             }
-        }
-        for d in decisions.starts() {
-            self.order.started(now, view.queue[d.pos].job, d.class);
         }
     }
 }

@@ -213,9 +213,14 @@ impl Decisions {
     }
 }
 
-/// A node-level scheduling policy.
+/// A node-level scheduling policy: `schedule` appends its decisions in the order it made them;
+/// the engine applies them as [`crate::sim::scheduler::Scheduler`]'s (a prefix under CPU
+/// quotas) and reports each start made with `started`.
 pub trait NodeScheduler {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions);
+
+    /// `job` started at `now` on a node of `class` by this call's decisions.
+    fn started(&mut self, now: Time, job: u32, class: u32);
 }
 
 /// The built-in backfilling rule `kind` on nodes, over the submission order.
