@@ -95,7 +95,7 @@ fn readme_quick_tour_runs_as_written() {
     std::os::unix::fs::symlink(repo().join("workloads"), d.join("workloads")).unwrap();
     fs::create_dir_all(d.join("target/release")).unwrap();
     std::os::unix::fs::symlink(EXE, d.join("target/release/schedlab")).unwrap();
-    if repo().join(".venv/.python-deps").exists() {
+    if repo().join(".venv/.schedlab-package").exists() {
         std::os::unix::fs::symlink(repo().join(".venv"), d.join(".venv")).unwrap();
     }
     fs::write(d.join("tour.sh"), tour).unwrap();

@@ -43,14 +43,24 @@ impl PolicyProvider for PyProvider {
     }
 }
 
-fn install() {
+fn install(py: Python<'_>) {
     custom_policy::install(Box::new(PyProvider));
+    if let Ok(python) = py
+        .import("sys")
+        .and_then(|sys| sys.getattr("executable"))
+        .and_then(|e| e.extract::<String>())
+    {
+        schedlab::cli::python::set_self_command(
+            python.into(),
+            vec!["-m".to_string(), "schedlab".to_string()],
+        );
+    }
 }
 
 /// Runs the command line `argv` (program name first); raises the command's error.
 #[pyfunction]
 pub fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
-    install();
+    install(py);
     let parsed = schedlab::cli::parse(argv.into_iter().map(Into::into))
         .map_err(|e| errors::input(e.message))?;
     py.detach(|| schedlab::cli::dispatch(parsed)).map_err(|e| {
@@ -70,6 +80,6 @@ pub fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
 /// returned (`python -m schedlab`).
 #[pyfunction]
 pub fn cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
-    install();
+    install(py);
     py.detach(|| schedlab::cli::main_with(argv.into_iter().map(Into::into)))
 }

@@ -9,6 +9,19 @@ use std::process::Command;
 use super::CliError;
 use crate::manifest::Manifest;
 
+static SELF_COMMAND: std::sync::OnceLock<(PathBuf, Vec<String>)> = std::sync::OnceLock::new();
+
+/// Records how to run this command line again when it runs inside Python (the interpreter and
+/// `-m schedlab`): what Slurm tasks started from here run.
+pub fn set_self_command(python: PathBuf, args: Vec<String>) {
+    let _ = SELF_COMMAND.set((python, args));
+}
+
+/// The command that runs the schedlab command in this process's Python, when it is one.
+pub fn self_command() -> Option<(PathBuf, Vec<String>)> {
+    SELF_COMMAND.get().cloned()
+}
+
 /// The environment variable naming the Python interpreter to use.
 pub const PYTHON_ENV: &str = "SCHEDLAB_PYTHON";
 

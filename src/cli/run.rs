@@ -167,12 +167,24 @@ fn run_planned(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let state_dir = crate::cache::state_dir(&args.results);
     let slurm_executor = match kind {
-        ExecutorKind::Slurm => Some(Slurm {
-            config: config.slurm,
-            exe: std::env::current_exe()
-                .map_err(|e| CliError::failed(format!("cannot locate the schedlab binary: {e}")))?,
-            local_threads: threads,
-        }),
+        ExecutorKind::Slurm => {
+            // Inside Python (`python -m schedlab`), tasks run that Python's package too.
+            let (exe, exe_args) = match super::python::self_command() {
+                Some((python, args)) => (python, args),
+                None => (
+                    std::env::current_exe().map_err(|e| {
+                        CliError::failed(format!("cannot locate the schedlab binary: {e}"))
+                    })?,
+                    Vec::new(),
+                ),
+            };
+            Some(Slurm {
+                config: config.slurm,
+                exe,
+                exe_args,
+                local_threads: threads,
+            })
+        }
         ExecutorKind::Local => None,
     };
     let local = Local { threads };

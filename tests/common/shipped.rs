@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 /// The shipped manifests' names (`experiments/<name>.yaml`).
-pub const SHIPPED_EXPERIMENTS: [&str; 9] = [
+pub const SHIPPED_EXPERIMENTS: [&str; 10] = [
     "aleang-example1",
     "easy-vs-fcfs",
     "fairshare-orders",
@@ -14,6 +14,7 @@ pub const SHIPPED_EXPERIMENTS: [&str; 9] = [
     "lpc-queues",
     "markov-arrivals",
     "metacentrum",
+    "python-policies",
     "reservations",
     "user-aware",
 ];

@@ -39,6 +39,9 @@ pub struct Slurm {
     /// The schedlab binary tasks run (`std::env::current_exe`); it must be on a file system the
     /// compute nodes see, like the results directory.
     pub exe: PathBuf,
+    /// Arguments before `worker` (`-m schedlab` when `exe` is the Python of the schedlab
+    /// package: runs started from Python run their tasks there too, docs/policies.md).
+    pub exe_args: Vec<String>,
     /// Threads for the nodes that run here (aggregation).
     pub local_threads: usize,
 }

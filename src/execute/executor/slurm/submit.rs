@@ -157,10 +157,15 @@ fn submit_arrays(slurm: &Slurm, batch: &mut Batch) -> Result<(), SlurmError> {
             "--cpus-per-task=1".into(),
         ]);
         let script = format!(
-            "#!/bin/sh\n# schedlab batch {id}: tasks {first}..{last} of {total}\nexec {exe} worker {dir} --offset {first}\n",
+            "#!/bin/sh\n# schedlab batch {id}: tasks {first}..{last} of {total}\nexec {exe}{args} worker {dir} --offset {first}\n",
             id = batch.id,
             last = first + count - 1,
             exe = shell_quote(&slurm.exe.to_string_lossy()),
+            args = slurm
+                .exe_args
+                .iter()
+                .map(|a| format!(" {}", shell_quote(a)))
+                .collect::<String>(),
             dir = shell_quote(&batch.dir().to_string_lossy()),
         );
         match commands::sbatch(&options, &script) {
@@ -280,6 +285,7 @@ pub fn detach(
 /// `srun` steps inside the current allocation, started as slots free up.
 pub struct StepRunner {
     exe: PathBuf,
+    exe_args: Vec<String>,
     mem: Option<String>,
     slots: usize,
     next: usize,
@@ -295,6 +301,7 @@ impl StepRunner {
         };
         StepRunner {
             exe: slurm.exe.clone(),
+            exe_args: slurm.exe_args.clone(),
             mem: slurm.config.mem.clone(),
             slots: slots.max(1),
             next: 0,
@@ -372,6 +379,7 @@ impl StepRunner {
         }
         command
             .arg(&self.exe)
+            .args(&self.exe_args)
             .arg("worker")
             .arg(batch.dir())
             .args(["--task", &task.to_string()])
