@@ -292,14 +292,19 @@ pub fn backfill_rule(
 ) -> Result<SchedulerKind, ManifestError> {
     match (&s.policy, &s.backfill) {
         (Some(p), None) => p.value.parse::<SchedulerKind>().map_err(|_| {
-            ctx.error(
+            let names = ["fcfs", "easy", "conservative", "aggressive", "python"];
+            let err = ctx.error(
                 &format!("{path}.policy"),
                 format!(
-                    "unknown policy {:?} (expected fcfs, easy, conservative, aggressive or python)",
+                    "unknown policy `{}`, expected one of fcfs, easy, conservative, aggressive, python",
                     p.value
                 ),
                 &p.referenced,
-            )
+            );
+            match super::error::did_you_mean(&p.value, names) {
+                Some(s) => err.hint(format!("did you mean `{s}`?")),
+                None => err,
+            }
         }),
         (None, Some(b)) => parse_backfill(&b.value).map_err(|m| {
             ctx.error(&format!("{path}.backfill"), m, &b.referenced)
