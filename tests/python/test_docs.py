@@ -7,6 +7,7 @@ import os
 import re
 
 import pytest
+
 from conftest import ROOT
 
 DOCS = ["docs/python.md", "docs/policies.md"]
