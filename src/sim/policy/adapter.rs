@@ -231,8 +231,11 @@ mod tests {
     use crate::sim::{SchedulerKind, Time};
     use crate::swf::{Mode, read_bytes};
 
-    /// FCFS without backfilling, recording each call's time and its rows' (job index, usage).
-    struct Recorder(Rc<RefCell<Vec<(Time, Vec<(i64, f64)>)>>>);
+    /// A call as the policy saw it: the time, and each waiting row's (job index, user usage).
+    type Call = (Time, Vec<(i64, f64)>);
+
+    /// FCFS without backfilling, recording each call.
+    struct Recorder(Rc<RefCell<Vec<Call>>>);
 
     impl Policy for Recorder {
         fn decide(
