@@ -10,6 +10,9 @@ from .view import View
 def decide(policy, state) -> list[int]:
     """Calls ``policy.decide`` on the state's view; returns the rows as a list of ints."""
     rows = policy.decide(View(state))
+    # The usual answer, a list of non-negative ints, is checked in one pass.
+    if type(rows) is list and all(type(r) is int and r >= 0 for r in rows):
+        return rows
     if rows is None:
         return []
     if isinstance(rows, np.ndarray):

@@ -20,11 +20,12 @@ class Policy:
     """Base class of a scheduling policy (subclassing is optional: any object with a
     ``decide`` method will do).
 
-    ``decide(view)`` is called at every scheduling point where a job waits and a unit is free;
-    it returns the rows of ``view.waiting`` to start now (a list, a tuple or an integer numpy
-    array; empty to start nothing). The engine checks every row: a row that is not waiting, a
-    repeat, a job that does not fit, or one that would hold reserved capacity stops the run with
-    a :class:`schedlab.SimulationError` naming the job and the reason.
+    ``decide(view)`` is called at every scheduling point where a waiting job fits in the free
+    units (docs/policies.md, "When it calls"); it returns the rows of ``view.waiting`` to start
+    now (a list, a tuple or an integer numpy array; empty to start nothing). The engine checks
+    every row: a row that is not waiting, a repeat, a job that does not fit, or one that would
+    hold reserved capacity stops the run with a :class:`schedlab.SimulationError` naming the
+    job and the reason.
     """
 
     def decide(self, view: View) -> Sequence[int]:

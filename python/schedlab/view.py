@@ -1,7 +1,8 @@
 """The view a policy decides on: the state at one scheduling point, as numpy columns.
 
 Each table crosses from Rust as one block of bytes per call; the columns are numpy views into
-it (no copy, no Python object per job). Rows of ``View.waiting`` are what a policy returns.
+it (no copy, no Python object per job), made when first read. Rows of ``View.waiting`` are what
+a policy returns.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import numpy as np
 
 from .policy import Plan, Shadow
 
-#: The waiting table's integer columns, in the order the native module packs them.
+#: The waiting table's integer columns, in the order the native module packs them (then
+#: ``user_usage``, float64).
 WAITING_COLUMNS = (
     "index",
     "id",
@@ -32,6 +34,32 @@ WAITING_COLUMNS = (
 RUNNING_COLUMNS = ("index", "id", "user", "start", "expected_end", "procs", "units")
 
 
+_INT64 = np.dtype(np.int64)  # made once: converting np.int64 to a dtype costs per call
+
+
+class _Column:
+    """Row ``k`` of a table's block as a numpy view: made on first read, then kept on the table
+    (a non-data descriptor, so the instance's attribute answers every later read). A call
+    usually reads two or three columns; making all of them would cost more than the loop over
+    a short queue they serve."""
+
+    def __init__(self, k: int, dtype=None):
+        self.k = k
+        self.dtype = dtype
+
+    def __set_name__(self, owner, name: str):
+        self.name = name
+
+    def __get__(self, table, owner=None):
+        if table is None:
+            return self
+        column = table._block[self.k]
+        if self.dtype is not None:
+            column = column.view(self.dtype)
+        table.__dict__[self.name] = column
+        return column
+
+
 class Waiting:
     """The waiting jobs, in submission order: one numpy array per column, row ``k`` of every
     column is the same job.
@@ -45,14 +73,27 @@ class Waiting:
     and running ones up to now, no decay).
     """
 
-    def __init__(self, block: bytes, usage: bytes, n: int):
-        ints = np.frombuffer(block, dtype=np.int64).reshape(len(WAITING_COLUMNS), n)
-        for k, name in enumerate(WAITING_COLUMNS):
-            setattr(self, name, ints[k])
-        self.user_usage = np.frombuffer(usage, dtype=np.float64)
+    index = _Column(0)
+    id = _Column(1)
+    user = _Column(2)
+    group = _Column(3)
+    queue = _Column(4)
+    submit = _Column(5)
+    requested_time = _Column(6)
+    wait = _Column(7)
+    procs = _Column(8)
+    units = _Column(9)
+    memory_kb = _Column(10)
+    gpus = _Column(11)
+    user_usage = _Column(12, np.dtype(np.float64))
+
+    def __init__(self, block: bytes, n: int):
+        # One row per column, int64 (user_usage's float64 bits in the last row); read-only, as
+        # bytes are.
+        self._block = np.ndarray((len(WAITING_COLUMNS) + 1, n), _INT64, block)
 
     def __len__(self) -> int:
-        return len(self.index)
+        return self._block.shape[1]
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """Every column by name (for ``pandas.DataFrame(view.waiting.as_dict())``)."""
@@ -68,13 +109,19 @@ class Running:
     ``units``.
     """
 
+    index = _Column(0)
+    id = _Column(1)
+    user = _Column(2)
+    start = _Column(3)
+    expected_end = _Column(4)
+    procs = _Column(5)
+    units = _Column(6)
+
     def __init__(self, block: bytes, n: int):
-        ints = np.frombuffer(block, dtype=np.int64).reshape(len(RUNNING_COLUMNS), n)
-        for k, name in enumerate(RUNNING_COLUMNS):
-            setattr(self, name, ints[k])
+        self._block = np.ndarray((len(RUNNING_COLUMNS), n), _INT64, block)
 
     def __len__(self) -> int:
-        return len(self.index)
+        return self._block.shape[1]
 
     def as_dict(self) -> dict[str, np.ndarray]:
         return {name: getattr(self, name) for name in RUNNING_COLUMNS}
@@ -95,16 +142,22 @@ class View:
         self.capacity: int = state.capacity
         self.free: int = state.free
         self.procs_per_unit: int = state.procs_per_unit
+        self._waiting: Waiting | None = None
+        self._running: Running | None = None
 
-    @cached_property
+    @property
     def waiting(self) -> Waiting:
-        s = self._state
-        return Waiting(s.waiting_ints(), s.waiting_usage(), s.n_waiting)
+        if self._waiting is None:
+            s = self._state
+            self._waiting = Waiting(s.waiting_block(), s.n_waiting)
+        return self._waiting
 
-    @cached_property
+    @property
     def running(self) -> Running:
-        s = self._state
-        return Running(s.running_ints(), s.n_running)
+        if self._running is None:
+            s = self._state
+            self._running = Running(s.running_ints(), s.n_running)
+        return self._running
 
     @cached_property
     def reservations(self) -> list[tuple[int, int, int]]:
@@ -115,7 +168,7 @@ class View:
         running jobs, and the rows ``started`` in this call, in order of expected end) and the
         units left over then (``extra``). ``None`` when it can never fit. With advance
         reservations the time comes from the plan and ``extra`` is 0 (docs/policies.md)."""
-        s = self._state.shadow(int(row), [int(r) for r in started])
+        s = self._state.shadow(row, started)
         return None if s is None else Shadow(*s)
 
     def earliest_start(self, units: int, duration: int, started: Sequence[int] = ()) -> int | None:

@@ -52,15 +52,33 @@ impl ViewState {
     }
 }
 
+/// A column of a block: 8-byte values either way.
+enum Column<'a> {
+    Int(&'a [i64]),
+    Float(&'a [f64]),
+}
+
 /// Native-endian bytes of `columns`, one after the other.
-fn block<'py>(py: Python<'py>, columns: &[&[i64]]) -> Bound<'py, PyBytes> {
-    let total: usize = columns.iter().map(|c| c.len() * 8).sum();
+fn block<'py>(py: Python<'py>, columns: &[Column<'_>]) -> Bound<'py, PyBytes> {
+    let len = |c: &Column<'_>| match c {
+        Column::Int(v) => v.len(),
+        Column::Float(v) => v.len(),
+    };
+    let total: usize = columns.iter().map(|c| len(c) * 8).sum();
     PyBytes::new_with(py, total, |buf| {
-        let mut at = 0;
+        let mut chunks = buf.chunks_exact_mut(8);
         for column in columns {
-            for v in column.iter() {
-                buf[at..at + 8].copy_from_slice(&v.to_ne_bytes());
-                at += 8;
+            match column {
+                Column::Int(v) => {
+                    for (x, chunk) in v.iter().zip(chunks.by_ref()) {
+                        chunk.copy_from_slice(&x.to_ne_bytes());
+                    }
+                }
+                Column::Float(v) => {
+                    for (x, chunk) in v.iter().zip(chunks.by_ref()) {
+                        chunk.copy_from_slice(&x.to_ne_bytes());
+                    }
+                }
             }
         }
         Ok(())
@@ -85,39 +103,28 @@ impl ViewState {
         self.running.len()
     }
 
-    /// The waiting table's integer columns as one block: index, id, user, group, queue, submit,
-    /// requested_time, wait, procs, units, memory_kb, gpus.
-    fn waiting_ints<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+    /// The waiting table as one block: the integer columns index, id, user, group, queue,
+    /// submit, requested_time, wait, procs, units, memory_kb, gpus, then user_usage (float64).
+    fn waiting_block<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         let w = &self.waiting;
         block(
             py,
             &[
-                &w.index,
-                &w.id,
-                &w.user,
-                &w.group,
-                &w.queue,
-                &w.submit,
-                &w.requested_time,
-                &w.wait,
-                &w.procs,
-                &w.units,
-                &w.memory_kb,
-                &w.gpus,
+                Column::Int(&w.index),
+                Column::Int(&w.id),
+                Column::Int(&w.user),
+                Column::Int(&w.group),
+                Column::Int(&w.queue),
+                Column::Int(&w.submit),
+                Column::Int(&w.requested_time),
+                Column::Int(&w.wait),
+                Column::Int(&w.procs),
+                Column::Int(&w.units),
+                Column::Int(&w.memory_kb),
+                Column::Int(&w.gpus),
+                Column::Float(&w.user_usage),
             ],
         )
-    }
-
-    /// The waiting jobs' users' usage (float64).
-    fn waiting_usage<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let usage = &self.waiting.user_usage;
-        PyBytes::new_with(py, usage.len() * 8, |buf| {
-            for (k, v) in usage.iter().enumerate() {
-                buf[k * 8..k * 8 + 8].copy_from_slice(&v.to_ne_bytes());
-            }
-            Ok(())
-        })
-        .expect("filling a bytes object cannot fail")
     }
 
     /// The running table as one block: index, id, user, start, expected_end, procs, units.
@@ -126,13 +133,13 @@ impl ViewState {
         block(
             py,
             &[
-                &r.index,
-                &r.id,
-                &r.user,
-                &r.start,
-                &r.expected_end,
-                &r.procs,
-                &r.units,
+                Column::Int(&r.index),
+                Column::Int(&r.id),
+                Column::Int(&r.user),
+                Column::Int(&r.start),
+                Column::Int(&r.expected_end),
+                Column::Int(&r.procs),
+                Column::Int(&r.units),
             ],
         )
     }

@@ -1,9 +1,11 @@
 //! [`PolicyScheduler`]: a [`Policy`] as the engine's [`Scheduler`] on a uniform machine (a
 //! processor pool or exclusive nodes of one size).
 //!
-//! Each call fills the view's columns (buffers reused between calls), asks the policy, and
-//! checks its decisions before the engine sees them, so that a wrong decision is reported in
-//! the policy's terms (the job, the reason) rather than as an engine inconsistency.
+//! At each engine call it charges the jobs that ended to their users; then, only if some
+//! waiting job fits in the free units, it fills the view's columns (buffers reused between
+//! calls), asks the policy, and checks its decisions before the engine sees them, so that a
+//! wrong decision is reported in the policy's terms (the job, the reason) rather than as an
+//! engine inconsistency.
 
 use std::collections::HashMap;
 
@@ -23,8 +25,13 @@ pub struct PolicyScheduler<P: Policy> {
     waiting: Waiting,
     running: Running,
     rows: Vec<usize>,
-    /// Core-seconds of completed jobs per user.
-    used: HashMap<i64, f64>,
+    /// Each job's user as a dense slot, by job index (made at the first call from the
+    /// workload), so that usage lives in vectors rather than being hashed per job per call.
+    user_slot: Vec<u32>,
+    /// Core-seconds of completed jobs, by user slot.
+    used: Vec<f64>,
+    /// Core-seconds of running jobs up to now, by user slot: a call's scratch, zeroed after it.
+    running_use: Vec<f64>,
     /// The first failure; the engine stops the run with it after the call.
     failure: Option<SimError>,
     calls: u64,
@@ -41,7 +48,9 @@ impl<P: Policy> PolicyScheduler<P> {
             waiting: Waiting::default(),
             running: Running::default(),
             rows: Vec::new(),
-            used: HashMap::new(),
+            user_slot: Vec::new(),
+            used: Vec::new(),
+            running_use: Vec::new(),
             failure: None,
             calls: 0,
         }
@@ -52,16 +61,43 @@ impl<P: Policy> PolicyScheduler<P> {
         self.calls
     }
 
-    fn fill(&mut self, view: &View<'_>) {
-        let now = view.now;
-        // Completed jobs (view.ended and view.completed list the same jobs in the same order).
+    /// Charges the jobs that ended since the engine's previous call to their users. Done at
+    /// every engine call, whether or not the policy is asked then: `user_usage` counts every
+    /// completed job in full however sparse the policy's calls are.
+    fn account(&mut self, view: &View<'_>) {
+        if self.user_slot.len() != view.jobs.len() {
+            let mut slots: HashMap<i32, u32> = HashMap::new();
+            self.user_slot = view
+                .jobs
+                .iter()
+                .map(|job| {
+                    let next = slots.len() as u32;
+                    *slots.entry(job.user).or_insert(next)
+                })
+                .collect();
+            self.used = vec![0.0; slots.len()];
+            self.running_use = vec![0.0; slots.len()];
+        }
+        // view.ended and view.completed list the same jobs in the same order.
         for (ended, completed) in view.ended.iter().zip(view.completed) {
             let job = &view.jobs[ended.job as usize];
             let seconds = (completed.end - ended.start).max(0) as f64;
-            *self.used.entry(i64::from(job.user)).or_default() += seconds * f64::from(job.procs);
+            self.used[self.user_slot[ended.job as usize] as usize] +=
+                seconds * f64::from(job.procs);
         }
+    }
+
+    /// Whether some waiting job could start now: one whose units fit in the free units. When
+    /// none does, any decision but "nothing" is impossible, and the policy is not asked.
+    fn may_start(view: &View<'_>) -> bool {
+        let free = view.free.unit_count();
+        free > 0 && view.queue.iter().any(|q| q.demand.unit_count() <= free)
+    }
+
+    /// Builds the view's columns for a call (buffers reused between calls).
+    fn fill(&mut self, view: &View<'_>) {
+        let now = view.now;
         self.running.clear();
-        let mut running_use: HashMap<i64, f64> = HashMap::new();
         for r in view.running.iter() {
             let job = &view.jobs[r.job as usize];
             let c = &mut self.running;
@@ -72,7 +108,7 @@ impl<P: Policy> PolicyScheduler<P> {
             c.expected_end.push(view.predicted_end(r.expected_end));
             c.procs.push(i64::from(job.procs));
             c.units.push(r.demand.unit_count() as i64);
-            *running_use.entry(i64::from(job.user)).or_default() +=
+            self.running_use[self.user_slot[r.job as usize] as usize] +=
                 (now - r.start).max(0) as f64 * f64::from(job.procs);
         }
         self.waiting.clear();
@@ -86,10 +122,12 @@ impl<P: Policy> PolicyScheduler<P> {
             );
         }
         let w = &mut self.waiting;
-        for &user in &w.user {
-            let usage = self.used.get(&user).copied().unwrap_or(0.0)
-                + running_use.get(&user).copied().unwrap_or(0.0);
-            w.user_usage.push(usage);
+        for &index in &w.index {
+            let slot = self.user_slot[index as usize] as usize;
+            w.user_usage.push(self.used[slot] + self.running_use[slot]);
+        }
+        for r in view.running.iter() {
+            self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
         }
     }
 
@@ -136,11 +174,13 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
         if self.failure.is_some() {
             return;
         }
-        self.fill(view);
-        // Nothing can start without a waiting job and a free unit: the policy is not asked.
-        if self.waiting.is_empty() || view.free.unit_count() == 0 {
+        self.account(view);
+        // Nothing can start unless some waiting job fits in the free units: the policy is not
+        // asked (docs/policies.md, "When it calls").
+        if !Self::may_start(view) {
             return;
         }
+        self.fill(view);
         let policy_view = PolicyView {
             now: view.now,
             capacity: view.capacity.unit_count() as i64,
@@ -183,4 +223,81 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
     // A policy keeps its own state from the views it is shown (running jobs, usage): nothing to
     // charge here.
     fn started(&mut self, _now: crate::sim::job::Time, _job: u32) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::api::simulate::{Settings, machine, simulate};
+    use crate::sim::{SchedulerKind, Time};
+    use crate::swf::{Mode, read_bytes};
+
+    /// A call as the policy saw it: the time, and each waiting row's (job index, user usage).
+    type Call = (Time, Vec<(i64, f64)>);
+
+    /// FCFS without backfilling, recording each call.
+    struct Recorder(Rc<RefCell<Vec<Call>>>);
+
+    impl Policy for Recorder {
+        fn decide(
+            &mut self,
+            view: &PolicyView<'_>,
+            starts: &mut Vec<usize>,
+        ) -> Result<(), PolicyError> {
+            let w = view.waiting;
+            let rows = (0..w.len())
+                .map(|k| (w.index[k], w.user_usage[k]))
+                .collect();
+            self.0.borrow_mut().push((view.now, rows));
+            let mut free = view.free;
+            for k in 0..w.len() {
+                if w.units[k] > free {
+                    break;
+                }
+                free -= w.units[k];
+                starts.push(k);
+            }
+            Ok(())
+        }
+
+        fn name(&self) -> &str {
+            "recorder"
+        }
+    }
+
+    #[test]
+    fn the_policy_is_asked_only_when_a_waiting_job_fits_and_loses_no_usage() {
+        // 4 processors. Jobs 0 (3 procs, user 1) and 1 (1 proc, user 2, ends at 30) start at 0;
+        // job 2 (4 procs) waits from 10; at 30 one processor frees and at 60 job 3 (2 procs,
+        // user 2) arrives — neither instant lets a waiting job fit, so the policy is not asked;
+        // at 100 job 0 ends and job 2 starts; at 150 job 3.
+        let swf = "; MaxProcs: 4\n\
+            1 0 -1 100 3 -1 -1 3 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+            2 0 -1 30 1 -1 -1 1 30 -1 1 2 1 -1 1 -1 -1 -1\n\
+            3 10 -1 50 4 -1 -1 4 50 -1 1 3 1 -1 1 -1 -1 -1\n\
+            4 60 -1 20 2 -1 -1 2 20 -1 1 2 1 -1 1 -1 -1 -1\n";
+        let mut trace = read_bytes(swf.as_bytes(), "test.swf", Mode::Strict).unwrap();
+        let calls = Rc::new(RefCell::new(Vec::new()));
+        let machine = machine(4, None, ["procs", "node_size"]).unwrap();
+        let settings = Settings::new(SchedulerKind::Easy);
+        let policy = Box::new(Recorder(calls.clone()));
+        let run = simulate(&mut trace, &machine, &settings, Some(policy), true).unwrap();
+        let starts: Vec<Time> = run.records.iter().map(|r| r.start).collect();
+        assert_eq!(starts, [0, 0, 100, 150]);
+        let calls = calls.borrow();
+        let times: Vec<Time> = calls.iter().map(|c| c.0).collect();
+        assert_eq!(
+            times,
+            [0, 100, 150],
+            "no call at 30 or 60: nothing fits then"
+        );
+        assert_eq!(run.policy_calls, 3);
+        // User 2's job 1 ended at 30, at an instant the policy was not asked: its 30
+        // core-seconds are in the usage all the same.
+        assert_eq!(calls[1].1, [(2, 0.0), (3, 30.0)]);
+        assert_eq!(calls[2].1, [(3, 30.0)]);
+    }
 }

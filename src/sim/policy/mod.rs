@@ -17,10 +17,12 @@
 //!
 //! Guarantees (docs/policies.md, "What the engine guarantees"): the policy is called at the
 //! instants where the engine would call a built-in rule (every event instant, or the multiples
-//! of the scheduling interval), but only when at least one job is waiting and at least one
-//! allocation unit is free — no start is possible otherwise. Calls come in time order; the view
-//! lists jobs in submission order; the same workload, machine and policy give the same calls
-//! and the same schedule, run after run.
+//! of the scheduling interval), but only when at least one waiting job's units fit in the free
+//! allocation units — no start is possible otherwise (beside advance reservations such a job
+//! may still have to wait; the policy is asked then). Nothing is lost at the instants skipped:
+//! each view is the whole state at its time, and the users' usage counts every job that ended,
+//! at a call or not. Calls come in time order; the view lists jobs in submission order; the
+//! same workload, machine and policy give the same calls and the same schedule, run after run.
 
 mod adapter;
 mod availability;
