@@ -441,6 +441,50 @@ pub fn simulate_with_reserving(
     .collect()
 }
 
+/// A run driven from outside, one suspended scheduler call at a time (the reinforcement-learning
+/// environment, `schedlab::gym`): the scheduler ([`Scheduler::suspended`]) may end a call
+/// without deciding, and [`Stepped::advance`] then returns with the instant still open. The
+/// driver hands the scheduler what it waited for (through state they share) and advances
+/// again: the scheduler is called again at the same instant with the same view. Instants,
+/// calls and outcomes reach the sink exactly as in a run to completion of a scheduler that
+/// decided the same without suspending. Uniform machines, no queues and limits.
+pub struct Stepped<'w> {
+    engine: Engine<'w>,
+}
+
+impl<'w> Stepped<'w> {
+    pub fn new(
+        workload: &'w Workload,
+        config: &SimConfig,
+        scheduler: Box<dyn Scheduler>,
+        reservations: &'w Reservations,
+    ) -> Result<Self, SimError> {
+        let engine = Engine::new(
+            workload,
+            config,
+            AnyPolicy::Units(scheduler),
+            reservations,
+            None,
+        )?;
+        Ok(Stepped { engine })
+    }
+
+    /// Runs until the scheduler suspends a call (`Some(now)`) or nothing is left to happen
+    /// (`None`: [`Stepped::finish`] gives the outcome).
+    pub fn advance(&mut self, sink: &mut dyn ScheduleSink) -> Result<Option<Time>, SimError> {
+        Ok(match self.engine.advance(sink)? {
+            Advance::Done => None,
+            Advance::Suspended(now) => Some(now),
+        })
+    }
+
+    /// The rest of the outcome once [`Stepped::advance`] returned `None` (a stall if jobs
+    /// still wait).
+    pub fn finish(self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
+        self.engine.finish(sink)
+    }
+}
+
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
 /// stalled (only reachable with a periodic scheduler and a policy that postpones work).
 const MAX_IDLE_CALLS: u32 = 10_000;
@@ -478,6 +522,19 @@ struct Engine<'w> {
     /// Jobs the limits made eligible at this instant (reused buffer).
     admitted: Vec<u32>,
     out: SimOutcome,
+    /// The last instant processed.
+    last: Option<Time>,
+    /// The instant whose scheduler call is suspended, with the queue length the call saw.
+    suspended: Option<(Time, u32)>,
+    /// Queue positions started by the current call (reused buffer).
+    starts: Vec<usize>,
+}
+
+/// How far [`Engine::advance`] got.
+enum Advance {
+    Done,
+    /// The scheduler suspended its call at this instant.
+    Suspended(Time),
 }
 
 /// The engine's reservation state.
@@ -620,6 +677,9 @@ impl<'w> Engine<'w> {
             limits: limits.map(|l| LimitState::new(l, workload)),
             admitted: Vec::new(),
             out: SimOutcome::default(),
+            last: None,
+            suspended: None,
+            starts: Vec::new(),
         };
         engine.admit_next();
         Ok(engine)
@@ -680,62 +740,124 @@ impl<'w> Engine<'w> {
     /// the outcome (skipped jobs, reservations, assignments: `jobs`, `steps` and `invocations`
     /// stay empty).
     fn run(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
-        let mut starts = Vec::new();
-        let mut last = None;
-        while let Some(now) = self.next_instant(last) {
-            last = Some(now);
-            self.complete_until(now);
-            self.end_reservations(now);
-            while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
-                self.admit_next();
-                match self.limits.as_mut().map(|l| l.arrive(job.job)) {
-                    None => self.queue.push(job),
-                    Some(Admission::Eligible) => self.enqueue(job),
-                    Some(Admission::Held(_)) => {}
-                }
-            }
-            self.admit_held(now);
-            // Reservations due now start before requests are placed: a view counts every
-            // reservation with start ≤ now as started (one granted to start at once starts as
-            // soon as it is granted).
-            self.start_reservations(now)?;
-            self.handle_requests(now)?;
-            let decides = match self.config.interval {
-                None => true,
-                Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
-            };
-            let call = decides.then(|| self.queue.len() as u32);
-            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
-            if decides {
-                sink.call(now, self.queue.len() as u32);
-                self.decide(now, &mut starts)?;
-                // Starts may free queued-job caps: the jobs they admit are decided on at once.
-                while self.admit_held(now) {
-                    extra_calls += 1;
-                    extra_call_queue += self.queue.len() as u64;
-                    sink.call(now, self.queue.len() as u32);
-                    self.decide(now, &mut starts)?;
-                }
-            }
-            self.outcomes.emit_ready(sink);
-            let reserved = self.booking.reserved;
-            let busy =
-                self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
-            let held = self.limits.as_ref().map_or(0, LimitState::held);
-            sink.instant(&Instant {
-                time: now,
-                queue_len: (self.queue.len() + held) as u32,
-                busy,
-                reserved,
-                call,
-                extra_calls,
-                extra_call_queue,
-            });
+        match self.advance(sink)? {
+            Advance::Done => self.finish(sink),
+            // Only a stepped run's scheduler suspends ([`Stepped`]).
+            Advance::Suspended(time) => Err(SimError::Policy {
+                time,
+                message: "the scheduler suspended its call outside a stepped run".to_string(),
+            }),
         }
+    }
+
+    /// Processes instants until the run is over or the scheduler suspends its call (then the
+    /// instant is left open: the next `advance` calls the scheduler again at the same instant,
+    /// with the same view, and goes on from there).
+    fn advance(&mut self, sink: &mut dyn ScheduleSink) -> Result<Advance, SimError> {
+        let mut starts = std::mem::take(&mut self.starts);
+        let result = self.advance_with(sink, &mut starts);
+        self.starts = starts;
+        result
+    }
+
+    fn advance_with(
+        &mut self,
+        sink: &mut dyn ScheduleSink,
+        starts: &mut Vec<usize>,
+    ) -> Result<Advance, SimError> {
+        loop {
+            let (now, call) = match self.suspended.take() {
+                Some(open) => open,
+                None => {
+                    let Some(now) = self.next_instant(self.last) else {
+                        return Ok(Advance::Done);
+                    };
+                    self.last = Some(now);
+                    self.open_instant(now)?;
+                    let decides = match self.config.interval {
+                        None => true,
+                        Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
+                    };
+                    if !decides {
+                        self.close_instant(now, None, (0, 0), sink);
+                        continue;
+                    }
+                    let call = self.queue.len() as u32;
+                    sink.call(now, call);
+                    (now, call)
+                }
+            };
+            if self.decide(now, starts)? {
+                self.suspended = Some((now, call));
+                return Ok(Advance::Suspended(now));
+            }
+            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
+            // Starts may free queued-job caps: the jobs they admit are decided on at once.
+            while self.admit_held(now) {
+                extra_calls += 1;
+                extra_call_queue += self.queue.len() as u64;
+                sink.call(now, self.queue.len() as u32);
+                if self.decide(now, starts)? {
+                    return Err(SimError::Policy {
+                        time: now,
+                        message: "a stepped run cannot suspend with queues and limits".to_string(),
+                    });
+                }
+            }
+            self.close_instant(now, Some(call), (extra_calls, extra_call_queue), sink);
+        }
+    }
+
+    /// Applies the events of instant `now`: completions, reservation ends, arrivals, held jobs
+    /// admitted, reservation starts and requests.
+    fn open_instant(&mut self, now: Time) -> Result<(), SimError> {
+        self.complete_until(now);
+        self.end_reservations(now);
+        while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
+            self.admit_next();
+            match self.limits.as_mut().map(|l| l.arrive(job.job)) {
+                None => self.queue.push(job),
+                Some(Admission::Eligible) => self.enqueue(job),
+                Some(Admission::Held(_)) => {}
+            }
+        }
+        self.admit_held(now);
+        // Reservations due now start before requests are placed: a view counts every
+        // reservation with start ≤ now as started (one granted to start at once starts as
+        // soon as it is granted).
+        self.start_reservations(now)?;
+        self.handle_requests(now)
+    }
+
+    /// Hands over what instant `now` settled: the outcomes now in order, and the instant.
+    fn close_instant(
+        &mut self,
+        now: Time,
+        call: Option<u32>,
+        (extra_calls, extra_call_queue): (u32, u64),
+        sink: &mut dyn ScheduleSink,
+    ) {
+        self.outcomes.emit_ready(sink);
+        let reserved = self.booking.reserved;
+        let busy = self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
+        let held = self.limits.as_ref().map_or(0, LimitState::held);
+        sink.instant(&Instant {
+            time: now,
+            queue_len: (self.queue.len() + held) as u32,
+            busy,
+            reserved,
+            call,
+            extra_calls,
+            extra_call_queue,
+        });
+    }
+
+    /// After the last instant: a stall if jobs still wait, else the rest of the outcome.
+    fn finish(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
         let held = self.limits.as_ref().map_or(0, LimitState::held);
         if !self.queue.is_empty() || held > 0 {
             // No event is left that could start them.
-            let time = last.unwrap_or_default();
+            let time = self.last.unwrap_or_default();
             return Err(SimError::Stalled {
                 time,
                 waiting: self.queue.len() + held,
@@ -1000,8 +1122,12 @@ impl<'w> Engine<'w> {
         }
     }
 
-    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
-        self.ask(now, starts)?;
+    /// Asks the policy and applies its decisions; `true` when the policy suspended its call
+    /// (nothing applied: it is asked again at the same instant).
+    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
+        if self.ask(now, starts)? {
+            return Ok(true);
+        }
         if !starts.is_empty() {
             if let Some(l) = &mut self.limits {
                 for &job in &self.started_jobs {
@@ -1037,12 +1163,14 @@ impl<'w> Engine<'w> {
         } else {
             self.idle_calls = 0;
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Asks the policy for its decisions at `now` and starts them; `starts` receives the queue
-    /// positions started, in increasing order.
-    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<(), SimError> {
+    /// positions started, in increasing order. `true` when the policy suspended its call
+    /// ([`Scheduler::suspended`]): nothing is applied or cleared, so that the same view is
+    /// shown again when the run resumes.
+    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
         starts.clear();
         self.started_jobs.clear();
         match &mut self.policy {
@@ -1062,10 +1190,20 @@ impl<'w> Engine<'w> {
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
-                u.completed.clear();
                 if let Some(failure) = scheduler.failure() {
                     return Err(failure);
                 }
+                if scheduler.suspended() {
+                    if !starts.is_empty() {
+                        return Err(SimError::Policy {
+                            time: now,
+                            message: "the scheduler suspended its call after deciding starts"
+                                .to_string(),
+                        });
+                    }
+                    return Ok(true);
+                }
+                u.completed.clear();
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
                     if pos >= self.queue.len() || (k > 0 && starts[k - 1] == pos) {
@@ -1114,7 +1252,7 @@ impl<'w> Engine<'w> {
             }
         }
         self.ended.clear();
-        Ok(())
+        Ok(false)
     }
 
     /// Starts `queued` now: on a uniform machine wherever the node table puts it, on a topology

@@ -100,6 +100,14 @@ pub trait Scheduler {
     fn failure(&mut self) -> Option<crate::sim::SimError> {
         None
     }
+
+    /// Whether the last call was suspended rather than decided: it started nothing, and wants
+    /// to be called again at the same instant, with the same view, once the driver of a
+    /// [`crate::sim::engine::Stepped`] run has given it what it waits for (an agent's action).
+    /// A run to completion reports a suspension as an error. The built-in rules never suspend.
+    fn suspended(&mut self) -> bool {
+        false
+    }
 }
 
 /// The built-in backfilling rules, by name. With the `fcfs` queue order, `fcfs`, `easy` and
