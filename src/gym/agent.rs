@@ -105,6 +105,15 @@ impl Agent {
 }
 
 impl Shared {
+    /// A fresh state for an episode; `track_usage` when the observation needs the users'
+    /// usage.
+    pub fn new(track_usage: bool) -> Self {
+        Shared {
+            track_usage,
+            ..Shared::default()
+        }
+    }
+
     /// Rebuilds the call state from the engine's view; `false` when nothing can start (no
     /// waiting job or no free unit: the call ends at once).
     fn fill(&mut self, view: &View<'_>) -> bool {

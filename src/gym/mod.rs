@@ -346,10 +346,7 @@ impl Env {
         }
         let workload = Box::new(workload);
         let reservations = Box::new(Reservations::default());
-        *self.shared.borrow_mut() = Shared {
-            track_usage: self.config.features.contains(&Feature::UserShare),
-            ..Shared::default()
-        };
+        *self.shared.borrow_mut() = Shared::new(self.config.features.contains(&Feature::UserShare));
         let agent = Agent::new(self.shared.clone(), self.config.backfill);
         let config = SimConfig::new(Machine::pool(self.procs), SchedulerKind::Fcfs);
         // SAFETY: the run borrows the workload and the reservations, which live in boxes owned
