@@ -6,6 +6,7 @@
   slot below the mask's count), every other parameter at its default;
 - vec: SchedulingVecEnv with n_envs environments, random valid actions drawn for all of them
   at once (one numpy call per step);
+- native: the same as vec with n_envs=64, calling the native module directly;
 - memory: resident memory per environment, from a vectorised environment of 512 after reset.
 """
 
@@ -62,6 +63,22 @@ def vec(n_envs: int, seconds: float = 5.0, **kwargs) -> float:
     return steps * n_envs / (time.perf_counter() - began)
 
 
+def native(n_envs: int = 64, seconds: float = 5.0) -> float:
+    """The native step alone: the package's GymEnvs without the Gymnasium wrapper."""
+    env = SchedulingVecEnv(TRACE, n_envs=n_envs)._native
+    k = env.k
+    rng = np.random.default_rng(0)
+    mask = env.reset(0)[2]
+    steps = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        for _ in range(100):
+            valid = np.frombuffer(mask, dtype=np.int8).reshape(n_envs, k).sum(axis=1)
+            mask = env.step_many((rng.random(n_envs) * valid).astype(np.int64).tobytes())[2]
+        steps += 100
+    return steps * n_envs / (time.perf_counter() - began)
+
+
 def memory(n: int = 512) -> float:
     before = rss_kb()
     env = SchedulingVecEnv(TRACE, n_envs=n)
@@ -77,6 +94,7 @@ def main():
     for n in (8, 64, 256):
         print(f"vec env, n_envs={n}: {vec(n):,.0f} decisions/s")
     print(f"vec env, n_envs=64, k=32: {vec(64, k=32):,.0f} decisions/s")
+    print(f"native step_many alone, n_envs=64: {native():,.0f} decisions/s")
     print(f"memory: {memory():.0f} KB per environment (vec env of 512, after reset)")
 
 

@@ -53,6 +53,22 @@ type Observation<'py> = (
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
 );
+/// An observation, the reward and whether the episode ended.
+type StepOne<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    f64,
+    bool,
+);
+/// The observations, the rewards and which episodes ended (as bytes).
+type StepMany<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+);
 
 impl GymEnvs {
     fn observe_all<'py>(&mut self, py: Python<'py>) -> Observation<'py> {
@@ -243,17 +259,7 @@ impl GymEnvs {
 
     /// Steps environment 0 with `action`: (jobs, machine, mask, reward, done). A finished
     /// episode is not replaced.
-    fn step_one<'py>(
-        &mut self,
-        py: Python<'py>,
-        action: i64,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        f64,
-        bool,
-    )> {
+    fn step_one<'py>(&mut self, py: Python<'py>, action: i64) -> PyResult<StepOne<'py>> {
         let r = self.envs[0].step(action).map_err(env_error)?;
         if r.done {
             self.finished[0] = self.envs[0].jobs();
@@ -266,17 +272,7 @@ impl GymEnvs {
     /// environment whose episode ends starts the next at once. Returns the observations, the
     /// rewards (float64 bytes) and which episodes ended (uint8 bytes). No environment moves
     /// when an action is masked.
-    fn step_many<'py>(
-        &mut self,
-        py: Python<'py>,
-        actions: &[u8],
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-    )> {
+    fn step_many<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<StepMany<'py>> {
         let n = self.envs.len();
         if actions.len() != n * 8 {
             return Err(PyValueError::new_err(format!(

@@ -5,7 +5,6 @@
 //! waiting, the units free, the jobs started so far), which is also what the observation reads.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::sim::job::Time;
@@ -62,8 +61,9 @@ pub struct CallState {
     pub waiting: Vec<Waiting>,
     /// (expected end, units) of the running jobs and of this call's starts, unsorted.
     pub ends: Vec<(Time, i64)>,
-    /// Per user: core-seconds used so far (completed jobs, running jobs up to now).
-    pub usage: HashMap<i32, f64>,
+    /// Per user (dense index): core-seconds used so far (completed jobs, running jobs up to
+    /// now).
+    pub usage: Vec<f64>,
     pub total_usage: f64,
     /// Queue positions started by this call.
     pub started: Vec<usize>,
@@ -83,8 +83,11 @@ pub struct Shared {
     pub suspended: bool,
     /// Whether the observation needs the users' usage (the `user_share` feature).
     pub track_usage: bool,
-    /// Core-seconds of completed jobs per user (ledger across calls).
-    completed_usage: HashMap<i32, f64>,
+    /// Each job's user as a dense index (by the episode's job index).
+    pub users: Vec<u32>,
+    /// Core-seconds of completed jobs per user (ledger across calls), and their sum.
+    completed_usage: Vec<f64>,
+    completed_total: f64,
 }
 
 /// The environment's scheduler (one per episode).
@@ -107,9 +110,15 @@ impl Agent {
 impl Shared {
     /// A fresh state for an episode; `track_usage` when the observation needs the users'
     /// usage.
-    pub fn new(track_usage: bool) -> Self {
+    pub fn new(track_usage: bool, users: Vec<u32>, n_users: usize) -> Self {
         Shared {
             track_usage,
+            users,
+            completed_usage: if track_usage {
+                vec![0.0; n_users]
+            } else {
+                Vec::new()
+            },
             ..Shared::default()
         }
     }
@@ -120,9 +129,9 @@ impl Shared {
         if self.track_usage {
             for (ended, completed) in view.ended.iter().zip(view.completed) {
                 let job = &view.jobs[ended.job as usize];
-                let seconds = (completed.end - ended.start).max(0) as f64;
-                *self.completed_usage.entry(job.user).or_default() +=
-                    seconds * f64::from(job.procs);
+                let used = (completed.end - ended.start).max(0) as f64 * f64::from(job.procs);
+                self.completed_usage[self.users[ended.job as usize] as usize] += used;
+                self.completed_total += used;
             }
         }
         if view.queue.is_empty() || view.free.unit_count() == 0 {
@@ -151,12 +160,13 @@ impl Shared {
         }
         if self.track_usage {
             c.usage.clone_from(&self.completed_usage);
+            c.total_usage = self.completed_total;
             for r in view.running.iter() {
                 let job = &view.jobs[r.job as usize];
-                *c.usage.entry(job.user).or_default() +=
-                    (view.now - r.start).max(0) as f64 * f64::from(job.procs);
+                let used = (view.now - r.start).max(0) as f64 * f64::from(job.procs);
+                c.usage[self.users[r.job as usize] as usize] += used;
+                c.total_usage += used;
             }
-            c.total_usage = c.usage.values().sum();
         }
         c.started.clear();
         true

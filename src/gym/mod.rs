@@ -225,6 +225,9 @@ pub struct Env {
     episode: Option<Episode>,
     max_memory: f64,
     max_gpus: f64,
+    /// Each trace job's user as a dense index, and how many users there are.
+    users: Vec<u32>,
+    n_users: usize,
     /// Decisions taken in this episode.
     pub decisions: u64,
 }
@@ -302,7 +305,18 @@ impl Env {
             max_memory = max_memory.max(m);
             max_gpus = max_gpus.max(g);
         }
+        let mut dense = std::collections::HashMap::new();
+        let users: Vec<u32> = trace
+            .jobs
+            .iter()
+            .map(|j| {
+                let next = dense.len() as u32;
+                *dense.entry(j.user).or_insert(next)
+            })
+            .collect();
         Ok(Env {
+            n_users: dense.len(),
+            users,
             trace,
             procs,
             config,
@@ -346,7 +360,13 @@ impl Env {
         }
         let workload = Box::new(workload);
         let reservations = Box::new(Reservations::default());
-        *self.shared.borrow_mut() = Shared::new(self.config.features.contains(&Feature::UserShare));
+        let track_usage = self.config.features.contains(&Feature::UserShare);
+        let users = if track_usage {
+            self.users[first..first + len].to_vec()
+        } else {
+            Vec::new()
+        };
+        *self.shared.borrow_mut() = Shared::new(track_usage, users, self.n_users);
         let agent = Agent::new(self.shared.clone(), self.config.backfill);
         let config = SimConfig::new(Machine::pool(self.procs), SchedulerKind::Fcfs);
         // SAFETY: the run borrows the workload and the reservations, which live in boxes owned
@@ -487,7 +507,7 @@ impl Env {
                     }
                     Feature::Memory | Feature::Gpus => 0.0,
                     Feature::UserShare if c.total_usage > 0.0 => {
-                        c.usage.get(&job.user).copied().unwrap_or(0.0) / c.total_usage
+                        c.usage[self.users[ep.first + w.job as usize] as usize] / c.total_usage
                     }
                     Feature::UserShare => 0.0,
                     Feature::Queue => f64::from(job.queue),
