@@ -238,3 +238,29 @@ def test_the_example_learner_runs_short():
     module = runpy.run_path(str(ROOT / "examples" / "es_linear.py"))
     result = module["main"](generations=2, population=4, train_episodes=2, quick=True)
     assert np.isfinite(result["learned"]) and np.isfinite(result["fcfs"])
+
+
+def test_episodes_are_byte_identical_across_processes():
+    """Nothing in an episode depends on the process (hash seeds, addresses)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import hashlib, numpy as np
+from schedlab.gym import SchedulingVecEnv
+v = SchedulingVecEnv({str(KTH)!r}, n_envs=4, seed=9)
+o, _ = v.reset(seed=9)
+h = hashlib.sha256()
+rng = np.random.default_rng(1)
+for _ in range(1500):
+    o, r, t, _, _ = v.step((rng.random(4) * o["mask"].sum(1)).astype(np.int64))
+    h.update(o["jobs"].tobytes() + o["machine"].tobytes() + r.tobytes())
+print(h.hexdigest())
+"""
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(digests) == 1
