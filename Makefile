@@ -47,7 +47,7 @@ $(VENV)/.schedlab-package: $(VENV)/.python-deps $(PACKAGE_SOURCES)
 $(VENV)/.python-deps: $(wildcard pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff
+	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff gymnasium
 	touch $@
 
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
@@ -66,8 +66,8 @@ bench: build
 lint: $(VENV)/.python-deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
-	$(VENV)/bin/ruff format --check python policies tests/python scripts/peers/python_easy.py
-	$(VENV)/bin/ruff check python policies tests/python scripts/peers/python_easy.py
+	$(VENV)/bin/ruff format --check python policies tests/python examples scripts/peers/python_easy.py
+	$(VENV)/bin/ruff check python policies tests/python examples scripts/peers/python_easy.py
 
 clean:
 	$(CARGO) clean

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod cli;
 pub mod diff;
 pub mod execute;
+pub mod gym;
 pub mod machines;
 pub mod manifest;
 pub mod plan;

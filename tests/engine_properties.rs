@@ -221,3 +221,47 @@ proptest! {
         }
     }
 }
+
+/// The starts of a whole-workload episode of the reinforcement-learning environment
+/// (`schedlab::gym`, a stepped run) whose agent always picks the first waiting job.
+fn gym_first_job_starts(w: &Workload, procs: u32, backfill: schedlab::gym::Backfill) -> Vec<Time> {
+    use schedlab::gym::{Env, EnvConfig, Starts};
+    let config = EnvConfig {
+        k: 8,
+        backfill,
+        episode_jobs: None,
+        starts: Starts::Fixed(vec![0]),
+        ..EnvConfig::new()
+    };
+    let mut env = Env::new(std::sync::Arc::new(w.clone()), procs, config, 0).unwrap();
+    let mut done = env.reset(None).unwrap();
+    while !done {
+        assert!(
+            env.valid() >= 1,
+            "a decision is asked only when a job waits"
+        );
+        done = env.step(0).unwrap().done;
+    }
+    env.jobs().iter().map(|j| j[2]).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// A stepped run (the engine suspends each scheduler call for an outside decision) with
+    /// the first waiting job always chosen is native EASY (EASY backfilling) and native FCFS
+    /// (none), start for start: suspending and resuming a call changes nothing.
+    #[test]
+    fn stepped_first_job_runs_are_the_native_schedulers(
+        jobs in arb_workload(16, false),
+        procs in 4u32..24,
+    ) {
+        use schedlab::gym::Backfill;
+        let w = Workload::new(jobs);
+        for (backfill, kind) in [(Backfill::Easy, SchedulerKind::Easy), (Backfill::None, SchedulerKind::Fcfs)] {
+            let native = simulate(&w, &SimConfig::new(Machine::pool(procs), kind)).unwrap();
+            let starts: Vec<Time> = native.jobs.iter().map(|o| o.start).collect();
+            prop_assert_eq!(gym_first_job_starts(&w, procs, backfill), starts, "{:?}", kind);
+        }
+    }
+}

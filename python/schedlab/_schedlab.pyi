@@ -53,3 +53,40 @@ class Plan:
     def fits_now(self, units: int, duration: int) -> bool: ...
     def reserve(self, at: int, units: int, duration: int) -> None: ...
     def free_at(self, t: int) -> int: ...
+
+class GymEnvs:
+    """n environments over one trace (schedlab.gym's engine); observations as bytes blocks."""
+
+    k: int
+    n_features: int
+    n_machine: int
+    procs: int
+    def __init__(
+        self,
+        trace: str,
+        *,
+        n_envs: int = 1,
+        seed: int = 0,
+        procs: int | None = None,
+        k: int = 128,
+        features: list[str] | None = None,
+        running_slots: int = 8,
+        backfill: str = "easy",
+        episode_jobs: int | None = 256,
+        starts: list[int] | None = None,
+        reward: str = "bounded_slowdown",
+        per_step: bool = False,
+        tau: int = 10,
+        time_scale: float = 86400.0,
+        lenient: bool = False,
+    ) -> None: ...
+    @property
+    def n_envs(self) -> int: ...
+    @property
+    def features(self) -> list[str]: ...
+    def reset(self, seed: int | None = None) -> tuple[bytes, bytes, bytes]: ...
+    def step_one(self, action: int) -> tuple[bytes, bytes, bytes, float, bool]: ...
+    def step_many(self, actions: bytes) -> tuple[bytes, bytes, bytes, bytes, bytes]: ...
+    def raw(self, i: int = 0) -> bytes: ...
+    def jobs(self, i: int = 0, finished: bool = False) -> bytes: ...
+    def status(self, i: int = 0) -> tuple[int, int, int, int]: ...

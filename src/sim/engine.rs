@@ -441,6 +441,50 @@ pub fn simulate_with_reserving(
     .collect()
 }
 
+/// A run driven from outside, one suspended scheduler call at a time (the reinforcement-learning
+/// environment, `schedlab::gym`): the scheduler ([`Scheduler::suspended`]) may end a call
+/// without deciding, and [`Stepped::advance`] then returns with the instant still open. The
+/// driver hands the scheduler what it waited for (through state they share) and advances
+/// again: the scheduler is called again at the same instant with the same view. Instants,
+/// calls and outcomes reach the sink exactly as in a run to completion of a scheduler that
+/// decided the same without suspending. Uniform machines, no queues and limits.
+pub struct Stepped<'w> {
+    engine: Engine<'w>,
+}
+
+impl<'w> Stepped<'w> {
+    pub fn new(
+        workload: &'w Workload,
+        config: &SimConfig,
+        scheduler: Box<dyn Scheduler>,
+        reservations: &'w Reservations,
+    ) -> Result<Self, SimError> {
+        let engine = Engine::new(
+            workload,
+            config,
+            AnyPolicy::Units(scheduler),
+            reservations,
+            None,
+        )?;
+        Ok(Stepped { engine })
+    }
+
+    /// Runs until the scheduler suspends a call (`Some(now)`) or nothing is left to happen
+    /// (`None`: [`Stepped::finish`] gives the outcome).
+    pub fn advance(&mut self, sink: &mut dyn ScheduleSink) -> Result<Option<Time>, SimError> {
+        Ok(match self.engine.advance(sink)? {
+            Advance::Done => None,
+            Advance::Suspended(now) => Some(now),
+        })
+    }
+
+    /// The rest of the outcome once [`Stepped::advance`] returned `None` (a stall if jobs
+    /// still wait).
+    pub fn finish(self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
+        self.engine.finish(sink)
+    }
+}
+
 /// Scheduler calls in a row that may leave an idle machine idle before the run is reported as
 /// stalled (only reachable with a periodic scheduler and a policy that postpones work).
 const MAX_IDLE_CALLS: u32 = 10_000;
@@ -482,6 +526,27 @@ struct Engine<'w> {
     /// Jobs the limits made eligible at this instant (reused buffer).
     admitted: Vec<u32>,
     out: SimOutcome,
+    /// The last instant processed.
+    last: Option<Time>,
+    /// The instant whose scheduler call is suspended, with the queue length the call saw.
+    suspended: Option<(Time, u32)>,
+    /// Queue positions started by the current call (reused buffer).
+    starts: Vec<usize>,
+}
+
+/// How far [`Engine::advance`] got.
+/// What one scheduler call came to.
+enum Called {
+    /// The scheduler suspended its call: nothing applied.
+    Suspended,
+    /// Its decisions were applied; `cut` when a CPU quota started only a prefix of them.
+    Applied { cut: bool },
+}
+
+enum Advance {
+    Done,
+    /// The scheduler suspended its call at this instant.
+    Suspended(Time),
 }
 
 /// The engine's reservation state.
@@ -626,6 +691,9 @@ impl<'w> Engine<'w> {
             limits: limits.map(|l| LimitState::new(l, workload)),
             admitted: Vec::new(),
             out: SimOutcome::default(),
+            last: None,
+            suspended: None,
+            starts: Vec::new(),
         };
         engine.admit_next();
         Ok(engine)
@@ -686,63 +754,129 @@ impl<'w> Engine<'w> {
     /// the outcome (skipped jobs, reservations, assignments: `jobs`, `steps` and `invocations`
     /// stay empty).
     fn run(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
-        let mut starts = Vec::new();
-        let mut last = None;
-        while let Some(now) = self.next_instant(last) {
-            last = Some(now);
-            self.complete_until(now);
-            self.end_reservations(now);
-            while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
-                self.admit_next();
-                match self.limits.as_mut().map(|l| l.arrive(job.job, now)) {
-                    None => self.queue.push(job),
-                    Some(Admission::Eligible) => self.enqueue(job),
-                    Some(Admission::Held(_)) => {}
-                }
-            }
-            self.admit_held(now);
-            // Reservations due now start before requests are placed: a view counts every
-            // reservation with start ≤ now as started (one granted to start at once starts as
-            // soon as it is granted).
-            self.start_reservations(now)?;
-            self.handle_requests(now)?;
-            let decides = match self.config.interval {
-                None => true,
-                Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
-            };
-            let call = decides.then(|| self.queue.len() as u32);
-            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
-            if decides {
-                sink.call(now, self.queue.len() as u32);
-                let mut again = self.decide(now, &mut starts)?;
-                // Starts may free queued-job caps: the jobs they admit are decided on at once.
-                // A call cut short by a CPU quota is asked again, without the jobs it gated.
-                while self.admit_held(now) || again {
-                    extra_calls += 1;
-                    extra_call_queue += self.queue.len() as u64;
-                    sink.call(now, self.queue.len() as u32);
-                    again = self.decide(now, &mut starts)?;
-                }
-            }
-            self.outcomes.emit_ready(sink);
-            let reserved = self.booking.reserved;
-            let busy =
-                self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
-            let held = self.limits.as_ref().map_or(0, LimitState::held);
-            sink.instant(&Instant {
-                time: now,
-                queue_len: (self.queue.len() + held) as u32,
-                busy,
-                reserved,
-                call,
-                extra_calls,
-                extra_call_queue,
-            });
+        match self.advance(sink)? {
+            Advance::Done => self.finish(sink),
+            // Only a stepped run's scheduler suspends ([`Stepped`]).
+            Advance::Suspended(time) => Err(SimError::Policy {
+                time,
+                message: "the scheduler suspended its call outside a stepped run".to_string(),
+            }),
         }
+    }
+
+    /// Processes instants until the run is over or the scheduler suspends its call (then the
+    /// instant is left open: the next `advance` calls the scheduler again at the same instant,
+    /// with the same view, and goes on from there).
+    fn advance(&mut self, sink: &mut dyn ScheduleSink) -> Result<Advance, SimError> {
+        let mut starts = std::mem::take(&mut self.starts);
+        let result = self.advance_with(sink, &mut starts);
+        self.starts = starts;
+        result
+    }
+
+    fn advance_with(
+        &mut self,
+        sink: &mut dyn ScheduleSink,
+        starts: &mut Vec<usize>,
+    ) -> Result<Advance, SimError> {
+        loop {
+            let (now, call) = match self.suspended.take() {
+                Some(open) => open,
+                None => {
+                    let Some(now) = self.next_instant(self.last) else {
+                        return Ok(Advance::Done);
+                    };
+                    self.last = Some(now);
+                    self.open_instant(now)?;
+                    let decides = match self.config.interval {
+                        None => true,
+                        Some(n) => now.rem_euclid(n) == 0 && !self.queue.is_empty(),
+                    };
+                    if !decides {
+                        self.close_instant(now, None, (0, 0), sink);
+                        continue;
+                    }
+                    let call = self.queue.len() as u32;
+                    sink.call(now, call);
+                    (now, call)
+                }
+            };
+            let Called::Applied { cut: mut again } = self.decide(now, starts)? else {
+                self.suspended = Some((now, call));
+                return Ok(Advance::Suspended(now));
+            };
+            let (mut extra_calls, mut extra_call_queue) = (0u32, 0u64);
+            // Starts may free queued-job caps: the jobs they admit are decided on at once.
+            // A call cut short by a CPU quota is asked again, without the jobs it gated.
+            while self.admit_held(now) || again {
+                extra_calls += 1;
+                extra_call_queue += self.queue.len() as u64;
+                sink.call(now, self.queue.len() as u32);
+                again = match self.decide(now, starts)? {
+                    Called::Applied { cut } => cut,
+                    Called::Suspended => {
+                        return Err(SimError::Policy {
+                            time: now,
+                            message: "a stepped run cannot suspend with queues and limits"
+                                .to_string(),
+                        });
+                    }
+                };
+            }
+            self.close_instant(now, Some(call), (extra_calls, extra_call_queue), sink);
+        }
+    }
+
+    /// Applies the events of instant `now`: completions, reservation ends, arrivals, held jobs
+    /// admitted, reservation starts and requests.
+    fn open_instant(&mut self, now: Time) -> Result<(), SimError> {
+        self.complete_until(now);
+        self.end_reservations(now);
+        while let Some(job) = self.next_arrival.filter(|j| j.submit == now) {
+            self.admit_next();
+            match self.limits.as_mut().map(|l| l.arrive(job.job, now)) {
+                None => self.queue.push(job),
+                Some(Admission::Eligible) => self.enqueue(job),
+                Some(Admission::Held(_)) => {}
+            }
+        }
+        self.admit_held(now);
+        // Reservations due now start before requests are placed: a view counts every
+        // reservation with start ≤ now as started (one granted to start at once starts as
+        // soon as it is granted).
+        self.start_reservations(now)?;
+        self.handle_requests(now)
+    }
+
+    /// Hands over what instant `now` settled: the outcomes now in order, and the instant.
+    fn close_instant(
+        &mut self,
+        now: Time,
+        call: Option<u32>,
+        (extra_calls, extra_call_queue): (u32, u64),
+        sink: &mut dyn ScheduleSink,
+    ) {
+        self.outcomes.emit_ready(sink);
+        let reserved = self.booking.reserved;
+        let busy = self.config.machine.capacity().unit_count() - self.free.unit_count() - reserved;
+        let held = self.limits.as_ref().map_or(0, LimitState::held);
+        sink.instant(&Instant {
+            time: now,
+            queue_len: (self.queue.len() + held) as u32,
+            busy,
+            reserved,
+            call,
+            extra_calls,
+            extra_call_queue,
+        });
+    }
+
+    /// After the last instant: a stall if jobs still wait, else the rest of the outcome.
+    fn finish(mut self, sink: &mut dyn ScheduleSink) -> Result<SimOutcome, SimError> {
         let held = self.limits.as_ref().map_or(0, LimitState::held);
         if !self.queue.is_empty() || held > 0 {
             // No event is left that could start them.
-            let time = last.unwrap_or_default();
+            let time = self.last.unwrap_or_default();
             return Err(SimError::Stalled {
                 time,
                 waiting: self.queue.len() + held,
@@ -1007,10 +1141,13 @@ impl<'w> Engine<'w> {
         }
     }
 
-    /// One scheduler call at `now` and its starts; whether a CPU quota cut it short (the
+    /// One scheduler call at `now` and its starts: suspended (nothing applied: it is asked
+    /// again at the same instant), or applied — and then whether a CPU quota cut it short (the
     /// policy must be asked again at `now`).
-    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
-        let cut = self.ask(now, starts)?;
+    fn decide(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<Called, SimError> {
+        let Called::Applied { cut } = self.ask(now, starts)? else {
+            return Ok(Called::Suspended);
+        };
         if !starts.is_empty() {
             let mut gated = std::mem::take(&mut self.gated);
             gated.clear();
@@ -1069,15 +1206,17 @@ impl<'w> Engine<'w> {
         } else {
             self.idle_calls = 0;
         }
-        Ok(cut)
+        Ok(Called::Applied { cut })
     }
 
     /// Asks the policy for its decisions at `now` and starts them; `starts` receives the queue
     /// positions started, in increasing order. Under CPU quotas only the longest prefix of the
     /// decisions, in the order the policy made them, that keeps every quota counting the jobs
-    /// running (those started before it in the prefix included) starts; returns whether the
-    /// decisions were cut so.
-    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<bool, SimError> {
+    /// running (those started before it in the prefix included) starts ([`Called::Applied`]'s
+    /// `cut` says whether the decisions were cut so). [`Called::Suspended`] when the policy
+    /// suspended its call ([`Scheduler::suspended`]): nothing is applied or cleared, so that the
+    /// same view is shown again when the run resumes.
+    fn ask(&mut self, now: Time, starts: &mut Vec<usize>) -> Result<Called, SimError> {
         starts.clear();
         self.started_jobs.clear();
         let mut cut = false;
@@ -1098,10 +1237,20 @@ impl<'w> Engine<'w> {
                     reservations: &self.booking.granted,
                 };
                 scheduler.schedule(&view, starts);
-                u.completed.clear();
                 if let Some(failure) = scheduler.failure() {
                     return Err(failure);
                 }
+                if scheduler.suspended() {
+                    if !starts.is_empty() {
+                        return Err(SimError::Policy {
+                            time: now,
+                            message: "the scheduler suspended its call after deciding starts"
+                                .to_string(),
+                        });
+                    }
+                    return Ok(Called::Suspended);
+                }
+                u.completed.clear();
                 self.decided.clone_from(starts);
                 starts.sort_unstable();
                 for (k, &pos) in starts.iter().enumerate() {
@@ -1186,7 +1335,7 @@ impl<'w> Engine<'w> {
             }
         }
         self.ended.clear();
-        Ok(cut)
+        Ok(Called::Applied { cut })
     }
 
     /// Starts `queued` now: on a uniform machine wherever the node table puts it, on a topology

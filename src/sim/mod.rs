@@ -26,7 +26,7 @@ pub mod transform;
 
 pub use engine::{
     AnyPolicy, Assignment, Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step,
-    simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
+    Stepped, simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
     simulate_policy_into, simulate_reserving, simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Time, Workload};

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT
 
-DOCS = ["docs/python.md", "docs/policies.md"]
+DOCS = ["docs/python.md", "docs/policies.md", "docs/rl.md"]
 
 
 def python_blocks(text: str) -> list[str]:

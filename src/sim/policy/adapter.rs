@@ -34,7 +34,6 @@ pub struct PolicyScheduler<P: Policy> {
     running_use: Vec<f64>,
     /// The first failure; the engine stops the run with it after the call.
     failure: Option<SimError>,
-    calls: u64,
 }
 
 impl<P: Policy> PolicyScheduler<P> {
@@ -52,13 +51,7 @@ impl<P: Policy> PolicyScheduler<P> {
             used: Vec::new(),
             running_use: Vec::new(),
             failure: None,
-            calls: 0,
         }
-    }
-
-    /// How many times the policy was called.
-    pub fn calls(&self) -> u64 {
-        self.calls
     }
 
     /// Charges the jobs that ended since the engine's previous call to their users. Done at
@@ -190,7 +183,6 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
             running: &self.running,
             reservations: view.reservations,
         };
-        self.calls += 1;
         self.rows.clear();
         let fail = |message: String| SimError::Policy {
             time: view.now,

@@ -106,6 +106,14 @@ pub trait Scheduler {
     /// `job` started at `now` by this call's decisions (stateful queue orders are charged here,
     /// for the starts made, not for the decisions).
     fn started(&mut self, now: Time, job: u32);
+
+    /// Whether the last call was suspended rather than decided: it started nothing, and wants
+    /// to be called again at the same instant, with the same view, once the driver of a
+    /// [`crate::sim::engine::Stepped`] run has given it what it waits for (an agent's action).
+    /// A run to completion reports a suspension as an error. The built-in rules never suspend.
+    fn suspended(&mut self) -> bool {
+        false
+    }
 }
 
 /// The built-in backfilling rules, by name. With the `fcfs` queue order, `fcfs`, `easy` and

@@ -1,0 +1,266 @@
+"""schedlab.gym (issue 32): the Gymnasium contract, determinism, masks, errors, and the
+heuristics as action functions reproducing the same policies run through the policy interface,
+job for job, on the bundled KTH-SP2 log."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import schedlab
+from schedlab.gym import HEURISTICS, SchedulingEnv, SchedulingVecEnv, bounded_slowdown
+
+from committed import Committed
+from conftest import WORKLOADS
+from f1 import f1_score
+
+KTH = WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz"
+SDSC = WORKLOADS / "SDSC-SP2-1998-4.2-cln.swf.gz"
+
+
+def run_episode(env, choose, seed=None):
+    """Steps ``env`` to the end of an episode with ``choose(env, obs)``; the rewards."""
+    obs, _ = env.reset(seed=seed)
+    rewards = []
+    while True:
+        obs, reward, done, truncated, _ = env.step(choose(env, obs))
+        rewards.append(reward)
+        if done:
+            return rewards
+
+
+def heuristic(name):
+    fn = HEURISTICS[name]
+    return lambda env, obs: fn(env.raw(), obs["mask"])
+
+
+def test_the_defaults_work_in_one_line_and_pass_the_env_checker():
+    env = SchedulingEnv(KTH)
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=1)
+    assert obs["jobs"].shape == (128, 8) and obs["jobs"].dtype == np.float32
+    assert obs["mask"].sum() >= 1 and np.array_equal(info["action_mask"], obs["mask"])
+    vec = SchedulingVecEnv(KTH, n_envs=8)
+    obs, _ = vec.reset(seed=1)
+    assert obs["jobs"].shape == (8, 128, 8) and obs["mask"].shape == (8, 128)
+    assert isinstance(vec, gymnasium.vector.VectorEnv)
+
+
+def test_same_seed_and_actions_give_the_same_episode_byte_for_byte():
+    def trajectory(seed):
+        env = SchedulingEnv(KTH, seed=seed, episode_jobs=200)
+        rng = np.random.default_rng(7)
+        obs, _ = env.reset(seed=seed)
+        blocks = [obs["jobs"].tobytes() + obs["machine"].tobytes()]
+        done = False
+        while not done:
+            valid = int(obs["mask"].sum())
+            obs, reward, done, _, _ = env.step(int(rng.integers(valid)))
+            blocks.append(obs["jobs"].tobytes() + obs["machine"].tobytes() + str(reward).encode())
+        jobs = env.episode_jobs(finished=True)
+        return blocks, {k: v.tobytes() for k, v in jobs.items()}
+
+    assert trajectory(3) == trajectory(3)
+    assert trajectory(3) != trajectory(4)
+
+
+@pytest.mark.parametrize("trace", [KTH, SDSC])
+@pytest.mark.parametrize("backfill, native", [("easy", "easy"), ("none", "fcfs")])
+def test_fcfs_actions_reproduce_the_native_schedulers(trace, backfill, native):
+    env = SchedulingEnv(trace, backfill=backfill, episode_jobs=None, starts=0, k=4096)
+    run_episode(env, heuristic("fcfs"))
+    got = env.episode_jobs(finished=True)
+    expected = schedlab.simulate(trace, scheduler=native).jobs
+    assert len(got["start"]) == expected.num_rows > 20_000
+    assert np.array_equal(got["start"], expected.column("start").to_numpy())
+
+
+SCORES = {
+    "sjf": lambda v: v.waiting.requested_time,
+    "wfp3": lambda v: -((v.waiting.wait / v.waiting.requested_time) ** 3.0 * v.waiting.procs),
+    "unicep": lambda v: (
+        -(v.waiting.wait / (np.log2(np.maximum(v.waiting.procs, 2)) * v.waiting.requested_time))
+    ),
+    "f1": lambda v: f1_score(v.waiting.requested_time, v.waiting.procs, v.waiting.submit),
+    "fcfs": lambda v: v.waiting.index,
+}
+
+
+@pytest.mark.parametrize("name", ["sjf", "wfp3", "unicep", "f1"])
+def test_heuristic_actions_reproduce_the_policy_through_the_policy_interface(name):
+    k = 4096
+    env = SchedulingEnv(KTH, backfill="easy", episode_jobs=None, starts=0, k=k)
+    run_episode(env, heuristic(name))
+    got = env.episode_jobs(finished=True)
+    policy = schedlab.simulate(KTH, policy=Committed(SCORES[name], "easy", k=k)).jobs
+    assert len(got["start"]) == policy.num_rows == 28_467
+    assert np.array_equal(got["start"], policy.column("start").to_numpy())
+    fcfs = schedlab.simulate(KTH, scheduler="easy").jobs.column("start").to_numpy()
+    assert not np.array_equal(got["start"], fcfs), "the heuristic is FCFS in disguise"
+
+
+def test_conservative_backfilling_matches_the_policy_interface():
+    k = 4096
+    path = KTH
+    env = SchedulingEnv(path, backfill="conservative", episode_jobs=3000, starts=0, k=k)
+    run_episode(env, heuristic("sjf"))
+    got = env.episode_jobs(finished=True)
+    assert env.status()["backfilled"] > 0
+    # The policy over the same 3000 jobs: the env's episode is a window of the trace.
+    table = schedlab.read_trace(path).slice(0, 3000)
+    lines = ["; MaxProcs: 100"]
+    for r in table.to_pylist():
+        lines.append(
+            f"{r['id']} {r['submit']} -1 {r['runtime']} {r['procs']} -1 -1 {r['procs']} "
+            f"{r['requested_time']} -1 1 {r['user']} {r['group']} -1 {r['queue']} -1 -1 -1"
+        )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        window = f"{d}/window.swf"
+        with open(window, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        policy = schedlab.simulate(window, policy=Committed(SCORES["sjf"], "conservative", k=k))
+    assert np.array_equal(got["start"], policy.jobs.column("start").to_numpy())
+
+
+def test_the_mask_marks_the_waiting_jobs_and_a_masked_action_is_refused():
+    env = SchedulingEnv(KTH, k=16, seed=5)
+    obs, _ = env.reset(seed=5)
+    for _ in range(300):
+        valid = int(obs["mask"].sum())
+        assert valid >= 1
+        assert obs["mask"][:valid].all() and not obs["mask"][valid:].any()
+        assert not obs["jobs"][valid:].any()
+        raw = env.raw()
+        assert (raw["requested_time"][:valid] > 0).all()
+        if valid < 16:
+            before = env.status()
+            with pytest.raises(ValueError, match=f"action {valid} is masked"):
+                env.step(valid)
+            assert env.status() == before
+        with pytest.raises(ValueError, match="is masked"):
+            env.step(-1)
+        assert all(env.action_space.sample() < valid for _ in range(5))
+        obs, _, done, _, _ = env.step(valid - 1)
+        if done:
+            obs, _ = env.reset()
+
+
+def test_bad_calls_and_parameters_get_clear_errors():
+    env = SchedulingEnv(KTH, episode_jobs=10)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="job slot"):
+        env.step("first")
+    with pytest.raises(TypeError, match="job slot"):
+        env.step(0.5)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(0)
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+    bad = [
+        (dict(backfill="greedy"), "unknown backfilling"),
+        (dict(reward="makespan"), "unknown reward"),
+        (dict(features=["wait", "colour"]), "unknown feature"),
+        (dict(k=0), "k must be at least 1"),
+        (dict(episode_jobs=10**7), "only 28467 jobs"),
+        (dict(episode_jobs=0), "episode_jobs must be a positive"),
+        (dict(starts=[28_400], episode_jobs=256), "cannot start at job 28400"),
+        (dict(reward="utilization", per_step=True), "end of an episode"),
+    ]
+    for kwargs, message in bad:
+        with pytest.raises(schedlab.InputError, match=message):
+            SchedulingEnv(KTH, **kwargs)
+    with pytest.raises(ValueError, match="callable"):
+        SchedulingEnv(KTH, reward=lambda jobs: 0.0, per_step=True)
+    vec = SchedulingVecEnv(KTH, n_envs=2)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="2 integers"):
+        vec.step(np.array([0]))
+    with pytest.raises(ValueError, match="environment 1: action 127 is masked"):
+        vec.step(np.array([0, 127]))
+
+
+def test_rewards_end_per_step_and_callable_agree():
+    def episode(**kwargs):
+        env = SchedulingEnv(KTH, episode_jobs=300, starts=[1000], **kwargs)
+        rewards = run_episode(env, heuristic("sjf"))
+        return env, rewards
+
+    env, end = episode()
+    assert all(r == 0.0 for r in end[:-1]) and end[-1] < -1.0
+    jobs = env.episode_jobs(finished=True)
+    assert len(jobs["start"]) == 300
+    assert end[-1] == pytest.approx(-bounded_slowdown(jobs).mean())
+    _, per_step = episode(per_step=True)
+    assert sum(per_step) == pytest.approx(end[-1])
+    _, custom = episode(reward=lambda jobs: -bounded_slowdown(jobs).mean())
+    assert custom[-1] == pytest.approx(end[-1])
+    _, wait = episode(reward="wait")
+    assert wait[-1] == pytest.approx(-jobs["wait"].mean())
+    _, util = episode(reward="utilization")
+    assert 0.0 < util[-1] <= 1.0
+
+
+def test_the_vec_env_steps_each_episode_as_the_single_env_does():
+    n, seed = 4, 11
+    vec = SchedulingVecEnv(KTH, n_envs=n, seed=seed, episode_jobs=64)
+    obs, _ = vec.reset(seed=seed)
+    singles = [SchedulingEnv(KTH, seed=seed + i, episode_jobs=64) for i in range(n)]
+    single_obs = [s.reset(seed=seed + i)[0] for i, s in enumerate(singles)]
+    ended = np.zeros(n, dtype=int)
+    for _ in range(400):
+        for i in range(n):
+            assert np.array_equal(obs["jobs"][i], single_obs[i]["jobs"])
+            assert np.array_equal(obs["mask"][i], single_obs[i]["mask"])
+        actions = obs["mask"].sum(axis=1) - 1
+        obs, rewards, terminated, truncated, _ = vec.step(actions)
+        for i in range(n):
+            o, r, done, _, _ = singles[i].step(int(actions[i]))
+            assert r == rewards[i] and done == terminated[i]
+            if done:
+                ended[i] += 1
+                o, _ = singles[i].reset()
+            single_obs[i] = o
+    assert ended.min() >= 1, "every environment went through an autoreset"
+
+
+def test_the_example_learner_runs_short():
+    import runpy
+
+    from conftest import ROOT
+
+    module = runpy.run_path(str(ROOT / "examples" / "es_linear.py"))
+    result = module["main"](generations=2, population=4, train_episodes=2, quick=True)
+    assert np.isfinite(result["learned"]) and np.isfinite(result["fcfs"])
+
+
+def test_episodes_are_byte_identical_across_processes():
+    """Nothing in an episode depends on the process (hash seeds, addresses)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import hashlib, numpy as np
+from schedlab.gym import SchedulingVecEnv
+v = SchedulingVecEnv({str(KTH)!r}, n_envs=4, seed=9)
+o, _ = v.reset(seed=9)
+h = hashlib.sha256()
+rng = np.random.default_rng(1)
+for _ in range(1500):
+    o, r, t, _, _ = v.step((rng.random(4) * o["mask"].sum(1)).astype(np.int64))
+    h.update(o["jobs"].tobytes() + o["machine"].tobytes() + r.tobytes())
+print(h.hexdigest())
+"""
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    }
+    assert len(digests) == 1
