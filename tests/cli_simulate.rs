@@ -263,6 +263,45 @@ fn the_queue_order_is_a_flag_and_fcfs_is_the_default() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("fairshare"));
 }
 
+#[test]
+fn the_backfill_candidate_order_is_a_flag_and_the_queue_order_is_its_default() {
+    let summary = |extra: &[&str]| -> serde_json::Value {
+        let trace = kth();
+        let mut args = vec![
+            "simulate",
+            "--scheduler",
+            "easy",
+            "--format",
+            "json",
+            &trace,
+        ];
+        args.extend_from_slice(extra);
+        let out = schedlab(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let default = summary(&[]);
+    assert_eq!(default, summary(&["--backfill-order", "queue"]));
+    assert!(
+        default.get("backfill_order").is_none(),
+        "absent at its default"
+    );
+    let sjbf = summary(&["--backfill-order", "shortest"]);
+    assert_eq!(sjbf["backfill_order"], "shortest");
+    assert_eq!(sjbf["jobs"], 28_467);
+    assert_ne!(
+        sjbf["wait_mean"], default["wait_mean"],
+        "shortest-first candidates change KTH's EASY schedule"
+    );
+    let bad = schedlab(&["simulate", &kth(), "-s", "easy", "--backfill-order", "sjf"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("smallest_area"));
+}
+
 /// The examples of `simulate --help` that name bundled traces run as written from the
 /// repository's root; the topology example places every job the trace's machines can hold.
 #[test]

@@ -218,3 +218,53 @@ grid:
         None
     );
 }
+
+/// `backfill_order` is a parameter axis (and a scheduler key): its default leaves a cell's
+/// simulation key as it was before the setting existed; another value enters the key.
+#[test]
+fn the_backfill_order_axis_sets_the_candidate_order_and_keys_it_only_off_its_default() {
+    use schedlab::sim::scheduler::order::CandidateOrder;
+    let (_d, m) = project(&format!(
+        "{SECTIONS}grid:\n  axes:\n    workload: [a]\n    cluster: [small]\n    scheduler: [easy]\n    backfill_order: [queue, shortest]\n"
+    ));
+    assert_eq!(
+        ids(&m),
+        vec!["backfill_order-queue", "backfill_order-shortest"]
+    );
+    assert_eq!(m.cells[0].scheduler.order.candidates, CandidateOrder::Queue);
+    assert_eq!(
+        m.cells[1].scheduler.order.candidates,
+        CandidateOrder::Shortest
+    );
+    let mut cache = schedlab::cache::DigestCache::in_memory();
+    let digests = m
+        .cells
+        .iter()
+        .filter_map(|c| c.workload.trace())
+        .map(|t| (t.to_path_buf(), cache.digest(t).unwrap()))
+        .collect();
+    let plan = schedlab::plan::build(
+        std::slice::from_ref(&m),
+        &schedlab::plan::Inputs {
+            digests: &digests,
+            commit: None,
+            commands: &[],
+        },
+    );
+    let simulate: Vec<usize> = (0..plan.nodes.len())
+        .filter(|&i| {
+            matches!(
+                plan.nodes[i].kind,
+                schedlab::plan::NodeKind::Simulate { .. }
+            )
+        })
+        .collect();
+    assert_eq!(simulate.len(), 2);
+    let queue = plan.material(std::slice::from_ref(&m), simulate[0]);
+    let shortest = plan.material(std::slice::from_ref(&m), simulate[1]);
+    assert!(
+        queue["scheduler"].get("order").is_none(),
+        "the default keeps the key material of cells without the setting: {queue}"
+    );
+    assert_eq!(shortest["scheduler"]["order"]["candidates"], "shortest");
+}

@@ -20,6 +20,7 @@ def simulate(
     scheduler: str | None = None,
     policy: Any = None,
     order: str = "fcfs",
+    backfill_order: str = "queue",
     procs: int | None = None,
     node_size: int | None = None,
     interval: int | None = None,

@@ -61,6 +61,7 @@ def simulate(
     scheduler: str | None = None,
     policy: Any = None,
     order: str = "fcfs",
+    backfill_order: str = "queue",
     procs: int | None = None,
     node_size: int | None = None,
     interval: int | None = None,
@@ -75,7 +76,9 @@ def simulate(
 
     ``scheduler`` names a built-in backfilling rule (``fcfs``, ``easy``, ``conservative``,
     ``aggressive``; ``easy`` when neither it nor ``policy`` is given) walking the queue
-    ``order`` (``fcfs``, ``fairshare``, ``priority``, ``sjf``). ``policy`` is your own: an
+    ``order`` (``fcfs``, ``fairshare``, ``priority``, ``sjf``); ``backfill_order`` offers the
+    jobs after the first that cannot start in another order (``queue``, ``submission``,
+    ``shortest`` — shortest-job backfilling — or ``smallest_area``). ``policy`` is your own: an
     object with ``decide(view)`` (docs/policies.md). The machine has ``procs`` processors (by
     default the trace's MaxProcs), in whole nodes of ``node_size`` when given. ``interval``
     calls the scheduler only every that many seconds; ``overrun`` is ``kill`` or ``continue``;
@@ -88,6 +91,7 @@ def simulate(
         scheduler=scheduler,
         policy=policy,
         order=order,
+        backfill_order=backfill_order,
         procs=procs,
         node_size=node_size,
         interval=interval,

@@ -85,7 +85,8 @@ impl Policy for PyPolicy {
 /// Returns (jobs as a pyarrow RecordBatch, the summary as JSON text, policy calls).
 #[pyfunction]
 #[pyo3(signature = (
-    trace, *, scheduler = None, policy = None, order = "fcfs", procs = None, node_size = None,
+    trace, *, scheduler = None, policy = None, order = "fcfs", backfill_order = "queue",
+    procs = None, node_size = None,
     interval = None, overrun = "kill", tau = 10, warmup_jobs = None, warmup_seconds = None,
     lenient = false, memory = "kb_per_proc"
 ))]
@@ -96,6 +97,7 @@ pub fn simulate(
     scheduler: Option<&str>,
     policy: Option<Py<PyAny>>,
     order: &str,
+    backfill_order: &str,
     procs: Option<i64>,
     node_size: Option<i64>,
     interval: Option<i64>,
@@ -143,6 +145,7 @@ pub fn simulate(
     let settings = Settings {
         scheduler: kind,
         order: order.parse().map_err(errors::input)?,
+        backfill_order: backfill_order.parse().map_err(errors::input)?,
         interval,
         overrun: overrun.parse::<Overrun>().map_err(errors::input)?,
         tau,

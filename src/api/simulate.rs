@@ -23,7 +23,7 @@ use crate::sim::metrics::{
 use crate::sim::policy::{Policy, PolicyScheduler};
 use crate::sim::reservation::Reservations;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
-use crate::sim::scheduler::order::{OrderKind, OrderSpec};
+use crate::sim::scheduler::order::{CandidateOrder, OrderKind, OrderSpec};
 use crate::sim::{
     AnyPolicy, Infeasible, Machine, Overrun, Placement, ResourceVec, SchedulerKind, SimConfig,
     SimError, SimOutcome, Time, Workload,
@@ -38,6 +38,9 @@ pub struct Settings {
     pub scheduler: SchedulerKind,
     /// The queue order a built-in rule walks (ignored with a custom policy).
     pub order: OrderKind,
+    /// The order of backfill candidates after the first job that cannot start (ignored with a
+    /// custom policy).
+    pub backfill_order: CandidateOrder,
     pub placement: Placement,
     pub interval: Option<Time>,
     pub overrun: Overrun,
@@ -55,6 +58,7 @@ impl Settings {
         Settings {
             scheduler,
             order: OrderKind::Fcfs,
+            backfill_order: CandidateOrder::Queue,
             placement: Placement::default(),
             interval: None,
             overrun: Overrun::Kill,
@@ -73,6 +77,9 @@ pub struct Report {
     /// The built-in rule, or `policy` for a custom policy.
     pub scheduler: String,
     pub order: OrderKind,
+    /// The order of backfill candidates; absent when it is the queue order.
+    #[serde(skip_serializing_if = "CandidateOrder::is_queue")]
+    pub backfill_order: CandidateOrder,
     /// A custom policy's name; absent with a built-in scheduler.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub policy: Option<String>,
@@ -126,7 +133,10 @@ pub fn simulate(
         )));
     }
     let config = SimConfig {
-        order: OrderSpec::of(settings.order),
+        order: OrderSpec {
+            candidates: settings.backfill_order,
+            ..OrderSpec::of(settings.order)
+        },
         machine: machine.clone(),
         scheduler: settings.scheduler,
         interval: settings.interval,
@@ -208,6 +218,7 @@ pub fn simulate(
             None => settings.scheduler.to_string(),
         },
         order: settings.order,
+        backfill_order: settings.backfill_order,
         policy: policy_name,
         procs: machine.procs(),
         node_size: settings.node_size,

@@ -7,7 +7,7 @@ use super::machine::{ReadArgs, TopologyArgs};
 use super::{CliError, Format, load_trace_with};
 use crate::api::{self, simulate::Settings};
 use crate::sim::metrics::{self, Warmup};
-use crate::sim::scheduler::order::OrderKind;
+use crate::sim::scheduler::order::{CandidateOrder, OrderKind};
 use crate::sim::{Machine, Overrun, Placement, SchedulerKind, Time};
 use crate::store::JobsWriter;
 
@@ -32,6 +32,10 @@ pub struct Args {
     /// priority settings, docs/fairshare.md) or sjf.
     #[arg(long, default_value = "fcfs")]
     pub order: OrderKind,
+    /// Order of the backfill candidates after the first job that cannot start: queue (the
+    /// queue order), submission, shortest (shortest-job backfilling) or smallest_area.
+    #[arg(long, default_value = "queue", value_name = "ORDER")]
+    pub backfill_order: CandidateOrder,
     /// Processors of the machine [default: the trace's MaxProcs].
     #[arg(long)]
     pub procs: Option<u32>,
@@ -108,6 +112,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let settings = Settings {
         scheduler: args.scheduler,
         order: args.order,
+        backfill_order: args.backfill_order,
         placement: args.placement,
         interval: args.interval,
         overrun: args.overrun,

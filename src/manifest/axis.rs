@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::model::{Cell, WorkloadSource};
 use crate::sim::fairshare::{Charging, PenaltyModel};
-use crate::sim::scheduler::order::OrderKind;
+use crate::sim::scheduler::order::{CandidateOrder, OrderKind};
 use crate::sim::{Overrun, Placement};
 
 /// Axes that pick a named entry of a section.
@@ -15,8 +15,12 @@ pub const NAME_AXES: [&str; 5] = ["workload", "cluster", "scheduler", "reservati
 pub const NO_RESERVATIONS: &str = "none";
 
 /// Axes that override one setting, with what their values must be.
-pub const PARAM_AXES: [(&str, &str); 19] = [
+pub const PARAM_AXES: [(&str, &str); 20] = [
     ("backfill", "none, easy, conservative or aggressive"),
+    (
+        "backfill_order",
+        "queue, submission, shortest or smallest_area",
+    ),
     (
         "capacity_scale",
         "a positive number (multiplies the users' split expected capacities)",
@@ -111,6 +115,9 @@ pub fn check_param(axis: &str, v: &Value) -> Result<(), String> {
             .as_str()
             .is_some_and(|s| super::order::parse_backfill(s).is_ok()),
         "order" => v.as_str().is_some_and(|s| s.parse::<OrderKind>().is_ok()),
+        "backfill_order" => v
+            .as_str()
+            .is_some_and(|s| s.parse::<CandidateOrder>().is_ok()),
         "penalty" => v.as_str().and_then(penalty_model).is_some(),
         "charging" => v.as_str().and_then(charging).is_some(),
         "placement" => v.as_str().is_some_and(|s| s.parse::<Placement>().is_ok()),
@@ -173,6 +180,11 @@ pub fn apply_param(cell: &mut Cell, axis: &str, v: &Value) {
         "order" => {
             if let Some(k) = v.as_str().and_then(|s| s.parse().ok()) {
                 Arc::make_mut(&mut cell.scheduler).order.kind = k;
+            }
+        }
+        "backfill_order" => {
+            if let Some(c) = v.as_str().and_then(|s| s.parse().ok()) {
+                Arc::make_mut(&mut cell.scheduler).order.candidates = c;
             }
         }
         "penalty" => {

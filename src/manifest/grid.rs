@@ -412,6 +412,19 @@ pub fn expand(
             )
             .hint("exclude these combinations, or size the topology by its nodes"));
         }
+        if cell.cluster.topology.is_some() && !cell.scheduler.order.candidates.is_queue() {
+            let name = &cell.scheduler.name;
+            return Err(ctx
+                .key_error(
+                    &format!("schedulers.{name}.backfill_order"),
+                    "backfill_order",
+                    format!(
+                        "cell {id}: scheduler `{name}` sets `backfill_order`, which the node-level rules on topology `{}` do not apply yet",
+                        cell.cluster.name
+                    ),
+                )
+                .hint("run it on a processor pool, or exclude these combinations"));
+        }
         if matches!(
             cell.workload.source,
             super::model::WorkloadSource::Synthetic(_)

@@ -140,6 +140,7 @@ pub fn resolve(
         reorder,
         fairshare,
         priority,
+        candidates: Default::default(),
     })
 }
 

@@ -65,6 +65,7 @@ pub fn resolve(
         (s.backfill.is_some(), "backfill"),
         (s.order.is_some(), "order"),
         (s.reorder.is_some(), "reorder"),
+        (s.backfill_order.is_some(), "backfill_order"),
         (s.fairshare.is_some(), "fairshare"),
         (s.priority.is_some(), "priority"),
     ] {

@@ -278,6 +278,10 @@ pub struct RawScheduler {
     /// Seconds between priority recomputations; absent: at every scheduler call.
     #[schemars(with = "Option<i64>")]
     pub reorder: Option<Spanned<i64>>,
+    /// The order of backfill candidates after the first job that cannot start: queue
+    /// (default), submission, shortest (SJBF) or smallest_area.
+    #[schemars(with = "Option<String>")]
+    pub backfill_order: Option<crate::sim::scheduler::order::CandidateOrder>,
     /// Fairshare settings of `order: fairshare` and of `priority`'s fairshare factor (also
     /// what users.parquet reports for every order).
     pub fairshare: Option<RawFairshare>,

@@ -291,7 +291,7 @@ pub fn resolve(
             }
         }
         let policy = super::order::backfill_rule(ctx, &path, s)?;
-        let order = super::order::resolve(
+        let mut order = super::order::resolve(
             ctx,
             &path,
             super::order::RawOrderKeys {
@@ -301,6 +301,7 @@ pub fn resolve(
                 priority: s.priority.as_ref(),
             },
         )?;
+        order.candidates = s.backfill_order.unwrap_or_default();
         schedulers.insert(
             sname.clone(),
             SchedulerSpec {

@@ -264,10 +264,18 @@ impl AnyPolicy {
         config: &SimConfig,
         order: Result<Box<dyn QueueOrder>, OrderError>,
     ) -> Result<Self, SimError> {
-        let order = order.map_err(|source| SimError::Order {
-            order: config.order.kind.name(),
-            source,
-        })?;
+        let candidates = config.order.candidates;
+        let order = order
+            .and_then(|order| match config.machine {
+                Machine::Topology(_) if !candidates.is_queue() => {
+                    Err(OrderError::CandidatesOnTopology(candidates))
+                }
+                _ => Ok(order),
+            })
+            .map_err(|source| SimError::Order {
+                order: config.order.kind.name(),
+                source,
+            })?;
         Ok(match config.machine {
             Machine::Uniform(_) => AnyPolicy::Units(config.scheduler.build_ordered(order)),
             Machine::Topology(_) => AnyPolicy::Nodes(node::build_ordered(config.scheduler, order)),

@@ -655,9 +655,9 @@ impl Conservative {
         view.committed_profile(&mut self.profile);
         // Existing reservations hold their place while earlier jobs are compressed. One already
         // in the past (missed between two periodic calls) is stale: that job is placed afresh.
+        // By queue position: the walk may be re-sorted past its first job that cannot start.
         let mut held = Vec::with_capacity(view.queue.len());
-        for pos in self.walk.from(0) {
-            let job = &view.queue[pos];
+        for job in view.queue.iter() {
             let slot = self
                 .reference_slots
                 .get(&job.job)
@@ -669,9 +669,11 @@ impl Conservative {
             held.push(slot);
         }
         let mut next = HashMap::with_capacity(view.queue.len());
-        for (pos, slot) in self.walk.from(0).zip(held) {
+        let mut blocked_yet = false;
+        for k in 0..self.walk.len() {
+            let pos = self.walk.pos(k);
             let job = &view.queue[pos];
-            if let Some(s) = slot {
+            if let Some(s) = held[pos] {
                 self.profile
                     .unreserve(s, s + job.requested_time, job.demand);
             }
@@ -687,6 +689,11 @@ impl Conservative {
                 starts.push(pos);
             } else {
                 next.insert(job.job, start);
+                // The jobs after the first that cannot start are planned in the candidate
+                // order (`backfill_order`).
+                if !std::mem::replace(&mut blocked_yet, true) {
+                    self.walk.candidates_after(k);
+                }
             }
         }
         self.reference_slots = next;

@@ -20,7 +20,9 @@
 //! free at that instant, as in pyss's availability profile.
 //!
 //! Over another queue order the rule is the same with "queue order" read as that order: the head
-//! is the first job in it that does not fit, and backfilling walks the jobs after it.
+//! is the first job in it that does not fit, and backfilling walks the jobs after it — in the
+//! candidate order when one is set (`backfill_order`, [`super::order::CandidateOrder`]: e.g.
+//! shortest first, SJBF), the head keeping its place and its reservation.
 
 use super::order::{QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
@@ -80,6 +82,7 @@ impl Easy {
         let fits_now = |p: &Profile, job: &QueuedJob| {
             p.earliest_fit(now, job.requested_time, job.demand) == Some(now)
         };
+        let mut k = 0;
         let head = loop {
             let Some((pos, job)) = jobs.next() else {
                 return;
@@ -89,11 +92,16 @@ impl Easy {
             }
             profile.reserve(now, now + job.requested_time, job.demand);
             starts.push(pos);
+            k += 1;
         };
         let Some(shadow) = profile.earliest_fit(now, head.requested_time, head.demand) else {
             return;
         };
         profile.reserve(shadow, shadow + head.requested_time, head.demand);
+        if self.walk.has_candidates() {
+            self.walk.candidates_after(k);
+            jobs = self.walk.iter_from(view.queue, k + 1);
+        }
         for (pos, job) in jobs {
             if fits_now(profile, &job) {
                 profile.reserve(now, now + job.requested_time, job.demand);
@@ -173,6 +181,7 @@ impl Easy {
         let mut free = view.free;
         self.started.clear();
         let mut jobs = self.walk.iter_from(view.queue, 0);
+        let mut k = 0;
         let head = loop {
             let Some((pos, job)) = jobs.next() else {
                 return;
@@ -184,6 +193,7 @@ impl Easy {
             self.started
                 .push((view.now + job.requested_time, job.demand));
             starts.push(pos);
+            k += 1;
         };
         if free.unit_count() == 0 {
             return;
@@ -196,6 +206,11 @@ impl Easy {
         else {
             return;
         };
+        // The head keeps its place; the candidates after it come in their own order.
+        if self.walk.has_candidates() {
+            self.walk.candidates_after(k);
+            jobs = self.walk.iter_from(view.queue, k + 1);
+        }
         for (pos, job) in jobs {
             if !job.demand.fits_in(&free) {
                 continue;

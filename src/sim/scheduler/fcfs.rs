@@ -58,6 +58,7 @@ impl Scheduler for Fcfs {
             view.committed_profile(&mut self.profile);
         }
         let mut free = view.free;
+        let mut blocked_yet = false;
         for k in 0..self.walk.len() {
             let pos = self.walk.pos(k);
             let job = &view.queue[pos];
@@ -71,7 +72,14 @@ impl Scheduler for Fcfs {
             if !fits {
                 match self.blocked {
                     Blocked::Stop => break,
-                    Blocked::Skip => continue,
+                    Blocked::Skip => {
+                        // Past the first job that does not fit, the candidates come in their
+                        // own order (`backfill_order`).
+                        if !std::mem::replace(&mut blocked_yet, true) {
+                            self.walk.candidates_after(k);
+                        }
+                        continue;
+                    }
                 }
             }
             if planned {

@@ -24,12 +24,14 @@
 //! which jobs it started ([`QueueOrder::started`], after deciding) — the engine applies every
 //! decision of a call or fails the run, so these are exactly the starts.
 
+mod candidates;
 mod fairshare;
 mod fcfs;
 mod priority;
 mod sjf;
 mod tiers;
 
+pub use candidates::{CandidateOrder, WithCandidates};
 pub use fairshare::FairshareOrder;
 pub use fcfs::Submission;
 pub use priority::{PriorityOrder, PriorityWeights};
@@ -60,6 +62,12 @@ pub trait QueueOrder {
     /// Workload job `job` ended at `end` (reported before the next [`QueueOrder::order`], in the
     /// order jobs ended).
     fn ended(&mut self, _job: u32, _end: Time) {}
+
+    /// The order in which backfilling offers the jobs after the first one that cannot start
+    /// ([`CandidateOrder`]; the queue order itself unless [`WithCandidates`] says otherwise).
+    fn candidates(&self) -> CandidateOrder {
+        CandidateOrder::Queue
+    }
 }
 
 /// Tells `order` about the jobs that ended since the last call.
@@ -121,6 +129,8 @@ impl Iterator for Ordered<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct Walk {
     identity: bool,
+    /// The order of backfill candidates ([`Walk::candidates_after`]).
+    candidates: CandidateOrder,
     len: usize,
     positions: Vec<usize>,
     /// The queue's jobs by position, copied in one pass when the order is not submission order
@@ -133,6 +143,7 @@ impl Walk {
     pub fn prepare(&mut self, order: &mut dyn QueueOrder, now: Time, queue: &Queue, jobs: &[Job]) {
         self.len = queue.len();
         self.identity = order.is_submission();
+        self.candidates = order.candidates();
         if !self.identity {
             order.order(now, queue, jobs, &mut self.positions);
             debug_assert_eq!(self.positions.len(), queue.len());
@@ -152,6 +163,22 @@ impl Walk {
     /// Whether this call's order is submission order.
     pub fn is_identity(&self) -> bool {
         self.identity
+    }
+
+    /// Whether backfill candidates are offered in another order than the queue's.
+    pub fn has_candidates(&self) -> bool {
+        !self.candidates.is_queue()
+    }
+
+    /// Re-sorts the walk after its k-th job (the first that cannot start) into the candidate
+    /// order, stably: ties keep the queue order. A no-op with the default candidate order.
+    pub fn candidates_after(&mut self, k: usize) {
+        if self.candidates.is_queue() || k + 1 >= self.len {
+            return;
+        }
+        debug_assert!(!self.identity, "a candidate order materialises the walk");
+        let (jobs, candidates) = (&self.jobs, self.candidates);
+        self.positions[k + 1..].sort_by_key(|&pos| candidates.key(pos, &jobs[pos]));
     }
 
     /// The queue position of the k-th job in order.
@@ -334,6 +361,10 @@ pub struct OrderSpec {
     pub fairshare: FairshareSpec,
     /// The weights of `priority`.
     pub priority: PriorityWeights,
+    /// The order of backfill candidates (`backfill_order`); absent from the key material when
+    /// it is the default, so earlier cells keep their keys.
+    #[serde(default, skip_serializing_if = "CandidateOrder::is_queue")]
+    pub candidates: CandidateOrder,
 }
 
 impl OrderSpec {
@@ -349,8 +380,26 @@ impl OrderSpec {
         self.kind == OrderKind::Fcfs
     }
 
-    /// Builds the order for a run of `workload` on `machine`.
+    /// Builds the order for a run of `workload` on `machine`, with its candidate order.
     pub fn build(
+        &self,
+        workload: &Workload,
+        machine: &Machine,
+    ) -> Result<Box<dyn QueueOrder>, OrderError> {
+        Ok(self.with_candidates(self.build_order(workload, machine)?))
+    }
+
+    /// `order` with this spec's candidate order, when it is not the default.
+    fn with_candidates(&self, order: Box<dyn QueueOrder>) -> Box<dyn QueueOrder> {
+        if self.candidates.is_queue() {
+            order
+        } else {
+            Box::new(WithCandidates::new(order, self.candidates))
+        }
+    }
+
+    /// The queue order alone.
+    fn build_order(
         &self,
         workload: &Workload,
         machine: &Machine,
@@ -410,12 +459,12 @@ impl OrderSpec {
                 machine.procs(),
             )?
             .with_queue_factors(factor);
-            return Ok(Box::new(order));
+            return Ok(self.with_candidates(Box::new(order)));
         }
-        Ok(Box::new(Tiered::new(
+        Ok(self.with_candidates(Box::new(Tiered::new(
             priority,
-            self.build(workload, machine)?,
-        )))
+            self.build_order(workload, machine)?,
+        ))))
     }
 }
 
@@ -428,4 +477,8 @@ pub enum OrderError {
     Weights(String),
     #[error("re-ordering period {0} s must be positive")]
     BadReorder(Time),
+    #[error(
+        "backfill order {0}: the node-level rules on a topology offer backfill candidates in queue order only (yet)"
+    )]
+    CandidatesOnTopology(CandidateOrder),
 }
