@@ -222,3 +222,47 @@ fn absurd_times_and_sizes_are_errors_not_overflows() {
             .contains("at most 4294967295 processors")
     );
 }
+
+/// Issue 33, "Real data as it comes": names where SWF has numbers (AleaNG's NGI_CZ traces put
+/// `user_A` in field 12) are read in strict mode, numbered after the field's largest numeric id
+/// in order of first appearance, and the mapping travels with the workload.
+#[test]
+fn user_group_and_queue_names_map_to_ids_after_the_numeric_ones() {
+    let row = |id: u64, submit: i64, user: &str, group: &str, queue: &str| {
+        format!("{id} {submit} -1 100 1 -1 -1 1 100 -1 1 {user} {group} -1 {queue} -1 -1 -1\n")
+    };
+    let text = format!(
+        "{HEADER}{}{}{}{}{}",
+        row(1, 0, "user_B", "grp", "q_long"),
+        row(2, 1, "7", "3", "2"),
+        row(3, 2, "user_A", "3", "q_short"),
+        row(4, 3, "user_B", "grp", "q_long"),
+        row(5, 4, "-1", "-1", "-1"),
+    );
+    let t = read_bytes(text.as_bytes(), "names.swf", Mode::Strict).unwrap();
+    let users: Vec<i32> = t.workload.jobs.iter().map(|j| j.user).collect();
+    let groups: Vec<i32> = t.workload.jobs.iter().map(|j| j.group).collect();
+    let queues: Vec<i32> = t.workload.jobs.iter().map(|j| j.queue).collect();
+    // Largest numeric ids: user 7, group 3, queue 2. Names follow, first appearance first.
+    assert_eq!(users, [8, 7, 9, 8, -1]);
+    assert_eq!(groups, [4, 3, 3, 4, -1]);
+    assert_eq!(queues, [3, 2, 4, 3, -1]);
+    let names = &t.workload.names;
+    assert_eq!(names.users.get(&8).map(String::as_str), Some("user_B"));
+    assert_eq!(names.users.get(&9).map(String::as_str), Some("user_A"));
+    assert_eq!(names.groups.get(&4).map(String::as_str), Some("grp"));
+    assert_eq!(t.workload.queue_name(4), Some("q_short"));
+    let info = TraceInfo::from_trace(&t);
+    assert_eq!(info.users, 3);
+    assert_eq!(info.user_names.get("user_A"), Some(&9));
+    // The same file read twice gives the same ids (no hash order anywhere).
+    let again = read_bytes(text.as_bytes(), "names.swf", Mode::Strict).unwrap();
+    assert_eq!(again.workload, t.workload);
+    // A fraction is neither a number of the field's kind nor a name.
+    let bad = format!("{HEADER}{}", row(1, 0, "1.5", "1", "1"));
+    let err = read_bytes(bad.as_bytes(), "bad.swf", Mode::Strict).unwrap_err();
+    assert!(
+        err.to_string().contains("field 12") && err.to_string().contains("an integer or a name"),
+        "{err}"
+    );
+}

@@ -289,6 +289,7 @@ impl Simulated {
             limits: self.outcome.limits.as_ref(),
             clusters: &self.clusters,
             queue_names: &workload.queue_names,
+            names: &workload.names,
             eet: Some(&eet.report.jobs),
         };
         crate::store::jobs_batch(&self.records, &labels).map_err(ApiError::failed)

@@ -257,6 +257,7 @@ fn compute(
             limits: limits.as_ref(),
             clusters: &labels,
             queue_names: &workload.queue_names,
+            names: &workload.names,
             eet: Some(&results),
         };
         jobs.write("", &records, &job_labels)

@@ -354,9 +354,11 @@ impl Env {
             constraints: self.trace.constraints.clone(),
             requests: self.trace.requests.clone(),
             queue_names: Default::default(),
+            names: Default::default(),
         };
         if first == 0 && len == n {
             workload.queue_names = self.trace.queue_names.clone();
+            workload.names = self.trace.names.clone();
         }
         let workload = Box::new(workload);
         let reservations = Box::new(Reservations::default());

@@ -74,8 +74,18 @@ pub struct Workload {
     /// The requests the jobs refer to (`Job::request`).
     pub requests: RequestTable,
     /// Queue names by queue id (`Job::queue`), for traces that name their queues (Alea's
-    /// extended SWF); empty otherwise.
+    /// extended SWF, or names in SWF field 15); empty otherwise.
     pub queue_names: BTreeMap<i32, String>,
+    /// User and group names by id, for traces that name them (SWF fields 12 and 13).
+    pub names: Names,
+}
+
+/// User and group names by id (`Job::user`, `Job::group`), for traces that give names where
+/// SWF has numbers (docs/swf.md, "Names in place of numbers"); empty otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names {
+    pub users: BTreeMap<i32, String>,
+    pub groups: BTreeMap<i32, String>,
 }
 
 impl Workload {
@@ -99,6 +109,7 @@ impl Workload {
             constraints,
             requests,
             queue_names: BTreeMap::new(),
+            names: Names::default(),
         }
     }
 

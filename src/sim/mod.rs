@@ -29,7 +29,7 @@ pub use engine::{
     Stepped, simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
     simulate_policy_into, simulate_reserving, simulate_with, simulate_with_reserving,
 };
-pub use job::{Job, Time, Workload};
+pub use job::{Job, Names, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};
 pub use resources::ResourceVec;
 pub use scheduler::{Scheduler, SchedulerKind};

@@ -75,6 +75,7 @@ impl Transforms {
             constraints: workload.constraints.clone(),
             requests: workload.requests.clone(),
             queue_names: workload.queue_names.clone(),
+            names: workload.names.clone(),
         }
     }
 }

@@ -25,6 +25,8 @@ pub struct JobLabels<'a> {
     pub clusters: &'a [String],
     /// Queue names by id (empty when the trace names no queues).
     pub queue_names: &'a std::collections::BTreeMap<i32, String>,
+    /// User and group names by id (empty when the trace names none).
+    pub names: &'a crate::sim::Names,
     /// What queues and limits did to each job, in a run with a queue setup.
     pub limits: Option<&'a crate::sim::limits::LimitsOutcome>,
     /// The expected-end-time results, one per record in the order written (the EET columns are
@@ -65,7 +67,7 @@ const COLUMNS: [(&str, DataType); 18] = [
 ];
 
 /// Columns of topologies and named queues, after the others; nullable.
-const NAMED_COLUMNS: [(&str, DataType); 7] = [
+const NAMED_COLUMNS: [(&str, DataType); 9] = [
     ("cluster", DataType::Utf8),
     ("nodes", DataType::Int64),
     ("cores", DataType::Int64),
@@ -73,6 +75,8 @@ const NAMED_COLUMNS: [(&str, DataType); 7] = [
     ("gpus", DataType::Int64),
     ("requested_memory_kb", DataType::Int64),
     ("queue_name", DataType::Utf8),
+    ("user_name", DataType::Utf8),
+    ("group_name", DataType::Utf8),
 ];
 
 /// Columns of queues and limits (docs/queues.md), last; `sim_queue`, `held_by` and `killed_by`
@@ -267,6 +271,13 @@ fn batch(
     for r in records {
         queue.append_option(labels.queue_names.get(&r.queue));
     }
+    let named = |names: &std::collections::BTreeMap<i32, String>, id: fn(&JobRecord) -> i32| {
+        let mut b = StringBuilder::with_capacity(n, if names.is_empty() { 0 } else { 8 * n });
+        for r in records {
+            b.append_option(names.get(&id(r)));
+        }
+        Arc::new(b.finish()) as ArrayRef
+    };
     columns.extend([
         Arc::new(cluster.finish()) as ArrayRef,
         i64s(|r| i64::from(r.nodes)),
@@ -275,6 +286,8 @@ fn batch(
         i64s(|r| r.held.0[2] as i64),
         i64s(|r| r.requested_memory_kb.min(i64::MAX as u64) as i64),
         Arc::new(queue.finish()),
+        named(&labels.names.users, |r| r.user),
+        named(&labels.names.groups, |r| r.group),
     ]);
     columns.extend(limit_columns(records, labels.limits));
     columns.extend(eet_columns(records.len(), labels.eet));

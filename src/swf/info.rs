@@ -45,8 +45,14 @@ pub struct TraceInfo {
     pub exclusive_requests: u64,
     /// Jobs requiring properties or a cluster.
     pub constrained_requests: u64,
-    /// Queue names the trace gives (Alea's extended SWF).
+    /// Queue names the trace gives (Alea's extended SWF, or names in field 15).
     pub queue_names: Vec<String>,
+    /// Users and groups the trace names (fields 12 and 13) rather than numbers, with the ids
+    /// they were given (docs/swf.md, "Names in place of numbers"); absent when none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub user_names: BTreeMap<String, i32>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub group_names: BTreeMap<String, i32>,
     /// With a machine (`--machines`, `--procs`): jobs that fit no node of it, by reason (every
     /// reason listed).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -111,6 +117,8 @@ impl TraceInfo {
                 })
                 .count() as u64,
             queue_names: trace.workload.queue_names.values().cloned().collect(),
+            user_names: invert(&trace.workload.names.users),
+            group_names: invert(&trace.workload.names.groups),
             infeasible: None,
         }
     }
@@ -223,4 +231,9 @@ pub fn render_info(info: &TraceInfo) -> String {
         }
     }
     s
+}
+
+/// Names → ids, from ids → names.
+fn invert(names: &BTreeMap<i32, String>) -> BTreeMap<String, i32> {
+    names.iter().map(|(&id, name)| (name.clone(), id)).collect()
 }

@@ -10,6 +10,7 @@ mod error;
 mod fields;
 mod header;
 mod info;
+mod names;
 mod nodespec;
 mod options;
 mod reader;

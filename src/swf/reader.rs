@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::error::{ErrorKind, SwfError};
 use super::fields::{FIELD_COUNT, is_number, parse_int};
 use super::header::Header;
+use super::names::{NameReader, named_slot};
 use super::options::ReadOptions;
 use super::request::{RequestBuilder, RequestFields};
 use crate::sim::{Job, Workload};
@@ -229,6 +230,7 @@ fn parse<R: BufRead>(
     let mut jobs: Vec<Job> = Vec::new();
     let mut waits: Vec<i64> = Vec::new();
     let mut requests = RequestBuilder::new(*options);
+    let mut named = NameReader::default();
     let mut line = Vec::with_capacity(256);
     let mut number = 0u64;
     let mut previous_submit = i64::MIN;
@@ -289,6 +291,11 @@ fn parse<R: BufRead>(
                     previous_submit = raw.submit;
                 }
                 if let Some(job) = job {
+                    for (slot, name) in raw.names.iter().enumerate() {
+                        if let Some(name) = name {
+                            named.note(jobs.len(), slot, name);
+                        }
+                    }
                     jobs.push(job);
                     waits.push(raw.wait);
                 }
@@ -318,6 +325,12 @@ fn parse<R: BufRead>(
             kind: ErrorKind::Empty { lines: number },
         });
     }
+    let mut queue_names = requests.queue_names;
+    let names = if named.is_empty() {
+        Default::default()
+    } else {
+        named.resolve(&mut jobs, &mut queue_names)
+    };
     // The order of Workload::new: stable by submit time. Traces are almost always in submit
     // order already: then nothing moves and no sort buffer (half the jobs) is allocated.
     if !jobs.is_sorted_by_key(|job| job.submit) {
@@ -332,7 +345,8 @@ fn parse<R: BufRead>(
         jobs,
         constraints: requests.constraints,
         requests: requests.requests.finish(),
-        queue_names: requests.queue_names,
+        queue_names,
+        names,
     };
     Ok(trace)
 }
@@ -380,6 +394,8 @@ struct RawJob<'a> {
     /// Fields 19 to 21, when present (`extra_count` of them).
     extra: [&'a [u8]; EXTRA_FIELDS],
     extra_count: usize,
+    /// Names given in the user, group and queue fields (their values then read -1).
+    names: [Option<&'a [u8]>; 3],
 }
 
 /// Fields the simulator uses must be integers; the others need only be numeric. Field 14
@@ -414,9 +430,19 @@ fn parse_job(text: &[u8]) -> Result<RawJob<'_>, ErrorKind> {
     if found < FIELD_COUNT {
         return Err(ErrorKind::TooFewFields { found });
     }
+    let mut names: [Option<&[u8]>; 3] = [None; 3];
     for (i, token) in fields.iter().enumerate() {
         if INTEGER_FIELDS[i] {
-            values[i] = parse_int(token).ok_or_else(|| bad(i, "an integer", token))?;
+            values[i] = match (parse_int(token), named_slot(i)) {
+                (Some(v), _) => v,
+                // A user, group or queue *name* (not a number): mapped to an id later.
+                (None, Some(slot)) if !is_number(token) => {
+                    names[slot] = Some(token);
+                    -1
+                }
+                (None, Some(_)) => return Err(bad(i, "an integer or a name", token)),
+                (None, None) => return Err(bad(i, "an integer", token)),
+            };
             // Times beyond ~31,700 years would overflow simulated time arithmetic.
             if matches!(i, 1 | 3 | 8) && values[i] > MAX_SECONDS {
                 return Err(bad(i, "at most 10^12 seconds", token));
@@ -434,6 +460,7 @@ fn parse_job(text: &[u8]) -> Result<RawJob<'_>, ErrorKind> {
         cpu_time: parse_cpu_time(fields[5]),
         extra,
         extra_count: found.saturating_sub(FIELD_COUNT),
+        names,
         id: values[0],
         submit: values[1],
         // Not used by the simulator, so a non-integer wait is merely unknown.
