@@ -860,6 +860,21 @@ mod tests {
         assert_eq!(p.infeasible(&job), Some(Infeasible::TooMuchMemoryPerNode));
     }
 
+    /// docs/fairshare.md, "One class per job": where we differ from F8 on purpose. Three nodes
+    /// × (1 CPU, 16 GB) on the Examples 3–5 system: F8 prices each node on the big node (2.5,
+    /// 7.5 in all), but there is one big node, so the job runs on small nodes only: 3 × 8 = 24.
+    #[test]
+    fn a_job_wider_than_its_cheapest_class_is_priced_on_a_class_that_can_hold_it() {
+        let mut p = example_system(&PenaltySpec::of(PenaltyModel::PeMin));
+        let one = node_job(&mut p, 1, 1, 16);
+        assert!(
+            close(p.pe_min(&one).unwrap(), 2.5),
+            "one node: the big node"
+        );
+        let three = node_job(&mut p, 3, 1, 16);
+        assert!(close(p.pe_min(&three).unwrap(), 24.0));
+    }
+
     #[test]
     fn walltime_factors() {
         let mut t = Topology::example_3();
