@@ -357,3 +357,27 @@ fn the_help_examples_on_bundled_traces_run_as_written() {
         "an example simulates on a machine file: {commands:?}"
     );
 }
+
+/// A run that keeps no job is an error (exit 2, the reasons counted), never an empty success:
+/// every line skipped by the SWF rules, or every line malformed under `--lenient`.
+#[test]
+fn a_trace_that_leaves_no_job_to_simulate_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = dir.path().join("zero.swf");
+    std::fs::write(
+        &zero,
+        "; MaxProcs: 4\n1 0 -1 0 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n2 5 -1 -1 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let out = schedlab(&["simulate", zero.to_str().unwrap(), "-s", "easy"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no job to simulate"), "{err}");
+    assert!(err.contains("1 run time -1, 1 run time 0"), "{err}");
+    let bad = dir.path().join("bad.swf");
+    std::fs::write(&bad, "; MaxProcs: 4\nnot a job line at all\n").unwrap();
+    let out = schedlab(&["simulate", bad.to_str().unwrap(), "-s", "easy", "--lenient"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("1 malformed"), "{err}");
+}

@@ -197,6 +197,59 @@ schedulers:
     ));
 }
 
+/// `reports.markdown_template` replaces the built-in Markdown template as `reports.template`
+/// replaces the HTML one (issue 35), under the same trust rule: inside the project, or refused
+/// with the key located.
+#[test]
+fn a_markdown_template_replaces_the_built_in_one_inside_the_project_only() {
+    let p = project();
+    let d = p.path();
+    let manifest = d.join("experiments/small.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        d.join("experiments/brief.md.j2"),
+        "# {{ experiment }} in brief\n{% for s in sections %}- {{ s.heading }}\n{% endfor %}",
+    )
+    .unwrap();
+    fs::write(
+        &manifest,
+        text.replace("reports:\n", "reports:\n  markdown_template: brief.md.j2\n"),
+    )
+    .unwrap();
+    let out = schedlab(d, &["report", "--out", "r"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = fs::read_to_string(d.join("r/small.md")).unwrap();
+    assert!(md.starts_with("# small in brief\n- "), "{md}");
+    let html = fs::read_to_string(d.join("r/small.html")).unwrap();
+    assert!(
+        html.contains("<svg"),
+        "the HTML report keeps its built-in template"
+    );
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("steal.md.j2");
+    fs::write(&outside, "{{ manifest_text }}").unwrap();
+    fs::write(
+        &manifest,
+        text.replace(
+            "reports:\n",
+            &format!("reports:\n  markdown_template: {}\n", outside.display()),
+        ),
+    )
+    .unwrap();
+    let out = schedlab(d, &["report", "--out", "s"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("reports.markdown_template") && err.contains("outside the project"),
+        "{err}"
+    );
+}
+
 #[test]
 fn the_same_results_give_byte_identical_reports() {
     let p = project();

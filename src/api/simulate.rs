@@ -147,6 +147,32 @@ pub fn simulate(
         tau: settings.tau,
         warmup: settings.warmup,
     };
+    // A run that keeps no job is an error, never an empty success.
+    if trace.workload.jobs.is_empty() {
+        let a = &trace.anomalies;
+        let mut reasons = vec![];
+        for (count, reason) in [
+            (a.unknown_runtime, "run time -1"),
+            (a.zero_runtime, "run time 0"),
+            (a.unknown_procs, "no processors"),
+            (a.unknown_submit, "submit time -1"),
+            (trace.malformed.count, "malformed (--lenient)"),
+        ] {
+            if count > 0 {
+                reasons.push(format!("{count} {reason}"));
+            }
+        }
+        let why = if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(": every job line was skipped ({})", reasons.join(", "))
+        };
+        return Err(
+            ApiError::input(format!("{}: no job to simulate{why}", trace.source)).with_hint(
+                "`schedlab trace info` counts what the trace holds and why lines are skipped",
+            ),
+        );
+    }
     // The trace's recorded waits are not simulated: give their memory back before the run.
     drop(std::mem::take(&mut trace.recorded_waits));
     let workload = &trace.workload;

@@ -56,25 +56,26 @@ pub fn run(args: Args) -> Result<(), CliError> {
         .map_err(|e| {
             CliError::input(e).with_hint(format!("run `schedlab run {}` first", m.path.display()))
         })?;
-        let template = crate::manifest::trust::template(m, args.allow_template_outside_project)
-            .map_err(CliError::input)?;
-        let html_template = match &template {
-            Some(path) => std::fs::read_to_string(path).map_err(|e| {
+        let allow = args.allow_template_outside_project;
+        let read = |path: Option<std::path::PathBuf>, built_in: &str| match path {
+            Some(path) => std::fs::read_to_string(&path).map_err(|e| {
                 CliError::input(format!(
                     "failed to read report template {}: {e}",
                     path.display()
                 ))
-            })?,
-            None => report::HTML_TEMPLATE.to_string(),
+            }),
+            None => Ok(built_in.to_string()),
         };
-        let rendered = report::render(
-            m,
-            &text,
-            &loaded,
-            &date,
-            (&html_template, report::MD_TEMPLATE),
-        )
-        .map_err(CliError::input)?;
+        let html_template = read(
+            crate::manifest::trust::template(m, allow).map_err(CliError::input)?,
+            report::HTML_TEMPLATE,
+        )?;
+        let md_template = read(
+            crate::manifest::trust::markdown_template(m, allow).map_err(CliError::input)?,
+            report::MD_TEMPLATE,
+        )?;
+        let rendered = report::render(m, &text, &loaded, &date, (&html_template, &md_template))
+            .map_err(CliError::input)?;
         let write = |name: &str, body: &str| {
             let path = args.out.join(name);
             write_atomic(&path, body.as_bytes()).map_err(CliError::failed)

@@ -340,6 +340,10 @@ pub struct MetricsSpec {
 pub struct ReportSpec {
     pub formats: Vec<String>,
     pub template: Option<PathBuf>,
+    /// The Markdown template replacing the built-in one (absent from the serialized model when
+    /// not given, so that earlier manifests keep their hashes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown_template: Option<PathBuf>,
     /// Cell of the Gantt view (default: the first cell).
     pub gantt_cell: Option<String>,
     /// Start of the Gantt window (default: a quarter into the measurement window).

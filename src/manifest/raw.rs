@@ -363,6 +363,8 @@ pub struct RawReports {
     pub formats: Option<Vec<String>>,
     /// A minijinja template replacing the built-in HTML one (relative to the manifest).
     pub template: Option<String>,
+    /// A minijinja template replacing the built-in Markdown one (relative to the manifest).
+    pub markdown_template: Option<String>,
     /// The time window of the Gantt-style schedule view.
     pub gantt: Option<RawGantt>,
 }

@@ -474,6 +474,11 @@ pub fn resolve(
             .as_ref()
             .and_then(|r| r.template.as_ref())
             .map(|t| ctx.base_dir.join(t)),
+        markdown_template: raw
+            .reports
+            .as_ref()
+            .and_then(|r| r.markdown_template.as_ref())
+            .map(|t| ctx.base_dir.join(t)),
         gantt_cell: raw
             .reports
             .as_ref()

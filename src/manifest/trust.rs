@@ -26,22 +26,47 @@ pub fn project_root(manifest: &Manifest) -> Option<PathBuf> {
     Some(root.to_path_buf())
 }
 
-/// The report template of `manifest`, checked: it must exist and, unless `allow_outside`, lie
-/// inside the project (after following symbolic links).
+/// The HTML report template of `manifest` (`reports.template`), checked: it must exist and,
+/// unless `allow_outside`, lie inside the project (after following symbolic links).
 pub fn template(
     manifest: &Manifest,
     allow_outside: bool,
 ) -> Result<Option<PathBuf>, ManifestError> {
-    let Some(path) = &manifest.report.template else {
+    checked(
+        manifest,
+        "reports.template",
+        manifest.report.template.as_deref(),
+        allow_outside,
+    )
+}
+
+/// The Markdown report template of `manifest` (`reports.markdown_template`), checked as
+/// [`template`] is.
+pub fn markdown_template(
+    manifest: &Manifest,
+    allow_outside: bool,
+) -> Result<Option<PathBuf>, ManifestError> {
+    checked(
+        manifest,
+        "reports.markdown_template",
+        manifest.report.markdown_template.as_deref(),
+        allow_outside,
+    )
+}
+
+/// A template named at `key`, checked.
+fn checked(
+    manifest: &Manifest,
+    key: &str,
+    path: Option<&Path>,
+    allow_outside: bool,
+) -> Result<Option<PathBuf>, ManifestError> {
+    let Some(path) = path else {
         return Ok(None);
     };
     let error = |message: String| {
-        let err = ManifestError::new(
-            &manifest.path.display().to_string(),
-            "reports.template",
-            message,
-        );
-        match super::locate::key_path(&manifest.text, "reports.template") {
+        let err = ManifestError::new(&manifest.path.display().to_string(), key, message);
+        match super::locate::key_path(&manifest.text, key) {
             Some((line, column)) => err.at(line, column).with_source(&manifest.text),
             None => err,
         }

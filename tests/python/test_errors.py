@@ -108,3 +108,10 @@ def test_bad_input_raises_input_error_with_the_clis_message(tmp_path, write_trac
     with pytest.raises(schedlab.InputError, match="do not divide into nodes of 3"):
         schedlab.simulate(write_trace(JOBS), procs=4, node_size=3)
     assert issubclass(schedlab.InputError, schedlab.SchedlabError)
+
+
+def test_a_trace_that_leaves_no_job_is_an_input_error(tmp_path):
+    trace = tmp_path / "zero.swf"
+    trace.write_text("; MaxProcs: 4\n1 0 -1 0 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n")
+    with pytest.raises(schedlab.InputError, match=r"no job to simulate.*1 run time 0"):
+        schedlab.simulate(trace, scheduler="easy")
