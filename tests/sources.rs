@@ -210,6 +210,24 @@ fn trace_info_and_simulate_read_json_paths_as_batsim() {
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["jobs"], 5, "{summary}");
 
+    // SWF reading options say nothing of a Batsim workload.
+    let out = schedlab(
+        dir.path(),
+        &[
+            "trace",
+            "info",
+            path.to_str().unwrap(),
+            "--memory",
+            "kb_per_node",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("but this is a Batsim workload"),
+        "{}",
+        text(&out.stderr)
+    );
+
     let bad = fixture("other-profiles.json");
     let out = schedlab(dir.path(), &["trace", "info", bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
