@@ -32,7 +32,8 @@ test: build venv
 	CARGO=$(CARGO) scripts/slurm-tests.sh
 
 # Python with the schedlab package (python/, built by maturin in release, sharing target/ with
-# the CLI's build), pandas and pyarrow for reading results, pytest and ruff for the tests.
+# the CLI's build), pandas and pyarrow for reading results, pytest and ruff for the tests, evalys
+# (Batsim's analysis library) reading our Batsim exports.
 # (Prerequisites through $(wildcard): a copy of the project without the package's sources, as
 # the README's tour test makes, finds the venv it links up to date.)
 PACKAGE_SOURCES := $(wildcard pyproject.toml python/Cargo.toml python/src/*.rs python/schedlab/*.py \
@@ -47,7 +48,7 @@ $(VENV)/.schedlab-package: $(VENV)/.python-deps $(PACKAGE_SOURCES)
 $(VENV)/.python-deps: $(wildcard pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff gymnasium
+	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff gymnasium evalys
 	touch $@
 
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.

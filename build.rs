@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 const MODEL_SOURCES: &[&str] = &[
     "src/sim",
     "src/swf",
+    "src/source.rs",
+    "src/batsim/workload.rs",
+    "src/batsim/locate.rs",
     "src/execute/simulate_node.rs",
     "src/store/schedule.rs",
 ];

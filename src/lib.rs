@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod batsim;
 pub mod cache;
 pub mod cli;
 pub mod diff;
@@ -16,5 +17,6 @@ pub mod manifest;
 pub mod plan;
 pub mod report;
 pub mod sim;
+pub mod source;
 pub mod store;
 pub mod swf;

@@ -106,7 +106,8 @@ def simulate(
 
 
 def read_trace(path: PathLike, *, lenient: bool = False, memory: str = "kb_per_proc") -> pa.Table:
-    """The jobs of the SWF trace at ``path`` as the simulator reads them (one row per job, in
+    """The jobs of the SWF trace at ``path`` (a Batsim JSON workload when the name ends in
+    ``.json``, docs/sources.md) as the simulator reads them (one row per job, in
     submission order): ``index``, ``id``, ``submit``, ``runtime``, ``requested_time``,
     ``procs``, ``user``, ``group``, ``queue``, ``partition``, ``memory_kb``. The schema's
     metadata holds the header's MaxProcs (``schedlab.max_procs``) and the read counts."""

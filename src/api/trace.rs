@@ -4,13 +4,29 @@
 use std::path::Path;
 
 use super::ApiError;
-use crate::swf::{Mode, ReadOptions, Trace};
+use crate::swf::{Mode, ReadOptions, Trace, TraceFormat};
 
-/// Reads the SWF trace at `path` (plain or gzip). With `lenient`, malformed lines are skipped
-/// and counted (`Trace::malformed`) instead of failing the read.
+/// Reads the trace at `path`: SWF (plain or gzip), or a Batsim JSON workload when the options
+/// say so or the name ends in `.json` (docs/sources.md). With `lenient`, malformed lines (jobs)
+/// are skipped and counted (`Trace::malformed`) instead of failing the read.
 pub fn load(path: &Path, lenient: bool, options: &ReadOptions) -> Result<Trace, ApiError> {
     let mode = Mode::from_lenient(lenient);
-    crate::swf::read_path_with(path, mode, options).map_err(|e| {
+    let options = options.for_path(path);
+    let swf_fields = ReadOptions {
+        format: TraceFormat::Swf,
+        ..options
+    };
+    if options.format == TraceFormat::Batsim && swf_fields != ReadOptions::default() {
+        return Err(ApiError::input(format!(
+            "{}: the memory and extended-field options say how to read SWF fields, but this is a \
+             Batsim workload",
+            path.display()
+        ))
+        .with_hint(
+            "drop them (a Batsim job has none); a path ending in .json is read as Batsim (docs/sources.md)",
+        ));
+    }
+    crate::source::read_path(path, mode, &options).map_err(|e| {
         // `--lenient` skips malformed lines; it cannot mend a damaged file.
         let hint = e.hint().filter(|_| !(lenient && e.is_malformed_line()));
         let err = ApiError::input(&e);

@@ -1,7 +1,8 @@
 //! `schedlab export`: a simulated schedule — one cell of an experiment's `jobs.parquet`, or a
 //! `simulate --jobs-out` file — written as SWF with the simulated waits filled in, for tools
-//! that read the Parallel Workloads Archive's format (docs/swf.md, "Exporting a schedule").
-//! Reads stored results only; streams them batch by batch.
+//! that read the Parallel Workloads Archive's format (docs/swf.md, "Exporting a schedule"), or
+//! as Batsim's `jobs.csv` for evalys (`--format batsim`, docs/sources.md). Reads stored results
+//! only; SWF streams them batch by batch, Batsim holds the cell's jobs to place them.
 
 use std::fs::File;
 use std::io::Write;
@@ -21,6 +22,7 @@ Examples:
   schedlab export results/easy-vs-fcfs/jobs.parquet --cell sdsc-sp2.easy.interval-event -o sp2-easy.swf
   schedlab simulate trace.swf.gz -s easy --jobs-out jobs.parquet && schedlab export jobs.parquet -o easy.swf
   schedlab export jobs.parquet -o - | head -20
+  schedlab export jobs.parquet --format batsim -o jobs.csv    Batsim's jobs.csv, for evalys
 
 Exit codes: 0 written; 1 the file could not be written; 2 bad input (no such file or cell).")]
 pub struct Args {
@@ -30,9 +32,19 @@ pub struct Args {
     /// The cell to export (required when the file holds several).
     #[arg(long)]
     pub cell: Option<String>,
-    /// Where to write the SWF file (`-`: standard output).
+    /// Where to write the file (`-`: standard output).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// swf: the SWF with simulated waits; batsim: Batsim's jobs.csv (evalys reads it).
+    #[arg(long, value_enum, default_value = "swf")]
+    pub format: ExportFormat,
+}
+
+/// What `export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Swf,
+    Batsim,
 }
 
 pub fn run(args: Args) -> Result<(), CliError> {
@@ -59,6 +71,9 @@ pub fn run(args: Args) -> Result<(), CliError> {
         }
     };
     let machine = input.machine(cell.as_deref()).map_err(CliError::input)?;
+    if args.format == ExportFormat::Batsim {
+        return export_batsim(&args, &input, cell.as_deref(), &machine);
+    }
     let jobs = input.count(cell.as_deref()).map_err(CliError::input)?;
     let mut notes = vec![format!(
         "simulated schedule from {}{}",
@@ -105,6 +120,80 @@ pub fn run(args: Args) -> Result<(), CliError> {
     let name = output.name();
     output.commit()?;
     eprintln!("wrote {jobs} jobs to {name}");
+    Ok(())
+}
+
+/// Writes the cell's schedule as Batsim's `jobs.csv`: the jobs held, placed on resource
+/// numbers (`batsim::jobs_csv::allocate`), written in the file's order.
+fn export_batsim(
+    args: &Args,
+    input: &JobsFile,
+    cell: Option<&str>,
+    machine: &Machine,
+) -> Result<(), CliError> {
+    use crate::batsim::jobs_csv;
+    let mut jobs = Vec::new();
+    let mut topology = false;
+    input
+        .for_each_batch(cell, |batch| {
+            if let Some(c) = batch.column_by_name("cluster") {
+                topology |= c.null_count() < c.len();
+            }
+            let id = ints(batch, "job_id")?;
+            let submit = ints(batch, "submit")?;
+            let start = ints(batch, "start")?;
+            let end = ints(batch, "end")?;
+            let requested = ints(batch, "requested_time")?;
+            let units = ints(batch, "units")?;
+            let killed: &BooleanArray = column(batch, "killed")?;
+            for i in 0..batch.num_rows() {
+                jobs.push(jobs_csv::ScheduledJob {
+                    id: id.value(i),
+                    submit: submit.value(i),
+                    start: start.value(i),
+                    end: end.value(i),
+                    requested_time: requested.value(i),
+                    units: units.value(i).max(0) as u64,
+                    killed: killed.value(i),
+                });
+            }
+            Ok(())
+        })
+        .map_err(CliError::input)?;
+    // A uniform machine's allocation units; a topology's units are not one numbered pool.
+    let capacity = match (topology, machine.procs, machine.node_size) {
+        (true, _, _) => None,
+        (false, Some(p), Some(k)) => Some(p / k.max(1)),
+        (false, p, None) => p,
+        (false, None, Some(_)) => None,
+    };
+    let resources = jobs_csv::allocate(&jobs, capacity).map_err(|e| {
+        CliError::input(format!(
+            "cannot place the schedule of {} on its machine: {e}",
+            args.jobs.display()
+        ))
+    })?;
+    let workload = cell.unwrap_or("w0");
+    let output = TextOutput::create(&args.output)?;
+    let io_err = |e: std::io::Error| output.write_error(e);
+    let mut out = output.writer()?;
+    jobs_csv::write_header(&mut out).map_err(io_err)?;
+    for (job, held) in jobs.iter().zip(&resources) {
+        jobs_csv::write_row(&mut out, workload, job, held).map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)?;
+    drop(out);
+    let name = output.name();
+    output.commit()?;
+    eprintln!(
+        "wrote {} jobs to {name} (Batsim's jobs.csv{})",
+        jobs.len(),
+        if topology {
+            "; resources numbered per allocation unit, not per topology node"
+        } else {
+            ""
+        }
+    );
     Ok(())
 }
 

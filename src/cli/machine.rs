@@ -28,6 +28,7 @@ impl ReadArgs {
             memory: self.memory,
             used_memory_fallback: self.used_memory_fallback,
             extended: self.extended_fields,
+            ..ReadOptions::default()
         }
     }
 }

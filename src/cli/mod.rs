@@ -89,7 +89,8 @@ enum Command {
     Generate(generate::Args),
     /// Fit the Login/Logout arrival model to a trace's most active users; write a manifest.
     Fit(fit::Args),
-    /// Write a simulated schedule (a cell of a jobs.parquet) as SWF, waits filled in.
+    /// Write a simulated schedule (a cell of a jobs.parquet) as SWF, waits filled in, or as
+    /// Batsim's jobs.csv.
     Export(export::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),

@@ -23,7 +23,7 @@ use crate::sim::{
 };
 use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
-use crate::swf::{self, Anomalies, Mode, ReadOptions, Trace};
+use crate::swf::{Anomalies, Mode, ReadOptions, Trace};
 
 /// A trace parsed at most once per run (or the error reading it).
 type TraceSlot = Arc<OnceLock<Result<Arc<Trace>, String>>>;
@@ -68,7 +68,7 @@ impl TraceCache {
             .or_default()
             .clone();
         slot.get_or_init(|| {
-            swf::read_path_with(path, Mode::from_lenient(lenient), reading)
+            crate::source::read_path(path, Mode::from_lenient(lenient), reading)
                 .map(|mut trace| {
                     // The recorded waits serve `trace stats` and `trace eet`, never a node: 8
                     // bytes a job not held for the rest of the run (issue 16).

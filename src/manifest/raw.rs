@@ -64,10 +64,14 @@ pub struct RawLimits {
 #[serde(deny_unknown_fields)]
 pub struct RawWorkload {
     /// SWF trace file, plain or gzip; relative paths are relative to the manifest's folder.
-    /// Exclusive with `synthetic`.
+    /// Exclusive with `synthetic` and `batsim`.
     #[schemars(with = "Option<String>")]
     pub trace: Option<Spanned<String>>,
-    /// A synthetic workload (docs/synthetic.md). Exclusive with `trace`.
+    /// A Batsim JSON workload (docs/sources.md): jobs with `delay` profiles, `nb_res` as the
+    /// machine size. Exclusive with `trace` and `synthetic`.
+    #[schemars(with = "Option<String>")]
+    pub batsim: Option<Spanned<String>>,
+    /// A synthetic workload (docs/synthetic.md). Exclusive with `trace` and `batsim`.
     pub synthetic: Option<RawSynthetic>,
     /// Keep jobs submitted in [start, end) (trace seconds).
     pub window: Option<RawWindow>,

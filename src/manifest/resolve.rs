@@ -14,7 +14,7 @@ use super::model::{
 };
 use super::raw::{RawLimits, RawManifest, RawSizeClass, RawWorkload};
 use crate::sim::metrics::{DEFAULT_TAU, SizeClass, SizeClasses, Warmup};
-use crate::swf::ReadOptions;
+use crate::swf::{ReadOptions, TraceFormat};
 
 /// Default bin width of timeseries.parquet, seconds.
 pub const DEFAULT_TIMESERIES_STEP: i64 = 3600;
@@ -70,13 +70,32 @@ fn size_classes(ctx: &Ctx<'_>, list: &[RawSizeClass]) -> Result<SizeClasses, Man
     ))
 }
 
-/// A trace's reading options (docs/swf.md); synthetic workloads have no fields to read.
+/// A trace's reading options (docs/swf.md); synthetic workloads have no fields to read, Batsim
+/// workloads no SWF fields.
 fn reading(
     ctx: &Ctx<'_>,
     path: &str,
     w: &RawWorkload,
     source: &WorkloadSource,
+    format: TraceFormat,
 ) -> Result<ReadOptions, ManifestError> {
+    if format == TraceFormat::Batsim {
+        for (key, set) in [
+            ("memory", w.memory.is_some()),
+            ("used_memory_fallback", w.used_memory_fallback.is_some()),
+            ("extended_fields", w.extended_fields.is_some()),
+        ] {
+            if set {
+                return Err(ctx
+                    .key_error(
+                        &format!("{path}.{key}"),
+                        key,
+                        format!("`{key}` says how to read SWF fields, but this workload is a Batsim workload"),
+                    )
+                    .hint("a Batsim workload's jobs give `res`, `subtime`, `walltime` and a profile: see docs/sources.md"));
+            }
+        }
+    }
     if matches!(source, WorkloadSource::Synthetic(_)) {
         for (key, set) in [
             ("memory", w.memory.is_some()),
@@ -98,6 +117,7 @@ fn reading(
         memory: w.memory.unwrap_or_default(),
         used_memory_fallback: w.used_memory_fallback.unwrap_or(false),
         extended: w.extended_fields.unwrap_or_default(),
+        format,
     })
 }
 
@@ -134,21 +154,26 @@ pub fn resolve(
     for (wname, w) in &raw.workloads {
         check_name(ctx, "workloads", wname)?;
         let path = format!("workloads.{wname}");
-        let source = match (&w.trace, &w.synthetic) {
-            (Some(t), None) => {
+        let mut format = TraceFormat::Swf;
+        let source = match (&w.trace, &w.batsim, &w.synthetic) {
+            (Some(t), None, None) | (None, Some(t), None) => {
+                let key = if w.trace.is_some() { "trace" } else { "batsim" };
                 let trace = ctx.base_dir.join(&t.value);
                 if !trace.is_file() {
                     return Err(ctx
                         .error(
-                            &format!("{path}.trace"),
-                            format!("trace file not found: {}", trace.display()),
+                            &format!("{path}.{key}"),
+                            format!("{key} file not found: {}", trace.display()),
                             &t.referenced,
                         )
                         .hint("relative paths are relative to the manifest's folder"));
                 }
+                if w.batsim.is_some() {
+                    format = TraceFormat::Batsim;
+                }
                 WorkloadSource::Trace(trace)
             }
-            (None, Some(s)) => {
+            (None, None, Some(s)) => {
                 let procs = |name: &str| -> Result<u64, String> {
                     match clusters.get(name) {
                         Some(c) => match (&c.topology, c.procs) {
@@ -187,7 +212,7 @@ pub fn resolve(
                     .key_error(
                         &path,
                         wname,
-                        "a workload needs a `trace` or a `synthetic` model (one of them)",
+                        "a workload needs a `trace`, a `batsim` workload or a `synthetic` model (one of them)",
                     )
                     .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
             }
@@ -228,7 +253,7 @@ pub fn resolve(
                 &f.referenced,
             ));
         }
-        let reading = reading(ctx, &path, w, &source)?;
+        let reading = reading(ctx, &path, w, &source, format)?;
         workloads.insert(
             wname.clone(),
             WorkloadSpec {

@@ -13,6 +13,19 @@ pub struct SwfError {
     pub kind: ErrorKind,
 }
 
+/// A value of a JSON workload that cannot be used: `path` says where it is in the document
+/// (`jobs[3].subtime`), `column` where on the error's line.
+#[derive(Debug)]
+pub struct JsonValueError {
+    pub path: String,
+    pub column: u64,
+    pub expected: String,
+    pub found: String,
+    /// Whether skipping the job (lenient reading) gets past it.
+    pub job: bool,
+    pub hint: Option<&'static str>,
+}
+
 #[derive(Debug)]
 pub enum ErrorKind {
     Io(std::io::Error),
@@ -37,6 +50,13 @@ pub enum ErrorKind {
     LineTooLong {
         limit: usize,
     },
+    /// A value of a JSON workload (Batsim, `crate::batsim`) that cannot be used.
+    Json(Box<JsonValueError>),
+    /// Not JSON at all (the parser's message).
+    JsonSyntax {
+        column: u64,
+        message: String,
+    },
 }
 
 impl SwfError {
@@ -48,12 +68,19 @@ impl SwfError {
             ErrorKind::TooFewFields { .. }
                 | ErrorKind::BadField { .. }
                 | ErrorKind::BadHeader { .. }
-        )
+        ) || matches!(&self.kind, ErrorKind::Json(e) if e.job)
     }
 
     /// What to do about it, when known.
     pub fn hint(&self) -> Option<&'static str> {
         match &self.kind {
+            ErrorKind::Json(e) if e.hint.is_some() => e.hint,
+            ErrorKind::Json(e) if e.job => Some(
+                "fix the value, or read leniently (--lenient; `lenient: true` in a manifest) to skip the job (counted)",
+            ),
+            ErrorKind::JsonSyntax { .. } => {
+                Some("a Batsim workload is one JSON object with `jobs` and `profiles`")
+            }
             _ if self.is_malformed_line() => {
                 Some("fix the line, or pass --lenient to skip malformed lines (they are counted)")
             }
@@ -125,6 +152,16 @@ impl fmt::Display for SwfError {
             } => write!(
                 f,
                 "{}:{}: header {directive}: expected {expected}, found {found:?}",
+                self.source_name, self.line
+            ),
+            ErrorKind::Json(e) => write!(
+                f,
+                "{}:{}:{}: {}: expected {}, found {}",
+                self.source_name, self.line, e.column, e.path, e.expected, e.found
+            ),
+            ErrorKind::JsonSyntax { column, message } => write!(
+                f,
+                "{}:{}:{column}: not valid JSON: {message}",
                 self.source_name, self.line
             ),
             ErrorKind::LineTooLong { limit } => write!(

@@ -177,6 +177,9 @@ pub fn render_info(info: &TraceInfo) -> String {
     let _ = writeln!(s, "  run time > request   {}", a.runtime_exceeds_request);
     let _ = writeln!(s, "  no requested time    {}", a.missing_request);
     let _ = writeln!(s, "  submit out of order  {}", a.out_of_order);
+    if a.fractional_times > 0 {
+        let _ = writeln!(s, "  times rounded        {}", a.fractional_times);
+    }
     let larger = info
         .larger_than_machine
         .map_or("unknown (no MaxProcs)".to_string(), |v| v.to_string());

@@ -18,11 +18,11 @@ mod request;
 mod schedule;
 mod writer;
 
-pub use error::{ErrorKind, SwfError};
+pub use error::{ErrorKind, JsonValueError, SwfError};
 pub use fields::{FIELD_COUNT, field_name};
 pub use header::Header;
 pub use info::{TraceInfo, render_info};
-pub use options::{Extended, MemoryReading, ReadOptions};
+pub use options::{Extended, MemoryReading, ReadOptions, TraceFormat};
 pub use reader::{
     Anomalies, Malformed, Mode, Trace, read, read_bytes, read_bytes_with, read_path, read_path_with,
 };

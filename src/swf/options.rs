@@ -115,6 +115,37 @@ impl std::str::FromStr for Extended {
     }
 }
 
+/// The format of a trace file (docs/sources.md): SWF text, or a Batsim JSON workload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// The Standard Workload Format (plain or gzip).
+    #[default]
+    Swf,
+    /// A Batsim JSON workload: jobs with `delay` profiles (`crate::batsim`).
+    Batsim,
+}
+
+impl TraceFormat {
+    pub fn is_swf(&self) -> bool {
+        *self == TraceFormat::Swf
+    }
+
+    /// The format a command-line path names: `.json` (or `.json.gz`) is a Batsim workload,
+    /// anything else SWF.
+    pub fn of_path(path: &std::path::Path) -> TraceFormat {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if name.ends_with(".json") || name.ends_with(".json.gz") {
+            TraceFormat::Batsim
+        } else {
+            TraceFormat::Swf
+        }
+    }
+}
+
 /// Everything that changes how a trace's lines become jobs. The default reads the standard.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ReadOptions {
@@ -122,6 +153,24 @@ pub struct ReadOptions {
     /// When field 10 is unknown (≤ 0), read field 7 (used memory) in the same unit and scope.
     pub used_memory_fallback: bool,
     pub extended: Extended,
+    /// The file's format; left out of the serialized options when SWF, so the cache keys of
+    /// SWF workloads are what they were before Batsim workloads existed.
+    #[serde(default, skip_serializing_if = "TraceFormat::is_swf")]
+    pub format: TraceFormat,
+}
+
+impl ReadOptions {
+    /// These options with the format `path` names when they name none (SWF, the default):
+    /// what the command line and the Python package read a path with.
+    pub fn for_path(self, path: &std::path::Path) -> ReadOptions {
+        match self.format {
+            TraceFormat::Swf => ReadOptions {
+                format: TraceFormat::of_path(path),
+                ..self
+            },
+            TraceFormat::Batsim => self,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -66,6 +66,10 @@ pub struct Anomalies {
     /// Node specs whose nodes × ppn differ from the requested processors (the spec is used).
     #[serde(default)]
     pub node_spec_procs_mismatch: u64,
+    /// Jobs with a time given in fractions of a second (Batsim workloads), rounded to whole
+    /// seconds (docs/sources.md).
+    #[serde(default)]
+    pub fractional_times: u64,
 }
 
 impl Anomalies {

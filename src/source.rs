@@ -1,0 +1,14 @@
+//! A trace file read in the format its reading options name (docs/sources.md): SWF text
+//! (`crate::swf`) or a Batsim JSON workload (`crate::batsim`). Every door reads traces here.
+
+use std::path::Path;
+
+use crate::swf::{Mode, ReadOptions, SwfError, Trace, TraceFormat};
+
+/// Reads the trace at `path` as `options` say, in their format.
+pub fn read_path(path: &Path, mode: Mode, options: &ReadOptions) -> Result<Trace, SwfError> {
+    match options.format {
+        TraceFormat::Swf => crate::swf::read_path_with(path, mode, options),
+        TraceFormat::Batsim => crate::batsim::read_path(path, mode),
+    }
+}
