@@ -394,6 +394,21 @@ pub fn expand(
                 format!("cell {id}: {p} processors do not divide into nodes of {k}"),
             ));
         }
+        if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
+            && u64::from(p / k) > crate::sim::topology::MAX_NODES
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("clusters.{}.node_size", cell.cluster.name),
+                    "node_size",
+                    format!(
+                        "cell {id}: {p} processors in nodes of {k} are {} nodes; at most {} are supported",
+                        p / k,
+                        crate::sim::topology::MAX_NODES
+                    ),
+                )
+                .hint("use larger nodes (`node_size`), or a processor pool (no `node_size`)"));
+        }
         if cell.cluster.topology.is_some()
             && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
         {

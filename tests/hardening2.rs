@@ -1,0 +1,296 @@
+//! Regression tests for issue 37 (hardening, second pass), one per item, each named after the
+//! behaviour it guards: machine and limit files that cannot panic, sizes bounded before anything
+//! is allocated for them, every reader fuzzed, bounded report templates, clear errors for
+//! selections that leave no job. (Issue 16's pass: tests/hardening.rs.)
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::project::Project;
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn machines_error(bytes: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "m.swf.machines", bytes);
+    let err = schedlab::machines::read_path(&path).unwrap_err();
+    assert!(err.contains("m.swf.machines"), "the file is named: {err}");
+    err
+}
+
+// ----------------------------------------------------------------------------------------------
+// Machine and limit files
+
+/// A later line with fewer columns than the first is an error at its line saying what was
+/// expected (it panicked on an index out of bounds).
+#[test]
+fn a_machine_file_line_shorter_than_the_first_is_a_located_error_not_a_panic() {
+    let err = machines_error(b"0 zewura 20 80 1 529426432\n1 zegox 48\n");
+    assert!(err.contains("line 2:"), "{err}");
+    assert!(err.contains("expected 6 columns"), "{err}");
+    assert!(err.contains("found 3"), "{err}");
+    let err = machines_error(b"; AleaNG\n0 a 4 1 1 256 dedicated 4\n1 b 64 1 1 256\n");
+    assert!(err.contains("line 3:"), "{err}");
+    assert!(err.contains("expected 8 columns"), "{err}");
+}
+
+/// An 8-column AleaNG line after a 6-column Alea first line is refused: it was read as Alea and
+/// lost its GPUs and properties without a word.
+#[test]
+fn an_aleang_line_in_an_alea_machine_file_is_refused_not_read_without_its_gpus() {
+    let err = machines_error(b"0 a 2 8 1 1024\n1 gpu 2 8 1 16 ib 4\n");
+    assert!(err.contains("line 2:"), "{err}");
+    assert!(err.contains("an AleaNG line in an Alea file"), "{err}");
+}
+
+/// Duplicate queue names in AleaNG's `.queues` are refused at their line, as a manifest refuses
+/// them.
+#[test]
+fn duplicate_queue_names_in_a_queues_file_are_refused_at_their_line() {
+    let err = schedlab::machines::aleang_limits::parse_queues("0 batch 100 10\n1 batch 50 20\n")
+        .unwrap_err();
+    assert_eq!(err.line, Some(2));
+    assert!(err.message.contains("`batch`"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "w.swf", b"");
+    write(
+        dir.path(),
+        "w.swf.queues",
+        b"0 batch 100 10\n1 batch 50 20\n",
+    );
+    let err = schedlab::machines::aleang_limits::read_beside(&trace).unwrap_err();
+    assert!(err.contains("w.swf.queues: line 2:"), "{err}");
+}
+
+/// A machine or limit file that is not UTF-8 is an error at the line and byte where it stops
+/// being text, naming the file (it was "stream did not contain valid UTF-8", nothing more).
+#[test]
+fn non_utf8_machine_and_limit_files_name_the_file_line_and_byte() {
+    let err = machines_error(b"0 a 2 8 1 1024\n1 b\xe9 2 8 1 1024\n");
+    assert!(
+        err.contains("line 2: byte 4 is not valid UTF-8 (0xe9)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "w.swf", b"");
+    write(dir.path(), "w.swf.queues", b"0 batch 100 10\n");
+    write(dir.path(), "w.swf.users", b"0 u 1 10\n1 \xff 1 10\n");
+    let err = schedlab::machines::aleang_limits::read_beside(&trace).unwrap_err();
+    assert!(err.contains("w.swf.users: line 2: byte 3"), "{err}");
+}
+
+/// Through a manifest, as `plan` loads it: the machine file's problem comes with the manifest's
+/// line and the file's.
+#[test]
+fn plan_reports_a_bad_machine_file_line_with_both_locations() {
+    let p = Project::new();
+    fs::write(
+        p.path().join("workloads/bad.swf.machines"),
+        "0 a 2 8 1 1024\n1 b 2\n",
+    )
+    .unwrap();
+    let manifest = p.manifest(
+        "bad-machines",
+        "name: bad-machines
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz}
+clusters:
+  mc: {machines: ../workloads/bad.swf.machines}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let err = schedlab::manifest::load(&manifest).unwrap_err().to_string();
+    assert!(err.contains("bad-machines.yaml:5:"), "{err}");
+    assert!(err.contains("bad.swf.machines: line 2:"), "{err}");
+    let out = p.schedlab(&["plan"]);
+    assert_eq!(out.status.code(), Some(2), "an input error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 2:"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+// ----------------------------------------------------------------------------------------------
+// Sizes bounded before allocating
+
+/// 4,000,000,000 cores per node (machine file or manifest topology) is a located error at read
+/// time; it aborted on a 16 GB allocation when the simulation began.
+#[test]
+fn four_billion_cores_per_node_is_a_located_error_before_allocating() {
+    let err = machines_error(b"0 big 1 4000000000 1 1024\n");
+    assert!(err.contains("line 1: column 4"), "{err}");
+    assert!(
+        err.contains("4000000000 cores per node; at most 1048576"),
+        "{err}"
+    );
+
+    let p = Project::new();
+    let manifest = p.manifest(
+        "huge-node",
+        "name: huge-node
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz}
+clusters:
+  huge:
+    topology:
+      c: {nodes: [{count: 1, cores: 4000000000}]}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let err = schedlab::manifest::load(&manifest).unwrap_err().to_string();
+    assert!(err.contains("huge-node.yaml:7:"), "{err}");
+    assert!(
+        err.contains("4000000000 cores per node; at most 1048576"),
+        "{err}"
+    );
+}
+
+/// A pool of 500,000,000 one-processor nodes is refused at plan time (and by `simulate`) with
+/// the node count and the bound; it aborted on a 12 GB allocation.
+#[test]
+fn half_a_billion_one_processor_nodes_are_refused_at_plan_time() {
+    let p = Project::new();
+    let manifest = p.manifest(
+        "many-nodes",
+        "name: many-nodes
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz}
+clusters:
+  pool: {procs: 500000000, node_size: 1}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let err = schedlab::manifest::load(&manifest).unwrap_err().to_string();
+    assert!(err.contains("many-nodes.yaml:5:"), "{err}");
+    assert!(err.contains("500000000 nodes; at most 16777216"), "{err}");
+
+    let err = schedlab::api::simulate::machine(500_000_000, Some(1), ["--procs", "--node-size"])
+        .unwrap_err();
+    assert!(err.to_string().contains("500000000 nodes"), "{err}");
+}
+
+/// More than the 16.7 M-node limit in a machine file is refused at the line that crosses it.
+#[test]
+fn a_machine_file_beyond_the_node_limit_is_refused_at_the_line_that_crosses_it() {
+    let err = machines_error(b"0 a 10000000 1 1 1\n1 b 10000000 1 1 1\n");
+    assert!(err.contains("line 2:"), "{err}");
+    assert!(err.contains("20000000 nodes; at most 16777216"), "{err}");
+}
+
+// ----------------------------------------------------------------------------------------------
+// Report templates
+
+/// One small cell: KTH's first 300 jobs under EASY.
+const ONE_CELL: &str = "name: one
+workloads:
+  kth:
+    trace: ../workloads/kth.swf.gz
+    first_jobs: 300
+clusters:
+  pool: {procs: 100}
+schedulers:
+  easy: {policy: easy}
+";
+
+/// A template that would render 160 GB stops at its budget with an error that says so; it ran
+/// until the process hit the memory cap.
+#[test]
+fn a_report_template_rendering_unbounded_output_stops_at_its_budget() {
+    let p = Project::new();
+    fs::write(
+        p.path().join("experiments/huge.html.j2"),
+        "{% for i in range(100000) %}{% for j in range(100000) %}xxxxxxxxxxxxxxxx{% endfor %}{% endfor %}",
+    )
+    .unwrap();
+    p.manifest(
+        "one",
+        &format!("{ONE_CELL}reports:\n  formats: [html]\n  template: huge.html.j2\n"),
+    );
+    let (out, _) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let started = std::time::Instant::now();
+    let out = p.schedlab(&["report"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("HTML template"), "{err}");
+    assert!(err.contains("budget"), "{err}");
+    assert!(!p.path().join("reports/one.html").exists());
+    assert!(started.elapsed().as_secs() < 60, "stopped early");
+}
+
+// ----------------------------------------------------------------------------------------------
+// Selections that leave no job
+
+/// A workload filter that leaves no job is an error naming the filter (it was an internal Arrow
+/// error at the metrics step: "must either specify a row count or at least one column").
+#[test]
+fn a_filter_that_leaves_no_job_is_an_error_naming_the_filter() {
+    let p = Project::new();
+    p.manifest(
+        "one",
+        &ONE_CELL.replace("first_jobs: 300\n", "first_jobs: 300\n    users: [99999]\n"),
+    );
+    let (out, _) = p.run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("no job is left after its filters users: [99999], first_jobs: 300"),
+        "{err}"
+    );
+    assert!(err.contains("workloads.kth"), "{err}");
+    assert!(!err.contains("row count"), "{err}");
+}
+
+/// A queue setup that refuses every job is an error naming the setup and the refusals.
+#[test]
+fn a_queue_setup_that_leaves_no_job_is_an_error_naming_the_setup() {
+    let p = Project::new();
+    p.manifest(
+        "one",
+        &format!(
+            "{ONE_CELL}queues:\n  nowhere:\n    queues:\n      - {{name: only, swf_queue: [77]}}\ngrid:\n  axes:\n    queues: [nowhere]\n"
+        ),
+    );
+    let (out, _) = p.run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("no job ran"), "{err}");
+    assert!(err.contains("queue setup `nowhere`"), "{err}");
+    assert!(err.contains("300 rejected_no_queue"), "{err}");
+    assert!(!err.contains("row count"), "{err}");
+}
+
+/// `trace stats -o` on a trace whose every line is skipped says there is no job, and writes
+/// nothing.
+#[test]
+fn trace_stats_on_a_trace_with_every_line_skipped_says_there_is_no_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "junk.swf", b"; MaxProcs: 10\nfoo bar\nbaz\n");
+    let parquet = dir.path().join("stats.parquet");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["trace", "stats", "--lenient"])
+        .arg(&trace)
+        .arg("-o")
+        .arg(&parquet)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no job to describe"), "{err}");
+    assert!(err.contains("2 malformed lines skipped"), "{err}");
+    assert!(!parquet.exists());
+}
