@@ -294,3 +294,126 @@ fn trace_stats_on_a_trace_with_every_line_skipped_says_there_is_no_job() {
     assert!(err.contains("2 malformed lines skipped"), "{err}");
     assert!(!parquet.exists());
 }
+
+// ----------------------------------------------------------------------------------------------
+// The cache
+
+/// A cache entry's file replaced by a FIFO or a directory is quarantined and recomputed; the
+/// run never opens the FIFO (it blocked forever) and no longer fails on the directory (it failed
+/// every run, and `gc` kept it).
+#[test]
+fn cache_entry_files_replaced_by_a_fifo_or_a_directory_are_quarantined_and_recomputed() {
+    let p = Project::new();
+    p.manifest("one", ONE_CELL);
+    let (out, _) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let original = p.published("one");
+    let entries = p.entry_dirs();
+    let aggregate = entries
+        .iter()
+        .find(|d| d.join("summary.parquet").exists())
+        .unwrap()
+        .clone();
+    let metrics = entries
+        .iter()
+        .find(|d| **d != aggregate && d.join("jobs.parquet").exists())
+        .unwrap()
+        .clone();
+    let fifo = aggregate.join("summary.parquet");
+    fs::remove_file(&fifo).unwrap();
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    fs::remove_file(metrics.join("jobs.parquet")).unwrap();
+    fs::create_dir(metrics.join("jobs.parquet")).unwrap();
+    fs::remove_dir_all(p.path().join("results/one")).unwrap();
+
+    let log = p.path().join("events.jsonl");
+    let mut child = p
+        .cmd(&["run", "--quiet", "--events", log.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the run blocked on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("summary.parquet is a FIFO"), "{err}");
+    assert!(err.contains("jobs.parquet is a directory"), "{err}");
+    let events = common::project::read_events(&log);
+    let ran: Vec<_> = events.iter().filter(|(_, o)| *o == "ran").collect();
+    assert_eq!(
+        ran.len(),
+        2,
+        "the metrics node and the aggregate: {events:?}"
+    );
+    assert_eq!(
+        p.published("one"),
+        original,
+        "recomputed results are the same"
+    );
+
+    let out = p.schedlab(&["gc"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left = fs::read_dir(p.state().join("quarantine")).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "gc removes the quarantine");
+}
+
+/// A trace edited in place with its size and modification time restored (as `cp -p`,
+/// `rsync -t`, `tar` and `unzip` leave it) is hashed again: its digest follows the content.
+#[test]
+fn a_trace_edited_in_place_with_size_and_mtime_restored_gets_a_new_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(
+        dir.path(),
+        "t.swf",
+        b"1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let set_mtime = |t| {
+        fs::File::options()
+            .write(true)
+            .open(&trace)
+            .unwrap()
+            .set_modified(t)
+            .unwrap()
+    };
+    set_mtime(old);
+    let state = dir.path().join("state");
+    let mut cache = schedlab::cache::DigestCache::load(&state);
+    let before = cache.digest(&trace).unwrap();
+    cache.save().unwrap();
+    // Same length, other content, written in place (same inode), mtime restored.
+    {
+        use std::io::{Seek, Write};
+        let mut f = fs::File::options().write(true).open(&trace).unwrap();
+        f.seek(std::io::SeekFrom::Start(8)).unwrap();
+        f.write_all(b"2").unwrap();
+    }
+    set_mtime(old);
+    let mut cache = schedlab::cache::DigestCache::load(&state);
+    let after = cache.digest(&trace).unwrap();
+    assert_eq!(after.bytes, before.bytes);
+    assert_ne!(after, before, "the digest follows the content");
+    assert_eq!(
+        after.blake3,
+        blake3::hash(&fs::read(&trace).unwrap())
+            .to_hex()
+            .to_string()
+    );
+}
