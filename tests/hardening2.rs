@@ -417,3 +417,180 @@ fn a_trace_edited_in_place_with_size_and_mtime_restored_gets_a_new_digest() {
             .to_string()
     );
 }
+
+// ----------------------------------------------------------------------------------------------
+// Periodic schedulers: idle ticks
+
+mod idle_ticks {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use proptest::prelude::*;
+    use schedlab::sim::scheduler::order::{OrderKind, OrderSpec};
+    use schedlab::sim::scheduler::{Scheduler, View};
+    use schedlab::sim::{
+        Job, Machine, Overrun, SchedulerKind, SimConfig, SimError, SimOutcome, Time, Workload,
+        engine::simulate_with_every_tick, simulate_with,
+    };
+
+    use super::common;
+
+    /// A scheduler that counts the calls it gets.
+    struct Counting {
+        inner: Box<dyn Scheduler>,
+        calls: Rc<Cell<u64>>,
+    }
+
+    impl Scheduler for Counting {
+        fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+            self.calls.set(self.calls.get() + 1);
+            self.inner.schedule(view, starts);
+        }
+        fn failure(&mut self) -> Option<SimError> {
+            self.inner.failure()
+        }
+        fn started(&mut self, now: Time, job: u32) {
+            self.inner.started(now, job);
+        }
+    }
+
+    /// The outcome and the scheduler's calls, skipping idle ticks or asking at every one.
+    fn run(w: &Workload, config: &SimConfig, every_tick: bool) -> (SimOutcome, u64) {
+        let calls = Rc::new(Cell::new(0));
+        let order = config.order.build(w, &config.machine).unwrap();
+        let scheduler = Box::new(Counting {
+            inner: config.scheduler.build_ordered(order),
+            calls: calls.clone(),
+        });
+        let out = if every_tick {
+            simulate_with_every_tick(w, config, scheduler)
+        } else {
+            simulate_with(w, config, scheduler)
+        }
+        .unwrap();
+        (out, calls.get())
+    }
+
+    fn config(machine: Machine, scheduler: SchedulerKind, interval: Time) -> SimConfig {
+        SimConfig {
+            interval: Some(interval),
+            ..common::pool(1, scheduler)
+        }
+        .with_machine(machine)
+    }
+
+    trait WithMachine {
+        fn with_machine(self, machine: Machine) -> Self;
+    }
+
+    impl WithMachine for SimConfig {
+        fn with_machine(mut self, machine: Machine) -> Self {
+            self.machine = machine;
+            self
+        }
+    }
+
+    /// Two jobs, the first holding the whole machine for 10^6 s, the second waiting for it,
+    /// with `interval: 1`: a handful of scheduler calls instead of one per second, and the same
+    /// schedule, instants and recorded calls as asking at every tick.
+    #[test]
+    fn a_periodic_scheduler_is_not_asked_at_ticks_where_nothing_can_start() {
+        let w = Workload::new(vec![
+            common::job(1, 0, 8, 1_000_000, 1_000_000),
+            common::job(2, 5, 8, 10, 10),
+        ]);
+        let c = config(Machine::pool(8), SchedulerKind::Easy, 1);
+        let (skipping, calls) = run(&w, &c, false);
+        let (every, all_calls) = run(&w, &c, true);
+        assert_eq!(
+            skipping, every,
+            "the same outcome, instants and recorded calls"
+        );
+        assert!(all_calls > 999_990, "{all_calls}");
+        assert!(calls <= 4, "{calls} calls");
+        assert_eq!(skipping.jobs[1].start, 1_000_000);
+    }
+
+    fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
+        prop::collection::vec((0i64..2000, 1u32..12, 1i64..400, 0i64..3), 1..25)
+            .prop_map(|raw| {
+                raw.into_iter()
+                    .enumerate()
+                    .map(|(i, (submit, procs, runtime, slack))| {
+                        let requested = runtime * (1 + slack) + slack;
+                        let mut j = common::job(i as u64 + 1, submit, procs, runtime, requested);
+                        j.user = (i % 3) as i32;
+                        j
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .prop_map(|mut jobs| {
+                jobs.sort_by_key(|j| j.submit);
+                jobs
+            })
+    }
+
+    /// Skipping idle ticks changes nothing a run produces (jobs, instants, recorded calls)
+    /// for every rule, order and overrun policy, and never asks more often; in many cases it
+    /// asks less (the property is not vacuous).
+    #[test]
+    fn skipping_idle_ticks_changes_no_outcome() {
+        let strategy = (
+            arb_jobs(),
+            prop_oneof![
+                (8u32..24).prop_map(Machine::pool),
+                ((3u32..8), (1u32..4)).prop_map(|(n, k)| Machine::exclusive_nodes(n, k)),
+            ],
+            0..4usize,
+            0..3usize,
+            prop::sample::select(vec![1i64, 7, 60, 600]),
+            any::<bool>(),
+        );
+        let fewer = Cell::new(0u32);
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(200);
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(
+                &strategy,
+                |(jobs, machine, rule, order, interval, overrun)| {
+                    let w = Workload::new(jobs);
+                    let rule = [
+                        SchedulerKind::Fcfs,
+                        SchedulerKind::Easy,
+                        SchedulerKind::Conservative,
+                        SchedulerKind::Aggressive,
+                    ][rule];
+                    let mut c = config(machine, rule, interval);
+                    c.order = OrderSpec {
+                        kind: [OrderKind::Fcfs, OrderKind::Fairshare, OrderKind::Sjf][order],
+                        ..OrderSpec::default()
+                    };
+                    c.overrun = if overrun {
+                        Overrun::Continue
+                    } else {
+                        Overrun::Kill
+                    };
+                    let (skipping, calls) = run(&w, &c, false);
+                    let (every, all_calls) = run(&w, &c, true);
+                    prop_assert_eq!(&skipping, &every);
+                    prop_assert!(calls <= all_calls);
+                    if calls < all_calls {
+                        fewer.set(fewer.get() + 1);
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert!(
+            fewer.get() > 50,
+            "only {} of 200 cases skipped a tick",
+            fewer.get()
+        );
+    }
+}

@@ -320,6 +320,10 @@ impl ScheduleSink for Kept<'_> {
     fn instant(&mut self, instant: &Instant) {
         self.runs.extend(self.folding.push(instant));
     }
+
+    fn instants(&mut self, first: &Instant, period: Time, count: u64) {
+        self.folding.push_many(first, period, count, &mut self.runs);
+    }
 }
 
 /// The run summary and the whole machine's utilization by resource, as [`metrics::summarize`]
