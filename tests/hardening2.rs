@@ -594,3 +594,203 @@ mod idle_ticks {
         );
     }
 }
+
+// ----------------------------------------------------------------------------------------------
+// Result sets published whole
+
+fn inode(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&fs::metadata(path).unwrap())
+}
+
+/// A new result set replaces `results/<experiment>/` whole (a new folder renamed into place, not
+/// files replaced one by one next to the old ones); what interrupted publishes left
+/// (`results/.tmp-*`, `results/<experiment>/.tmp-*`) is removed by the next run and by `gc`;
+/// the user's own files in the folder stay.
+#[test]
+fn result_sets_are_published_whole_and_interrupted_publishes_are_swept() {
+    let p = Project::new();
+    p.manifest("one", ONE_CELL);
+    let (out, _) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = p.path().join("results/one");
+    let before = inode(&dir);
+    let first = p.published("one");
+    fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let leftovers = [
+        p.path().join("results/.tmp-publish-1-0-0"),
+        dir.join(".tmp-Ab12Cd"),
+    ];
+    fs::create_dir(&leftovers[0]).unwrap();
+    fs::write(leftovers[0].join("jobs.parquet"), vec![0u8; 4096]).unwrap();
+    fs::write(&leftovers[1], vec![0u8; 4096]).unwrap();
+
+    p.manifest("one", &ONE_CELL.replace("policy: easy", "policy: fcfs"));
+    let (out, _) = p.run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(inode(&dir), before, "a new folder took the old one's place");
+    assert_ne!(p.published("one"), first, "the new results");
+    assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
+    for l in &leftovers {
+        assert!(!l.exists(), "{} was removed", l.display());
+    }
+    let names: Vec<String> = fs::read_dir(p.path().join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with(".tmp-")), "{names:?}");
+
+    // gc removes them too.
+    fs::create_dir(&leftovers[0]).unwrap();
+    fs::write(&leftovers[1], b"x").unwrap();
+    let out = p.schedlab(&["gc"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(interrupted publish)"));
+    for l in &leftovers {
+        assert!(!l.exists(), "gc removed {}", l.display());
+    }
+}
+
+/// `results/<experiment>` as a symbolic link is refused; nothing lands where it points.
+#[test]
+fn a_results_folder_that_is_a_symbolic_link_is_refused() {
+    let p = Project::new();
+    p.manifest("one", ONE_CELL);
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::create_dir_all(p.path().join("results")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), p.path().join("results/one")).unwrap();
+    let (out, _) = p.run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(
+        fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written there"
+    );
+}
+
+/// An experiment name longer than 200 bytes is refused when the manifest is validated, at its
+/// line (it failed at publish time with "File name too long").
+#[test]
+fn an_experiment_name_longer_than_200_bytes_is_refused_at_validation() {
+    let p = Project::new();
+    let long = "x".repeat(300);
+    let path = p.manifest(
+        "long",
+        &ONE_CELL.replace("name: one", &format!("name: {long}")),
+    );
+    let err = schedlab::manifest::load(&path).unwrap_err().to_string();
+    assert!(err.contains("long.yaml:1:"), "{err}");
+    assert!(err.contains("300 bytes long; at most 200"), "{err}");
+}
+
+// ----------------------------------------------------------------------------------------------
+// `plan` validates what `run` refuses
+
+/// Reservations with `overrun: continue` are refused when the manifest is read (so by `plan`),
+/// at the scheduler's `overrun`; `plan` accepted them and `run` failed every such cell.
+#[test]
+fn plan_refuses_reservations_with_overrun_continue() {
+    let p = Project::new();
+    let text = "name: resv
+workloads:
+  kth:
+    trace: ../workloads/kth.swf.gz
+    first_jobs: 300
+clusters:
+  pool: {procs: 100, node_size: 1}
+schedulers:
+  easy: {policy: easy, overrun: continue}
+reservations:
+  one:
+    requests:
+      - {id: 1, owner: a, created: 0, start: 3600, duration: 3600, nodes: 10}
+";
+    let path = p.manifest("resv", text);
+    let err = schedlab::manifest::load(&path).unwrap_err().to_string();
+    assert!(err.contains("resv.yaml:9:"), "{err}");
+    assert!(err.contains("need `overrun: kill`"), "{err}");
+    let out = p.schedlab(&["plan"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A `run` or `gc` that waits for the results lock says who holds it and since when (it waited
+/// without a word).
+#[test]
+fn a_wait_for_the_results_lock_names_the_holder_and_since_when() {
+    let p = Project::new();
+    p.manifest("one", ONE_CELL);
+    let state = p.state();
+    fs::create_dir_all(&state).unwrap();
+    let lock = state.join("lock");
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&lock)
+        .unwrap();
+    file.lock().unwrap();
+    fs::write(&lock, "pid 4242\nsince 1000\ncommand schedlab run\n").unwrap();
+    let child = p
+        .cmd(&["gc"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    drop(file);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("waiting for the results lock"), "{err}");
+    assert!(
+        err.contains("held by pid 4242 (schedlab run) since"),
+        "{err}"
+    );
+    assert!(err.contains("(Unix time 1000)"), "{err}");
+}
+
+/// A cluster sized by a trace that has no MaxProcs header is refused by `plan` (it planned, and
+/// every cell failed at run time).
+#[test]
+fn plan_refuses_a_trace_without_maxprocs_for_a_cluster_sized_by_it() {
+    let p = Project::new();
+    fs::write(
+        p.path().join("workloads/nomax.swf"),
+        "; Version: 2.2\n1 0 10 100 4 -1 -1 4 200 -1 1 3 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    p.manifest(
+        "nomax",
+        "name: nomax
+workloads:
+  w: {trace: ../workloads/nomax.swf}
+clusters:
+  sized: {from_trace: true}
+schedulers:
+  easy: {policy: easy}
+",
+    );
+    let out = p.schedlab(&["plan"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("has no MaxProcs header"), "{err}");
+    assert!(err.contains("cluster `sized`"), "{err}");
+}

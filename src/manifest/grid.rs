@@ -444,6 +444,21 @@ pub fn expand(
                 )
                 .hint("give the cluster `procs: N`"));
         }
+        if let Some(r) = &cell.reservations
+            && cell.scheduler.overrun == crate::sim::Overrun::Continue
+        {
+            // The engine refuses it when the run starts; say so when the manifest is read.
+            return Err(ctx
+                .key_error(
+                    &format!("schedulers.{}.overrun", cell.scheduler.name),
+                    "overrun",
+                    format!(
+                        "cell {id}: reservations (scenario `{}`) need `overrun: kill`: a job running past its requested time could hold reserved capacity",
+                        r.name
+                    ),
+                )
+                .hint("set `overrun: kill` for cells with reservations, or exclude these combinations"));
+        }
         if let Some(r) = &cell.reservations {
             match &cell.cluster.topology {
                 Some(topology) => {
