@@ -794,3 +794,20 @@ schedulers:
     assert!(err.contains("has no MaxProcs header"), "{err}");
     assert!(err.contains("cluster `sized`"), "{err}");
 }
+
+/// A `node_size` grid axis whose value does not divide the processors is an error at the axis's
+/// line (it had none: "at grid").
+#[test]
+fn a_node_size_axis_that_does_not_divide_the_processors_is_located() {
+    let p = Project::new();
+    let path = p.manifest(
+        "axis",
+        &format!("{ONE_CELL}grid:\n  axes:\n    node_size: [4, 3]\n"),
+    );
+    let err = schedlab::manifest::load(&path).unwrap_err().to_string();
+    assert!(err.contains("axis.yaml:12:"), "{err}");
+    assert!(
+        err.contains("100 processors do not divide into nodes of 3"),
+        "{err}"
+    );
+}

@@ -388,11 +388,26 @@ pub fn expand(
         if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
             && !p.is_multiple_of(k)
         {
-            return Err(ManifestError::new(
-                ctx.file,
-                "grid",
-                format!("cell {id}: {p} processors do not divide into nodes of {k}"),
-            ));
+            // At the axis that set the size, else at the cluster's own key.
+            let axis = ["node_size", "procs"]
+                .into_iter()
+                .find(|a| order.iter().any(|o| o == a));
+            let err = match axis {
+                Some(axis) => ctx.key_error(
+                    &format!("grid.axes.{axis}"),
+                    axis,
+                    format!("cell {id}: {p} processors do not divide into nodes of {k}"),
+                ),
+                None => ctx.key_error(
+                    &format!("clusters.{}.node_size", cell.cluster.name),
+                    "node_size",
+                    format!("cell {id}: {p} processors do not divide into nodes of {k}"),
+                ),
+            };
+            return Err(err.hint(format!(
+                "use procs: {}, or exclude these combinations",
+                p / k * k
+            )));
         }
         if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
             && u64::from(p / k) > crate::sim::topology::MAX_NODES
