@@ -358,6 +358,10 @@ impl ScheduleSink for Kept<'_> {
     fn instant(&mut self, instant: &Instant) {
         self.runs.extend(self.folding.push(instant));
     }
+
+    fn instants(&mut self, first: &Instant, period: Time, count: u64) {
+        self.folding.push_many(first, period, count, &mut self.runs);
+    }
 }
 
 /// The run summary and the whole machine's utilization by resource, as [`metrics::summarize`]
@@ -414,6 +418,16 @@ pub fn machine(
             "use {procs_name} {} (a multiple of {k})",
             procs / k * k
         ))),
+        Some(k) if u64::from(procs / k) > crate::sim::topology::MAX_NODES => {
+            Err(ApiError::input(format!(
+                "{procs} processors in nodes of {k} are {} nodes; at most {} are supported",
+                procs / k,
+                crate::sim::topology::MAX_NODES
+            ))
+            .with_hint(format!(
+                "use a larger {node_size_name}, or leave it out for a processor pool"
+            )))
+        }
         Some(k) => Ok(Machine::exclusive_nodes(procs / k, k)),
     }
 }

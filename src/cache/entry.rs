@@ -133,6 +133,18 @@ impl EntryStore {
             return Err(corrupt(format!("marker names key {}", marker.key)));
         }
         for (name, want) in &marker.files {
+            // What we wrote is a regular file: anything else (a directory, a FIFO, a socket, a
+            // symbolic link) put in its place is damage. Checked on the name itself, before
+            // anything opens it: reading a FIFO would block forever.
+            match fs::symlink_metadata(dir.join(name)) {
+                Ok(meta) if !meta.file_type().is_file() => {
+                    return Err(corrupt(format!(
+                        "{name} is {}, not the file that was written",
+                        file_kind(&meta.file_type())
+                    )));
+                }
+                _ => {}
+            }
             let got = match digest_file(&dir.join(name)) {
                 Ok(got) => got,
                 Err(CacheError::Io { source, .. })
@@ -357,6 +369,30 @@ impl EntryWriter {
                 Err(CacheError::io(&self.target, e))
             }
         }
+    }
+}
+
+/// What a directory entry that is not a regular file is, for messages.
+fn file_kind(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
     }
 }
 

@@ -7,7 +7,7 @@
 //! results/.schedlab/entries/ab/<key>/        one finished node: its files + entry.json last
 //! results/.schedlab/tmp/                     staging of entries being written
 //! results/.schedlab/quarantine/<key>.<n>/    damaged entries set aside (+ reason.txt)
-//! results/.schedlab/digests.json             path → (size, mtime, blake3) of input files
+//! results/.schedlab/digests.json             path → (size, mtime, inode, dev, ctime, blake3)
 //! results/.schedlab/keys/<experiment>.jsonl.gz  node label → key material of its last run
 //! ```
 //!

@@ -7,6 +7,14 @@
 //! skipped with one `stat` per file; a file that changed, vanished or was replaced is compared
 //! with the entry's recorded hash and, if it differs, restored from the cache — so the cache
 //! detects and recovers from anything done to published files.
+//!
+//! A result set is published whole: the files are put together in a new folder beside it
+//! (`results/.tmp-*`, with the stamp written last), which then takes the place of
+//! `results/<experiment>/` in one rename (Linux `RENAME_EXCHANGE`, else two renames with a
+//! moment where the folder is absent — never one where files of two versions sit side by
+//! side). What an interrupted publish left (`results/.tmp-*`, `results/<experiment>/.tmp-*`) is
+//! removed by the next run and by `gc` ([`sweep`]). `results/<experiment>` as a symbolic link
+//! is refused: results never land outside `results/`.
 
 use std::fs::{self, File};
 use std::io;
@@ -108,9 +116,9 @@ pub fn is_current(dir: &Path, key: &str, files: &[&str]) -> bool {
         })
 }
 
-/// Puts `files` of entry `key` in place in `dir`, each atomically, as copies; a file already
-/// equal to the entry's is left alone. The entry should have been verified by the caller
-/// ([`EntryStore::open_or_quarantine`]).
+/// Puts `files` of entry `key` in place in `dir` as copies, the set as a whole (module
+/// documentation); nothing is written when `dir` already holds them as published. The entry
+/// should have been verified by the caller ([`EntryStore::open_or_quarantine`]).
 pub fn publish(
     entries: &EntryStore,
     key: &str,
@@ -118,31 +126,203 @@ pub fn publish(
     dir: &Path,
 ) -> Result<Published, CacheError> {
     let mut done = Published::default();
+    refuse_symlink(dir)?;
     if is_current(dir, key, files) {
         return Ok(done);
     }
     let same_key = read_stamp(dir).is_some_and(|(k, _)| k == key);
     let source = entries.dir(key);
     let recorded = entries.recorded_files(key)?;
-    fs::create_dir_all(dir).map_err(|e| CacheError::io(dir, e))?;
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(|e| CacheError::io(parent, e))?;
+    let staging = Staging::create(parent)?;
+    let new = staging.0.as_path();
     for &name in files {
-        let target = dir.join(name);
         let want = recorded.get(name).ok_or_else(|| CacheError::Corrupt {
             path: source.clone(),
             why: format!("{name} is not in the entry"),
         })?;
-        if matches_digest(&target, want) {
+        if !matches_digest(&dir.join(name), want) {
+            if same_key {
+                done.restored.push(name.to_string());
+            } else {
+                done.written.push(name.to_string());
+            }
+        }
+        copy_file(&source.join(name), &new.join(name))?;
+    }
+    // Files of the user's beside the results stay: linked into the new set before it replaces
+    // the old one (a crash in between leaves them where they were).
+    let mut folders = Vec::new();
+    for item in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = item.file_name();
+        let text = name.to_string_lossy();
+        if text == STAMP || text.starts_with(".tmp-") || files.contains(&text.as_ref()) {
             continue;
         }
-        copy_file(&source.join(name), &target)?;
-        if same_key {
-            done.restored.push(name.to_string());
-        } else {
-            done.written.push(name.to_string());
+        match item.file_type() {
+            Ok(t) if t.is_dir() => folders.push(name),
+            _ => fs::hard_link(item.path(), new.join(&name))
+                .map_err(|e| CacheError::io(&item.path(), e))?,
         }
     }
-    write_stamp(dir, key, files)?;
+    write_stamp(new, key, files)?;
+    let old = replace_dir(new, dir)?;
+    staging.keep();
+    if let Some(old) = old {
+        for name in folders {
+            let _ = fs::rename(old.join(&name), dir.join(&name));
+        }
+        fs::remove_dir_all(&old).map_err(|e| CacheError::io(&old, e))?;
+    }
     Ok(done)
+}
+
+/// A new folder for a result set being put together, removed if the publish stops early.
+struct Staging(std::path::PathBuf);
+
+impl Staging {
+    fn create(parent: &Path) -> Result<Staging, CacheError> {
+        let path = unique_name(parent);
+        // Mode 0777 less the umask, as the folder it becomes was created before.
+        fs::create_dir(&path).map_err(|e| CacheError::io(&path, e))?;
+        Ok(Staging(path))
+    }
+}
+
+impl Staging {
+    /// The folder has been put in place: nothing to remove.
+    fn keep(mut self) {
+        self.0 = std::path::PathBuf::new();
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.0.as_os_str().is_empty() {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A `.tmp-publish-*` path in `parent` that does not exist yet.
+fn unique_name(parent: &Path) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = parent.join(format!(
+            ".tmp-publish-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        if fs::symlink_metadata(&path).is_err() {
+            return path;
+        }
+    }
+}
+
+/// `results/<experiment>` must be a real folder (or absent): a symbolic link would put results
+/// wherever it points.
+fn refuse_symlink(dir: &Path) -> Result<(), CacheError> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(CacheError::io(
+            dir,
+            io::Error::other(
+                "it is a symbolic link; results are published only into a real folder inside \
+                 the results folder (remove the link)",
+            ),
+        )),
+        Ok(meta) if !meta.is_dir() => Err(CacheError::io(
+            dir,
+            io::Error::other("it is not a folder (remove or rename it)"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Puts the folder `new` in the place of `dir`; returns where the old `dir` now is (a
+/// `.tmp-*` folder beside it, for the caller to remove), if there was one.
+fn replace_dir(new: &Path, dir: &Path) -> Result<Option<std::path::PathBuf>, CacheError> {
+    if fs::symlink_metadata(dir).is_err() {
+        fs::rename(new, dir).map_err(|e| CacheError::io(dir, e))?;
+        return Ok(None);
+    }
+    if exchange(new, dir) {
+        return Ok(Some(new.to_path_buf()));
+    }
+    // No atomic exchange here: the old folder steps aside, then the new one takes its place.
+    let aside = unique_name(dir.parent().unwrap_or(Path::new(".")));
+    fs::rename(dir, &aside).map_err(|e| CacheError::io(dir, e))?;
+    fs::rename(new, dir).map_err(|e| CacheError::io(dir, e))?;
+    Ok(Some(aside))
+}
+
+/// Swaps two paths atomically (Linux `renameat2(RENAME_EXCHANGE)`); false where unsupported.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(a), Ok(b)) = (
+        std::ffi::CString::new(a.as_os_str().as_bytes()),
+        std::ffi::CString::new(b.as_os_str().as_bytes()),
+    ) else {
+        return false;
+    };
+    // SAFETY: two valid NUL-terminated paths; renameat2 only renames.
+    unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        ) == 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> bool {
+    false
+}
+
+/// Removes what interrupted publishes left in `results`: `.tmp-*` entries in it and in each
+/// experiment's folder. Call it holding the results lock. Returns the paths removed.
+pub fn sweep(results: &Path) -> Result<Vec<std::path::PathBuf>, CacheError> {
+    let mut removed = Vec::new();
+    let mut sweep_in = |dir: &Path| -> Result<(), CacheError> {
+        for item in fs::read_dir(dir).into_iter().flatten().flatten() {
+            if !item.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            let path = item.path();
+            let gone = match item.file_type() {
+                Ok(t) if t.is_dir() => fs::remove_dir_all(&path),
+                _ => fs::remove_file(&path),
+            };
+            match gone {
+                Ok(()) => removed.push(path),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(CacheError::io(&path, e)),
+            }
+        }
+        Ok(())
+    };
+    sweep_in(results)?;
+    for item in fs::read_dir(results).into_iter().flatten().flatten() {
+        let name = item.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if item.file_type().is_ok_and(|t| t.is_dir()) {
+            sweep_in(&item.path())?;
+        }
+    }
+    Ok(removed)
 }
 
 /// True when `path` is a regular file of the recorded size and hash.

@@ -72,6 +72,11 @@ pub fn run(args: Args) -> Result<(), CliError> {
     }
     if !args.dry_run {
         entries.sweep_staging().map_err(CliError::failed)?;
+        // What interrupted publishes left in the results folder.
+        for path in cache::publish::sweep(&args.results).map_err(CliError::failed)? {
+            removed += 1;
+            println!("removed {} (interrupted publish)", path.display());
+        }
     }
     eprintln!(
         "{removed} entries {}; {kept} kept",

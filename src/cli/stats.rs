@@ -48,6 +48,16 @@ pub fn run(args: StatsArgs) -> Result<(), CliError> {
     }
     super::output::check_folders(&[("-o", args.output.as_deref())])?;
     let trace = load_trace(&args.trace, args.lenient)?;
+    if trace.workload.jobs.is_empty() {
+        // Nothing to describe (every line was skipped): say so rather than write an empty file.
+        return Err(CliError::input(format!(
+            "{}: no job to describe: {} job lines read, {} malformed lines skipped",
+            args.trace.display(),
+            trace.records,
+            trace.malformed.count
+        ))
+        .with_hint("without --lenient the first malformed line is reported with its number"));
+    }
     let by = match args.by {
         By::All => GroupBy::All,
         By::User => GroupBy::User,

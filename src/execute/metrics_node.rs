@@ -126,9 +126,38 @@ pub fn run(
         limits.max_timeseries_bins,
     )?;
     with_workload(cell, limits, traces, |workload, source| {
+        if facts.span.is_none() {
+            return Err(no_job_ran(cell, &facts, workload.len()));
+        }
         let machine = cell_machine(cell, source)?;
         compute(cell, workload, &machine, facts, schedule, entry)
     })
+}
+
+/// The error for a cell in which no job ran (its schedule is empty): every job was refused by
+/// the queue setup or could never run on the machine. Named by what refused them, so that the
+/// set-up to fix is clear (it was an internal Arrow error at the first empty table).
+fn no_job_ran(cell: &Cell, facts: &ScheduleFacts, jobs: usize) -> String {
+    let reasons: Vec<String> = facts
+        .skipped_by_reason
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(reason, n)| format!("{n} {reason}"))
+        .collect();
+    let queues = match &cell.queues {
+        Some(q) => format!(" under queue setup `{}`", q.name),
+        None => String::new(),
+    };
+    format!(
+        "no job ran in cell {}{queues}: of the {jobs} jobs simulated, {}; there is nothing to \
+         measure — check the queue setup's routing (`queues.<setup>`) or the machine's size",
+        cell.id,
+        if reasons.is_empty() {
+            "none was scheduled".to_string()
+        } else {
+            reasons.join(", ")
+        }
+    )
 }
 
 fn compute(

@@ -51,6 +51,10 @@ pub enum PipelineError {
     },
     #[error(transparent)]
     Execute(#[from] ExecuteError),
+    /// A cell whose machine cannot be sized: its cluster takes the size from a trace without
+    /// a MaxProcs header (the run would refuse it; `plan` says so first).
+    #[error("{0}")]
+    NoMachineSize(String),
 }
 
 /// Everything known before running: the plan and each node's state.
@@ -91,6 +95,7 @@ pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, Pip
             }
         }
     }
+    check_machine_sizes(&manifests)?;
     // Saving the stat cache is an optimisation: a read-only results dir must not stop a plan.
     let _ = digest_cache.save();
     let first_dir = manifests
@@ -115,6 +120,39 @@ pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, Pip
         commit,
         results: results.to_path_buf(),
     })
+}
+
+/// Every cell whose cluster takes its size from the trace (`from_trace`, or no `procs`) needs
+/// a trace with a MaxProcs header: checked here, on the headers only, so that `plan` refuses
+/// what `run` would.
+fn check_machine_sizes(manifests: &[Manifest]) -> Result<(), PipelineError> {
+    let mut checked: BTreeMap<&Path, bool> = BTreeMap::new();
+    for m in manifests {
+        for cell in &m.cells {
+            if cell.cluster.procs.is_some() || cell.cluster.topology.is_some() {
+                continue;
+            }
+            let Some(trace) = cell.workload.trace() else {
+                continue;
+            };
+            let sized = *checked.entry(trace.as_path()).or_insert_with(|| {
+                // An unreadable trace is reported by hashing it; only a readable one that
+                // lacks the header is refused here.
+                crate::swf::read_header_path(trace).map_or(true, |h| h.max_procs.is_some())
+            });
+            if !sized {
+                return Err(PipelineError::NoMachineSize(format!(
+                    "{}: cell {}: cluster `{}` takes its size from the trace, but {} has no \
+                     MaxProcs header; give the cluster `procs: N` in the manifest",
+                    m.path.display(),
+                    cell.id,
+                    cell.cluster.name,
+                    trace.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The command that reproduces each manifest's results, recorded as their provenance:
@@ -333,6 +371,10 @@ pub fn run_with(
     let events = executor.execute(&context, &work, &counting)?;
 
     let mut problems = Vec::new();
+    // What an interrupted publish left (issue 37): removed before publishing again.
+    if let Err(err) = publish::sweep(&prepared.results) {
+        problems.push(format!("failed to remove an interrupted publish: {err}"));
+    }
     for (e, manifest) in manifests.iter().enumerate() {
         let aggregate = plan.aggregate_of(e);
         if let Some(i) = aggregate

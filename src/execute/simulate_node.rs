@@ -220,6 +220,11 @@ pub fn cell_machine(cell: &Cell, facts: &SourceFacts) -> Result<Machine, String>
     };
     match cell.cluster.node_size {
         None => Ok(Machine::pool(procs)),
+        Some(k) if u64::from(procs / k) > crate::sim::topology::MAX_NODES => Err(format!(
+            "{procs} processors (MaxProcs) in nodes of {k} are {} nodes; at most {} are supported",
+            procs / k,
+            crate::sim::topology::MAX_NODES
+        )),
         Some(k) if procs % k == 0 => Ok(Machine::exclusive_nodes(procs / k, k)),
         Some(k) => Err(format!(
             "{procs} processors (MaxProcs) do not divide into nodes of {k}"
@@ -241,7 +246,26 @@ pub fn with_workload<T>(
         .transforms
         .to_transforms()
         .apply_cow(source.workload());
+    if workload.jobs.is_empty() {
+        return Err(no_job_left(cell, source.workload().len()));
+    }
     keep(&workload, &facts)
+}
+
+/// The error for a workload whose filters leave no job: which filters, and how many jobs they
+/// had to choose from.
+fn no_job_left(cell: &Cell, before: usize) -> String {
+    let filters = cell.workload.transforms.filters();
+    let name = &cell.workload.name;
+    if filters.is_empty() {
+        return format!("workload `{name}` has no job");
+    }
+    format!(
+        "workload `{name}`: no job is left after its filter{} {} (of {before} jobs); a cell \
+         needs at least one job — widen the filter in `workloads.{name}`",
+        if filters.len() == 1 { "" } else { "s" },
+        filters.join(", ")
+    )
 }
 
 pub fn run(

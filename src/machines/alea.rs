@@ -7,7 +7,7 @@
 //! the property `cl_<name>`, the form Alea's traces use to ask for a cluster
 //! (`1:ppn=64:cl_zewura`).
 
-use super::{MachinesError, count, integer};
+use super::{MachinesError, cores, count, integer};
 use crate::sim::Allocation;
 use crate::sim::topology::{Cluster, NodeClass};
 
@@ -15,7 +15,7 @@ pub(super) fn cluster(line: u64, fields: &[&str]) -> Result<Cluster, MachinesErr
     integer(line, fields, 0, "id")?;
     let name = fields[1];
     let nodes = count(line, fields, 2, "nodes")?;
-    let cores = count(line, fields, 3, "cpus per node")?;
+    let cores = cores(line, fields, 3, "cpus per node")?;
     integer(line, fields, 4, "rating")?;
     let memory_kb = match fields.get(5) {
         Some(_) => integer(line, fields, 5, "RAM per node, KB")?,

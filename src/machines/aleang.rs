@@ -4,7 +4,7 @@
 //! convention of AleaNG, PBS and Slurm, and of the MetaCentrum papers' "512 GB" nodes); the
 //! speed is relative (> 0); properties are one comma-separated column (`-` or `none` for none).
 
-use super::{MachinesError, count, integer};
+use super::{MachinesError, cores, count, integer};
 use crate::sim::Allocation;
 use crate::sim::topology::{Cluster, NodeClass};
 
@@ -14,7 +14,7 @@ pub(super) fn cluster(line: u64, fields: &[&str]) -> Result<Cluster, MachinesErr
     integer(line, fields, 0, "cl_id")?;
     let name = fields[1];
     let nodes = count(line, fields, 2, "nodes")?;
-    let cores = count(line, fields, 3, "CPUs")?;
+    let cores = cores(line, fields, 3, "CPUs")?;
     let speed = fields[4]
         .parse::<f64>()
         .ok()

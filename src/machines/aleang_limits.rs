@@ -44,9 +44,7 @@ pub fn read_beside(workload: &Path) -> Result<AleaLimits, String> {
         p.push(ext);
         std::path::PathBuf::from(p)
     };
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-    };
+    let read = |path: &Path| super::read_text(path);
     let queues_path = with(".queues");
     let queues = parse_queues(&read(&queues_path)?)
         .map_err(|e| format!("{}: {e}", queues_path.display()))?;
@@ -88,6 +86,12 @@ pub fn parse_queues(text: &str) -> Result<Vec<AleaQueue>, MachinesError> {
         };
         if out.iter().any(|o: &AleaQueue| o.id == q.id) {
             return Err(MachinesError::at(line, format!("queue id {} again", q.id)));
+        }
+        if out.iter().any(|o: &AleaQueue| o.name == q.name) {
+            return Err(MachinesError::at(
+                line,
+                format!("a second queue named `{}` (queue names are unique)", q.name),
+            ));
         }
         out.push(q);
     }
@@ -197,6 +201,11 @@ mod tests {
         assert!(err.message.contains("4 columns"), "{err}");
         let err = parse_queues("0 a 10 1\n0 b 10 1\n").unwrap_err();
         assert_eq!(err.line, Some(2));
+        let err = parse_queues("0 a 10 1\n1 a 10 1\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 2: a second queue named `a` (queue names are unique)"
+        );
         assert!(parse_queues("; only comments\n").is_err());
         let err = parse_accounts("0 u x 4\n").unwrap_err();
         assert!(err.message.contains("shares"), "{err}");

@@ -6,8 +6,11 @@
 //! - [`MachineFormat::AleaNg`]: `cl_id name nodes CPUs speed GB_RAM properties GPUs`, with `;`
 //!   comment lines.
 //!
-//! The format is recognised from the number of columns (6 or 5: Alea, 8: AleaNG); every data
-//! line must have the same form. Text in, clusters out: reading the file is [`read_path`]'s only
+//! The format is recognised from the number of columns of the first data line (6 or 5: Alea,
+//! 8: AleaNG); every later line must have that dialect's form, or it is an error at its line
+//! (never a panic, never a line read in the other dialect with columns dropped). Sizes are
+//! bounded here, before anything is allocated for them ([`MAX_CORES_PER_NODE`], the
+//! topology's [`MAX_NODES`]). Text in, clusters out: reading the file is [`read_path`]'s only
 //! I/O, and the simulator never sees a file.
 
 mod alea;
@@ -16,7 +19,7 @@ pub mod aleang_limits;
 
 use std::path::Path;
 
-use crate::sim::topology::Cluster;
+use crate::sim::topology::{Cluster, MAX_CORES_PER_NODE, MAX_NODES};
 
 /// The machine-file dialects schedlab imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -62,9 +65,33 @@ pub struct MachineFile {
 
 /// Reads and parses the machine file at `path`; errors name the file.
 pub fn read_path(path: &Path) -> Result<MachineFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = read_text(path)?;
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The text of a machine or limit file; a file that is not UTF-8 is an error at the line and
+/// byte where it stops being text, naming the file.
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text(bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `bytes` as text, or where they stop being UTF-8.
+pub fn text(bytes: Vec<u8>) -> Result<String, MachinesError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let valid = &bytes[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        MachinesError::at(
+            line,
+            format!(
+                "byte {} is not valid UTF-8 (0x{:02x}); machine and limit files are text",
+                valid.len() - line_start + 1,
+                bytes[valid.len()]
+            ),
+        )
+    })
 }
 
 /// Parses machine-file text, recognising its dialect.
@@ -89,8 +116,11 @@ pub fn parse(text: &str) -> Result<MachineFile, MachinesError> {
             ));
         }
     };
+    let first_columns = fields.len();
     let mut clusters = Vec::with_capacity(lines.len());
+    let mut nodes = 0u64;
     for (line, fields) in &lines {
+        columns(format, (*first, first_columns), *line, fields.len())?;
         let cluster = match format {
             MachineFormat::Alea => alea::cluster(*line, fields)?,
             MachineFormat::AleaNg => aleang::cluster(*line, fields)?,
@@ -101,9 +131,53 @@ pub fn parse(text: &str) -> Result<MachineFile, MachinesError> {
                 format!("a second cluster named `{}`", cluster.name),
             ));
         }
+        nodes += cluster.nodes();
+        if nodes > MAX_NODES {
+            return Err(MachinesError::at(
+                *line,
+                format!(
+                    "the clusters up to this line have {nodes} nodes; at most {MAX_NODES} are \
+                     supported"
+                ),
+            ));
+        }
         clusters.push(cluster);
     }
     Ok(MachineFile { format, clusters })
+}
+
+/// Checks that a later line has the form of the file's dialect (which its first data line set).
+fn columns(
+    format: MachineFormat,
+    (first, first_columns): (u64, usize),
+    line: u64,
+    found: usize,
+) -> Result<(), MachinesError> {
+    let (ok, expected) = match format {
+        MachineFormat::Alea => (
+            matches!(found, 5 | 6),
+            "6 columns `id name nodes cpus_per_node rating ram_KB` (Alea; ram_KB may be left out)",
+        ),
+        MachineFormat::AleaNg => (
+            found == 8,
+            "8 columns `cl_id name nodes CPUs speed GB_RAM properties GPUs` (AleaNG)",
+        ),
+    };
+    if ok {
+        return Ok(());
+    }
+    let other = match (format, found) {
+        (MachineFormat::Alea, 8) => " — an AleaNG line in an Alea file",
+        (MachineFormat::AleaNg, 5 | 6) => " — an Alea line in an AleaNG file",
+        _ => "",
+    };
+    Err(MachinesError::at(
+        line,
+        format!(
+            "expected {expected}, as line {first} ({first_columns} columns) set the dialect, \
+             found {found}{other}"
+        ),
+    ))
 }
 
 /// Non-blank lines that are not `;` comments, with their 1-based numbers, split on whitespace.
@@ -144,6 +218,22 @@ fn count(line: u64, fields: &[&str], index: usize, what: &str) -> Result<u32, Ma
     })
 }
 
+/// Cores per node: a positive count of at most [`MAX_CORES_PER_NODE`].
+fn cores(line: u64, fields: &[&str], index: usize, what: &str) -> Result<u32, MachinesError> {
+    let n = count(line, fields, index, what)?;
+    if u64::from(n) > MAX_CORES_PER_NODE {
+        return Err(MachinesError::at(
+            line,
+            format!(
+                "column {} ({what}): {n} cores per node; at most {MAX_CORES_PER_NODE} are \
+                 supported",
+                index + 1
+            ),
+        ));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +250,33 @@ mod tests {
         assert_eq!(err.line, Some(2));
         assert!(err.message.contains("found 4"), "{err}");
         assert_eq!(parse("; only comments\n").unwrap_err().line, None);
+    }
+
+    #[test]
+    fn later_lines_keep_the_first_lines_dialect() {
+        let err = parse("0 a 1 1 1 1\n1 b 2\n").unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.message.contains("found 3"), "{err}");
+        let err = parse("0 a 1 1 1 1\n1 b 2 2 1 16 gpu 4\n").unwrap_err();
+        assert!(
+            err.message.contains("an AleaNG line in an Alea file"),
+            "{err}"
+        );
+        let err = parse("0 a 1 1 1 16 - 0\n1 b 2 2 1\n").unwrap_err();
+        assert!(
+            err.message.contains("an Alea line in an AleaNG file"),
+            "{err}"
+        );
+        assert!(parse("0 a 1 1 1 1\n1 b 2 2 1\n").is_ok());
+    }
+
+    #[test]
+    fn not_utf8_is_located() {
+        let err = text(b"0 a 1 1 1 1\n1 b\xe9 2 2 1\n".to_vec()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 2: byte 4 is not valid UTF-8 (0xe9); machine and limit files are text"
+        );
     }
 
     #[test]

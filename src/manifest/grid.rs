@@ -388,11 +388,41 @@ pub fn expand(
         if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
             && !p.is_multiple_of(k)
         {
-            return Err(ManifestError::new(
-                ctx.file,
-                "grid",
-                format!("cell {id}: {p} processors do not divide into nodes of {k}"),
-            ));
+            // At the axis that set the size, else at the cluster's own key.
+            let axis = ["node_size", "procs"]
+                .into_iter()
+                .find(|a| order.iter().any(|o| o == a));
+            let err = match axis {
+                Some(axis) => ctx.key_error(
+                    &format!("grid.axes.{axis}"),
+                    axis,
+                    format!("cell {id}: {p} processors do not divide into nodes of {k}"),
+                ),
+                None => ctx.key_error(
+                    &format!("clusters.{}.node_size", cell.cluster.name),
+                    "node_size",
+                    format!("cell {id}: {p} processors do not divide into nodes of {k}"),
+                ),
+            };
+            return Err(err.hint(format!(
+                "use procs: {}, or exclude these combinations",
+                p / k * k
+            )));
+        }
+        if let (Some(p), Some(k)) = (cell.cluster.procs, cell.cluster.node_size)
+            && u64::from(p / k) > crate::sim::topology::MAX_NODES
+        {
+            return Err(ctx
+                .key_error(
+                    &format!("clusters.{}.node_size", cell.cluster.name),
+                    "node_size",
+                    format!(
+                        "cell {id}: {p} processors in nodes of {k} are {} nodes; at most {} are supported",
+                        p / k,
+                        crate::sim::topology::MAX_NODES
+                    ),
+                )
+                .hint("use larger nodes (`node_size`), or a processor pool (no `node_size`)"));
         }
         if cell.cluster.topology.is_some()
             && (cell.cluster.procs.is_some() || cell.cluster.node_size.is_some())
@@ -441,6 +471,21 @@ pub fn expand(
                     ),
                 )
                 .hint("give the cluster `procs: N`"));
+        }
+        if let Some(r) = &cell.reservations
+            && cell.scheduler.overrun == crate::sim::Overrun::Continue
+        {
+            // The engine refuses it when the run starts; say so when the manifest is read.
+            return Err(ctx
+                .key_error(
+                    &format!("schedulers.{}.overrun", cell.scheduler.name),
+                    "overrun",
+                    format!(
+                        "cell {id}: reservations (scenario `{}`) need `overrun: kill`: a job running past its requested time could hold reserved capacity",
+                        r.name
+                    ),
+                )
+                .hint("set `overrun: kill` for cells with reservations, or exclude these combinations"));
         }
         if let Some(r) = &cell.reservations {
             match &cell.cluster.topology {

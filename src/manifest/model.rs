@@ -196,6 +196,40 @@ pub struct TransformSpec {
 }
 
 impl TransformSpec {
+    /// The filters that select jobs, as a manifest writes them (`window: {start: 0, end: 10}`,
+    /// `users: [3, 5]`…), for messages; `load_scale` selects none and is left out.
+    pub fn filters(&self) -> Vec<String> {
+        let list = |v: &[i32]| {
+            let items: Vec<String> = v.iter().map(i32::to_string).collect();
+            format!("[{}]", items.join(", "))
+        };
+        let mut out = Vec::new();
+        if self.window_start.is_some() || self.window_end.is_some() {
+            let bound = |name: &str, t: Option<Time>| t.map(|t| format!("{name}: {t}"));
+            let parts: Vec<String> = [
+                bound("start", self.window_start),
+                bound("end", self.window_end),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            out.push(format!("window: {{{}}}", parts.join(", ")));
+        }
+        if let Some(u) = &self.users {
+            out.push(format!("users: {}", list(u)));
+        }
+        if let Some(u) = &self.exclude_users {
+            out.push(format!("exclude_users: {}", list(u)));
+        }
+        if let Some(p) = &self.partitions {
+            out.push(format!("partitions: {}", list(p)));
+        }
+        if let Some(n) = self.first_jobs {
+            out.push(format!("first_jobs: {n}"));
+        }
+        out
+    }
+
     pub fn to_transforms(&self) -> Transforms {
         let window = (self.window_start.is_some() || self.window_end.is_some())
             .then_some((self.window_start, self.window_end));

@@ -121,6 +121,10 @@ fn reading(
     })
 }
 
+/// The longest experiment name: it becomes `results/<name>/`, `reports/<name>.html` and
+/// staging names with a prefix and suffix, within the 255 bytes file systems allow a name.
+pub const MAX_EXPERIMENT_NAME: usize = 200;
+
 pub fn resolve(
     raw: RawManifest,
     ctx: &Ctx<'_>,
@@ -136,6 +140,18 @@ pub fn resolve(
                 format!("`{name}` is not a valid experiment name"),
             )
             .hint("use letters, digits, `-` and `_`: it names the folder results/<name>/"));
+    }
+    if name.len() > MAX_EXPERIMENT_NAME {
+        return Err(ctx
+            .key_error(
+                "name",
+                "name",
+                format!(
+                    "the experiment name is {} bytes long; at most {MAX_EXPERIMENT_NAME} are allowed",
+                    name.len()
+                ),
+            )
+            .hint("it names the folder results/<name>/ (and a report file): file systems allow 255 bytes a name"));
     }
     if raw.workloads.is_empty() {
         return Err(ctx.key_error("workloads", "workloads", "at least one workload is needed"));

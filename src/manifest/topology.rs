@@ -290,6 +290,19 @@ fn class(
             loc,
         ));
     }
+    if u64::from(raw.cores) > crate::sim::topology::MAX_CORES_PER_NODE {
+        return Err(ctx
+            .error(
+                &format!("{path}.cores"),
+                format!(
+                    "{} cores per node; at most {} are supported",
+                    raw.cores,
+                    crate::sim::topology::MAX_CORES_PER_NODE
+                ),
+                loc,
+            )
+            .hint("the simulator keeps a counter per free-core count of a node class"));
+    }
     let memory_kb = match &raw.memory {
         Some(m) => parse_memory_kb(&m.0).map_err(|e| {
             ctx.error(&format!("{path}.memory"), e, loc).hint(

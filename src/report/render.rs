@@ -22,10 +22,22 @@ pub struct Rendered {
 
 const MARKDOWN: &str = "markdown";
 
+/// What one template may make the engine do: minijinja's fuel, one unit per instruction or per
+/// 64 bytes written or built. 2^24 is about 16.7 million instructions or 1 GiB of output — the
+/// built-in templates use a small fraction of it on the largest shipped reports — so a template
+/// that loops without end or renders unbounded output stops with an error instead of exhausting
+/// memory (issue 37).
+pub const TEMPLATE_FUEL: u64 = 1 << 24;
+
+/// How deeply template calls (macros, includes, recursive loops) may nest.
+pub const TEMPLATE_RECURSION: usize = 64;
+
 /// A template environment escaping `.html` templates as HTML and `.md` ones as Markdown, with a
 /// `code` filter for Markdown code spans.
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
+    env.set_fuel(Some(TEMPLATE_FUEL));
+    env.set_recursion_limit(TEMPLATE_RECURSION);
     env.set_auto_escape_callback(|name| {
         if name.ends_with(".md") {
             AutoEscape::Custom(MARKDOWN.into())
@@ -190,14 +202,10 @@ pub fn render(
         .map_err(|e| format!("HTML template: {e}"))?;
     env.add_template("report.md", templates.1)
         .map_err(|e| format!("Markdown template: {e}"))?;
-    let html = env
-        .get_template("report.html")
-        .and_then(|t| t.render(&ctx_value))
-        .map_err(|e| format!("HTML template: {e}"))?;
-    let markdown = env
-        .get_template("report.md")
-        .and_then(|t| t.render(&ctx_value))
-        .map_err(|e| format!("Markdown template: {e}"))?;
+    let html =
+        rendered(&env, "report.html", &ctx_value).map_err(|e| format!("HTML template: {e}"))?;
+    let markdown =
+        rendered(&env, "report.md", &ctx_value).map_err(|e| format!("Markdown template: {e}"))?;
     Ok(Rendered {
         html,
         markdown,
@@ -206,6 +214,25 @@ pub fn render(
             .map(|(_, _, file, svg)| (file, svg))
             .collect(),
     })
+}
+
+/// One template rendered within its budget; running out of it is said in words.
+fn rendered(env: &Environment<'_>, name: &str, ctx: &Value) -> Result<String, String> {
+    env.get_template(name)
+        .and_then(|t| t.render(ctx))
+        .map_err(|e| match e.kind() {
+            minijinja::ErrorKind::OutOfFuel => format!(
+                "rendering stopped at the template's budget ({TEMPLATE_FUEL} steps of 64 output \
+                 bytes or one instruction each, about 1 GiB of output): the template loops too \
+                 long or renders unbounded output{}",
+                e.line().map_or(String::new(), |l| format!(" (line {l})"))
+            ),
+            _ if e.to_string().contains("recursion limit exceeded") => format!(
+                "template calls nest deeper than {TEMPLATE_RECURSION} levels (a macro or include \
+                 that calls itself without end?): {e}"
+            ),
+            _ => e.to_string(),
+        })
 }
 
 #[cfg(test)]

@@ -121,6 +121,22 @@ pub trait ScheduleSink {
     /// One scheduler call and the queue length it saw, before the instant it belongs to (every
     /// call, also those the instant sums in `extra_calls`).
     fn call(&mut self, _time: Time, _queue_len: u32) {}
+    /// `count` instants of `first`'s state at `first.time + k·period`, each with the call
+    /// `first.call` says (the idle ticks of a periodic scheduler, which the engine records
+    /// without asking the scheduler). The same as `call` and `instant` for each in turn, which
+    /// is what the default does; a sink that folds runs takes them at once.
+    fn instants(&mut self, first: &Instant, period: Time, count: u64) {
+        for k in 0..count {
+            let instant = Instant {
+                time: first.time + k as Time * period,
+                ..*first
+            };
+            if let Some(queue_len) = instant.call {
+                self.call(instant.time, queue_len);
+            }
+            self.instant(&instant);
+        }
+    }
 }
 
 /// Collects everything (the engine's classic result: tests, `schedlab simulate`).
@@ -243,6 +259,37 @@ impl RunLength {
         self.current.replace(InstantRun::of(instant))
     }
 
+    /// Adds `count` instants of `first`'s state at `first.time + k·period` (in time order after
+    /// what was pushed), as `count` calls of [`RunLength::push`] would, in O(1); `closed`
+    /// receives the runs they close.
+    pub fn push_many(
+        &mut self,
+        first: &Instant,
+        period: Time,
+        count: u64,
+        closed: &mut Vec<InstantRun>,
+    ) {
+        if count == 0 {
+            return;
+        }
+        closed.extend(self.push(first));
+        if count == 1 {
+            return;
+        }
+        closed.extend(self.push(&Instant {
+            time: first.time + period,
+            ..*first
+        }));
+        let rest = count - 2;
+        if rest > 0 {
+            let run = self.current.as_mut().expect("just pushed");
+            if run.count == 1 {
+                run.period = period;
+            }
+            run.count += rest;
+        }
+    }
+
     /// The last run, at the end of the schedule.
     pub fn finish(&mut self) -> Option<InstantRun> {
         self.current.take()
@@ -305,6 +352,32 @@ mod tests {
         let shape: Vec<_> = runs.iter().map(|r| (r.time, r.period, r.count)).collect();
         assert_eq!(shape, vec![(0, 60, 4), (200, 0, 1), (260, 0, 1)]);
         assert_eq!(runs[0].last(), 180);
+    }
+
+    #[test]
+    fn many_instants_at_once_fold_as_one_by_one() {
+        for (before, period, count) in [
+            (vec![], 60, 5),
+            (vec![0, 60], 60, 3),
+            (vec![0, 30], 60, 4),
+            (vec![0], 60, 1),
+            (vec![0, 50], 60, 2),
+        ] {
+            let start = before.last().map_or(0, |t| t + period);
+            let (mut one, mut many) = (RunLength::default(), RunLength::default());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for &t in &before {
+                a.extend(one.push(&at(t, 3, Some(3))));
+                b.extend(many.push(&at(t, 3, Some(3))));
+            }
+            for k in 0..count {
+                a.extend(one.push(&at(start + k as Time * period, 3, Some(3))));
+            }
+            many.push_many(&at(start, 3, Some(3)), period, count, &mut b);
+            a.extend(one.finish());
+            b.extend(many.finish());
+            assert_eq!(a, b, "{before:?} then {count} every {period}");
+        }
     }
 
     #[test]

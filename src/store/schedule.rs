@@ -171,6 +171,19 @@ impl ScheduleSink for ScheduleWriter<'_> {
             }
         }
     }
+
+    fn instants(&mut self, first: &Instant, period: Time, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let last = first.time + (count as Time - 1) * period;
+        let start = self.span.map_or(first.time, |(start, _)| start);
+        self.span = Some((start, last));
+        self.folding.push_many(first, period, count, &mut self.runs);
+        if self.runs.len() >= BATCH_ROWS {
+            self.flush_runs();
+        }
+    }
 }
 
 fn job_columns(rows: &[ScheduledJob]) -> Vec<ArrayRef> {

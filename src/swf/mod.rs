@@ -24,7 +24,8 @@ pub use header::Header;
 pub use info::{TraceInfo, render_info};
 pub use options::{Extended, MemoryReading, ReadOptions, TraceFormat};
 pub use reader::{
-    Anomalies, Malformed, Mode, Trace, read, read_bytes, read_bytes_with, read_path, read_path_with,
+    Anomalies, Malformed, Mode, Trace, read, read_bytes, read_bytes_with, read_header_path,
+    read_path, read_path_with,
 };
 pub use schedule::{
     ScheduleHeader, ScheduledJob, write_schedule, write_schedule_header, write_scheduled_job,

@@ -116,6 +116,46 @@ impl Trace {
     }
 }
 
+/// The header of the SWF file at `path` (plain or gzip): its comment lines before the first job
+/// line, where the standard puts them — what `plan` checks without reading the jobs. Directives
+/// with values the reader would refuse are left out (reading the trace reports them).
+pub fn read_header_path(path: &Path) -> Result<Header, SwfError> {
+    let source = path.display().to_string();
+    let io_err = |line, e| SwfError {
+        source_name: source.clone(),
+        line,
+        kind: ErrorKind::Io(e),
+    };
+    let mut input = BufReader::new(File::open(path).map_err(|e| io_err(0, e))?);
+    let gzip = input
+        .fill_buf()
+        .map_err(|e| io_err(0, e))?
+        .starts_with(&[0x1f, 0x8b]);
+    let mut lines: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::new(MultiGzDecoder::new(input)))
+    } else {
+        Box::new(input)
+    };
+    let mut header = Header::default();
+    let mut line = Vec::new();
+    let mut number = 0;
+    while next_line(&mut lines, &mut line).map_err(|e| io_err(number + 1, e))? {
+        number += 1;
+        let mut text = trim(&line);
+        if number == 1 {
+            text = trim(text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text));
+        }
+        if text.is_empty() {
+            continue;
+        }
+        if text[0] != b';' {
+            break;
+        }
+        let _ = header.absorb(&String::from_utf8_lossy(&text[1..]));
+    }
+    Ok(header)
+}
+
 /// Reads an SWF file, plain or gzip-compressed, as the SWF standard says.
 pub fn read_path(path: &Path, mode: Mode) -> Result<Trace, SwfError> {
     read_path_with(path, mode, &ReadOptions::default())

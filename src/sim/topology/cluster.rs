@@ -132,7 +132,29 @@ pub enum TopologyError {
     },
     #[error("the topology has {0} nodes; at most {max} are supported", max = MAX_NODES)]
     TooManyNodes(u64),
+    #[error(
+        "cluster {cluster:?}, class {class:?}: {cores} cores per node; at most {max} are supported",
+        max = MAX_CORES_PER_NODE
+    )]
+    TooManyCores {
+        cluster: String,
+        class: String,
+        cores: u32,
+    },
+    #[error(
+        "the node classes have {0} cores per node in all; at most {max} are supported",
+        max = MAX_CLASS_CORES
+    )]
+    TooManyClassCores(u64),
 }
+
+/// The most cores one node may have. The engine keeps, per node class, a counter per possible
+/// free-core count (a histogram of `cores + 1` entries), so this bounds its memory per class.
+pub const MAX_CORES_PER_NODE: u64 = 1 << 20;
+
+/// The most cores per node summed over a topology's node classes (the histograms in all:
+/// 256 MiB at most).
+pub const MAX_CLASS_CORES: u64 = 1 << 26;
 
 /// Nodes a topology may hold in all (node indices are `u32`; this keeps them far from overflow
 /// and the engine's per-node state bounded).
@@ -158,7 +180,9 @@ impl Topology {
     }
 
     /// Checks what the simulator relies on: names unique, counts, cores, speeds and costs
-    /// positive and finite, at most [`MAX_NODES`] nodes.
+    /// positive and finite, at most [`MAX_NODES`] nodes, [`MAX_CORES_PER_NODE`] cores a node and
+    /// [`MAX_CLASS_CORES`] cores per node summed over the classes. Nothing is allocated for the
+    /// topology's size before this passes.
     pub fn validate(&self) -> Result<(), TopologyError> {
         if self.clusters.is_empty() {
             return Err(TopologyError::Empty);
@@ -169,6 +193,7 @@ impl Topology {
             return Err(TopologyError::DuplicateCluster(w[0].to_string()));
         }
         let mut total = 0u64;
+        let mut class_cores = 0u64;
         for cluster in &self.clusters {
             if cluster.classes.is_empty() {
                 return Err(TopologyError::NoClass {
@@ -207,11 +232,22 @@ impl Topology {
                         problem,
                     });
                 }
+                if u64::from(class.cores) > MAX_CORES_PER_NODE {
+                    return Err(TopologyError::TooManyCores {
+                        cluster: cluster.name.clone(),
+                        class: class.name.clone(),
+                        cores: class.cores,
+                    });
+                }
                 total += u64::from(class.count);
+                class_cores += u64::from(class.cores) + 1;
             }
         }
         if total > MAX_NODES {
             return Err(TopologyError::TooManyNodes(total));
+        }
+        if class_cores > MAX_CLASS_CORES {
+            return Err(TopologyError::TooManyClassCores(class_cores));
         }
         Ok(())
     }

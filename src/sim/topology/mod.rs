@@ -28,7 +28,9 @@ pub mod rises;
 pub mod steps;
 pub mod timeline;
 
-pub use cluster::{Cluster, NodeClass, Topology, TopologyError};
+pub use cluster::{
+    Cluster, MAX_CLASS_CORES, MAX_CORES_PER_NODE, MAX_NODES, NodeClass, Topology, TopologyError,
+};
 pub use constraint::{Constraint, ConstraintId, ConstraintTable};
 pub use free::FreeNodes;
 pub use layout::{ClassInfo, Layout};
