@@ -135,6 +135,10 @@ fn check_machine_sizes(manifests: &[Manifest]) -> Result<(), PipelineError> {
             let Some(trace) = cell.workload.trace() else {
                 continue;
             };
+            // A Batsim workload is sized by its `nb_res`, checked when the workload is read.
+            if cell.workload.reading.format != crate::swf::TraceFormat::Swf {
+                continue;
+            }
             let sized = *checked.entry(trace.as_path()).or_insert_with(|| {
                 // An unreadable trace is reported by hashing it; only a readable one that
                 // lacks the header is refused here.
