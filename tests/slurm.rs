@@ -285,7 +285,9 @@ schedulers:
     );
     fs::write(
         p.path().join("workloads/nomax.swf"),
-        "1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n",
+        // A malformed job line, found only when the cell reads the trace (`plan` refuses a
+        // trace without MaxProcs itself since issue 37).
+        "; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 1 -1 -1\n2 x\n",
     )
     .unwrap();
     let out = schedlab(p.path(), &["run", "--executor", "slurm"]);
@@ -295,7 +297,7 @@ schedulers:
         .lines()
         .find(|l| l.starts_with("failed: mixed/nomax"))
         .unwrap_or_else(|| panic!("{err}"));
-    assert!(line.contains("nomax.swf has no MaxProcs header"), "{line}");
+    assert!(line.contains("nomax.swf:3: expected 18 fields"), "{line}");
     assert!(line.contains("array task"), "{line}");
     assert!(line.contains(".log"), "names the task log: {line}");
     assert!(err.contains("not run: mixed (needs mixed/nomax"), "{err}");
