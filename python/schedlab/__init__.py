@@ -16,9 +16,11 @@ from ._schedlab import InputError, SchedlabError, SimulationError, __version__
 from .manifest import plan, report, run
 from .policy import Plan, Policy, Shadow
 from .simulate import Result, read_trace, simulate
-from .view import Running, View, Waiting
+from .view import LIMITS, Held, Running, View, Waiting
 
 __all__ = [
+    "LIMITS",
+    "Held",
     "InputError",
     "Plan",
     "Policy",

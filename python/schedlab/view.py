@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import _schedlab
 from .policy import Plan, Shadow
 
 #: The waiting table's integer columns, in the order the native module packs them (then
@@ -30,6 +31,25 @@ WAITING_COLUMNS = (
     "memory_kb",
     "gpus",
 )
+#: The waiting table's queue columns (int64), packed after ``user_usage``: filled in a run with
+#: a queue setup, else -1 and 0.
+WAITING_QUEUE_COLUMNS = ("routed_queue", "queue_priority")
+#: The waiting table's fairshare columns (float64), packed last: NaN without a fairshare.
+WAITING_FAIRSHARE_COLUMNS = ("fairshare_usage", "fairshare_factor")
+#: The held table's columns, in the order the native module packs them.
+HELD_COLUMNS = (
+    "index",
+    "id",
+    "user",
+    "group",
+    "queue",
+    "procs",
+    "requested_time",
+    "wait",
+    "limit",
+)
+#: The names of the limits holding a job, by ``View.held.limit`` code (docs/queues.md).
+LIMITS: tuple[str, ...] = tuple(_schedlab.limit_names())
 #: The running table's columns, in the order the native module packs them.
 RUNNING_COLUMNS = ("index", "id", "user", "start", "expected_end", "procs", "units")
 
@@ -71,6 +91,12 @@ class Waiting:
     units the job takes: processors on a pool, nodes on whole nodes), ``memory_kb``, ``gpus``,
     and ``user_usage`` (float64: core-seconds the job's user used so far, completed jobs in full
     and running ones up to now, no decay).
+
+    With a queue setup (docs/queues.md): ``routed_queue`` (the queue the job was routed to, its
+    number in the setup's ``queues``; -1 without one) and ``queue_priority`` (that queue's
+    priority; 0 without one). With a fairshare (float64, NaN without one):
+    ``fairshare_usage`` (the user's decayed, priced usage) and ``fairshare_factor`` (in (0, 1],
+    higher first), as the native ``order: fairshare`` computes them at this call.
     """
 
     index = _Column(0)
@@ -86,19 +112,31 @@ class Waiting:
     memory_kb = _Column(10)
     gpus = _Column(11)
     user_usage = _Column(12, np.dtype(np.float64))
+    # Queues and limits.
+    routed_queue = _Column(13)
+    queue_priority = _Column(14)
+    # Fairshare.
+    fairshare_usage = _Column(15, np.dtype(np.float64))
+    fairshare_factor = _Column(16, np.dtype(np.float64))
+
+    _NAMES = (
+        *WAITING_COLUMNS,
+        "user_usage",
+        *WAITING_QUEUE_COLUMNS,
+        *WAITING_FAIRSHARE_COLUMNS,
+    )
 
     def __init__(self, block: bytes, n: int):
-        # One row per column, int64 (user_usage's float64 bits in the last row); read-only, as
+        # One row per column, int64 (the float64 columns' bits as they are); read-only, as
         # bytes are.
-        self._block = np.ndarray((len(WAITING_COLUMNS) + 1, n), _INT64, block)
+        self._block = np.ndarray((len(self._NAMES), n), _INT64, block)
 
     def __len__(self) -> int:
         return self._block.shape[1]
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """Every column by name (for ``pandas.DataFrame(view.waiting.as_dict())``)."""
-        names = (*WAITING_COLUMNS, "user_usage")
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in self._NAMES}
 
 
 class Running:
@@ -127,13 +165,46 @@ class Running:
         return {name: getattr(self, name) for name in RUNNING_COLUMNS}
 
 
+class Held:
+    """The jobs queues and limits hold back right now, in submission order (empty without a
+    queue setup). A policy sees them but cannot start them: they are not rows of
+    ``View.waiting``, and a decision naming row ``len(view.waiting) + k`` (held row ``k``, as in
+    the two tables one after the other) stops the run naming the job and the limit.
+
+    Columns (int64): ``index``, ``id``, ``user``, ``group``, ``queue`` (the queue it was routed
+    to), ``procs``, ``requested_time``, ``wait`` (seconds since submission), ``limit`` (the
+    limit holding it, as a code: ``schedlab.LIMITS[code]`` is its name, e.g.
+    ``"user_max_running"``).
+    """
+
+    index = _Column(0)
+    id = _Column(1)
+    user = _Column(2)
+    group = _Column(3)
+    queue = _Column(4)
+    procs = _Column(5)
+    requested_time = _Column(6)
+    wait = _Column(7)
+    limit = _Column(8)
+
+    def __init__(self, block: bytes, n: int):
+        self._block = np.ndarray((len(HELD_COLUMNS), n), _INT64, block)
+
+    def __len__(self) -> int:
+        return self._block.shape[1]
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in HELD_COLUMNS}
+
+
 class View:
     """What a policy sees at one scheduling point. Read-only: deciding changes nothing here.
 
     Attributes: ``now`` (seconds), ``capacity`` and ``free`` (allocation units: processors on a
     pool, nodes on whole nodes), ``procs_per_unit``, ``waiting`` (:class:`Waiting`),
     ``running`` (:class:`Running`), ``reservations`` (granted advance reservations not yet over,
-    as ``(start, end, units)``).
+    as ``(start, end, units)``), and with a queue setup ``held`` (:class:`Held`, the jobs the
+    limits hold).
     """
 
     def __init__(self, state):
@@ -158,6 +229,11 @@ class View:
             s = self._state
             self._running = Running(s.running_ints(), s.n_running)
         return self._running
+
+    @cached_property
+    def held(self) -> Held:
+        s = self._state
+        return Held(s.held_block(), s.n_held)
 
     @cached_property
     def reservations(self) -> list[tuple[int, int, int]]:

@@ -23,6 +23,7 @@ fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policy::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(view::limit_names, m)?)?;
     m.add_class::<view::ViewState>()?;
     m.add_class::<view::PyPlan>()?;
     m.add_class::<gym::GymEnvs>()?;

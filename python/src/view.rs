@@ -6,7 +6,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use schedlab::sim::policy::{Plan, PolicyView, Running, Waiting};
+use schedlab::sim::policy::{Held, Plan, PolicyView, Running, Waiting};
 use schedlab::sim::reservation::ReservedWindow;
 
 /// One call's state. Created by the package, filled by the engine before each call.
@@ -24,6 +24,8 @@ pub struct ViewState {
     pub waiting: Waiting,
     pub running: Running,
     pub reservations: Vec<ReservedWindow>,
+    /// The jobs queues and limits hold (empty without a queue setup).
+    pub held: Held,
 }
 
 impl ViewState {
@@ -37,6 +39,7 @@ impl ViewState {
         self.running.clone_from(view.running);
         self.reservations.clear();
         self.reservations.extend_from_slice(view.reservations);
+        self.held.clone_from(view.held);
     }
 
     fn view(&self) -> PolicyView<'_> {
@@ -48,6 +51,7 @@ impl ViewState {
             waiting: &self.waiting,
             running: &self.running,
             reservations: &self.reservations,
+            held: &self.held,
         }
     }
 }
@@ -104,7 +108,9 @@ impl ViewState {
     }
 
     /// The waiting table as one block: the integer columns index, id, user, group, queue,
-    /// submit, requested_time, wait, procs, units, memory_kb, gpus, then user_usage (float64).
+    /// submit, requested_time, wait, procs, units, memory_kb, gpus, then user_usage (float64),
+    /// then the queue columns routed_queue, queue_priority, then the fairshare columns
+    /// fairshare_usage, fairshare_factor (float64).
     fn waiting_block<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         let w = &self.waiting;
         block(
@@ -123,6 +129,12 @@ impl ViewState {
                 Column::Int(&w.memory_kb),
                 Column::Int(&w.gpus),
                 Column::Float(&w.user_usage),
+                // Queues and limits.
+                Column::Int(&w.routed_queue),
+                Column::Int(&w.queue_priority),
+                // Fairshare.
+                Column::Float(&w.fairshare_usage),
+                Column::Float(&w.fairshare_factor),
             ],
         )
     }
@@ -140,6 +152,31 @@ impl ViewState {
                 Column::Int(&r.expected_end),
                 Column::Int(&r.procs),
                 Column::Int(&r.units),
+            ],
+        )
+    }
+
+    #[getter]
+    fn n_held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The held jobs as one block: index, id, user, group, queue, procs, requested_time, wait,
+    /// limit (a code: its name is `limit_names()[code]`).
+    fn held_block<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let h = &self.held;
+        block(
+            py,
+            &[
+                Column::Int(&h.index),
+                Column::Int(&h.id),
+                Column::Int(&h.user),
+                Column::Int(&h.group),
+                Column::Int(&h.queue),
+                Column::Int(&h.procs),
+                Column::Int(&h.requested_time),
+                Column::Int(&h.wait),
+                Column::Int(&h.limit),
             ],
         )
     }
@@ -200,4 +237,10 @@ impl PyPlan {
     fn free_at(&self, t: i64) -> i64 {
         self.plan.free_at(t)
     }
+}
+
+/// The names of the held table's limit codes, by code.
+#[pyfunction]
+pub fn limit_names() -> Vec<&'static str> {
+    Held::LIMITS.to_vec()
 }

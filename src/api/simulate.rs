@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::ApiError;
 use crate::sim::engine::JobOutcome;
+use crate::sim::fairshare::{FairshareSpec, FairshareState};
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{
     self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
@@ -36,7 +37,8 @@ use crate::swf::Trace;
 pub struct Settings {
     /// The backfilling rule of a built-in scheduler (ignored with a custom policy).
     pub scheduler: SchedulerKind,
-    /// The queue order a built-in rule walks (ignored with a custom policy).
+    /// The queue order a built-in rule walks. A custom policy orders itself: with
+    /// [`OrderKind::Fairshare`] its view holds the default fairshare's usage and factor.
     pub order: OrderKind,
     /// The order of backfill candidates after the first job that cannot start (ignored with a
     /// custom policy).
@@ -203,6 +205,15 @@ pub fn simulate(
                 workload.requests.clone(),
                 uniform.procs_per_unit(),
             );
+            // `order: fairshare` orders nothing under a policy: it puts the default fairshare
+            // (the one the built-in order would use) in the view.
+            let adapter = match settings.order {
+                OrderKind::Fairshare => adapter.with_fairshare(
+                    FairshareState::new(workload, machine, &FairshareSpec::default())
+                        .map_err(ApiError::input)?,
+                ),
+                _ => adapter,
+            };
             crate::sim::simulate_policy_into(
                 workload,
                 &config,

@@ -15,11 +15,12 @@ use serde::Serialize;
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
+use crate::sim::fairshare::FairshareState;
 use crate::sim::limits::LimitsOutcome;
 use crate::sim::metrics::ReservationCounts;
 use crate::sim::reservation::Reservations;
 use crate::sim::{
-    Infeasible, Machine, SimConfig, Time, Workload, simulate_into, simulate_limited_into,
+    Infeasible, Machine, SimConfig, SimError, Time, Workload, simulate_into, simulate_limited_into,
 };
 use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
@@ -319,36 +320,56 @@ fn simulate(
                     cell.scheduler.name
                 ));
             };
-            if queues.is_some() {
-                return Err(format!(
-                    "scheduler `{}`: a Python policy does not run with queues and limits (yet)",
-                    cell.scheduler.name
-                ));
-            }
             let policy = super::custom_policy::build(python)?;
-            let adapter = crate::sim::policy::PolicyScheduler::new(
-                policy,
-                workload.requests.clone(),
-                uniform.procs_per_unit(),
-            );
-            crate::sim::simulate_policy_into(
-                workload,
-                &config,
-                crate::sim::AnyPolicy::Units(Box::new(adapter)),
-                &reservations,
-                &mut schedule,
-            )
+            // Built on the workload the policy is shown (under limits: requests cut to their
+            // queues' maximum walltimes), with the fairshare charged on it.
+            let adapt = |workload: &Workload| {
+                let adapter = crate::sim::policy::PolicyScheduler::new(
+                    policy,
+                    workload.requests.clone(),
+                    uniform.procs_per_unit(),
+                );
+                let adapter = match &python.fairshare {
+                    Some(spec) => adapter.with_fairshare(
+                        FairshareState::new(workload, &machine, spec).map_err(|source| {
+                            SimError::Order {
+                                order: "fairshare",
+                                source: source.into(),
+                            }
+                        })?,
+                    ),
+                    None => adapter,
+                };
+                Ok(crate::sim::AnyPolicy::Units(Box::new(adapter)))
+            };
+            match queues {
+                Some(setup) => crate::sim::simulate_limited_policy_into(
+                    workload,
+                    &config,
+                    &reservations,
+                    &setup.limits,
+                    &mut schedule,
+                    adapt,
+                ),
+                None => adapt(workload).and_then(|policy| {
+                    crate::sim::simulate_policy_into(
+                        workload,
+                        &config,
+                        policy,
+                        &reservations,
+                        &mut schedule,
+                    )
+                }),
+            }
         }
-        (None, queues) => match queues {
-        Some(setup) => simulate_limited_into(
+        (None, Some(setup)) => simulate_limited_into(
             workload,
             &config,
             &reservations,
             &setup.limits,
             &mut schedule,
         ),
-        None => simulate_into(workload, &config, &reservations, &mut schedule),
-        },
+        (None, None) => simulate_into(workload, &config, &reservations, &mut schedule),
     }
     .map_err(|e| e.to_string())?;
     let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL

@@ -13,9 +13,10 @@ use serde::Serialize;
 use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::raw::RawScheduler;
+use crate::sim::fairshare::FairshareSpec;
 
 /// A resolved Python policy.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PythonPolicySpec {
     /// The file defining the class (resolved against the manifest's folder).
     pub path: PathBuf,
@@ -28,6 +29,10 @@ pub struct PythonPolicySpec {
     /// blake3 of each source's bytes, in the order of `sources` (read when the manifest is
     /// loaded: a few small files).
     pub digests: Vec<String>,
+    /// The scheduler's `fairshare` settings, when given: the policy's view then holds each
+    /// waiting job's user's decayed usage and factor as `order: fairshare` computes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairshare: Option<FairshareSpec>,
 }
 
 impl PythonPolicySpec {
@@ -40,7 +45,13 @@ impl PythonPolicySpec {
             .zip(&self.digests)
             .map(|(p, d)| (self.source_name(p), serde_json::Value::String(d.clone())))
             .collect();
-        serde_json::json!({ "class": self.class, "params": self.params, "sources": sources })
+        let mut material =
+            serde_json::json!({ "class": self.class, "params": self.params, "sources": sources });
+        // Only where given, so that the keys of policies without one stay what they were.
+        if let Some(fairshare) = &self.fairshare {
+            material["fairshare"] = serde_json::json!(fairshare);
+        }
+        material
     }
 
     /// A source's name in keys and messages: its path relative to the policy file's folder
@@ -66,7 +77,6 @@ pub fn resolve(
         (s.order.is_some(), "order"),
         (s.reorder.is_some(), "reorder"),
         (s.backfill_order.is_some(), "backfill_order"),
-        (s.fairshare.is_some(), "fairshare"),
         (s.priority.is_some(), "priority"),
     ] {
         if given {
@@ -171,12 +181,30 @@ pub fn resolve(
         })?;
         digests.push(blake3::hash(&bytes).to_hex().to_string());
     }
+    // The fairshare is the built-in one, resolved by the same code: the view shows its factor.
+    let fairshare = match &s.fairshare {
+        Some(raw) => Some(
+            super::order::resolve(
+                ctx,
+                path,
+                super::order::RawOrderKeys {
+                    order: None,
+                    reorder: None,
+                    fairshare: Some(raw),
+                    priority: None,
+                },
+            )?
+            .fairshare,
+        ),
+        None => None,
+    };
     Ok(PythonPolicySpec {
         path: full,
         class: class.value.clone(),
         params,
         sources,
         digests,
+        fairshare,
     })
 }
 

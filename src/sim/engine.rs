@@ -366,6 +366,24 @@ pub fn simulate_limited_into(
     limits: &Limits,
     sink: &mut dyn ScheduleSink,
 ) -> Result<SimOutcome, SimError> {
+    // Built on the cut requests: orders and fairshare charging see what the policy plans with.
+    simulate_limited_policy_into(workload, config, reservations, limits, sink, |workload| {
+        AnyPolicy::limited(config, workload, limits)
+    })
+}
+
+/// [`simulate_limited_into`] with the policy `make` builds on the workload as the limits give it
+/// to the policy (requests cut to their queues' maximum walltimes): a policy of the decision
+/// interface ([`crate::sim::policy`]) runs under queues and limits this way, seeing only the
+/// eligible jobs. Queue priority does not reorder anything here: `make` decides.
+pub fn simulate_limited_policy_into(
+    workload: &Workload,
+    config: &SimConfig,
+    reservations: &Reservations,
+    limits: &Limits,
+    sink: &mut dyn ScheduleSink,
+    make: impl FnOnce(&Workload) -> Result<AnyPolicy, SimError>,
+) -> Result<SimOutcome, SimError> {
     limits.validate()?;
     // Requests over a queue's maximum walltime are cut to it (`over_walltime: kill`): policies
     // plan with the cut request. The workload is copied only when some request is cut.
@@ -389,8 +407,7 @@ pub fn simulate_limited_into(
         copy = Some(w);
     }
     let workload = copy.as_ref().unwrap_or(workload);
-    // Built on the cut requests: orders and fairshare charging see what the policy plans with.
-    let policy = AnyPolicy::limited(config, workload, limits)?;
+    let policy = make(workload)?;
     Engine::new(workload, config, policy, reservations, Some(limits))?.run(sink)
 }
 
@@ -996,6 +1013,7 @@ impl<'w> Engine<'w> {
                         ended: &self.ended,
                         completed: &[],
                         reservations: &self.booking.granted,
+                        limits: self.limits.as_ref(),
                     };
                     throttle.check_request(request, capacity).and_then(|()| {
                         let start = place(&view, request, setup.placement, setup.on_conflict)?;
@@ -1316,6 +1334,7 @@ impl<'w> Engine<'w> {
                     ended: &self.ended,
                     completed: &u.completed,
                     reservations: &self.booking.granted,
+                    limits: self.limits.as_ref(),
                 };
                 scheduler.schedule(&view, starts);
                 if let Some(failure) = scheduler.failure() {

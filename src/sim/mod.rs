@@ -26,8 +26,9 @@ pub mod transform;
 
 pub use engine::{
     AnyPolicy, Assignment, Invocation, JobOutcome, Overrun, SimConfig, SimError, SimOutcome, Step,
-    Stepped, simulate, simulate_into, simulate_limited, simulate_limited_into, simulate_policy,
-    simulate_policy_into, simulate_reserving, simulate_with, simulate_with_reserving,
+    Stepped, simulate, simulate_into, simulate_limited, simulate_limited_into,
+    simulate_limited_policy_into, simulate_policy, simulate_policy_into, simulate_reserving,
+    simulate_with, simulate_with_reserving,
 };
 pub use job::{Job, Names, Time, Workload};
 pub use machine::{Allocation, Infeasible, Machine, TopologyMachine, Uniform};

@@ -170,7 +170,15 @@ impl LimitKind {
         LimitKind::GroupCpuQuota,
     ];
 
-    pub fn name(self) -> &'static str {
+    /// The limit's number in [`LimitKind::ALL`] (what a policy's view holds).
+    pub fn code(self) -> i64 {
+        LimitKind::ALL
+            .iter()
+            .position(|&k| k == self)
+            .expect("every limit is in ALL") as i64
+    }
+
+    pub const fn name(self) -> &'static str {
         match self {
             LimitKind::QueueMaxRunning => "queue_max_running",
             LimitKind::QueueMaxQueued => "queue_max_queued",

@@ -267,6 +267,35 @@ impl<'l> LimitState<'l> {
         self.held
     }
 
+    /// The queue setup applied.
+    pub fn limits(&self) -> &'l Limits {
+        self.limits
+    }
+
+    /// The queue `job` was routed to (`None` when no queue takes it).
+    pub fn queue_of(&self, job: u32) -> Option<u32> {
+        let q = self.job_accounts[job as usize][0];
+        (q != NONE).then_some(q)
+    }
+
+    /// Appends the jobs held right now — by a cap on job counts or behind a CPU quota — with
+    /// the limit holding each, in no particular order (a policy's view sorts them). Walks the
+    /// held buckets and quota gates, not every job.
+    pub fn held_jobs(&self, out: &mut Vec<(u32, LimitKind)>) {
+        if self.held == 0 {
+            return;
+        }
+        let limit = |job: u32| {
+            self.out.held_by[job as usize].expect("a held or gated job has the limit holding it")
+        };
+        for bucket in &self.buckets {
+            out.extend(bucket.iter().map(|&(_, job)| (job, limit(job))));
+        }
+        for gate in &self.gates {
+            out.extend(gate.iter().map(|&(_, job)| (job, limit(job))));
+        }
+    }
+
     /// `job` is submitted at `now`: eligible if every cap allows it, else held.
     pub fn arrive(&mut self, job: u32, now: Time) -> Admission {
         self.held_since[job as usize] = now;

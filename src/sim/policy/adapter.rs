@@ -10,9 +10,11 @@
 use std::collections::HashMap;
 
 use super::availability;
-use super::view::{PolicyView, Running, Waiting};
+use super::view::{Held, PolicyView, Running, Waiting};
 use super::{Policy, PolicyError};
 use crate::sim::engine::SimError;
+use crate::sim::fairshare::FairshareState;
+use crate::sim::limits::LimitKind;
 use crate::sim::scheduler::{Scheduler, View};
 use crate::sim::topology::RequestTable;
 
@@ -34,6 +36,17 @@ pub struct PolicyScheduler<P: Policy> {
     running_use: Vec<f64>,
     /// The first failure; the engine stops the run with it after the call.
     failure: Option<SimError>,
+
+    // --- Queues and limits. ---
+    /// The jobs the limits hold, as the view shows them.
+    held: Held,
+    /// Scratch: the held jobs with their limits, as the limit state lists them.
+    holding: Vec<(u32, LimitKind)>,
+
+    // --- Fairshare. ---
+    /// The run's fairshare, charged as the native `order: fairshare` charges it, when the run
+    /// configures one: the view's `fairshare_usage` and `fairshare_factor`.
+    fairshare: Option<FairshareState>,
 }
 
 impl<P: Policy> PolicyScheduler<P> {
@@ -51,7 +64,17 @@ impl<P: Policy> PolicyScheduler<P> {
             used: Vec::new(),
             running_use: Vec::new(),
             failure: None,
+            held: Held::default(),
+            holding: Vec::new(),
+            fairshare: None,
         }
+    }
+
+    /// Shows the policy the decayed fairshare of `state` (built on the run's workload and
+    /// machine from the run's fairshare settings) in `fairshare_usage` and `fairshare_factor`.
+    pub fn with_fairshare(mut self, state: FairshareState) -> Self {
+        self.fairshare = Some(state);
+        self
     }
 
     /// Charges the jobs that ended since the engine's previous call to their users. Done at
@@ -70,6 +93,11 @@ impl<P: Policy> PolicyScheduler<P> {
                 .collect();
             self.used = vec![0.0; slots.len()];
             self.running_use = vec![0.0; slots.len()];
+        }
+        if let Some(fairshare) = &mut self.fairshare {
+            for c in view.completed {
+                fairshare.ended(c.job, c.end);
+            }
         }
         // view.ended and view.completed list the same jobs in the same order.
         for (ended, completed) in view.ended.iter().zip(view.completed) {
@@ -122,6 +150,64 @@ impl<P: Policy> PolicyScheduler<P> {
         for r in view.running.iter() {
             self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
         }
+        self.fill_limits(view);
+        self.fill_fairshare(view);
+    }
+
+    /// The waiting jobs' routed queues and priorities, and the held table.
+    fn fill_limits(&mut self, view: &View<'_>) {
+        let w = &mut self.waiting;
+        let held = &mut self.held;
+        held.clear();
+        let Some(limits) = view.limits else {
+            w.routed_queue.resize(w.index.len(), -1);
+            w.queue_priority.resize(w.index.len(), 0);
+            return;
+        };
+        let queue = |job: u32| limits.queue_of(job).map_or(-1, i64::from);
+        let priority = |q: i64| {
+            usize::try_from(q)
+                .ok()
+                .and_then(|q| limits.limits().queues.get(q))
+                .map_or(0, |q| q.priority)
+        };
+        for &index in &w.index {
+            let q = queue(index as u32);
+            w.routed_queue.push(q);
+            w.queue_priority.push(priority(q));
+        }
+        self.holding.clear();
+        limits.held_jobs(&mut self.holding);
+        self.holding.sort_unstable();
+        for &(index, limit) in &self.holding {
+            let job = &view.jobs[index as usize];
+            held.index.push(i64::from(index));
+            held.id.push(job.id as i64);
+            held.user.push(i64::from(job.user));
+            held.group.push(i64::from(job.group));
+            held.queue.push(queue(index));
+            held.procs.push(i64::from(job.procs));
+            held.requested_time.push(job.requested_time);
+            held.wait.push(view.now - job.submit);
+            held.limit.push(limit.code());
+        }
+    }
+
+    /// The waiting jobs' users' decayed usage and factor, as `order: fairshare` computes them
+    /// at a call (NaN without a fairshare).
+    fn fill_fairshare(&mut self, view: &View<'_>) {
+        let w = &mut self.waiting;
+        let Some(fairshare) = &mut self.fairshare else {
+            w.fairshare_usage.resize(w.index.len(), f64::NAN);
+            w.fairshare_factor.resize(w.index.len(), f64::NAN);
+            return;
+        };
+        fairshare.refresh_waiting(view.now, view.queue);
+        for &index in &w.index {
+            let user = fairshare.user_of_job(index as u32);
+            w.fairshare_usage.push(fairshare.usage(user));
+            w.fairshare_factor.push(fairshare.factor(user));
+        }
     }
 
     /// Checks the rows a policy returned, in its terms; `Ok` leaves them for the engine.
@@ -131,6 +217,16 @@ impl<P: Policy> PolicyScheduler<P> {
         let mut plan = (!view.reservations.is_empty()).then(|| availability::plan(view, &[]));
         let mut free = view.free;
         for &row in rows {
+            // Rows past the waiting ones number the held jobs, as in the two tables one after
+            // the other: a held job cannot start.
+            if let Some(k) = row.checked_sub(w.len()).filter(|&k| k < view.held.len()) {
+                let h = view.held;
+                return Err(format!(
+                    "it started job {} (row {row}, row {k} of the held jobs), which the limits hold: {} keeps it from the policy until it lets it through",
+                    h.id[k],
+                    Held::LIMITS[h.limit[k] as usize]
+                ));
+            }
             if row >= w.len() {
                 return Err(format!(
                     "it started row {row}, but only {} jobs are waiting (rows 0 to {})",
@@ -182,6 +278,7 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
             waiting: &self.waiting,
             running: &self.running,
             reservations: view.reservations,
+            held: &self.held,
         };
         self.rows.clear();
         let fail = |message: String| SimError::Policy {
@@ -212,9 +309,13 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
         self.failure.take()
     }
 
-    // A policy keeps its own state from the views it is shown (running jobs, usage): nothing to
-    // charge here.
-    fn started(&mut self, _now: crate::sim::job::Time, _job: u32) {}
+    // A policy keeps its own state from the views it is shown (running jobs, usage); the
+    // fairshare, when the run has one, is charged here as the native order charges it.
+    fn started(&mut self, now: crate::sim::job::Time, job: u32) {
+        if let Some(fairshare) = &mut self.fairshare {
+            fairshare.started(now, job, 0);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ mod view;
 
 pub use adapter::PolicyScheduler;
 pub use availability::{Plan, Shadow};
-pub use view::{PolicyView, Running, Waiting};
+pub use view::{Held, PolicyView, Running, Waiting};
 
 /// A scheduling policy: at each call, the rows of [`PolicyView::waiting`] to start now.
 pub trait Policy {

@@ -37,6 +37,21 @@ pub struct Waiting {
     /// Core-seconds the job's user has used so far: completed jobs in full, running jobs up to
     /// now (no decay).
     pub user_usage: Vec<f64>,
+
+    // --- Queues and limits (docs/queues.md): filled in a run with a queue setup. ---
+    /// The queue the job was routed to: its number in the setup's `queues` (-1 without a
+    /// queue setup). `queue` above keeps the trace's number.
+    pub routed_queue: Vec<i64>,
+    /// That queue's priority (higher first; 0 without a queue setup). The engine does not
+    /// order the rows by it: a policy decides its order.
+    pub queue_priority: Vec<i64>,
+
+    // --- Fairshare (docs/fairshare.md): filled when the run configures one, else NaN. ---
+    /// The user's decayed, priced usage as the native fairshare computes it at `now`.
+    pub fairshare_usage: Vec<f64>,
+    /// The user's fairshare factor 2^(−usage/(share·ΣU)), in (0, 1]: higher is served first by
+    /// `order: fairshare`.
+    pub fairshare_factor: Vec<f64>,
 }
 
 impl Waiting {
@@ -66,6 +81,10 @@ impl Waiting {
             column.clear();
         }
         self.user_usage.clear();
+        self.routed_queue.clear();
+        self.queue_priority.clear();
+        self.fairshare_usage.clear();
+        self.fairshare_factor.clear();
     }
 
     /// Appends job `index` of `jobs` (its requests in `requests`), waiting at `now`, taking
@@ -147,6 +166,63 @@ impl Running {
     }
 }
 
+/// The jobs queues and limits hold back right now (docs/queues.md, "Eligible and held"), in
+/// submission order: a policy sees who waits and why, and cannot start them. Empty without a
+/// queue setup.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Held {
+    pub index: Vec<i64>,
+    pub id: Vec<i64>,
+    pub user: Vec<i64>,
+    pub group: Vec<i64>,
+    /// The queue it was routed to (its number in the setup's `queues`).
+    pub queue: Vec<i64>,
+    pub procs: Vec<i64>,
+    pub requested_time: Vec<i64>,
+    /// Seconds since submission.
+    pub wait: Vec<i64>,
+    /// The limit holding it: its number in [`crate::sim::limits::LimitKind::ALL`] (the names
+    /// are [`Held::LIMITS`]).
+    pub limit: Vec<i64>,
+}
+
+impl Held {
+    /// The names of the limit codes, by code (`queue_max_running`, …, `group_cpu_quota`).
+    pub const LIMITS: [&'static str; 15] = {
+        let mut names = [""; 15];
+        let mut k = 0;
+        while k < 15 {
+            names[k] = crate::sim::limits::LimitKind::ALL[k].name();
+            k += 1;
+        }
+        names
+    };
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    pub(super) fn clear(&mut self) {
+        for column in [
+            &mut self.index,
+            &mut self.id,
+            &mut self.user,
+            &mut self.group,
+            &mut self.queue,
+            &mut self.procs,
+            &mut self.requested_time,
+            &mut self.wait,
+            &mut self.limit,
+        ] {
+            column.clear();
+        }
+    }
+}
+
 /// The state at one scheduling point. Borrowed from the adapter; never mutated by a policy.
 #[derive(Clone, Copy, Debug)]
 pub struct PolicyView<'a> {
@@ -161,6 +237,10 @@ pub struct PolicyView<'a> {
     pub running: &'a Running,
     /// Granted advance reservations not yet over, by start (units held over `[start, end)`).
     pub reservations: &'a [ReservedWindow],
+
+    // --- Queues and limits. ---
+    /// The jobs the limits hold (not startable: a decision naming one is refused).
+    pub held: &'a Held,
 }
 
 impl PolicyView<'_> {

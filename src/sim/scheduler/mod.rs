@@ -21,6 +21,7 @@ pub use easy::Easy;
 pub use fcfs::Fcfs;
 
 use super::job::{Job, Time};
+use super::limits::LimitState;
 use super::queue::Queue;
 use super::reservation::ReservedWindow;
 use super::resources::ResourceVec;
@@ -59,6 +60,10 @@ pub struct View<'a> {
     /// No job may hold reserved capacity: a job may start only if it fits beside every
     /// reservation until its requested time is up.
     pub reservations: &'a [ReservedWindow],
+    /// With queues and limits: their run state (each job's queue, the jobs they hold). The
+    /// built-in rules never read it (the engine has filtered `queue` already); a policy of the
+    /// decision interface shows it ([`crate::sim::policy`]).
+    pub limits: Option<&'a LimitState<'a>>,
 }
 
 impl View<'_> {
