@@ -1016,3 +1016,135 @@ fn every_scheduler_call_at_an_instant_is_counted_in_the_streamed_instants() {
     let kept: u64 = out.invocations.iter().map(|c| u64::from(c.queue_len)).sum();
     assert_eq!(seen, kept);
 }
+
+/// A policy of the decision interface: FCFS over the rows, recording each call's held jobs as
+/// (job index, limit name) and its rows' routed queues; or, with `start_held`, starting the
+/// first held job as soon as there is one.
+struct Watching {
+    calls: std::rc::Rc<std::cell::RefCell<Vec<(Time, Vec<(i64, &'static str)>, Vec<i64>)>>>,
+    start_held: bool,
+}
+
+impl schedlab::sim::policy::Policy for Watching {
+    fn decide(
+        &mut self,
+        view: &schedlab::sim::policy::PolicyView<'_>,
+        starts: &mut Vec<usize>,
+    ) -> Result<(), schedlab::sim::policy::PolicyError> {
+        use schedlab::sim::policy::Held;
+        let (w, h) = (view.waiting, view.held);
+        let held = (0..h.len())
+            .map(|k| (h.index[k], Held::LIMITS[h.limit[k] as usize]))
+            .collect();
+        self.calls
+            .borrow_mut()
+            .push((view.now, held, w.routed_queue.clone()));
+        if self.start_held && !h.is_empty() {
+            starts.push(w.len());
+            return Ok(());
+        }
+        let mut free = view.free;
+        for k in 0..w.len() {
+            if w.units[k] > free {
+                break;
+            }
+            free -= w.units[k];
+            starts.push(k);
+        }
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        "watching"
+    }
+}
+
+fn run_policy(
+    jobs: Vec<Job>,
+    limits: &Limits,
+    start_held: bool,
+) -> (
+    Result<SimOutcome, schedlab::sim::SimError>,
+    Vec<(Time, Vec<(i64, &'static str)>, Vec<i64>)>,
+) {
+    use schedlab::sim::policy::PolicyScheduler;
+    let workload = Workload::new(jobs);
+    let config = common::pool(4, SchedulerKind::Fcfs);
+    let calls = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let policy = Watching {
+        calls: calls.clone(),
+        start_held,
+    };
+    let mut kept = SimOutcome::default();
+    let out = schedlab::sim::simulate_limited_policy_into(
+        &workload,
+        &config,
+        &Reservations::default(),
+        limits,
+        &mut kept,
+        |w| {
+            Ok(schedlab::sim::AnyPolicy::Units(Box::new(
+                PolicyScheduler::new(policy, w.requests.clone(), 1),
+            )))
+        },
+    )
+    .map(|rest| SimOutcome {
+        jobs: kept.jobs,
+        ..rest
+    });
+    let calls = calls.borrow().clone();
+    (out, calls)
+}
+
+#[test]
+fn issue_31_a_policy_under_limits_sees_the_eligible_jobs_and_the_held_ones_with_their_limit() {
+    let mut a = queue("a");
+    a.caps.max_running = Some(1);
+    let limits = by_number(vec![a, queue("b")]);
+    let jobs = vec![
+        in_queue(0, job(1, 0, 1, 100)),
+        in_queue(0, job(2, 5, 1, 50)),
+        in_queue(1, job(3, 5, 1, 10)),
+    ];
+    let (out, calls) = run_policy(jobs.clone(), &limits, false);
+    let out = out.expect("the run succeeds");
+    // The native FCFS's schedule, job for job.
+    let (native, _) = run(jobs, &common::pool(4, SchedulerKind::Fcfs), &limits);
+    let starts = |o: &SimOutcome| {
+        let mut s: Vec<(u32, Time)> = o.jobs.iter().map(|j| (j.job, j.start)).collect();
+        s.sort_unstable();
+        s
+    };
+    assert_eq!(starts(&out), starts(&native));
+    assert_eq!(starts(&out), [(0, 0), (1, 100), (2, 5)]);
+    // At 5 job 1 is held by its queue's running cap and not among the rows; job 2 is, routed to
+    // queue 1.
+    let at5 = calls.iter().find(|c| c.0 == 5).expect("a call at 5");
+    assert_eq!(at5.1, [(1, "queue_max_running")]);
+    assert_eq!(at5.2, [1]);
+    assert_eq!(
+        out.limits.as_ref().unwrap().held_by[1],
+        Some(LimitKind::QueueMaxRunning)
+    );
+}
+
+#[test]
+fn issue_31_a_policy_starting_a_held_job_stops_the_run_naming_the_job_and_the_limit() {
+    let mut a = queue("a");
+    a.caps.max_running = Some(1);
+    let limits = by_number(vec![a, queue("b")]);
+    // At 6 job 3 (queue b) waits and job 2 is held: the policy returns row 1, held row 0.
+    let jobs = vec![
+        in_queue(0, job(1, 0, 1, 100)),
+        in_queue(0, job(2, 5, 1, 50)),
+        in_queue(1, job(3, 6, 1, 10)),
+    ];
+    let (out, _) = run_policy(jobs, &limits, true);
+    let message = out.expect_err("a held job cannot start").to_string();
+    assert!(
+        message.contains(
+            "it started job 2 (row 1, row 0 of the held jobs), which the limits hold: queue_max_running"
+        ),
+        "{message}"
+    );
+}
