@@ -15,8 +15,10 @@ def read_trace(
     path: str, *, lenient: bool = False, memory: str = "kb_per_proc"
 ) -> pa.RecordBatch: ...
 def simulate(
-    trace: str,
+    trace: str | None = None,
     *,
+    workload: str | None = None,
+    seed: int = 0,
     scheduler: str | None = None,
     policy: Any = None,
     order: str = "fcfs",

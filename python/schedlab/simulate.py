@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Mapping
 from typing import Any, Union
 
 import pyarrow as pa
@@ -56,8 +57,10 @@ def _one_row(row: dict[str, Any]) -> pa.Table:
 
 
 def simulate(
-    trace: PathLike,
+    trace: PathLike | None = None,
     *,
+    workload: Mapping[str, Any] | None = None,
+    seed: int = 0,
     scheduler: str | None = None,
     policy: Any = None,
     order: str = "fcfs",
@@ -72,7 +75,14 @@ def simulate(
     lenient: bool = False,
     memory: str = "kb_per_proc",
 ) -> Result:
-    """Simulates the SWF trace at ``trace`` (plain or gzip) and returns a :class:`Result`.
+    """Simulates the SWF trace at ``trace`` (plain or gzip), or the generated ``workload``,
+    and returns a :class:`Result`.
+
+    ``workload`` is a manifest's workload mapping (``workloads.<name>`` in a manifest: its
+    ``synthetic`` models and filters such as ``first_jobs``, docs/synthetic.md), generated for
+    ``seed`` by the manifest's own code — the workload of a manifest with ``seed: <seed>`` — on
+    a machine of ``procs`` processors (required; a ``target_load`` is computed on it, whatever
+    cluster it names).
 
     ``scheduler`` names a built-in backfilling rule (``fcfs``, ``easy``, ``conservative``,
     ``aggressive``; ``easy`` when neither it nor ``policy`` is given) walking the queue
@@ -85,9 +95,14 @@ def simulate(
     ``tau`` is the bounded-slowdown threshold. Errors raise :class:`schedlab.InputError` (bad
     input) or :class:`schedlab.SimulationError` (a policy that raised or decided the impossible),
     with the same messages as the CLI.
+
+    With a ``policy``, ``order`` orders nothing (the policy does): ``order="fairshare"`` puts
+    the default fairshare into ``view.waiting.fairshare_usage`` and ``fairshare_factor``.
     """
     jobs, summary, calls = _schedlab.simulate(
-        os.fspath(trace),
+        None if trace is None else os.fspath(trace),
+        workload=None if workload is None else json.dumps(workload),
+        seed=seed,
         scheduler=scheduler,
         policy=policy,
         order=order,

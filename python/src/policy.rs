@@ -81,11 +81,13 @@ impl Policy for PyPolicy {
     }
 }
 
-/// Simulates `trace` under a built-in `scheduler` (with its `order`) or a Python `policy`.
+/// Simulates `trace`, or the generated `workload` (a manifest's workload mapping as JSON text,
+/// generated for `seed`), under a built-in `scheduler` (with its `order`) or a Python `policy`.
 /// Returns (jobs as a pyarrow RecordBatch, the summary as JSON text, policy calls).
 #[pyfunction]
 #[pyo3(signature = (
-    trace, *, scheduler = None, policy = None, order = "fcfs", backfill_order = "queue",
+    trace = None, *, workload = None, seed = 0,
+    scheduler = None, policy = None, order = "fcfs", backfill_order = "queue",
     procs = None, node_size = None,
     interval = None, overrun = "kill", tau = 10, warmup_jobs = None, warmup_seconds = None,
     lenient = false, memory = "kb_per_proc"
@@ -93,7 +95,9 @@ impl Policy for PyPolicy {
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
-    trace: PathBuf,
+    trace: Option<PathBuf>,
+    workload: Option<&str>,
+    seed: u64,
     scheduler: Option<&str>,
     policy: Option<Py<PyAny>>,
     order: &str,
@@ -157,7 +161,26 @@ pub fn simulate(
             .name(),
         ..Settings::new(kind)
     };
-    let mut loaded = crate::trace::load(trace, lenient, memory)?;
+    let mut loaded = match (trace, workload) {
+        (Some(trace), None) => crate::trace::load(trace, lenient, memory)?,
+        (None, Some(mapping)) => {
+            let Some(procs) = procs else {
+                return Err(errors::input(
+                    "a generated workload needs the machine size: give procs=N",
+                ));
+            };
+            let mapping: serde_json::Value =
+                serde_json::from_str(mapping).map_err(|e| errors::input(e.to_string()))?;
+            let source = format!("generated workload (seed {seed})");
+            py.detach(|| schedlab::api::generated::generated(&mapping, procs, seed, &source))
+                .map_err(errors::to_py)?
+        }
+        _ => {
+            return Err(errors::input(
+                "give a trace path or a generated workload (workload=), one of them",
+            ));
+        }
+    };
     let procs = match (procs, loaded.header.max_procs) {
         (Some(p), _) | (None, Some(p)) => p,
         (None, None) => {

@@ -9,6 +9,7 @@
 //! [`Policy`]: crate::sim::policy::Policy
 
 pub mod error;
+pub mod generated;
 pub mod simulate;
 pub mod trace;
 

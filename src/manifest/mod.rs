@@ -44,7 +44,6 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
     let bytes = std::fs::read(path)
         .map_err(|e| ManifestError::new(&file, "", format!("cannot read the file: {e}")))?;
     let text = String::from_utf8(bytes.clone()).map_err(|e| not_utf8(&file, &bytes, &e))?;
-    let raw = parse_str(&text, &file)?;
     let base_dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -54,16 +53,29 @@ pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let stem = stem.strip_suffix(".yaml").unwrap_or(&stem).to_string();
-    let hash = blake3::hash(&bytes).to_hex().to_string();
+    load_str(&text, &file, base_dir, &stem)
+}
+
+/// Parses and resolves manifest text that is not a file (`file` names it in messages; paths
+/// in it are relative to `base_dir`; `stem` stands for the file name): how the Python
+/// package's `simulate` reads a workload mapping with the manifest's own code.
+pub fn load_str(
+    text: &str,
+    file: &str,
+    base_dir: &Path,
+    stem: &str,
+) -> Result<Manifest, ManifestError> {
+    let raw = parse_str(text, file)?;
+    let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
     resolve::resolve(
         raw,
         &Ctx {
-            file: &file,
-            text: &text,
+            file,
+            text,
             base_dir,
         },
         hash,
-        &stem,
+        stem,
     )
 }
 

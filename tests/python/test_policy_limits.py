@@ -250,3 +250,38 @@ def test_a_policy_ordering_by_the_fairshare_factor_is_the_native_fairshare_order
     # And it differs from the undecayed usage order of the same policy without a fairshare.
     plain = schedlab.simulate(KTH, policy=Fairshare())
     assert not plain.jobs.column("start").equals(native.jobs.column("start"))
+
+
+FAIRSHARE_MANIFEST = """
+name: fair
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 4000}
+clusters:
+  pool: {from_trace: true}
+schedulers:
+  easy:
+    policy: easy
+    order: fairshare
+    fairshare: {charging: continuous, decay: {half_life: 86400}}
+  py-fair:
+    policy: python
+    path: ../policies/fairshare.py
+    class: Fairshare
+    fairshare: {charging: continuous, decay: {half_life: 86400}}
+  py-usage: {policy: python, path: ../policies/fairshare.py, class: Fairshare}
+grid:
+  axes:
+    scheduler: [easy, py-fair, py-usage]
+"""
+
+
+def test_fairshare_on_a_python_scheduler_is_the_native_fairshare_in_its_view(project):
+    manifest = project / "experiments" / "fair.yaml"
+    manifest.write_text(FAIRSHARE_MANIFEST)
+    results = project / "results"
+    schedlab.run(manifest, results=results)
+    by = schedule(results, "fair")
+    # The decayed factor in the view orders the jobs as the native order: job for job.
+    assert by["py-fair"].equals(by["easy"])
+    # Without `fairshare:` the policy falls back to undecayed usage: another schedule.
+    assert not by["py-usage"].equals(by["easy"])
