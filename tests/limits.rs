@@ -1017,11 +1017,14 @@ fn every_scheduler_call_at_an_instant_is_counted_in_the_streamed_instants() {
     assert_eq!(seen, kept);
 }
 
+/// One call as [`Watching`] saw it: the time, the held jobs (index, limit), the rows' queues.
+type Call = (Time, Vec<(i64, &'static str)>, Vec<i64>);
+
 /// A policy of the decision interface: FCFS over the rows, recording each call's held jobs as
 /// (job index, limit name) and its rows' routed queues; or, with `start_held`, starting the
 /// first held job as soon as there is one.
 struct Watching {
-    calls: std::rc::Rc<std::cell::RefCell<Vec<(Time, Vec<(i64, &'static str)>, Vec<i64>)>>>,
+    calls: std::rc::Rc<std::cell::RefCell<Vec<Call>>>,
     start_held: bool,
 }
 
@@ -1063,10 +1066,7 @@ fn run_policy(
     jobs: Vec<Job>,
     limits: &Limits,
     start_held: bool,
-) -> (
-    Result<SimOutcome, schedlab::sim::SimError>,
-    Vec<(Time, Vec<(i64, &'static str)>, Vec<i64>)>,
-) {
+) -> (Result<SimOutcome, schedlab::sim::SimError>, Vec<Call>) {
     use schedlab::sim::policy::PolicyScheduler;
     let workload = Workload::new(jobs);
     let config = common::pool(4, SchedulerKind::Fcfs);
