@@ -277,6 +277,27 @@ fn a_task_on_a_node_that_does_not_see_the_results_directory_says_so() {
 }
 
 #[test]
+fn a_task_cancelled_while_pending_is_named_as_cancelled_not_as_an_unshared_file_system() {
+    let f = Fake::new();
+    f.set("fate-1-3", "CANCELLED_PENDING");
+    let (code, err) = f.run(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    let failed: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("failed: grid/"))
+        .collect();
+    assert_eq!(failed.len(), 2, "one task of two nodes: {err}");
+    for line in failed {
+        assert!(line.contains("was cancelled before it started"), "{line}");
+        assert!(line.contains("(CANCELLED, from squeue)"), "{line}");
+        assert!(!line.contains("file system"), "{line}");
+    }
+    let (code, err) = f.run(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("submitted 2 nodes"), "{err}");
+}
+
+#[test]
 fn a_worker_refuses_a_node_whose_manifest_changed_since_submission() {
     let f = Fake::new();
     for i in 0..4 {

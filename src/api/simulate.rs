@@ -331,6 +331,49 @@ impl Simulated {
         };
         crate::store::jobs_batch(&self.records, &labels).map_err(ApiError::failed)
     }
+
+    /// Writes the rows of [`Self::jobs_batch`] to the Parquet file at `path` a slice at a
+    /// time, never building the whole table (issue 37: `simulate --jobs-out` on 5 M jobs held
+    /// the records, their EET results and the table's Arrow columns together).
+    pub fn write_jobs(
+        &self,
+        workload: &Workload,
+        path: &std::path::Path,
+        metadata: &[(String, String)],
+    ) -> Result<(), ApiError> {
+        const SLICE: usize = 1 << 16;
+        let total = self
+            .capacities
+            .iter()
+            .fold(ResourceVec::ZERO, |a, c| a + *c);
+        let eet = crate::sim::metrics::eet::schedule_eet(
+            &self.records,
+            &Default::default(),
+            total.0[0],
+            total.0[1],
+            &[],
+        )
+        .map_err(ApiError::input)?;
+        let mut writer =
+            crate::store::JobsWriter::create(path, metadata, false).map_err(ApiError::failed)?;
+        for (records, eet) in self
+            .records
+            .chunks(SLICE)
+            .zip(eet.report.jobs.chunks(SLICE))
+        {
+            let labels = JobLabels {
+                limits: self.outcome.limits.as_ref(),
+                clusters: &self.clusters,
+                queue_names: &workload.queue_names,
+                names: &workload.names,
+                eet: Some(eet),
+            };
+            writer
+                .write("", records, &labels)
+                .map_err(ApiError::failed)?;
+        }
+        writer.finish().map_err(ApiError::failed)
+    }
 }
 
 /// What a run keeps as the engine hands it over — not the engine's whole outcome (outcomes,

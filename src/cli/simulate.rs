@@ -9,7 +9,6 @@ use crate::api::{self, simulate::Settings};
 use crate::sim::metrics::{self, Warmup};
 use crate::sim::scheduler::order::{CandidateOrder, OrderKind};
 use crate::sim::{Machine, Overrun, Placement, SchedulerKind, Time};
-use crate::store::JobsWriter;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -151,8 +150,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
                 args.read.memory.name().to_string(),
             ),
         ]);
-        let batch = simulated.jobs_batch(&trace.workload)?;
-        JobsWriter::write_batch(path, &metadata, &batch).map_err(CliError::failed)?;
+        simulated.write_jobs(&trace.workload, path, &metadata)?;
     }
     let report = &simulated.report;
     match args.format {

@@ -79,8 +79,20 @@ struct CellParts {
     reservations: Vec<RecordBatch>,
     schemas: [SchemaRef; 2],
     /// The [`EXTRA_FILES`] of the cell, in that order.
-    extra: Vec<(SchemaRef, Vec<RecordBatch>)>,
+    extra: Vec<(SchemaRef, ExtraPart)>,
 }
+
+/// One of a cell's [`EXTRA_FILES`]: decoded with the rest of the cell when small, else decoded
+/// a batch at a time while it is appended — a per-cluster time series of a machine of
+/// thousands of clusters has tens of millions of rows (issue 37).
+enum ExtraPart {
+    Read(Vec<RecordBatch>),
+    Streamed(PathBuf, bytes::Bytes),
+}
+
+/// The most rows of a member decoded whole with the rest of its cell (its encoded size says
+/// little: a series of zeros compresses a thousandfold).
+const EXTRA_READ_WHOLE_ROWS: i64 = 1 << 16;
 
 /// A cell's `jobs.parquet`: decoded with the other files when small (cells are read in
 /// parallel), else read batch by batch while it is appended, so that a cell of millions of
@@ -164,8 +176,20 @@ fn read_cell(entries: &EntryStore, key: &NodeKey) -> Result<CellParts, String> {
     let (ts_schema, timeseries, _) = member("timeseries.parquet")?;
     let extra = EXTRA_FILES
         .iter()
-        .map(|(name, _)| member(name).map(|(schema, batches, _)| (schema, batches)))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(name, _)| {
+            let bytes = tables
+                .get(name)
+                .ok_or_else(|| format!("{}: no {name}", tables_path.display()))?;
+            let path = tables_path.join(name);
+            let (builder, _) = open_parquet(&path, bytes.clone())?;
+            let schema = builder.schema().clone();
+            if builder.metadata().file_metadata().num_rows() <= EXTRA_READ_WHOLE_ROWS {
+                let batches = collect_batches(&path, builder)?;
+                return Ok((schema, ExtraPart::Read(batches)));
+            }
+            Ok((schema, ExtraPart::Streamed(path, bytes)))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let reservations = match tables.get("reservations.parquet") {
         Some(_) => member("reservations.parquet")?.1,
         None => Vec::new(),
@@ -248,7 +272,16 @@ impl Outputs<'_> {
                     self.metadata,
                 )
             })?;
-            push_with_cell(sink, name, &cell.id, batches)?;
+            match batches {
+                ExtraPart::Read(batches) => push_with_cell(sink, name, &cell.id, batches)?,
+                ExtraPart::Streamed(path, bytes) => {
+                    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+                    let (builder, _) = open_parquet(&path, bytes)?;
+                    for batch in builder.build().map_err(|e| err(&e))? {
+                        push_with_cell(sink, name, &cell.id, vec![batch.map_err(|e| err(&e))?])?;
+                    }
+                }
+            }
         }
         Ok(())
     }

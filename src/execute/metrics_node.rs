@@ -369,14 +369,14 @@ fn compute(
         .map(|c| c.name.clone())
         .zip(class_queues)
         .collect();
-    let (cluster_bins, total_bins) = held_bins.finish(&capacities);
+    let binned = held_bins.finish(&capacities);
     let resources: Vec<(String, Vec<Option<f64>>)> = RESOURCES
         .iter()
         .enumerate()
         .map(|(k, name)| {
             (
                 format!("utilization_{name}"),
-                total_bins.iter().map(|f| f[k]).collect(),
+                binned.total.iter().map(|f| f[k]).collect(),
             )
         })
         .collect();
@@ -421,23 +421,17 @@ fn compute(
     tables.add("clusters.parquet", |to| {
         clusters.write(to, &[], OutputFile::Clusters)
     })?;
-    let mut series = Table::default();
-    for (c, name) in cluster_names.iter().enumerate() {
-        for (bin, fractions) in bins.iter().zip(&cluster_bins[c]) {
-            series
-                .row()
-                .set("cluster", Value::Str(name.clone()))
-                .set("time", Value::Int(bin.start));
-            for (k, resource) in RESOURCES.iter().enumerate() {
-                series.set(
-                    &format!("utilization_{resource}"),
-                    fractions[k].map_or(Value::Null, Value::Float),
-                );
-            }
-        }
-    }
+    // The per-cluster series have `bin_count` bins, as many as the timeseries (same span, same
+    // step); `take` keeps the two in step whatever happens to either.
+    let bin_starts: Vec<i64> = bins.iter().map(|bin| bin.start).take(bin_count).collect();
     tables.add("cluster_timeseries.parquet", |to| {
-        series.write(to, &[], OutputFile::ClusterTimeseries)
+        crate::store::write_cluster_timeseries(
+            to,
+            &cluster_names,
+            &bin_starts,
+            &RESOURCES,
+            |c, b| binned.cluster(c, b),
+        )
     })?;
     let path = entry.path(TABLES_FILE);
     tables

@@ -386,7 +386,12 @@ pub fn resolve(
                         .hint("e.g. `nodes: {uniform: [8, 128]}`"));
                 }
             };
-            let width = distribution(ctx, &gpath, "width", width, 1.0, 1.0)?;
+            // Located at the key the manifest wrote (`nodes` or `procs`), not the field's name.
+            let width_key = match unit {
+                WidthUnit::Nodes => "nodes",
+                WidthUnit::Procs => "procs",
+            };
+            let width = distribution(ctx, &gpath, width_key, width, 1.0, 1.0)?;
             let duration = distribution(ctx, &gpath, "hours", &g.hours, HOUR, 1.0)?;
             let notice = match &g.notice_hours {
                 Some(d) => distribution(ctx, &gpath, "notice_hours", d, HOUR, 0.0)?,

@@ -113,7 +113,9 @@ pub struct ReportData {
     pub users: UserData,
     /// clusters.parquet's rows of topology cells (those whose summary names a placement).
     pub clusters: Vec<ClusterRow>,
-    /// Topology cell → its clusters' utilization over time, in topology order.
+    /// Topology cell → its clusters' utilization over time, in topology order: only the
+    /// [`DRAWN_CLUSTERS`] busiest of a cell (most jobs, ties in topology order), so that a
+    /// machine of thousands of clusters is not read whole (issue 37).
     pub cluster_series: BTreeMap<String, Vec<(String, ClusterBins)>>,
     /// queues.parquet's rows (cells with a queue setup), in file order.
     pub queues: Vec<QueueRow>,
@@ -217,6 +219,18 @@ pub(super) fn read(
     path: &Path,
     columns: Option<&[&str]>,
 ) -> Result<(Vec<RecordBatch>, BTreeMap<String, String>), String> {
+    let mut batches = Vec::new();
+    let metadata = for_each_batch(path, columns, |b| batches.push(b))?;
+    Ok((batches, metadata))
+}
+
+/// Hands the record batches of `path` (only `columns`, when given) to `f` one at a time, and
+/// returns the file's key-value metadata: a large file is never decoded whole.
+pub(super) fn for_each_batch(
+    path: &Path,
+    columns: Option<&[&str]>,
+    mut f: impl FnMut(RecordBatch),
+) -> Result<BTreeMap<String, String>, String> {
     let file = File::open(path).map_err(|e| {
         err(
             path,
@@ -241,12 +255,10 @@ pub(super) fn read(
         }
         None => builder,
     };
-    let batches = builder
-        .build()
-        .map_err(|e| err(path, e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| err(path, e))?;
-    Ok((batches, metadata))
+    for batch in builder.build().map_err(|e| err(path, e))? {
+        f(batch.map_err(|e| err(path, e))?);
+    }
+    Ok(metadata)
 }
 
 pub(super) fn strings<'a>(b: &'a RecordBatch, name: &str) -> Option<&'a StringArray> {
@@ -274,6 +286,29 @@ pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
         .map(|a| a.value(row) as f64)
 }
 
+/// Clusters whose utilization over time a report draws per cell, at most.
+pub const DRAWN_CLUSTERS: usize = 12;
+
+/// The `most` clusters of each cell with the most jobs (ties in file order, which is topology
+/// order): cell → their names.
+pub fn busiest_clusters(rows: &[ClusterRow], most: usize) -> BTreeMap<String, BTreeSet<String>> {
+    let mut by_cell: BTreeMap<&str, Vec<(usize, &ClusterRow)>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        by_cell.entry(r.cell.as_str()).or_default().push((i, r));
+    }
+    let jobs = |r: &ClusterRow| r.numbers.get("jobs").copied().flatten().unwrap_or(0.0);
+    let mut kept = BTreeMap::new();
+    for (cell, mut clusters) in by_cell {
+        clusters.sort_by(|(i, a), (j, b)| jobs(b).total_cmp(&jobs(a)).then(i.cmp(j)));
+        let names = clusters
+            .into_iter()
+            .take(most)
+            .map(|(_, r)| r.cluster.clone());
+        kept.insert(cell.to_string(), names.collect());
+    }
+    kept
+}
+
 /// The per-cluster files of the topology cells (`placement` set in the summary); nothing for
 /// result sets without topologies or written before them.
 fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
@@ -299,18 +334,19 @@ fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if !data.files.contains("cluster_timeseries.parquet") {
         return Ok(());
     }
-    let (batches, _) = read(&dir.join("cluster_timeseries.parquet"), None)?;
-    for b in &batches {
+    let drawn = busiest_clusters(&data.clusters, DRAWN_CLUSTERS);
+    for_each_batch(&dir.join("cluster_timeseries.parquet"), None, |batch| {
+        let b = &batch;
         let (Some(cells), Some(clusters)) = (strings(b, "cell"), strings(b, "cluster")) else {
-            continue;
+            return;
         };
         for row in 0..b.num_rows() {
             let cell = cells.value(row);
-            if !topology.contains(cell) {
+            let name = clusters.value(row);
+            if !topology.contains(cell) || !drawn.get(cell).is_some_and(|d| d.contains(name)) {
                 continue;
             }
             let series = data.cluster_series.entry(cell.to_string()).or_default();
-            let name = clusters.value(row);
             if series.last().is_none_or(|(n, _)| n != name) {
                 series.push((name.to_string(), Vec::new()));
             }
@@ -322,7 +358,7 @@ fn load_clusters(dir: &Path, data: &mut ReportData) -> Result<(), String> {
                 bins.push(point);
             }
         }
-    }
+    })?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! atomically and deterministically. The schema is a documented contract (docs/outputs.md).
 
 mod atomic;
+mod cluster_timeseries;
 pub mod columns;
 mod eet;
 mod footer;
@@ -15,6 +16,7 @@ mod timeseries;
 mod users;
 
 pub use atomic::{AtomicFile, readable_temp};
+pub use cluster_timeseries::write_cluster_timeseries;
 pub use columns::OutputFile;
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 pub use jobs::{JobLabels, JobsWriter, jobs_batch};

@@ -23,6 +23,10 @@ pub struct Clusters;
 /// Configurations drawn at most (one chart each) and described in words at most.
 const MAX_CHARTS: usize = 12;
 const MAX_FINDINGS: usize = 8;
+/// Clusters listed per configuration at most: the busiest (most jobs), in topology order.
+const MAX_TABLE_CLUSTERS: usize = 24;
+/// Clusters named per configuration in its finding at most (the busiest; the rest summed).
+const MAX_NAMED_CLUSTERS: usize = 8;
 /// Points per line at most.
 const MAX_POINTS: usize = 400;
 const KB_PER_GIB: f64 = 1_048_576.0;
@@ -78,6 +82,27 @@ fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<NamedMeans> {
     named_means(rows, c, |r| (&r.cell, &r.cluster, &r.numbers))
 }
 
+/// The `most` clusters of `clusters` with the most jobs (ties: the first), in their order.
+fn busiest(clusters: Vec<NamedMeans>, most: usize) -> Vec<NamedMeans> {
+    if clusters.len() <= most {
+        return clusters;
+    }
+    let jobs = |m: &NamedMeans| m.get("jobs").unwrap_or(0.0);
+    let mut order: Vec<usize> = (0..clusters.len()).collect();
+    order.sort_by(|&a, &b| {
+        jobs(&clusters[b])
+            .total_cmp(&jobs(&clusters[a]))
+            .then(a.cmp(&b))
+    });
+    let mut keep = vec![false; clusters.len()];
+    order.into_iter().take(most).for_each(|i| keep[i] = true);
+    clusters
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(m, kept)| kept.then_some(m))
+        .collect()
+}
+
 fn percent(v: Option<f64>) -> String {
     v.map_or("–".into(), |x| format!("{:.1} %", 100.0 * x))
 }
@@ -102,9 +127,12 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.intro.extend(once.note);
     let unit = ctx.grid.waits;
     let mut rows = Vec::new();
+    let mut most_clusters = 0;
     for c in &configs {
         let name = label(shape, c, blind);
-        for m in clusters_of(&data.clusters, c) {
+        let clusters = clusters_of(&data.clusters, c);
+        most_clusters = most_clusters.max(clusters.len());
+        for m in busiest(clusters, MAX_TABLE_CLUSTERS) {
             let n = |col: &str| m.get(col);
             let cells = vec![
                 name.clone(),
@@ -130,8 +158,15 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     }
     let rows = super::table::number_rows(rows, &[WAIT_DECIMALS, WAIT_DECIMALS, 2, 3]);
     let n = rows.len();
+    let listed = if most_clusters > MAX_TABLE_CLUSTERS {
+        format!(
+            " Only the {MAX_TABLE_CLUSTERS} clusters with the most jobs of each configuration are listed (of up to {most_clusters}; clusters.parquet has them all)."
+        )
+    } else {
+        String::new()
+    };
     section.tables.push(Table {
-        caption: format!("Per configuration and cluster: capacity, utilization by resource (fractions; – where the cluster has none), and the measured jobs that ran there (waits in {}, bsld the bounded slowdown).", unit.plural()),
+        caption: format!("Per configuration and cluster: capacity, utilization by resource (fractions; – where the cluster has none), and the measured jobs that ran there (waits in {}, bsld the bounded slowdown).{listed}", unit.plural()),
         headers: [
             "configuration",
             "cluster",
@@ -158,7 +193,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     for c in configs.iter().take(MAX_FINDINGS) {
         let clusters = clusters_of(&data.clusters, c);
         let total: f64 = clusters.iter().filter_map(|m| m.get("jobs")).sum();
-        let parts: Vec<String> = clusters
+        let all = clusters.len();
+        let named = busiest(clusters, MAX_NAMED_CLUSTERS);
+        let rest = all - named.len();
+        let mut parts: Vec<String> = named
             .iter()
             .map(|m| {
                 let jobs = m.get("jobs").unwrap_or(0.0);
@@ -186,6 +224,15 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                 )
             })
             .collect();
+        if rest > 0 {
+            let named_jobs: f64 = named.iter().filter_map(|m| m.get("jobs")).sum();
+            let jobs = total - named_jobs;
+            parts.push(format!(
+                "the other {rest} clusters ran {} job{}",
+                fmt_scaled(Some(jobs), 1.0, 0),
+                if jobs == 1.0 { "" } else { "s" }
+            ));
+        }
         let never = c.estimate("skipped_too_large", 1.0).map_or(0.0, |e| e.mean);
         let tail = if never > 0.0 {
             let reasons: Vec<String> = reasons(shape)
@@ -251,7 +298,15 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             })
             .collect();
         let name = label(shape, c, blind);
-        let title = format!("Utilization by cluster and resource — {name}");
+        let all = clusters_of(&data.clusters, c).len();
+        let title = if all > series.len() {
+            format!(
+                "Utilization of the {} busiest of {all} clusters, by resource — {name}",
+                series.len()
+            )
+        } else {
+            format!("Utilization by cluster and resource — {name}")
+        };
         let mut chart = LineChart::new(
             &title,
             "days since the first bin",

@@ -104,16 +104,22 @@ pub fn utilization_bins(
 ) -> (Vec<Vec<Fractions>>, Vec<Fractions>) {
     let mut held = HeldPerBin::new(capacities.len(), origin, step, bins);
     records.iter().for_each(|r| held.job(r));
-    held.finish(capacities)
+    let binned = held.finish(capacities);
+    let per_cluster = (0..capacities.len())
+        .map(|c| (0..bins).map(|b| binned.cluster(c, b)).collect())
+        .collect();
+    (per_cluster, binned.total)
 }
 
 /// [`utilization_bins`] fed one record at a time: amount-seconds per cluster, bin and resource
-/// (bounded by the number of bins, `limits.max_timeseries_bins`).
+/// (bounded by the number of bins, `limits.max_timeseries_bins`). A cluster's series is
+/// allocated when its first job arrives: a machine of 20,000 clusters that runs 400 jobs holds
+/// at most 400 series, not 20,000 (issue 37).
 pub struct HeldPerBin {
     origin: Time,
     step: Time,
     bins: usize,
-    held: Vec<Vec<[f64; KINDS]>>,
+    held: Vec<Option<Box<[[f64; KINDS]]>>>,
 }
 
 impl HeldPerBin {
@@ -123,18 +129,22 @@ impl HeldPerBin {
             origin,
             step,
             bins,
-            held: vec![vec![[0f64; KINDS]; bins]; clusters],
+            held: vec![None; clusters],
         }
     }
 
     /// Adds the job's amounts to each bin it overlaps, weighted by the overlap.
     pub fn job(&mut self, r: &JobRecord) {
-        let (origin, step) = (self.origin, self.step);
-        let Some(series) = self.held.get_mut(r.cluster as usize) else {
+        let (origin, step, bins) = (self.origin, self.step, self.bins);
+        let Some(slot) = self.held.get_mut(r.cluster as usize) else {
             return;
         };
-        let horizon = origin + step * series.len() as Time;
+        let horizon = origin + step * bins as Time;
         let (from, to) = (r.start.max(origin), r.end.min(horizon));
+        if from >= to {
+            return;
+        }
+        let series = slot.get_or_insert_with(|| vec![[0f64; KINDS]; bins].into_boxed_slice());
         let mut t = from;
         while t < to {
             let k = ((t - origin) / step) as usize;
@@ -147,27 +157,49 @@ impl HeldPerBin {
         }
     }
 
-    pub fn finish(self, capacities: &[ResourceVec]) -> (Vec<Vec<Fractions>>, Vec<Fractions>) {
-        let held = self.held;
-        let bins = self.bins;
+    pub fn finish(self, capacities: &[ResourceVec]) -> BinnedUtilization {
         let step = self.step as f64;
-        let fraction = |h: &[f64; KINDS], cap: &ResourceVec| -> Fractions {
-            std::array::from_fn(|k| (cap.0[k] > 0).then(|| h[k] / (cap.0[k] as f64 * step)))
-        };
-        let per_cluster = held
-            .iter()
-            .zip(capacities)
-            .map(|(series, cap)| series.iter().map(|h| fraction(h, cap)).collect())
-            .collect();
         let total_cap = capacities.iter().fold(ResourceVec::ZERO, |a, c| a + *c);
-        let total = (0..bins)
-            .map(|b| {
-                let h: [f64; KINDS] = std::array::from_fn(|k| held.iter().map(|s| s[b][k]).sum());
-                fraction(&h, &total_cap)
-            })
-            .collect();
-        (per_cluster, total)
+        let mut sums = vec![[0f64; KINDS]; self.bins];
+        for series in self.held.iter().flatten() {
+            for (sum, h) in sums.iter_mut().zip(series.iter()) {
+                for k in 0..KINDS {
+                    sum[k] += h[k];
+                }
+            }
+        }
+        let total = sums.iter().map(|h| fraction(h, &total_cap, step)).collect();
+        BinnedUtilization {
+            step,
+            held: self.held,
+            capacities: capacities.to_vec(),
+            total,
+        }
     }
+}
+
+/// The utilization per bin of [`HeldPerBin::finish`]: the machine's series, and each cluster's
+/// computed on demand ([`Self::cluster`]) so that per-cluster tables are written as they are
+/// read, never held whole.
+pub struct BinnedUtilization {
+    step: f64,
+    held: Vec<Option<Box<[[f64; KINDS]]>>>,
+    capacities: Vec<ResourceVec>,
+    /// The whole machine's utilization, per bin.
+    pub total: Vec<Fractions>,
+}
+
+impl BinnedUtilization {
+    /// Cluster `c`'s utilization in bin `bin` (zero where it has the resource and held none).
+    pub fn cluster(&self, c: usize, bin: usize) -> Fractions {
+        let held = self.held[c].as_ref().map_or([0f64; KINDS], |s| s[bin]);
+        fraction(&held, &self.capacities[c], self.step)
+    }
+}
+
+/// Amount-seconds `held` in a bin of `step` seconds as fractions of `cap`.
+fn fraction(held: &[f64; KINDS], cap: &ResourceVec, step: f64) -> Fractions {
+    std::array::from_fn(|k| (cap.0[k] > 0).then(|| held[k] / (cap.0[k] as f64 * step)))
 }
 
 #[cfg(test)]

@@ -345,6 +345,15 @@ fn failure_cause(
         (state, _) => state,
     };
     let Some(log) = log else {
+        // A task cancelled while pending never ran, so it wrote no log: that is the cancel,
+        // not a results directory the nodes cannot see.
+        if let Some((TaskState::Cancelled, source)) = &state {
+            return format!(
+                "{name} was cancelled before it started (CANCELLED, from {}), so it wrote no \
+                 log; run again to resubmit",
+                source.name()
+            );
+        }
         let state = state.map_or("state unknown".into(), |(s, src)| {
             format!("{s}, from {}", src.name())
         });
