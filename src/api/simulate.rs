@@ -20,7 +20,7 @@ use crate::sim::metrics::{
     self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
     Warmup, WindowScan,
 };
-use crate::sim::policy::{Policy, PolicyScheduler};
+use crate::sim::policy::{NodePolicyScheduler, NodeStart, Policy, PolicyScheduler};
 use crate::sim::reservation::Reservations;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{CandidateOrder, OrderKind, OrderSpec};
@@ -118,8 +118,8 @@ pub struct Simulated {
     capacities: Vec<ResourceVec>,
 }
 
-/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (uniform
-/// machines only). With `keep_records`, [`Simulated::records`] holds every job's record.
+/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (on a
+/// topology through [`NodePolicyScheduler`]). With `keep_records`, [`Simulated::records`] holds every job's record.
 pub fn simulate(
     trace: &mut Trace,
     machine: &Machine,
@@ -192,21 +192,19 @@ pub fn simulate(
     let outcome = match policy {
         None => crate::sim::simulate_into(workload, &config, &Reservations::default(), &mut kept),
         Some(policy) => {
-            let Some(uniform) = machine.as_uniform() else {
-                return Err(ApiError::input(
-                    "a custom policy runs on a processor pool or on whole nodes of one size; topologies are not supported yet",
-                )
-                .with_hint("give the machine as procs (and node_size), not as machine files"));
+            let policy = CountCalls(policy, calls.clone());
+            let adapted = match machine.as_uniform() {
+                Some(uniform) => AnyPolicy::Units(Box::new(PolicyScheduler::new(
+                    policy,
+                    workload.requests.clone(),
+                    uniform.procs_per_unit(),
+                ))),
+                None => AnyPolicy::Nodes(Box::new(NodePolicyScheduler::new(policy, workload))),
             };
-            let adapter = PolicyScheduler::new(
-                CountCalls(policy, calls.clone()),
-                workload.requests.clone(),
-                uniform.procs_per_unit(),
-            );
             crate::sim::simulate_policy_into(
                 workload,
                 &config,
-                AnyPolicy::Units(Box::new(adapter)),
+                adapted,
                 &Reservations::default(),
                 &mut kept,
             )
@@ -290,6 +288,15 @@ impl Policy for CountCalls {
 
     fn name(&self) -> &str {
         self.0.name()
+    }
+
+    fn decide_on_nodes(
+        &mut self,
+        view: &crate::sim::policy::PolicyView<'_>,
+        starts: &mut Vec<NodeStart>,
+    ) -> Result<(), crate::sim::policy::PolicyError> {
+        self.1.set(self.1.get() + 1);
+        self.0.decide_on_nodes(view, starts)
     }
 }
 

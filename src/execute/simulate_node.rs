@@ -313,12 +313,6 @@ fn simulate(
     // in memory.
     let outcome = match (&cell.scheduler.python, &cell.queues) {
         (Some(python), queues) => {
-            let Some(uniform) = machine.as_uniform() else {
-                return Err(format!(
-                    "scheduler `{}`: a Python policy runs on a processor pool or on whole nodes of one size, not on a topology (yet)",
-                    cell.scheduler.name
-                ));
-            };
             if queues.is_some() {
                 return Err(format!(
                     "scheduler `{}`: a Python policy does not run with queues and limits (yet)",
@@ -326,28 +320,36 @@ fn simulate(
                 ));
             }
             let policy = super::custom_policy::build(python)?;
-            let adapter = crate::sim::policy::PolicyScheduler::new(
-                policy,
-                workload.requests.clone(),
-                uniform.procs_per_unit(),
-            );
+            let adapted = match machine.as_uniform() {
+                Some(uniform) => crate::sim::AnyPolicy::Units(Box::new(
+                    crate::sim::policy::PolicyScheduler::new(
+                        policy,
+                        workload.requests.clone(),
+                        uniform.procs_per_unit(),
+                    ),
+                )),
+                // On a topology: the node-level adapter (issue 31).
+                None => crate::sim::AnyPolicy::Nodes(Box::new(
+                    crate::sim::policy::NodePolicyScheduler::new(policy, workload),
+                )),
+            };
             crate::sim::simulate_policy_into(
                 workload,
                 &config,
-                crate::sim::AnyPolicy::Units(Box::new(adapter)),
+                adapted,
                 &reservations,
                 &mut schedule,
             )
         }
         (None, queues) => match queues {
-        Some(setup) => simulate_limited_into(
-            workload,
-            &config,
-            &reservations,
-            &setup.limits,
-            &mut schedule,
-        ),
-        None => simulate_into(workload, &config, &reservations, &mut schedule),
+            Some(setup) => simulate_limited_into(
+                workload,
+                &config,
+                &reservations,
+                &setup.limits,
+                &mut schedule,
+            ),
+            None => simulate_into(workload, &config, &reservations, &mut schedule),
         },
     }
     .map_err(|e| e.to_string())?;

@@ -182,6 +182,7 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
             waiting: &self.waiting,
             running: &self.running,
             reservations: view.reservations,
+            topology: None,
         };
         self.rows.clear();
         let fail = |message: String| SimError::Policy {

@@ -6,6 +6,7 @@
 //! requested time), ties by submission order — the order EASY's shadow time walks them.
 
 use super::availability::{self, Plan, Shadow};
+use super::topology::TopologyView;
 use crate::sim::job::{Job, Time};
 use crate::sim::reservation::ReservedWindow;
 use crate::sim::topology::{RequestTable, Shape};
@@ -161,6 +162,15 @@ pub struct PolicyView<'a> {
     pub running: &'a Running,
     /// Granted advance reservations not yet over, by start (units held over `[start, end)`).
     pub reservations: &'a [ReservedWindow],
+
+    // --- On a topology (issue 31) ---
+    /// The nodes, each waiting job's shape on them, and the node-level helpers
+    /// ([`TopologyView`], [`super::Placer`]); `None` on a uniform machine. On a topology the
+    /// unit columns count cores: `capacity` and `free` are the machine's cores in all and free
+    /// now (summed over nodes: whether a job fits depends on the nodes), `units` a job's
+    /// processors; the uniform helpers [`Self::shadow`] and [`Self::earliest_start`] answer
+    /// `None` there and [`Self::plan`] sees only those sums — use [`TopologyView::placer`].
+    pub topology: Option<&'a TopologyView>,
 }
 
 impl PolicyView<'_> {
