@@ -18,7 +18,7 @@ def decide(policy, state):
         return _on_nodes(view, rows, {}) if view._placers else rows
     if rows is None:
         return []
-    if not isinstance(rows, np.ndarray) and any(isinstance(r, (tuple, list)) for r in rows):
+    if isinstance(rows, (list, tuple)) and any(isinstance(r, (tuple, list)) for r in rows):
         return _pairs(policy, view, rows)
     if isinstance(rows, np.ndarray):
         if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
