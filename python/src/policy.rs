@@ -111,6 +111,10 @@ impl Policy for PyPolicy {
     }
 }
 
+/// What `simulate` returns: the jobs (a pyarrow RecordBatch), the summary as JSON text, the
+/// policy calls, and on a topology each job's (index, nodes).
+type Simulated = (Py<PyAny>, String, u64, Vec<(u32, Vec<u32>)>);
+
 /// Simulates `trace` under a built-in `scheduler` (with its `order`) or a Python `policy`.
 /// Returns (jobs as a pyarrow RecordBatch, the summary as JSON text, policy calls).
 #[pyfunction]
@@ -141,7 +145,7 @@ pub fn simulate(
     machines: Option<PathBuf>,
     allocation: Option<&str>,
     placement: &str,
-) -> PyResult<(Py<PyAny>, String, u64, Vec<(u32, Vec<u32>)>)> {
+) -> PyResult<Simulated> {
     let kind: SchedulerKind = match (scheduler, &policy) {
         (Some(_), Some(_)) => {
             return Err(errors::input(
@@ -190,7 +194,6 @@ pub fn simulate(
             .map_err(errors::input)?
             .name(),
         placement: placement.parse().map_err(errors::input)?,
-        ..Settings::new(kind)
     };
     let mut loaded = crate::trace::load(trace, lenient, memory)?;
     let machine = match machines {

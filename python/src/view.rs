@@ -10,6 +10,10 @@ use pyo3::types::PyBytes;
 use schedlab::sim::policy::{Placer, Plan, PolicyView, Running, TopologyView, Waiting};
 use schedlab::sim::reservation::ReservedWindow;
 
+/// A job's shape on a class as Python gets it: (nodes, per-node amounts, the last node's
+/// amounts, whole nodes).
+type ShapeTuple = (u32, [u64; 3], [u64; 3], bool);
+
 /// One call's state. Created by the package, filled by the engine before each call.
 #[pyclass(module = "schedlab._schedlab")]
 #[derive(Default)]
@@ -254,7 +258,7 @@ impl ViewState {
 
     /// Waiting row `row`'s shape on `node`'s class: (nodes, cores, memory_kb, gpus per node,
     /// the last node's cores, memory_kb, gpus, whole nodes); None where it may not run.
-    fn shape(&self, row: usize, node: u32) -> PyResult<Option<(u32, [u64; 3], [u64; 3], bool)>> {
+    fn shape(&self, row: usize, node: u32) -> PyResult<Option<ShapeTuple>> {
         Ok(self.topo()?.shape(row, node).map(|s| {
             let last = s.last.unwrap_or(s.per_node);
             (s.count, s.per_node.0, last.0, s.whole)
