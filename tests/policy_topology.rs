@@ -353,3 +353,59 @@ fn impossible_node_decisions_name_the_job_the_node_and_the_reason() {
         "{err}"
     );
 }
+
+/// Each call's time and its waiting rows' (job index, user usage).
+type Calls = std::rc::Rc<std::cell::RefCell<Vec<(i64, Vec<(i64, f64)>)>>>;
+
+/// FCFS on the placer, recording each call.
+struct Recorder(Calls);
+
+impl Policy for Recorder {
+    fn decide(
+        &mut self,
+        view: &PolicyView<'_>,
+        starts: &mut Vec<usize>,
+    ) -> Result<(), PolicyError> {
+        let w = view.waiting;
+        let rows = (0..w.len())
+            .map(|k| (w.index[k], w.user_usage[k]))
+            .collect();
+        self.0.borrow_mut().push((view.now, rows));
+        Fcfs.decide(view, starts)
+    }
+
+    fn name(&self) -> &str {
+        "recorder"
+    }
+}
+
+#[test]
+fn the_policy_is_asked_only_when_a_waiting_job_fits_on_nodes_and_loses_no_usage() {
+    // Job 1 (2 nodes × 4 cores) fills the fast cluster, job 2 (user 2, 1 × 4, ends at 30) takes
+    // a whole slow node; job 3 (user 2, 2 × 4) arrives at 10 and fits nowhere until job 2 ends
+    // at 30 — no call at 10 — and starts then on the two slow nodes.
+    let lines = [
+        "1 0 -1 100 8 -1 -1 8 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 2x4",
+        "2 0 -1 30 4 -1 -1 4 30 -1 1 2 1 -1 1 -1 -1 -1 0 30 1x4",
+        "3 10 -1 50 8 -1 -1 8 50 -1 1 2 1 -1 1 -1 -1 -1 0 50 2x4",
+    ];
+    let mut trace = small_trace(&lines);
+    let calls = Calls::default();
+    let run = simulate(
+        &mut trace,
+        &small(),
+        &Settings::new(SchedulerKind::Fcfs),
+        Some(Box::new(Recorder(calls.clone()))),
+        true,
+    )
+    .unwrap();
+    let starts: Vec<i64> = run.records.iter().map(|r| r.start).collect();
+    assert_eq!(starts, [0, 0, 30]);
+    assert_eq!(run.outcome.assignments[2].nodes, [2, 3]);
+    let calls = calls.borrow();
+    let times: Vec<i64> = calls.iter().map(|c| c.0).collect();
+    assert_eq!(times, [0, 30], "no call at 10: job 3 fits nowhere then");
+    assert_eq!(run.policy_calls, 2);
+    // Job 2's 30 s × 4 cores count for user 2 at 30, in full.
+    assert_eq!(calls[1].1, [(2, 120.0)]);
+}
