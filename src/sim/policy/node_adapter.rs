@@ -22,7 +22,7 @@ use super::{NodeStart, Policy, PolicyError};
 use crate::sim::engine::SimError;
 use crate::sim::job::{Time, Workload};
 use crate::sim::scheduler::node::pass::Failed;
-use crate::sim::scheduler::node::{Decisions, NodeScheduler, NodeView};
+use crate::sim::scheduler::node::{Decisions, NodeScheduler, NodeView, Pass};
 use crate::sim::topology::{ConstraintTable, RequestTable};
 
 /// Adapts a [`Policy`] to the engine on a topology. Build one per run.
@@ -35,7 +35,10 @@ pub struct NodePolicyScheduler<P: Policy> {
     running: Running,
     starts: Vec<NodeStart>,
     placer: Placer,
+    /// The engine-state pass of the "does anything fit" check, its memo and node buffer.
+    pass: Pass,
     failed: Failed,
+    nodes: Vec<u32>,
     /// Each job's user as a dense slot, by job index.
     user_slot: Vec<u32>,
     /// Core-seconds of completed jobs, by user slot.
@@ -59,7 +62,9 @@ impl<P: Policy> NodePolicyScheduler<P> {
             running: Running::default(),
             starts: Vec::new(),
             placer: Placer::default(),
+            pass: Pass::default(),
             failed: Failed::default(),
+            nodes: Vec::new(),
             user_slot: Vec::new(),
             used: Vec::new(),
             running_use: Vec::new(),
@@ -171,6 +176,32 @@ impl<P: Policy> NodePolicyScheduler<P> {
     }
 }
 
+/// Whether some waiting job fits now on an eligible class, on the engine's state (a request
+/// that found no nodes is not searched again: within a call resources only shrink).
+fn any_fits(
+    view: &NodeView<'_>,
+    pass: &mut Pass,
+    failed: &mut Failed,
+    nodes: &mut Vec<u32>,
+) -> bool {
+    pass.begin(view);
+    failed.clear();
+    view.queue.iter().any(|q| {
+        let job = &view.jobs[q.job as usize];
+        if failed.contains(job, false) {
+            return false;
+        }
+        let fits = view.classes_of(q.job).iter().any(|&class| {
+            view.shape(q.job, class)
+                .is_some_and(|shape| pass.select_any(view, class, &shape, nodes))
+        });
+        if !fits {
+            failed.insert(job, false);
+        }
+        fits
+    })
+}
+
 impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         if self.failure.is_some() {
@@ -191,16 +222,15 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
         if view.queue.is_empty() {
             return;
         }
+        // Nothing can start unless some waiting job fits now on a node it may use: the policy
+        // is not asked (docs/policies.md, "When it calls"), and no snapshot is made.
+        if !any_fits(view, &mut self.pass, &mut self.failed, &mut self.nodes) {
+            return;
+        }
         let topo = self.topology.get_or_insert_with(|| {
             TopologyView::new(view, self.requests.clone(), self.constraints.clone())
         });
         topo.fill(view);
-        // Nothing can start unless some waiting job fits now on a node it may use: the policy
-        // is not asked (docs/policies.md, "When it calls").
-        self.placer = topo.placer();
-        if !topo.any_fits(&mut self.placer, &mut self.failed) {
-            return;
-        }
         self.fill(view);
         let topo = self.topology.as_ref().expect("filled above");
         let capacity: i64 = topo.nodes.cores.iter().sum();

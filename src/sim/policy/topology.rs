@@ -18,7 +18,6 @@ use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
 use crate::sim::resources::ResourceVec;
 use crate::sim::running::{RunningJob, RunningSet};
-use crate::sim::scheduler::node::pass::Failed;
 use crate::sim::scheduler::node::shadow::{Shadow, Started};
 use crate::sim::scheduler::node::{Alloc, NodeView, Pass};
 use crate::sim::topology::{
@@ -218,24 +217,6 @@ impl TopologyView {
         let mut placer = Placer::default();
         placer.pass.begin(&self.node_view());
         placer
-    }
-
-    /// Whether some waiting job fits now on an eligible class (the adapter asks the policy only
-    /// then).
-    pub(super) fn any_fits(&self, placer: &mut Placer, failed: &mut Failed) -> bool {
-        failed.clear();
-        let v = self.node_view();
-        (0..self.waiting).any(|row| {
-            let job = &self.jobs[row];
-            if failed.contains(job, false) {
-                return false;
-            }
-            let fits = placer.choose(&v, row).is_some();
-            if !fits {
-                failed.insert(job, false);
-            }
-            fits
-        })
     }
 
     /// The cluster name of `node`.
