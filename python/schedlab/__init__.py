@@ -14,14 +14,17 @@ Results are pyarrow tables handed over through the Arrow C data interface: ``.to
 
 from ._schedlab import InputError, SchedlabError, SimulationError, __version__
 from .manifest import plan, report, run
-from .policy import Plan, Policy, Shadow
+from .policy import NodeShape, Placer, Plan, Policy, Shadow
 from .simulate import Result, read_trace, simulate
-from .view import LIMITS, Held, Running, View, Waiting
+from .view import LIMITS, Held, Nodes, Running, View, Waiting
 
 __all__ = [
     "LIMITS",
     "Held",
     "InputError",
+    "NodeShape",
+    "Nodes",
+    "Placer",
     "Plan",
     "Policy",
     "Result",

@@ -16,6 +16,62 @@ class Shadow(NamedTuple):
     extra: int
 
 
+class NodeShape(NamedTuple):
+    """A job's shape on a node class (``view.shape(row, node)``): ``nodes`` nodes, each taking
+    ``cores``, ``memory_kb``, ``gpus``, except the last, which takes ``last_cores``,
+    ``last_memory_kb``, ``last_gpus``; ``whole``: it takes whole nodes."""
+
+    nodes: int
+    cores: int
+    memory_kb: int
+    gpus: int
+    last_cores: int
+    last_memory_kb: int
+    last_gpus: int
+    whole: bool
+
+
+class Placer:
+    """One call's starts on the nodes of a topology (``View.placer()``), chosen by the built-in
+    node-level rules' own code. Changing it starts nothing; rows returned without nodes start on
+    the nodes it gave them."""
+
+    def __init__(self, native):
+        self._p = native
+
+    def fits(self, row: int) -> bool:
+        """Whether waiting row ``row`` fits now, after the starts so far, on nodes it may use."""
+        return self._p.fits(int(row))
+
+    def place(self, row: int) -> list[int] | None:
+        """Starts ``row`` where the machine's placement puts it now; its nodes, or ``None``."""
+        return self._p.place(int(row))
+
+    def take(self, row: int, nodes: Sequence[int]) -> None:
+        """Starts ``row`` on ``nodes`` (full nodes first, a last partial one last); ValueError
+        naming the node and the reason if it cannot."""
+        self._p.take(int(row), [int(n) for n in nodes])
+
+    def shadow(self, row: int) -> int | None:
+        """EASY's shadow time for ``row`` on nodes: when it would first fit, with running jobs
+        and the starts so far releasing their nodes at their expected ends."""
+        return self._p.shadow(int(row))
+
+    def backfill(self, row: int) -> list[int] | None:
+        """EASY's backfilling against the last ``shadow``: starts ``row`` now if it fits and
+        ends by the shadow time or leaves the blocked job able to start then (its nodes chosen
+        to spare that job); its nodes, or ``None``."""
+        return self._p.backfill(int(row))
+
+    def nodes_of(self, row: int) -> list[int] | None:
+        """The nodes this pad started ``row`` on, if it did."""
+        return self._p.nodes_of(int(row))
+
+    def starts(self) -> list[tuple[int, list[int]]]:
+        """What this pad started, in order, as ``(row, nodes)`` decisions."""
+        return self._p.starts()
+
+
 class Policy:
     """Base class of a scheduling policy (subclassing is optional: any object with a
     ``decide`` method will do).
@@ -26,9 +82,12 @@ class Policy:
     every row: a row that is not waiting, a repeat, a job that does not fit, or one that would
     hold reserved capacity stops the run with a :class:`schedlab.SimulationError` naming the
     job and the reason.
+
+    On a topology an item may also be ``(row, nodes)``: start the row on those nodes (indices
+    into ``view.nodes``), checked node by node (docs/policies.md, "On a topology").
     """
 
-    def decide(self, view: View) -> Sequence[int]:
+    def decide(self, view: View) -> Sequence[int] | Sequence[int | tuple[int, Sequence[int]]]:
         raise NotImplementedError("a policy implements decide(view)")
 
 

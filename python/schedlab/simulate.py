@@ -25,9 +25,18 @@ class Result:
     - ``report``: the same summary as a dict.
     - ``policy_calls``: how many times a Python policy was asked to decide (0 for a built-in
       scheduler).
+    - ``nodes``: on a topology (``machines=``), each simulated job's nodes — ``index`` (the
+      job's position in the workload) and ``nodes`` (node indices, as ``View.nodes``); empty on
+      a uniform machine.
     """
 
-    def __init__(self, jobs: pa.RecordBatch, summary: str, policy_calls: int):
+    def __init__(
+        self,
+        jobs: pa.RecordBatch,
+        summary: str,
+        policy_calls: int,
+        nodes: list[tuple[int, list[int]]] = (),
+    ):
         self.jobs: pa.Table = pa.Table.from_batches([jobs])
         self.report: dict[str, Any] = json.loads(summary)
         flat = {k: v for k, v in self.report.items() if not isinstance(v, (dict, list))}
@@ -35,6 +44,12 @@ class Result:
             flat[key] = json.dumps(self.report.get(key), sort_keys=True)
         self.summary: pa.Table = _one_row(flat)
         self.policy_calls: int = policy_calls
+        self.nodes: pa.Table = pa.table(
+            {
+                "index": pa.array([n[0] for n in nodes], pa.int64()),
+                "nodes": pa.array([n[1] for n in nodes], pa.list_(pa.int64())),
+            }
+        )
 
     def __repr__(self) -> str:
         r = self.report
@@ -74,6 +89,9 @@ def simulate(
     warmup_seconds: int | None = None,
     lenient: bool = False,
     memory: str = "kb_per_proc",
+    machines: PathLike | None = None,
+    allocation: str | None = None,
+    placement: str = "first_fit",
 ) -> Result:
     """Simulates the SWF trace at ``trace`` (plain or gzip), or the generated ``workload``,
     and returns a :class:`Result`.
@@ -92,14 +110,18 @@ def simulate(
     object with ``decide(view)`` (docs/policies.md). The machine has ``procs`` processors (by
     default the trace's MaxProcs), in whole nodes of ``node_size`` when given. ``interval``
     calls the scheduler only every that many seconds; ``overrun`` is ``kill`` or ``continue``;
-    ``tau`` is the bounded-slowdown threshold. Errors raise :class:`schedlab.InputError` (bad
+    ``tau`` is the bounded-slowdown threshold. ``machines`` simulates on the clusters of an Alea
+    or AleaNG machine file instead (a topology: nodes with memory, GPUs, properties; with
+    ``allocation`` ``shared`` or ``exclusive`` overriding the file's, and ``placement``
+    ``first_fit`` or ``best_fit``); a policy then sees the nodes and may choose them
+    (docs/policies.md, "On a topology"). Errors raise :class:`schedlab.InputError` (bad
     input) or :class:`schedlab.SimulationError` (a policy that raised or decided the impossible),
     with the same messages as the CLI.
 
     With a ``policy``, ``order`` orders nothing (the policy does): ``order="fairshare"`` puts
     the default fairshare into ``view.waiting.fairshare_usage`` and ``fairshare_factor``.
     """
-    jobs, summary, calls = _schedlab.simulate(
+    jobs, summary, calls, nodes = _schedlab.simulate(
         None if trace is None else os.fspath(trace),
         workload=None if workload is None else json.dumps(workload),
         seed=seed,
@@ -116,8 +138,11 @@ def simulate(
         warmup_seconds=warmup_seconds,
         lenient=lenient,
         memory=memory,
+        machines=None if machines is None else os.fspath(machines),
+        allocation=allocation,
+        placement=placement,
     )
-    return Result(jobs, summary, calls)
+    return Result(jobs, summary, calls, nodes)
 
 
 def read_trace(path: PathLike, *, lenient: bool = False, memory: str = "kb_per_proc") -> pa.Table:

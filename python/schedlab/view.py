@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from . import _schedlab
-from .policy import Plan, Shadow
+from .policy import NodeShape, Placer, Plan, Shadow
 
 #: The waiting table's integer columns, in the order the native module packs them (then
 #: ``user_usage``, float64).
@@ -52,6 +52,18 @@ HELD_COLUMNS = (
 LIMITS: tuple[str, ...] = tuple(_schedlab.limit_names())
 #: The running table's columns, in the order the native module packs them.
 RUNNING_COLUMNS = ("index", "id", "user", "start", "expected_end", "procs", "units")
+#: The nodes table's columns (on a topology), in the order the native module packs them.
+NODE_COLUMNS = (
+    "cluster",
+    "class_",
+    "cores",
+    "memory_kb",
+    "gpus",
+    "free_cores",
+    "free_memory_kb",
+    "free_gpus",
+    "exclusive",
+)
 
 
 _INT64 = np.dtype(np.int64)  # made once: converting np.int64 to a dtype costs per call
@@ -197,6 +209,36 @@ class Held:
         return {name: getattr(self, name) for name in HELD_COLUMNS}
 
 
+class Nodes:
+    """The nodes of a topology, by node index (the indices decisions name): one numpy array per
+    column.
+
+    Columns (int64): ``cluster`` (index into ``view.clusters``), ``class_`` (the node's class:
+    a cluster's nodes of one kind), ``cores``, ``memory_kb``, ``gpus`` (capacity),
+    ``free_cores``, ``free_memory_kb``, ``free_gpus`` (free now, before this call's starts),
+    ``exclusive`` (1 where jobs take whole nodes).
+    """
+
+    cluster = _Column(0)
+    class_ = _Column(1)
+    cores = _Column(2)
+    memory_kb = _Column(3)
+    gpus = _Column(4)
+    free_cores = _Column(5)
+    free_memory_kb = _Column(6)
+    free_gpus = _Column(7)
+    exclusive = _Column(8)
+
+    def __init__(self, block: bytes, n: int):
+        self._block = np.ndarray((len(NODE_COLUMNS), n), _INT64, block)
+
+    def __len__(self) -> int:
+        return self._block.shape[1]
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in NODE_COLUMNS}
+
+
 class View:
     """What a policy sees at one scheduling point. Read-only: deciding changes nothing here.
 
@@ -215,6 +257,10 @@ class View:
         self.procs_per_unit: int = state.procs_per_unit
         self._waiting: Waiting | None = None
         self._running: Running | None = None
+        # On a topology (issue 31).
+        self.on_topology: bool = state.on_topology
+        self._nodes: Nodes | None = None
+        self._placers: list = []
 
     @property
     def waiting(self) -> Waiting:
@@ -256,3 +302,45 @@ class View:
         """The availability profile of the committed future, with the rows ``started`` running
         from now: a scratch pad (reserving in it starts nothing)."""
         return Plan(self, self._state.plan([int(r) for r in started]))
+
+    # --- On a topology (issue 31): ValueError on a uniform machine ---
+
+    @property
+    def nodes(self) -> Nodes:
+        """The nodes as columns (:class:`Nodes`), by node index."""
+        if self._nodes is None:
+            s = self._state
+            self._nodes = Nodes(s.nodes_block(), s.n_nodes)
+        return self._nodes
+
+    @cached_property
+    def clusters(self) -> list[str]:
+        """Cluster names, by the index in ``view.nodes.cluster``."""
+        return self._state.clusters()
+
+    @cached_property
+    def placement(self) -> str:
+        """The machine's placement (``first_fit`` or ``best_fit``): where the engine puts a row
+        returned without nodes."""
+        return self._state.placement()
+
+    def shape(self, row: int, node: int) -> NodeShape | None:
+        """Waiting row ``row``'s shape on ``node``'s class as the engine resolves it: how many
+        nodes, the amounts on each and on the last one, whole nodes or not. ``None`` where it
+        may not run (constraint, or too big for those nodes)."""
+        s = self._state.shape(int(row), int(node))
+        return None if s is None else NodeShape(s[0], *s[1], *s[2], s[3])
+
+    def eligible_nodes(self, row: int) -> np.ndarray:
+        """The nodes waiting row ``row`` may run on (its constraint and its shape), classes in
+        the order the placement tries them."""
+        return np.asarray(self._state.eligible_nodes(int(row)), dtype=np.int64)
+
+    def placer(self) -> Placer:
+        """A scratch pad for this call's starts on nodes: the built-in rules' node choice
+        (``place``), EASY's shadow time and backfilling on nodes (``shadow``, ``backfill``),
+        your own nodes checked (``take``). Rows you return without nodes start on the nodes a
+        placer of this view gave them."""
+        placer = Placer(self._state.placer())
+        self._placers.append(placer)
+        return placer

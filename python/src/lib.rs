@@ -26,6 +26,7 @@ fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(view::limit_names, m)?)?;
     m.add_class::<view::ViewState>()?;
     m.add_class::<view::PyPlan>()?;
+    m.add_class::<view::PyPlacer>()?;
     m.add_class::<gym::GymEnvs>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

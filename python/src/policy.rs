@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use schedlab::api::simulate::{self as api_simulate, Settings};
 use schedlab::sim::metrics::Warmup;
-use schedlab::sim::policy::{Policy, PolicyError, PolicyView};
+use schedlab::sim::policy::{NodeStart, Policy, PolicyError, PolicyView};
 use schedlab::sim::{Overrun, SchedulerKind};
 use schedlab::swf::MemoryReading;
 
@@ -79,7 +79,41 @@ impl Policy for PyPolicy {
     fn name(&self) -> &str {
         &self.name
     }
+
+    /// On a topology the bridge returns rows (placed by the engine) or, when the policy named
+    /// nodes or placed rows with `view.placer()`, (row, nodes) pairs — nodes None for a row the
+    /// engine places.
+    fn decide_on_nodes(
+        &mut self,
+        view: &PolicyView<'_>,
+        starts: &mut Vec<NodeStart>,
+    ) -> Result<(), PolicyError> {
+        Python::attach(|py| {
+            self.state.borrow_mut(py).fill(view);
+            let answer = self
+                .bridge
+                .call1(py, (self.object.clone_ref(py), self.state.clone_ref(py)))
+                .map_err(|e| PolicyError(traceback(py, &e)))?;
+            if let Ok(rows) = answer.extract::<Vec<usize>>(py) {
+                starts.extend(rows.into_iter().map(NodeStart::placed));
+                return Ok(());
+            }
+            let pairs = answer
+                .extract::<Vec<(usize, Option<Vec<u32>>)>>(py)
+                .map_err(|e| PolicyError(traceback(py, &e)))?;
+            starts.extend(
+                pairs
+                    .into_iter()
+                    .map(|(row, nodes)| NodeStart { row, nodes }),
+            );
+            Ok(())
+        })
+    }
 }
+
+/// What `simulate` returns: the jobs (a pyarrow RecordBatch), the summary as JSON text, the
+/// policy calls, and on a topology each job's (index, nodes).
+type Simulated = (Py<PyAny>, String, u64, Vec<(u32, Vec<u32>)>);
 
 /// Simulates `trace`, or the generated `workload` (a manifest's workload mapping as JSON text,
 /// generated for `seed`), under a built-in `scheduler` (with its `order`) or a Python `policy`.
@@ -90,7 +124,8 @@ impl Policy for PyPolicy {
     scheduler = None, policy = None, order = "fcfs", backfill_order = "queue",
     procs = None, node_size = None,
     interval = None, overrun = "kill", tau = 10, warmup_jobs = None, warmup_seconds = None,
-    lenient = false, memory = "kb_per_proc"
+    lenient = false, memory = "kb_per_proc", machines = None, allocation = None,
+    placement = "first_fit"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
@@ -111,7 +146,10 @@ pub fn simulate(
     warmup_seconds: Option<i64>,
     lenient: bool,
     memory: &str,
-) -> PyResult<(Py<PyAny>, String, u64)> {
+    machines: Option<PathBuf>,
+    allocation: Option<&str>,
+    placement: &str,
+) -> PyResult<Simulated> {
     let kind: SchedulerKind = match (scheduler, &policy) {
         (Some(_), Some(_)) => {
             return Err(errors::input(
@@ -159,7 +197,7 @@ pub fn simulate(
             .parse::<MemoryReading>()
             .map_err(errors::input)?
             .name(),
-        ..Settings::new(kind)
+        placement: placement.parse().map_err(errors::input)?,
     };
     let mut loaded = match (trace, workload) {
         (Some(trace), None) => crate::trace::load(trace, lenient, memory)?,
@@ -181,20 +219,35 @@ pub fn simulate(
             ));
         }
     };
-    let procs = match (procs, loaded.header.max_procs) {
-        (Some(p), _) | (None, Some(p)) => p,
-        (None, None) => {
-            return Err(errors::to_py(
-                schedlab::api::ApiError::input(format!(
-                    "{}: the trace has no MaxProcs header",
-                    loaded.source
-                ))
-                .with_hint("give the machine size with procs=N"),
-            ));
+    let machine = match machines {
+        Some(path) => {
+            if procs.is_some() || node_size.is_some() {
+                return Err(errors::input(
+                    "machines= gives the machine: leave out procs and node_size",
+                ));
+            }
+            topology_machine(&path, allocation)?
+        }
+        None => {
+            if allocation.is_some() {
+                return Err(errors::input("allocation= goes with machines="));
+            }
+            let procs = match (procs, loaded.header.max_procs) {
+                (Some(p), _) | (None, Some(p)) => p,
+                (None, None) => {
+                    return Err(errors::to_py(
+                        schedlab::api::ApiError::input(format!(
+                            "{}: the trace has no MaxProcs header",
+                            loaded.source
+                        ))
+                        .with_hint("give the machine size with procs=N"),
+                    ));
+                }
+            };
+            api_simulate::machine(procs, node_size, ["procs", "node_size"])
+                .map_err(errors::to_py)?
         }
     };
-    let machine =
-        api_simulate::machine(procs, node_size, ["procs", "node_size"]).map_err(errors::to_py)?;
     let simulated = match policy {
         // A built-in rule needs no Python: other threads run meanwhile.
         None => py.detach(|| api_simulate::simulate(&mut loaded, &machine, &settings, None, true)),
@@ -210,5 +263,44 @@ pub fn simulate(
     let jobs = crate::arrow::to_pyarrow(py, batch)?.unbind();
     let summary = serde_json::to_string(&simulated.report)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    Ok((jobs, summary, simulated.policy_calls))
+    let nodes = simulated
+        .outcome
+        .assignments
+        .iter()
+        .map(|a| (a.job, a.nodes.clone()))
+        .collect();
+    Ok((jobs, summary, simulated.policy_calls, nodes))
+}
+
+/// The topology of an Alea or AleaNG machine file; `allocation` shared or exclusive overrides
+/// the file's.
+fn topology_machine(
+    path: &std::path::Path,
+    allocation: Option<&str>,
+) -> PyResult<schedlab::sim::Machine> {
+    use schedlab::sim::topology::Topology;
+    use schedlab::sim::{Allocation, Machine, TopologyMachine};
+    let file = schedlab::machines::read_path(path)
+        .map_err(|e| errors::input(format!("failed to import the machine file: {e}")))?;
+    let mut clusters = file.clusters;
+    let allocation = match allocation {
+        None => None,
+        Some("shared") => Some(Allocation::Shared),
+        Some("exclusive") => Some(Allocation::ExclusiveNodes),
+        Some(other) => {
+            return Err(errors::input(format!(
+                "allocation must be shared or exclusive, found {other:?}"
+            )));
+        }
+    };
+    if let Some(a) = allocation {
+        for c in &mut clusters {
+            c.allocation = a;
+        }
+    }
+    let topology = Topology::new(clusters);
+    topology
+        .validate()
+        .map_err(|e| errors::input(format!("{}: {e}", path.display())))?;
+    Ok(Machine::Topology(TopologyMachine::new(topology)))
 }

@@ -4,10 +4,15 @@
 //! table per call, never one per job. The helpers (shadow time, earliest start, the plan) run
 //! here in Rust, on the library's own code.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use schedlab::sim::policy::{Held, Plan, PolicyView, Running, Waiting};
+use schedlab::sim::policy::{Held, Placer, Plan, PolicyView, Running, TopologyView, Waiting};
 use schedlab::sim::reservation::ReservedWindow;
+
+/// A job's shape on a class as Python gets it: (nodes, per-node amounts, the last node's
+/// amounts, whole nodes).
+type ShapeTuple = (u32, [u64; 3], [u64; 3], bool);
 
 /// One call's state. Created by the package, filled by the engine before each call.
 #[pyclass(module = "schedlab._schedlab")]
@@ -26,6 +31,9 @@ pub struct ViewState {
     pub reservations: Vec<ReservedWindow>,
     /// The jobs queues and limits hold (empty without a queue setup).
     pub held: Held,
+
+    // --- On a topology (issue 31): the nodes and the node-level helpers ---
+    pub topology: Option<TopologyView>,
 }
 
 impl ViewState {
@@ -40,6 +48,29 @@ impl ViewState {
         self.reservations.clear();
         self.reservations.extend_from_slice(view.reservations);
         self.held.clone_from(view.held);
+        match (&mut self.topology, view.topology) {
+            (Some(mine), Some(theirs)) => mine.clone_from(theirs),
+            (mine, theirs) => *mine = theirs.cloned(),
+        }
+    }
+
+    /// The topology, or the error a node-level helper raises on a uniform machine.
+    fn topo(&self) -> PyResult<&TopologyView> {
+        self.topology.as_ref().ok_or_else(|| {
+            PyValueError::new_err(
+                "this machine is a processor pool or whole nodes of one size: it has no topology (view.on_topology is False)",
+            )
+        })
+    }
+
+    /// The error a uniform helper raises on a topology.
+    fn uniform(&self, helper: &str) -> PyResult<()> {
+        if self.topology.is_some() {
+            return Err(PyValueError::new_err(format!(
+                "view.{helper}() counts allocation units of a processor pool or of whole nodes of one size; on a topology use view.placer() (place, shadow, backfill) — docs/policies.md, \"On a topology\""
+            )));
+        }
+        Ok(())
     }
 
     fn view(&self) -> PolicyView<'_> {
@@ -52,6 +83,7 @@ impl ViewState {
             running: &self.running,
             reservations: &self.reservations,
             held: &self.held,
+            topology: self.topology.as_ref(),
         }
     }
 }
@@ -191,22 +223,148 @@ impl ViewState {
 
     /// EASY's shadow time and extra units for waiting row `row` (None: never fits).
     #[pyo3(signature = (row, started = Vec::new()))]
-    fn shadow(&self, row: usize, started: Vec<usize>) -> Option<(i64, i64)> {
-        self.view().shadow(row, &started).map(|s| (s.time, s.extra))
+    fn shadow(&self, row: usize, started: Vec<usize>) -> PyResult<Option<(i64, i64)>> {
+        self.uniform("shadow")?;
+        Ok(self.view().shadow(row, &started).map(|s| (s.time, s.extra)))
     }
 
     /// The earliest start of `units` for `duration` seconds (None: never).
     #[pyo3(signature = (units, duration, started = Vec::new()))]
-    fn earliest_start(&self, units: i64, duration: i64, started: Vec<usize>) -> Option<i64> {
-        self.view().earliest_start(units, duration, &started)
+    fn earliest_start(
+        &self,
+        units: i64,
+        duration: i64,
+        started: Vec<usize>,
+    ) -> PyResult<Option<i64>> {
+        self.uniform("earliest_start")?;
+        Ok(self.view().earliest_start(units, duration, &started))
     }
 
     /// The committed future as a scratch pad.
     #[pyo3(signature = (started = Vec::new()))]
-    fn plan(&self, started: Vec<usize>) -> PyPlan {
-        PyPlan {
+    fn plan(&self, started: Vec<usize>) -> PyResult<PyPlan> {
+        self.uniform("plan")?;
+        Ok(PyPlan {
             plan: self.view().plan(&started),
-        }
+        })
+    }
+
+    // --- On a topology (issue 31) ---
+
+    /// Whether the machine is a topology (nodes, node-level helpers).
+    #[getter]
+    fn on_topology(&self) -> bool {
+        self.topology.is_some()
+    }
+
+    /// Nodes in all (0 on a uniform machine).
+    #[getter]
+    fn n_nodes(&self) -> usize {
+        self.topology.as_ref().map_or(0, |t| t.nodes.len())
+    }
+
+    /// The nodes table as one block: cluster, class, cores, memory_kb, gpus, free_cores,
+    /// free_memory_kb, free_gpus, exclusive (int64, by node index).
+    fn nodes_block<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let n = &self.topo()?.nodes;
+        Ok(block(
+            py,
+            &[
+                Column::Int(&n.cluster),
+                Column::Int(&n.class),
+                Column::Int(&n.cores),
+                Column::Int(&n.memory_kb),
+                Column::Int(&n.gpus),
+                Column::Int(&n.free_cores),
+                Column::Int(&n.free_memory_kb),
+                Column::Int(&n.free_gpus),
+                Column::Int(&n.exclusive),
+            ],
+        ))
+    }
+
+    /// Cluster names, by cluster index.
+    fn clusters(&self) -> PyResult<Vec<String>> {
+        Ok(self.topo()?.clusters.clone())
+    }
+
+    /// The machine's placement (first_fit or best_fit).
+    fn placement(&self) -> PyResult<&'static str> {
+        Ok(self.topo()?.placement.name())
+    }
+
+    /// Waiting row `row`'s shape on `node`'s class: (nodes, cores, memory_kb, gpus per node,
+    /// the last node's cores, memory_kb, gpus, whole nodes); None where it may not run.
+    fn shape(&self, row: usize, node: u32) -> PyResult<Option<ShapeTuple>> {
+        Ok(self.topo()?.shape(row, node).map(|s| {
+            let last = s.last.unwrap_or(s.per_node);
+            (s.count, s.per_node.0, last.0, s.whole)
+        }))
+    }
+
+    /// The nodes waiting row `row` may run on (classes in placement order).
+    fn eligible_nodes(&self, row: usize) -> PyResult<Vec<u32>> {
+        Ok(self.topo()?.eligible_nodes(row))
+    }
+
+    /// A fresh scratch pad for this call's starts on nodes.
+    fn placer(&self) -> PyResult<PyPlacer> {
+        let topology = self.topo()?.clone();
+        let placer = topology.placer();
+        Ok(PyPlacer { topology, placer })
+    }
+}
+
+/// `schedlab.Placer`'s native half: the node-level rules' node choice over one call's state.
+#[pyclass(module = "schedlab._schedlab", name = "Placer")]
+pub struct PyPlacer {
+    topology: TopologyView,
+    placer: Placer,
+}
+
+#[pymethods]
+impl PyPlacer {
+    /// Whether waiting row `row` fits now, after the pad's starts.
+    fn fits(&mut self, row: usize) -> bool {
+        self.placer.fits(&self.topology, row)
+    }
+
+    /// Starts `row` in the pad where the machine's placement puts it; its nodes, or None.
+    fn place(&mut self, row: usize) -> Option<Vec<u32>> {
+        self.placer.place(&self.topology, row).map(<[u32]>::to_vec)
+    }
+
+    /// Starts `row` in the pad on `nodes`; ValueError saying why not.
+    fn take(&mut self, row: usize, nodes: Vec<u32>) -> PyResult<()> {
+        self.placer
+            .take(&self.topology, row, &nodes)
+            .map_err(PyValueError::new_err)
+    }
+
+    /// EASY's shadow time for `row` on nodes (None: never fits).
+    fn shadow(&mut self, row: usize) -> Option<i64> {
+        self.placer.shadow(&self.topology, row)
+    }
+
+    /// EASY's backfilling of `row` against the last shadow: its nodes, or None.
+    fn backfill(&mut self, row: usize) -> Option<Vec<u32>> {
+        self.placer
+            .backfill(&self.topology, row)
+            .map(<[u32]>::to_vec)
+    }
+
+    /// The nodes the pad started `row` on, if it did.
+    fn nodes_of(&self, row: usize) -> Option<Vec<u32>> {
+        self.placer.nodes_of(row).map(<[u32]>::to_vec)
+    }
+
+    /// What the pad started, in order, each with its nodes.
+    fn starts(&self) -> Vec<(usize, Vec<u32>)> {
+        self.placer
+            .starts()
+            .into_iter()
+            .map(|s| (s.row, s.nodes.unwrap_or_default()))
+            .collect()
     }
 }
 

@@ -21,7 +21,7 @@ use crate::sim::metrics::{
     self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
     Warmup, WindowScan,
 };
-use crate::sim::policy::{Policy, PolicyScheduler};
+use crate::sim::policy::{NodePolicyScheduler, NodeStart, Policy, PolicyScheduler};
 use crate::sim::reservation::Reservations;
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{CandidateOrder, OrderKind, OrderSpec};
@@ -120,8 +120,8 @@ pub struct Simulated {
     capacities: Vec<ResourceVec>,
 }
 
-/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (uniform
-/// machines only). With `keep_records`, [`Simulated::records`] holds every job's record.
+/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (on a
+/// topology through [`NodePolicyScheduler`]). With `keep_records`, [`Simulated::records`] holds every job's record.
 pub fn simulate(
     trace: &mut Trace,
     machine: &Machine,
@@ -194,30 +194,36 @@ pub fn simulate(
     let outcome = match policy {
         None => crate::sim::simulate_into(workload, &config, &Reservations::default(), &mut kept),
         Some(policy) => {
-            let Some(uniform) = machine.as_uniform() else {
-                return Err(ApiError::input(
-                    "a custom policy runs on a processor pool or on whole nodes of one size; topologies are not supported yet",
-                )
-                .with_hint("give the machine as procs (and node_size), not as machine files"));
-            };
-            let adapter = PolicyScheduler::new(
-                CountCalls(policy, calls.clone()),
-                workload.requests.clone(),
-                uniform.procs_per_unit(),
-            );
-            // `order: fairshare` orders nothing under a policy: it puts the default fairshare
-            // (the one the built-in order would use) in the view.
-            let adapter = match settings.order {
-                OrderKind::Fairshare => adapter.with_fairshare(
-                    FairshareState::new(workload, machine, &FairshareSpec::default())
-                        .map_err(ApiError::input)?,
-                ),
-                _ => adapter,
+            let policy = CountCalls(policy, calls.clone());
+            let adapted = match machine.as_uniform() {
+                Some(uniform) => {
+                    let adapter = PolicyScheduler::new(
+                        policy,
+                        workload.requests.clone(),
+                        uniform.procs_per_unit(),
+                    );
+                    // `order: fairshare` orders nothing under a policy: it puts the default
+                    // fairshare (the one the built-in order would use) in the view.
+                    let adapter = match settings.order {
+                        OrderKind::Fairshare => adapter.with_fairshare(
+                            FairshareState::new(workload, machine, &FairshareSpec::default())
+                                .map_err(ApiError::input)?,
+                        ),
+                        _ => adapter,
+                    };
+                    AnyPolicy::Units(Box::new(adapter))
+                }
+                None if matches!(settings.order, OrderKind::Fairshare) => {
+                    return Err(ApiError::input(
+                        "a policy on a topology has no fairshare columns yet: `order=\"fairshare\"` needs a processor pool or whole nodes of one size",
+                    ));
+                }
+                None => AnyPolicy::Nodes(Box::new(NodePolicyScheduler::new(policy, workload))),
             };
             crate::sim::simulate_policy_into(
                 workload,
                 &config,
-                AnyPolicy::Units(Box::new(adapter)),
+                adapted,
                 &Reservations::default(),
                 &mut kept,
             )
@@ -301,6 +307,15 @@ impl Policy for CountCalls {
 
     fn name(&self) -> &str {
         self.0.name()
+    }
+
+    fn decide_on_nodes(
+        &mut self,
+        view: &crate::sim::policy::PolicyView<'_>,
+        starts: &mut Vec<NodeStart>,
+    ) -> Result<(), crate::sim::policy::PolicyError> {
+        self.1.set(self.1.get() + 1);
+        self.0.decide_on_nodes(view, starts)
     }
 }
 

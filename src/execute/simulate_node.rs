@@ -313,14 +313,28 @@ fn simulate(
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
     let outcome = match (&cell.scheduler.python, &cell.queues) {
-        (Some(python), queues) => {
-            let Some(uniform) = machine.as_uniform() else {
-                return Err(format!(
-                    "scheduler `{}`: a Python policy runs on a processor pool or on whole nodes of one size, not on a topology (yet)",
-                    cell.scheduler.name
-                ));
-            };
+        (Some(python), queues) => 'policy: {
             let policy = super::custom_policy::build(python)?;
+            let Some(uniform) = machine.as_uniform() else {
+                // On a topology: the node-level adapter (issue 31). Queues and a fairshare in
+                // the view are the uniform adapter's so far.
+                if queues.is_some() || python.fairshare.is_some() {
+                    return Err(format!(
+                        "scheduler `{}`: a Python policy on a topology does not run with queues or a fairshare (yet): use a processor pool or whole nodes of one size",
+                        cell.scheduler.name
+                    ));
+                }
+                let adapted = crate::sim::AnyPolicy::Nodes(Box::new(
+                    crate::sim::policy::NodePolicyScheduler::new(policy, workload),
+                ));
+                break 'policy crate::sim::simulate_policy_into(
+                    workload,
+                    &config,
+                    adapted,
+                    &reservations,
+                    &mut schedule,
+                );
+            };
             // Built on the workload the policy is shown (under limits: requests cut to their
             // queues' maximum walltimes), with the fairshare charged on it.
             let adapt = |workload: &Workload| {

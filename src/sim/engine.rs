@@ -1397,6 +1397,9 @@ impl<'w> Engine<'w> {
                     &self.running,
                 );
                 scheduler.schedule(&view, &mut self.decisions);
+                if let Some(failure) = scheduler.failure() {
+                    return Err(failure);
+                }
                 t.completed.clear();
                 let decisions = std::mem::take(&mut self.decisions);
                 starts.extend(decisions.starts().iter().map(|d| d.pos));

@@ -31,6 +31,6 @@ def test_the_stubs_name_what_the_native_module_has():
                 if isinstance(item, (ast.FunctionDef, ast.AnnAssign))
             }
     assert top == public(dir(_schedlab)), "module and stubs differ at the top level"
-    for name in ("ViewState", "Plan", "GymEnvs"):
+    for name in ("ViewState", "Plan", "Placer", "GymEnvs"):
         members = public(dir(getattr(_schedlab, name)))
         assert public(classes[name]) == members, name

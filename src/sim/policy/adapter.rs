@@ -279,6 +279,7 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
             running: &self.running,
             reservations: view.reservations,
             held: &self.held,
+            topology: None,
         };
         self.rows.clear();
         let fail = |message: String| SimError::Policy {

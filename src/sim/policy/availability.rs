@@ -34,6 +34,10 @@ fn started_ends(view: &PolicyView<'_>, started: &[usize]) -> Vec<(Time, i64)> {
 
 /// See [`PolicyView::shadow`].
 pub(super) fn shadow(view: &PolicyView<'_>, row: usize, started: &[usize]) -> Option<Shadow> {
+    // Units are cores summed over nodes on a topology: no answer there (the Placer has one).
+    if view.topology.is_some() {
+        return None;
+    }
     let w = view.waiting;
     let (units, duration) = (*w.units.get(row)?, w.requested_time[row]);
     if !view.reservations.is_empty() {
@@ -86,6 +90,9 @@ pub(super) fn earliest_start(
     duration: Time,
     started: &[usize],
 ) -> Option<Time> {
+    if view.topology.is_some() {
+        return None;
+    }
     plan(view, started).earliest_start(units, duration)
 }
 

@@ -26,10 +26,14 @@
 
 mod adapter;
 mod availability;
+mod node_adapter;
+mod topology;
 mod view;
 
 pub use adapter::PolicyScheduler;
 pub use availability::{Plan, Shadow};
+pub use node_adapter::NodePolicyScheduler;
+pub use topology::{JobShape, Nodes, Placer, TopologyView};
 pub use view::{Held, PolicyView, Running, Waiting};
 
 /// A scheduling policy: at each call, the rows of [`PolicyView::waiting`] to start now.
@@ -42,6 +46,45 @@ pub trait Policy {
 
     /// A short name for messages (the class name of a Python policy).
     fn name(&self) -> &str;
+
+    /// On a topology ([`PolicyView::topology`]): the jobs to start now, each either placed by
+    /// the engine with the machine's placement ([`NodeStart::placed`]) or on the nodes the
+    /// policy names ([`NodeStart::on`]). The default starts the rows of [`Policy::decide`],
+    /// every one placed by the engine.
+    fn decide_on_nodes(
+        &mut self,
+        view: &PolicyView<'_>,
+        starts: &mut Vec<NodeStart>,
+    ) -> Result<(), PolicyError> {
+        let mut rows = Vec::new();
+        self.decide(view, &mut rows)?;
+        starts.extend(rows.into_iter().map(NodeStart::placed));
+        Ok(())
+    }
+}
+
+/// A decision on a topology: start waiting row `row`, on `nodes` when given (node indices of
+/// [`TopologyView::nodes`], full nodes first and a last partial node last), else where the
+/// machine's placement puts it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeStart {
+    pub row: usize,
+    pub nodes: Option<Vec<u32>>,
+}
+
+impl NodeStart {
+    /// `row`, placed by the engine.
+    pub fn placed(row: usize) -> Self {
+        NodeStart { row, nodes: None }
+    }
+
+    /// `row` on `nodes`.
+    pub fn on(row: usize, nodes: Vec<u32>) -> Self {
+        NodeStart {
+            row,
+            nodes: Some(nodes),
+        }
+    }
 }
 
 /// Why a policy could not decide: its own failure (what it raised), carried as text.
@@ -60,5 +103,13 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn decide_on_nodes(
+        &mut self,
+        view: &PolicyView<'_>,
+        starts: &mut Vec<NodeStart>,
+    ) -> Result<(), PolicyError> {
+        (**self).decide_on_nodes(view, starts)
     }
 }

@@ -6,6 +6,7 @@
 //! requested time), ties by submission order — the order EASY's shadow time walks them.
 
 use super::availability::{self, Plan, Shadow};
+use super::topology::TopologyView;
 use crate::sim::job::{Job, Time};
 use crate::sim::reservation::ReservedWindow;
 use crate::sim::topology::{RequestTable, Shape};
@@ -239,8 +240,18 @@ pub struct PolicyView<'a> {
     pub reservations: &'a [ReservedWindow],
 
     // --- Queues and limits. ---
-    /// The jobs the limits hold (not startable: a decision naming one is refused).
+    /// The jobs the limits hold (not startable: a decision naming one is refused). Empty on a
+    /// topology, where a policy does not run with queues yet.
     pub held: &'a Held,
+
+    // --- On a topology (issue 31) ---
+    /// The nodes, each waiting job's shape on them, and the node-level helpers
+    /// ([`TopologyView`], [`super::Placer`]); `None` on a uniform machine. On a topology the
+    /// unit columns count cores: `capacity` and `free` are the machine's cores in all and free
+    /// now (summed over nodes: whether a job fits depends on the nodes), `units` a job's
+    /// processors; the uniform helpers [`Self::shadow`] and [`Self::earliest_start`] answer
+    /// `None` there and [`Self::plan`] sees only those sums — use [`TopologyView::placer`].
+    pub topology: Option<&'a TopologyView>,
 }
 
 impl PolicyView<'_> {

@@ -15,8 +15,8 @@ mod conservative;
 mod easy;
 mod easy_timeline;
 mod fcfs;
-mod pass;
-mod shadow;
+pub(crate) mod pass;
+pub(crate) mod shadow;
 
 pub use aggressive::NodeAggressive;
 pub use conservative::NodeConservative;
@@ -221,6 +221,13 @@ pub trait NodeScheduler {
 
     /// `job` started at `now` on a node of `class` by this call's decisions.
     fn started(&mut self, now: Time, job: u32, class: u32);
+
+    /// A failure of the last call that must stop the run (a policy of the decision interface
+    /// on a topology, [`crate::sim::policy::NodePolicyScheduler`], that raised or decided the
+    /// impossible). The built-in rules never fail.
+    fn failure(&mut self) -> Option<crate::sim::SimError> {
+        None
+    }
 }
 
 /// The built-in backfilling rule `kind` on nodes, over the submission order.

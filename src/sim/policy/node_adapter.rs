@@ -1,0 +1,287 @@
+//! [`NodePolicyScheduler`]: a [`Policy`] as the engine's [`NodeScheduler`] on a topology
+//! (heterogeneous nodes with memory, GPUs and properties, shared or exclusive) — the
+//! counterpart of [`super::PolicyScheduler`] on uniform machines.
+//!
+//! At each engine call it charges the jobs that ended to their users and copies the state into
+//! the view ([`TopologyView`]: the nodes as columns, the waiting and running jobs); then, only
+//! if some waiting job fits now on a node it may use, it asks the policy
+//! ([`Policy::decide_on_nodes`]) and checks every decision in the policy's terms before the
+//! engine sees it: a row that is not waiting or repeats, a row without nodes that fits nowhere
+//! now, or nodes that do not exist, are of two classes, do not satisfy the job's constraint,
+//! are too many or too few for its shape, repeat, or lack the free resources after the call's
+//! earlier starts — an error naming the job, the node and the reason. Rows without nodes are
+//! placed as the built-in node-level rules place them ([`super::Placer::place`]), in the order
+//! given; the engine checks the whole again as it allocates.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::topology::{Placer, TopologyView};
+use super::view::{Held, PolicyView, Running, Waiting};
+use super::{NodeStart, Policy, PolicyError};
+use crate::sim::engine::SimError;
+use crate::sim::job::{Time, Workload};
+use crate::sim::scheduler::node::pass::Failed;
+use crate::sim::scheduler::node::{Decisions, NodeScheduler, NodeView, Pass};
+use crate::sim::topology::{ConstraintTable, RequestTable};
+
+/// Adapts a [`Policy`] to the engine on a topology. Build one per run.
+pub struct NodePolicyScheduler<P: Policy> {
+    policy: P,
+    requests: Arc<RequestTable>,
+    constraints: Arc<ConstraintTable>,
+    topology: Option<TopologyView>,
+    waiting: Waiting,
+    running: Running,
+    /// Always empty: a policy on a topology does not run with queues yet.
+    held: Held,
+    starts: Vec<NodeStart>,
+    placer: Placer,
+    /// The engine-state pass of the "does anything fit" check, its memo and node buffer.
+    pass: Pass,
+    failed: Failed,
+    nodes: Vec<u32>,
+    /// Each job's user as a dense slot, by job index.
+    user_slot: Vec<u32>,
+    /// Core-seconds of completed jobs, by user slot.
+    used: Vec<f64>,
+    /// Core-seconds of running jobs up to now, by user slot (a call's scratch).
+    running_use: Vec<f64>,
+    /// When each running job started (for the usage of the jobs that end).
+    start_of: HashMap<u32, Time>,
+    failure: Option<SimError>,
+}
+
+impl<P: Policy> NodePolicyScheduler<P> {
+    /// `policy` over `workload` (its request and constraint tables).
+    pub fn new(policy: P, workload: &Workload) -> Self {
+        NodePolicyScheduler {
+            policy,
+            requests: Arc::new(workload.requests.clone()),
+            constraints: Arc::new(workload.constraints.clone()),
+            topology: None,
+            waiting: Waiting::default(),
+            running: Running::default(),
+            held: Held::default(),
+            starts: Vec::new(),
+            placer: Placer::default(),
+            pass: Pass::default(),
+            failed: Failed::default(),
+            nodes: Vec::new(),
+            user_slot: Vec::new(),
+            used: Vec::new(),
+            running_use: Vec::new(),
+            start_of: HashMap::new(),
+            failure: None,
+        }
+    }
+
+    /// Charges the jobs that ended since the previous call, asked or not.
+    fn account(&mut self, view: &NodeView<'_>) {
+        if self.user_slot.len() != view.jobs.len() {
+            let mut slots: HashMap<i32, u32> = HashMap::new();
+            self.user_slot = view
+                .jobs
+                .iter()
+                .map(|job| {
+                    let next = slots.len() as u32;
+                    *slots.entry(job.user).or_insert(next)
+                })
+                .collect();
+            self.used = vec![0.0; slots.len()];
+            self.running_use = vec![0.0; slots.len()];
+        }
+        for c in view.completed {
+            let start = self.start_of.remove(&c.job).unwrap_or(c.end);
+            let job = &view.jobs[c.job as usize];
+            self.used[self.user_slot[c.job as usize] as usize] +=
+                (c.end - start).max(0) as f64 * f64::from(job.procs);
+        }
+    }
+
+    /// The waiting and running columns of this call.
+    fn fill(&mut self, view: &NodeView<'_>) {
+        let now = view.now;
+        self.running.clear();
+        for r in view.running.iter() {
+            let job = &view.jobs[r.job as usize];
+            let c = &mut self.running;
+            c.index.push(i64::from(r.job));
+            c.id.push(job.id as i64);
+            c.user.push(i64::from(job.user));
+            c.start.push(r.start);
+            c.expected_end.push(view.predicted_end(r.expected_end));
+            c.procs.push(i64::from(job.procs));
+            c.units.push(r.demand.unit_count() as i64);
+            self.running_use[self.user_slot[r.job as usize] as usize] +=
+                (now - r.start).max(0) as f64 * f64::from(job.procs);
+        }
+        self.waiting.clear();
+        for q in view.queue.iter() {
+            self.waiting
+                .push(view.jobs, &self.requests, q.job, now, q.demand.unit_count());
+        }
+        let w = &mut self.waiting;
+        for &index in &w.index {
+            let slot = self.user_slot[index as usize] as usize;
+            w.user_usage.push(self.used[slot] + self.running_use[slot]);
+        }
+        for r in view.running.iter() {
+            self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
+        }
+    }
+
+    /// Checks the policy's decisions in its terms and turns them into the engine's.
+    fn check(
+        topo: &TopologyView,
+        placer: &mut Placer,
+        waiting: &Waiting,
+        starts: &[NodeStart],
+        view: &NodeView<'_>,
+        decisions: &mut Decisions,
+    ) -> Result<(), String> {
+        let mut seen = vec![false; waiting.len()];
+        for start in starts {
+            let row = start.row;
+            if row >= waiting.len() {
+                return Err(format!(
+                    "it started row {row}, but only {} jobs are waiting (rows 0 to {})",
+                    waiting.len(),
+                    waiting.len() as i64 - 1
+                ));
+            }
+            let job = format!("job {} (row {row})", waiting.id[row]);
+            if std::mem::replace(&mut seen[row], true) {
+                return Err(format!("it started {job} twice"));
+            }
+            let nodes: Vec<u32> = match &start.nodes {
+                None => match placer.place(topo, row) {
+                    Some(nodes) => nodes.to_vec(),
+                    None => {
+                        return Err(format!(
+                            "{job} does not fit now on any node it may use, after this call's earlier starts"
+                        ));
+                    }
+                },
+                Some(nodes) => {
+                    placer.take(topo, row, nodes).map_err(|reason| {
+                        format!("{job} cannot start on nodes {nodes:?}: {reason}")
+                    })?;
+                    nodes.clone()
+                }
+            };
+            // The engine's class is its nodes' class; its position is the row (the view lists
+            // the queue in its order).
+            let class = view.layout.class_of(nodes[0]);
+            decisions.start(row, class, &nodes);
+        }
+        Ok(())
+    }
+}
+
+/// Whether some waiting job fits now on an eligible class, on the engine's state (a request
+/// that found no nodes is not searched again: within a call resources only shrink).
+fn any_fits(
+    view: &NodeView<'_>,
+    pass: &mut Pass,
+    failed: &mut Failed,
+    nodes: &mut Vec<u32>,
+) -> bool {
+    pass.begin(view);
+    failed.clear();
+    view.queue.iter().any(|q| {
+        let job = &view.jobs[q.job as usize];
+        if failed.contains(job, false) {
+            return false;
+        }
+        let fits = view.classes_of(q.job).iter().any(|&class| {
+            view.shape(q.job, class)
+                .is_some_and(|shape| pass.select_any(view, class, &shape, nodes))
+        });
+        if !fits {
+            failed.insert(job, false);
+        }
+        fits
+    })
+}
+
+impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
+    fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
+        if self.failure.is_some() {
+            return;
+        }
+        self.account(view);
+        let fail = |message: String| SimError::Policy {
+            time: view.now,
+            message,
+        };
+        if !view.reservations.is_empty() {
+            self.failure = Some(fail(format!(
+                "policy {}: advance reservations on a topology are not supported with a policy of your own (yet)",
+                self.policy.name()
+            )));
+            return;
+        }
+        if view.queue.is_empty() {
+            return;
+        }
+        // Nothing can start unless some waiting job fits now on a node it may use: the policy
+        // is not asked (docs/policies.md, "When it calls"), and no snapshot is made.
+        if !any_fits(view, &mut self.pass, &mut self.failed, &mut self.nodes) {
+            return;
+        }
+        let topo = self.topology.get_or_insert_with(|| {
+            TopologyView::new(view, self.requests.clone(), self.constraints.clone())
+        });
+        topo.fill(view);
+        self.fill(view);
+        let topo = self.topology.as_ref().expect("filled above");
+        let capacity: i64 = topo.nodes.cores.iter().sum();
+        let free: i64 = topo.nodes.free_cores.iter().sum();
+        let policy_view = PolicyView {
+            now: view.now,
+            capacity,
+            free,
+            procs_per_unit: 1,
+            waiting: &self.waiting,
+            running: &self.running,
+            reservations: &[],
+            held: &self.held,
+            topology: Some(topo),
+        };
+        self.starts.clear();
+        match self.policy.decide_on_nodes(&policy_view, &mut self.starts) {
+            Err(PolicyError(message)) => {
+                self.failure = Some(fail(format!(
+                    "policy {} failed:\n{message}",
+                    self.policy.name()
+                )));
+            }
+            Ok(()) => {
+                self.placer = topo.placer();
+                if let Err(reason) = Self::check(
+                    topo,
+                    &mut self.placer,
+                    &self.waiting,
+                    &self.starts,
+                    view,
+                    decisions,
+                ) {
+                    decisions.clear();
+                    self.failure = Some(fail(format!(
+                        "policy {} made an impossible decision: {reason}",
+                        self.policy.name()
+                    )));
+                }
+            }
+        }
+    }
+
+    fn started(&mut self, now: Time, job: u32, _class: u32) {
+        self.start_of.insert(job, now);
+    }
+
+    fn failure(&mut self) -> Option<SimError> {
+        self.failure.take()
+    }
+}

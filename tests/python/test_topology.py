@@ -1,0 +1,225 @@
+"""Policies on topologies (issue 31): the nodes table, rows-only FCFS and EASY reproducing the
+native node-level schedules, explicit node choices applied exactly, impossible node decisions
+failing with the job, the node and the reason."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import schedlab
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "policies"))
+from nodes import NodeEASY, NodeFCFS, Tightest  # noqa: E402
+
+EXAMPLE1 = ROOT / "workloads" / "aleang-example1"
+TRACE = EXAMPLE1 / "Example1-load_75%-urgent_10%-instance_0.swf.gz"
+MACHINES = EXAMPLE1 / "example1.swf.machines"
+WAGAP = ROOT / "workloads" / "wagap-2013.swf.gz"
+WAGAP_MACHINES = ROOT / "workloads" / "wagap-2013.swf.machines"
+
+
+def run(trace=TRACE, machines=MACHINES, **kw):
+    memory = "kb_per_node" if trace == TRACE else "bytes_per_node"
+    return schedlab.simulate(trace, machines=machines, memory=memory, **kw)
+
+
+def same(a, b):
+    for column in ("job_id", "start", "end", "cluster"):
+        assert a.jobs.column(column).equals(b.jobs.column(column)), column
+    assert a.nodes.equals(b.nodes)
+
+
+@pytest.mark.parametrize("placement", ["first_fit", "best_fit"])
+def test_rows_only_fcfs_and_easy_reproduce_the_native_node_schedules(placement):
+    for scheduler, policy in (("fcfs", NodeFCFS()), ("easy", NodeEASY())):
+        native = run(scheduler=scheduler, placement=placement)
+        mine = run(policy=policy, placement=placement)
+        same(native, mine)
+        assert mine.policy_calls > 0 and native.nodes.num_rows == 2830
+    assert mine.report["backfilled_fraction"] > 0.5  # EASY backfills: more than FCFS tested
+
+
+def test_easy_on_shared_multicore_nodes_with_memory():
+    """wagap-2013's two clusters (80- and 12-core nodes shared by jobs with memory)."""
+    native = run(WAGAP, WAGAP_MACHINES, scheduler="easy", placement="best_fit")
+    mine = run(WAGAP, WAGAP_MACHINES, policy=NodeEASY(), placement="best_fit")
+    same(native, mine)
+    assert mine.jobs.num_rows > 1000
+
+
+class Recorder(schedlab.Policy):
+    """Checks the view's topology columns against the machine file, once."""
+
+    def __init__(self):
+        self.seen = False
+
+    def decide(self, view):
+        if not self.seen:
+            self.seen = True
+            assert view.on_topology and view.clusters == ["cl_dedicated", "cl_normal_1"]
+            n = view.nodes
+            assert len(n) == 68 and list(n.cluster[:5]) == [0, 0, 0, 0, 1]
+            assert set(n.cores) == {1} and set(n.gpus) == {4} and set(n.exclusive) == {0}
+            assert (n.free_cores <= n.cores).all() and view.placement == "first_fit"
+            w = view.waiting
+            # Row 0 asks "all"? then every node; "normal": the 64 normal nodes.
+            elig = view.eligible_nodes(0)
+            assert len(elig) in (64, 68) and elig.dtype == np.int64
+            shape = view.shape(0, int(elig[0]))
+            assert shape.nodes == w.procs[0] and shape.cores == 1 and not shape.whole
+            with pytest.raises(ValueError, match="on a topology use view.placer"):
+                view.shadow(0)
+            with pytest.raises(ValueError, match="on a topology"):
+                view.plan()
+        return NodeFCFS().decide(view)
+
+
+def test_the_view_shows_the_nodes():
+    policy = Recorder()
+    run(policy=policy)
+    assert policy.seen
+
+
+class Fixed(schedlab.Policy):
+    """At the first call: `first(view)`; after it, FCFS with rows only."""
+
+    def __init__(self, first):
+        self.first = first
+
+    def decide(self, view):
+        if self.first is not None:
+            first, self.first = self.first, None
+            return first(view)
+        return NodeFCFS().decide(view)
+
+
+def test_explicit_nodes_are_the_nodes_jobs_get():
+    # Row 0 on the last nodes it may use, in reverse: not where first fit puts it.
+    chosen = {}
+
+    def last_nodes(view):
+        w = view.waiting
+        eligible = view.eligible_nodes(0)
+        count = view.shape(0, int(eligible[0])).nodes
+        nodes = [int(n) for n in eligible[::-1][:count]]
+        chosen[int(w.index[0])] = nodes
+        return [(0, nodes)]
+
+    result = run(policy=Fixed(last_nodes))
+    nodes = dict(
+        zip(result.nodes.column("index").to_pylist(), result.nodes.column("nodes").to_pylist())
+    )
+    ((index, mine),) = chosen.items()
+    assert nodes[index] == mine
+    native = run(scheduler="fcfs")
+    assert native.nodes.column("nodes")[0].as_py() != mine
+
+
+def test_tightest_chooses_its_nodes_and_runs_every_job():
+    result = run(WAGAP, WAGAP_MACHINES, policy=Tightest())
+    native = run(WAGAP, WAGAP_MACHINES, scheduler="fcfs")
+    assert result.jobs.num_rows == native.jobs.num_rows
+    assert not result.nodes.equals(native.nodes)  # its own choice, not first fit's
+
+
+@pytest.mark.parametrize(
+    "decide, message",
+    [
+        (
+            lambda v: [(0, [999])],
+            "job 1 (row 0) cannot start on nodes [999]: "
+            "node 999 does not exist (the machine has 68 nodes, 0 to 67)",
+        ),
+        (lambda v: [(0, [4] * (v.waiting.procs[0] + 1))], "were given"),
+        (lambda v: [(0, [4, 4] + list(range(5, 3 + v.waiting.procs[0])))], "is given twice"),
+        (
+            lambda v: [
+                (0, v.eligible_nodes(0)[: v.waiting.procs[0]]),
+                (1, v.eligible_nodes(0)[: v.waiting.procs[1]]),
+            ],
+            "job 2 (row 1) cannot start on nodes",
+        ),
+        (lambda v: [(0, [])], "returned no nodes for row 0"),
+        (lambda v: [(7, [1])], "it started row 7"),
+        (lambda v: [0, 0], "it started job 1 (row 0) twice"),
+    ],
+)
+def test_impossible_node_decisions_fail_clearly(decide, message):
+    with pytest.raises(schedlab.SimulationError) as e:
+        run(policy=Fixed(decide))
+    assert message in str(e.value), str(e.value)
+
+
+def test_a_job_on_nodes_outside_its_constraint_fails_naming_it():
+    def dedicated(view):
+        w = view.waiting
+        for row in range(len(w)):
+            eligible = set(view.eligible_nodes(row).tolist())
+            # Small enough for the 4 dedicated nodes (0 to 3), yet not eligible there: it asks
+            # for "normal" nodes.
+            if w.procs[row] <= 4 and 0 not in eligible:
+                return [(row, list(range(w.procs[row])))]
+        raise AssertionError("a job asking for normal nodes waits at the first call")
+
+    with pytest.raises(
+        schedlab.SimulationError,
+        match=r"node 0 \(cluster cl_dedicated\) does not satisfy its constraint "
+        r"\(properties normal\)",
+    ):
+        run(policy=Fixed(dedicated))
+
+
+def test_node_pairs_on_a_uniform_machine_are_a_type_error():
+    with pytest.raises(schedlab.SimulationError, match="has no nodes to choose"):
+        schedlab.simulate(
+            ROOT / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz", policy=Fixed(lambda v: [(0, [0])])
+        )
+
+
+MANIFEST = """
+name: nodes
+workloads:
+  example1:
+    trace: ../workloads/example1.swf.gz
+    memory: kb_per_node
+clusters:
+  example1:
+    machines: ../workloads/example1.swf.machines
+schedulers:
+  easy: {policy: easy}
+  py-easy: {policy: python, path: ../policies/nodes.py, class: NodeEASY}
+  py-tight: {policy: python, path: ../policies/nodes.py, class: Tightest}
+grid:
+  axes:
+    scheduler: [easy, py-easy, py-tight]
+"""
+
+
+def test_python_policies_run_on_manifest_topologies(tmp_path):
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "workloads").mkdir()
+    shutil.copy(TRACE, tmp_path / "workloads" / "example1.swf.gz")
+    shutil.copy(MACHINES, tmp_path / "workloads" / "example1.swf.machines")
+    shutil.copytree(ROOT / "policies", tmp_path / "policies")
+    manifest = tmp_path / "experiments" / "nodes.yaml"
+    manifest.write_text(MANIFEST)
+    results = tmp_path / "results"
+    schedlab.run(str(manifest), results=str(results))
+    jobs = pq.read_table(results / "nodes" / "jobs.parquet")
+
+    def starts(cell):
+        mask = [c == cell for c in jobs.column("cell").to_pylist()]
+        return jobs.filter(mask).column("start").to_pylist()
+
+    assert len(starts("easy")) == 2830
+    assert starts("py-easy") == starts("easy")
+    assert len(starts("py-tight")) == 2830
