@@ -118,3 +118,16 @@ pub fn parquet_batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> 
         .collect::<Result<_, _>>()
         .unwrap()
 }
+
+/// Peak resident memory (KiB) of a finished child.
+pub fn peak_rss(child: std::process::Child) -> i64 {
+    let mut status = 0;
+    // SAFETY: rusage is plain data; the pid is our own unwaited child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    std::mem::forget(child);
+    assert_eq!(status, 0, "the run succeeds");
+    usage.ru_maxrss
+}
