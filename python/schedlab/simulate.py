@@ -44,10 +44,16 @@ class Result:
             flat[key] = json.dumps(self.report.get(key), sort_keys=True)
         self.summary: pa.Table = _one_row(flat)
         self.policy_calls: int = policy_calls
-        self.nodes: pa.Table = pa.table(
+        self._nodes = list(nodes)
+
+    @property
+    def nodes(self) -> pa.Table:
+        """Each simulated job's nodes on a topology (built when first read: ``pa.array`` of
+        Python lists imports pandas, which a simulation does not otherwise need)."""
+        return pa.table(
             {
-                "index": pa.array([n[0] for n in nodes], pa.int64()),
-                "nodes": pa.array([n[1] for n in nodes], pa.list_(pa.int64())),
+                "index": pa.array([n[0] for n in self._nodes], pa.int64()),
+                "nodes": pa.array([n[1] for n in self._nodes], pa.list_(pa.int64())),
             }
         )
 

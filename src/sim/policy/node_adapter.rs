@@ -126,6 +126,13 @@ impl<P: Policy> NodePolicyScheduler<P> {
             let slot = self.user_slot[index as usize] as usize;
             w.user_usage.push(self.used[slot] + self.running_use[slot]);
         }
+        // No queues and no fairshare on a topology yet: the columns say so (as without them on
+        // a uniform machine), so that every column has a value per waiting job.
+        let n = w.index.len();
+        w.routed_queue.resize(n, -1);
+        w.queue_priority.resize(n, 0);
+        w.fairshare_usage.resize(n, f64::NAN);
+        w.fairshare_factor.resize(n, f64::NAN);
         for r in view.running.iter() {
             self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
         }
