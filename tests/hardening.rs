@@ -450,18 +450,6 @@ fn full_disk_each_failed_node_shows_its_error_and_events_are_still_written() {
 // ----------------------------------------------------------------------------------------------
 // Bounded resources
 
-/// Peak resident memory (KiB) and exit status of a finished child.
-fn wait_with_peak_rss(child: std::process::Child) -> (i32, i64) {
-    let mut status = 0;
-    // SAFETY: rusage is plain data; the pid is our own unwaited child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid);
-    std::mem::forget(child);
-    (status, usage.ru_maxrss)
-}
-
 /// A grid of 10^6 cells (the default `limits.max_cells`) plans within modest memory — it
 /// aborted before — and lists every node.
 #[test]
@@ -493,7 +481,7 @@ grid:
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let (status, peak_kib) = wait_with_peak_rss(child);
+    let (status, peak_kib) = common::wait_with_peak_rss(child);
     assert_eq!(status, 0);
     let planned = BufReader::new(fs::File::open(&lines).unwrap())
         .lines()
@@ -537,7 +525,7 @@ fn simulate_command_memory_does_not_depend_on_the_number_of_scheduler_calls() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let (status, peak_kib) = wait_with_peak_rss(child);
+        let (status, peak_kib) = common::wait_with_peak_rss(child);
         assert_eq!(status, 0, "simulate {interval:?} succeeds");
         let summary = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
         (summary, peak_kib)
@@ -569,7 +557,7 @@ fn simulate_command_memory_does_not_depend_on_the_number_of_scheduler_calls() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let (status, idle_peak) = wait_with_peak_rss(idle);
+    let (status, idle_peak) = common::wait_with_peak_rss(idle);
     assert_eq!(status, 0);
     assert!(
         peak < idle_peak + 64 * 1024,
@@ -646,7 +634,7 @@ schedulers:
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (status, peak_kib) = wait_with_peak_rss(child);
+    let (status, peak_kib) = common::wait_with_peak_rss(child);
     assert_eq!(status, 0);
     let written = fs::metadata(p.path().join("syn.swf")).unwrap().len();
     assert!(written > 64 << 20, "a large file: {written} bytes");

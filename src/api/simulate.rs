@@ -320,23 +320,29 @@ impl Policy for CountCalls {
 }
 
 impl Simulated {
-    /// The `jobs.parquet` columns of this run (docs/outputs.md), with the expected end times
-    /// under the default capacity (the machine split equally among the users), as
-    /// `schedlab simulate --jobs-out` writes them. Needs the records ([`simulate`]'s
-    /// `keep_records`).
-    pub fn jobs_batch(&self, workload: &Workload) -> Result<RecordBatch, ApiError> {
+    /// The expected end times of the kept records under the default capacity (the machine
+    /// split equally among the users), as `jobs.parquet`'s EET columns give them.
+    fn expected_ends(&self) -> Result<crate::sim::metrics::eet::ScheduleEet, ApiError> {
         let total = self
             .capacities
             .iter()
             .fold(ResourceVec::ZERO, |a, c| a + *c);
-        let eet = crate::sim::metrics::eet::schedule_eet(
+        crate::sim::metrics::eet::schedule_eet(
             &self.records,
             &Default::default(),
             total.0[0],
             total.0[1],
             &[],
         )
-        .map_err(ApiError::input)?;
+        .map_err(ApiError::input)
+    }
+
+    /// The `jobs.parquet` columns of this run (docs/outputs.md), with the expected end times
+    /// under the default capacity (the machine split equally among the users), as
+    /// `schedlab simulate --jobs-out` writes them. Needs the records ([`simulate`]'s
+    /// `keep_records`).
+    pub fn jobs_batch(&self, workload: &Workload) -> Result<RecordBatch, ApiError> {
+        let eet = self.expected_ends()?;
         let labels = JobLabels {
             limits: self.outcome.limits.as_ref(),
             clusters: &self.clusters,
@@ -357,18 +363,7 @@ impl Simulated {
         metadata: &[(String, String)],
     ) -> Result<(), ApiError> {
         const SLICE: usize = 1 << 16;
-        let total = self
-            .capacities
-            .iter()
-            .fold(ResourceVec::ZERO, |a, c| a + *c);
-        let eet = crate::sim::metrics::eet::schedule_eet(
-            &self.records,
-            &Default::default(),
-            total.0[0],
-            total.0[1],
-            &[],
-        )
-        .map_err(ApiError::input)?;
+        let eet = self.expected_ends()?;
         let mut writer =
             crate::store::JobsWriter::create(path, metadata, false).map_err(ApiError::failed)?;
         for (records, eet) in self

@@ -119,8 +119,15 @@ pub fn parquet_batches(path: &std::path::Path) -> Vec<arrow_array::RecordBatch> 
         .unwrap()
 }
 
-/// Peak resident memory (KiB) of a finished child.
+/// Peak resident memory (KiB) of a finished child that succeeded.
 pub fn peak_rss(child: std::process::Child) -> i64 {
+    let (status, peak) = wait_with_peak_rss(child);
+    assert_eq!(status, 0, "the run succeeds");
+    peak
+}
+
+/// Peak resident memory (KiB) and exit status of a finished child.
+pub fn wait_with_peak_rss(child: std::process::Child) -> (i32, i64) {
     let mut status = 0;
     // SAFETY: rusage is plain data; the pid is our own unwaited child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -128,6 +135,5 @@ pub fn peak_rss(child: std::process::Child) -> i64 {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid);
     std::mem::forget(child);
-    assert_eq!(status, 0, "the run succeeds");
-    usage.ru_maxrss
+    (status, usage.ru_maxrss)
 }
