@@ -293,7 +293,12 @@ impl EntryStore {
         for sibling in siblings.flatten() {
             if sibling.file_name().to_string_lossy().starts_with(&prefix) {
                 let path = sibling.path();
-                match fs::remove_dir_all(&path) {
+                // The fence a stopped run leaves (`sweep_staging_and_fence`) is a file.
+                let removed = match sibling.file_type() {
+                    Ok(t) if !t.is_dir() => fs::remove_file(&path),
+                    _ => fs::remove_dir_all(&path),
+                };
+                match removed {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => return Err(CacheError::io(&path, e)),
@@ -301,6 +306,24 @@ impl EntryStore {
             }
         }
         Ok(())
+    }
+
+    /// [`Self::sweep_staging`] for a run that is being stopped, then an empty file where the
+    /// staging area was: a simulation still winding down in another thread creates its next
+    /// file with `create_dir_all`, which would bring its staging directory back under a new
+    /// `tmp/`; with a file in the way it fails instead, and the stopped run leaves no staging
+    /// directory behind. The next run's sweep removes the file.
+    pub fn sweep_staging_and_fence(&self) -> Result<(), CacheError> {
+        self.sweep_staging()?;
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&self.tmp)
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(CacheError::io(&self.tmp, e)),
+        }
     }
 
     /// `tmp.swept-`: the prefix of staging areas renamed away to be removed.
@@ -474,6 +497,33 @@ mod tests {
         assert!(!dir.path().join("tmp").exists());
         assert!(dir.path().join("tmp-note").exists());
         drop(w);
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(left.iter().all(|n| !n.contains("swept")), "{left:?}");
+    }
+
+    /// A stopped run fences its swept staging area: a writer still at work that creates its
+    /// next file as result files are created (`AtomicFile`, which makes missing folders) cannot
+    /// bring a staging directory back (CI saw one left by `tests/hardening.rs`'s interrupt test),
+    /// and the next run's sweep removes the fence and works as before.
+    #[test]
+    fn a_stopped_run_fences_its_staging_area_and_the_next_run_removes_the_fence() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = EntryStore::new(dir.path());
+        let w = store.begin("k1").unwrap();
+        let before = w.path("jobs.parquet");
+        store.sweep_staging_and_fence().unwrap();
+        assert!(crate::store::AtomicFile::create(&before).is_err());
+        assert!(dir.path().join("tmp").is_file(), "the fence");
+        drop(w);
+        store.sweep_staging().unwrap();
+        assert!(!dir.path().join("tmp").exists());
+        let w = store.begin("k2").unwrap();
+        fs::write(w.path("a.txt"), "x").unwrap();
+        w.commit().unwrap();
+        assert!(store.contains("k2"));
         let left: Vec<_> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

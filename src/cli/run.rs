@@ -281,7 +281,7 @@ fn stop(interrupt: &Interrupt, progress: &Progress, state_dir: &Path, signal: i3
     let _quiet = interrupt.quiesce();
     progress.finished();
     if interrupt.holds_lock() {
-        let _ = EntryStore::new(state_dir).sweep_staging();
+        let _ = EntryStore::new(state_dir).sweep_staging_and_fence();
     }
     let (done, total) = interrupt.progress();
     let name = match signal {
