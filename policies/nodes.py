@@ -5,6 +5,10 @@ topology"), written only against the view's nodes table and its placer.
   rules do). Reproduces ``scheduler="fcfs"`` on the same machine job for job.
 - ``NodeEASY``: EASY backfilling on nodes with the placer's shadow time and backfilling, rows
   only (they start on the nodes the placer gave them). Reproduces ``scheduler="easy"``.
+- ``NodeFairshare``: ``NodeEASY`` over the queue priorities (highest first, under a queue setup)
+  and then the users' fairshare factors (highest first, when the run configures a fairshare;
+  else the users' core-seconds so far, fewest first), ties in submission order — the native
+  ``order: fairshare`` under queues, job for job (tests/python/test_topology.py).
 - ``Tightest``: first come first served, each job on the nodes it fits most tightly — the
   fewest free cores left, then the fewest free GPUs, so that GPU nodes stay free for the jobs
   that need them — chosen here and returned as ``(row, nodes)``.
@@ -28,9 +32,13 @@ class NodeFCFS(schedlab.Policy):
 
 
 class NodeEASY(schedlab.Policy):
+    def order(self, view) -> list[int]:
+        """The waiting rows in the order EASY serves them: submission order here."""
+        return list(range(len(view.waiting)))
+
     def decide(self, view):
         placer, starts = view.placer(), []
-        rows = iter(range(len(view.waiting)))
+        rows = iter(self.order(view))
         for row in rows:
             if placer.place(row) is None:  # the head: it waits, with a shadow time
                 if placer.shadow(row) is None:
@@ -41,6 +49,16 @@ class NodeEASY(schedlab.Policy):
             if placer.backfill(row) is not None:
                 starts.append(row)
         return starts
+
+
+class NodeFairshare(NodeEASY):
+    def order(self, view) -> list[int]:
+        w = view.waiting
+        fair = (
+            -w.fairshare_factor if len(w) and not np.isnan(w.fairshare_factor[0]) else w.user_usage
+        )
+        # np.lexsort sorts by the last key first; a stable sort keeps submission order in ties.
+        return np.lexsort((fair, -w.queue_priority)).tolist()
 
 
 class Tightest(schedlab.Policy):

@@ -4,12 +4,21 @@
 //! applied exactly; impossible node decisions stop the run naming the job, the node and the
 //! reason.
 
+mod common;
+
 use std::path::Path;
 
+use common::node_policies::{Easy, Fcfs};
 use schedlab::api::simulate::{Settings, Simulated, simulate};
-use schedlab::sim::policy::{NodeStart, Policy, PolicyError, PolicyView};
+use schedlab::sim::policy::{NodePolicyScheduler, NodeStart, Policy, PolicyError, PolicyView};
+use schedlab::sim::reservation::{
+    OnConflict, Placement as ReservationPlacement, ReservationRequest, Reservations,
+};
 use schedlab::sim::topology::{Cluster, NodeClass, Topology};
-use schedlab::sim::{Allocation, Machine, Placement, SchedulerKind, TopologyMachine};
+use schedlab::sim::{
+    Allocation, AnyPolicy, Machine, Placement, SchedulerKind, SimConfig, TopologyMachine,
+    simulate_policy,
+};
 use schedlab::swf::{MemoryReading, Mode, ReadOptions, Trace, read_bytes_with};
 
 /// MetaCentrum's wagap-2013 (17,900 jobs, memory in bytes per node) on its two clusters, with
@@ -42,71 +51,6 @@ fn wagap() -> (Trace, Machine) {
     }
     let machine = Machine::Topology(TopologyMachine::new(Topology::new(clusters)));
     (trace, machine)
-}
-
-/// FCFS with rows only: each waiting row in order while the placer finds it nodes.
-struct Fcfs;
-
-impl Policy for Fcfs {
-    fn decide(
-        &mut self,
-        view: &PolicyView<'_>,
-        starts: &mut Vec<usize>,
-    ) -> Result<(), PolicyError> {
-        let topo = view.topology.expect("on a topology");
-        let mut placer = topo.placer();
-        for row in 0..view.waiting.len() {
-            if placer.place(topo, row).is_none() {
-                break;
-            }
-            starts.push(row);
-        }
-        Ok(())
-    }
-
-    fn name(&self) -> &str {
-        "fcfs"
-    }
-}
-
-/// EASY: start in order while jobs fit, the head's shadow time, then backfill; the decisions
-/// are the placer's, each on the nodes it chose (a long backfill spares the head's nodes).
-struct Easy;
-
-impl Policy for Easy {
-    fn decide(&mut self, _: &PolicyView<'_>, _: &mut Vec<usize>) -> Result<(), PolicyError> {
-        unreachable!("decide_on_nodes is called on a topology")
-    }
-
-    fn decide_on_nodes(
-        &mut self,
-        view: &PolicyView<'_>,
-        starts: &mut Vec<NodeStart>,
-    ) -> Result<(), PolicyError> {
-        let topo = view.topology.expect("on a topology");
-        let mut placer = topo.placer();
-        let mut rows = 0..view.waiting.len();
-        let mut head = None;
-        for row in rows.by_ref() {
-            if placer.place(topo, row).is_none() {
-                head = Some(row);
-                break;
-            }
-        }
-        if let Some(head) = head
-            && placer.shadow(topo, head).is_some()
-        {
-            for row in rows {
-                placer.backfill(topo, row);
-            }
-        }
-        starts.extend(placer.starts());
-        Ok(())
-    }
-
-    fn name(&self) -> &str {
-        "easy"
-    }
 }
 
 fn run(
@@ -408,4 +352,51 @@ fn the_policy_is_asked_only_when_a_waiting_job_fits_on_nodes_and_loses_no_usage(
     assert_eq!(run.policy_calls, 2);
     // Job 2's 30 s × 4 cores count for user 2 at 30, in full.
     assert_eq!(calls[1].1, [(2, 120.0)]);
+}
+
+#[test]
+fn nodes_an_advance_reservation_needs_are_refused_naming_it() {
+    // Both `fast` nodes are reserved over [50, 150) (granted at 0, pinned: a shared class).
+    // A 100-s job of 2 cores on `fast` node 0 at 0 would still hold it at 50: refused, naming
+    // the node and the reservation. On the whole-node `slow` cluster it may start (no
+    // reservation there), and the placer's own choice for it waits until the window is over.
+    let trace = small_trace(&["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 1x2:fast"]);
+    let reservations = Reservations {
+        requests: vec![ReservationRequest {
+            id: 1,
+            owner: "o".into(),
+            created: 0,
+            start: 50,
+            duration: 100,
+            width: 2,
+            cluster: Some("fast".into()),
+        }],
+        placement: ReservationPlacement::AtRequestedTime,
+        on_conflict: OnConflict::Reject,
+        ..Reservations::default()
+    };
+    let config = SimConfig::new(small(), SchedulerKind::Fcfs);
+    let run = |first: Vec<NodeStart>| {
+        let policy = Chooser { first: Some(first) };
+        let w = &trace.workload;
+        simulate_policy(
+            w,
+            &config,
+            AnyPolicy::Nodes(Box::new(NodePolicyScheduler::new(policy, w))),
+            &reservations,
+        )
+    };
+    let error = run(vec![NodeStart::on(0, vec![0])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(
+            "job 1 (row 0) cannot start on nodes [0]: an advance reservation holds node 0 (cluster fast) over [50, 150), before its requested time of 100 s is up"
+        ),
+        "{error}"
+    );
+    // Placed by the placer (rows from the second call on), it starts when the window is over.
+    let out = run(Vec::new()).unwrap();
+    assert_eq!(out.jobs.len(), 1);
+    assert_eq!(out.jobs[0].start, 150);
 }

@@ -13,7 +13,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use common::node_policies::{Easy, Fcfs};
 use proptest::prelude::*;
+use schedlab::sim::policy::{NodePolicyScheduler, Policy};
 use schedlab::sim::reservation::{
     OnConflict, Placement as AfterOrAt, ReservationRequest, Reservations,
 };
@@ -512,6 +514,38 @@ proptest! {
             let reserved = log.borrow()[&o.job];
             prop_assert!(o.start <= reserved, "job {} started at {} after its reservation {}", o.job, o.start, reserved);
         }
+    }
+
+    #[test]
+    fn placer_policies_beside_reservations_reproduce_the_native_rules(
+        (topology, reservations) in arb_topology().prop_flat_map(|t| {
+            let r = arb_reservations(&t);
+            (Just(t), r)
+        }),
+        w in arb_jobs(false),
+        easy in any::<bool>(),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        interval in prop::option::of(1i64..50),
+    ) {
+        // Issue 31: a policy on a topology plans beside advance reservations through the
+        // placer, which then decides every fit on the committed future as the built-in rules
+        // do; rows-only FCFS and EASY on it are the native rules, job for job and node for node.
+        let kind = if easy { SchedulerKind::Easy } else { SchedulerKind::Fcfs };
+        let config = SimConfig { interval, ..config(&topology, kind, placement) };
+        let native = simulate_reserving(&w, &config, &reservations).unwrap();
+        let policy: Box<dyn Policy> = if easy { Box::new(Easy) } else { Box::new(Fcfs) };
+        let mine = simulate_policy(
+            &w,
+            &config,
+            AnyPolicy::Nodes(Box::new(NodePolicyScheduler::new(policy, &w))),
+            &reservations,
+        )
+        .unwrap();
+        prop_assert_eq!(&native.jobs, &mine.jobs);
+        prop_assert_eq!(&native.assignments, &mine.assignments);
+        prop_assert_eq!(&native.reservations, &mine.reservations);
+        prop_assert_eq!(&native.reserved_nodes, &mine.reserved_nodes);
+        check_basics(&w, &topology, &config, &reservations, &mine)?;
     }
 
     #[test]

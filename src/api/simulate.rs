@@ -195,6 +195,15 @@ pub fn simulate(
         None => crate::sim::simulate_into(workload, &config, &Reservations::default(), &mut kept),
         Some(policy) => {
             let policy = CountCalls(policy, calls.clone());
+            // `order: fairshare` orders nothing under a policy: it puts the default fairshare
+            // (the one the built-in order would use) in the view.
+            let fairshare = match settings.order {
+                OrderKind::Fairshare => Some(
+                    FairshareState::new(workload, machine, &FairshareSpec::default())
+                        .map_err(ApiError::input)?,
+                ),
+                _ => None,
+            };
             let adapted = match machine.as_uniform() {
                 Some(uniform) => {
                     let adapter = PolicyScheduler::new(
@@ -202,23 +211,20 @@ pub fn simulate(
                         workload.requests.clone(),
                         uniform.procs_per_unit(),
                     );
-                    // `order: fairshare` orders nothing under a policy: it puts the default
-                    // fairshare (the one the built-in order would use) in the view.
-                    let adapter = match settings.order {
-                        OrderKind::Fairshare => adapter.with_fairshare(
-                            FairshareState::new(workload, machine, &FairshareSpec::default())
-                                .map_err(ApiError::input)?,
-                        ),
-                        _ => adapter,
+                    let adapter = match fairshare {
+                        Some(state) => adapter.with_fairshare(state),
+                        None => adapter,
                     };
                     AnyPolicy::Units(Box::new(adapter))
                 }
-                None if matches!(settings.order, OrderKind::Fairshare) => {
-                    return Err(ApiError::input(
-                        "a policy on a topology has no fairshare columns yet: `order=\"fairshare\"` needs a processor pool or whole nodes of one size",
-                    ));
+                None => {
+                    let adapter = NodePolicyScheduler::new(policy, workload);
+                    let adapter = match fairshare {
+                        Some(state) => adapter.with_fairshare(state),
+                        None => adapter,
+                    };
+                    AnyPolicy::Nodes(Box::new(adapter))
                 }
-                None => AnyPolicy::Nodes(Box::new(NodePolicyScheduler::new(policy, workload))),
             };
             crate::sim::simulate_policy_into(
                 workload,

@@ -313,48 +313,47 @@ fn simulate(
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
     let outcome = match (&cell.scheduler.python, &cell.queues) {
-        (Some(python), queues) => 'policy: {
+        (Some(python), queues) => {
             let policy = super::custom_policy::build(python)?;
-            let Some(uniform) = machine.as_uniform() else {
-                // On a topology: the node-level adapter (issue 31). Queues and a fairshare in
-                // the view are the uniform adapter's so far.
-                if queues.is_some() || python.fairshare.is_some() {
-                    return Err(format!(
-                        "scheduler `{}`: a Python policy on a topology does not run with queues or a fairshare (yet): use a processor pool or whole nodes of one size",
-                        cell.scheduler.name
-                    ));
-                }
-                let adapted = crate::sim::AnyPolicy::Nodes(Box::new(
-                    crate::sim::policy::NodePolicyScheduler::new(policy, workload),
-                ));
-                break 'policy crate::sim::simulate_policy_into(
-                    workload,
-                    &config,
-                    adapted,
-                    &reservations,
-                    &mut schedule,
-                );
-            };
             // Built on the workload the policy is shown (under limits: requests cut to their
-            // queues' maximum walltimes), with the fairshare charged on it.
+            // queues' maximum walltimes), with the fairshare charged on it: the uniform adapter
+            // on a pool or whole nodes of one size, the node-level one on a topology.
             let adapt = |workload: &Workload| {
-                let adapter = crate::sim::policy::PolicyScheduler::new(
-                    policy,
-                    workload.requests.clone(),
-                    uniform.procs_per_unit(),
-                );
-                let adapter = match &python.fairshare {
-                    Some(spec) => adapter.with_fairshare(
+                let fairshare = python
+                    .fairshare
+                    .as_ref()
+                    .map(|spec| {
                         FairshareState::new(workload, &machine, spec).map_err(|source| {
                             SimError::Order {
                                 order: "fairshare",
                                 source: source.into(),
                             }
-                        })?,
-                    ),
-                    None => adapter,
-                };
-                Ok(crate::sim::AnyPolicy::Units(Box::new(adapter)))
+                        })
+                    })
+                    .transpose()?;
+                Ok(match machine.as_uniform() {
+                    Some(uniform) => {
+                        let adapter = crate::sim::policy::PolicyScheduler::new(
+                            policy,
+                            workload.requests.clone(),
+                            uniform.procs_per_unit(),
+                        );
+                        let adapter = match fairshare {
+                            Some(state) => adapter.with_fairshare(state),
+                            None => adapter,
+                        };
+                        crate::sim::AnyPolicy::Units(Box::new(adapter))
+                    }
+                    None => {
+                        let adapter =
+                            crate::sim::policy::NodePolicyScheduler::new(policy, workload);
+                        let adapter = match fairshare {
+                            Some(state) => adapter.with_fairshare(state),
+                            None => adapter,
+                        };
+                        crate::sim::AnyPolicy::Nodes(Box::new(adapter))
+                    }
+                })
             };
             match queues {
                 Some(setup) => crate::sim::simulate_limited_policy_into(

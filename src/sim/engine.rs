@@ -1030,6 +1030,7 @@ impl<'w> Engine<'w> {
                         self.workload,
                         &self.queue,
                         &self.running,
+                        self.limits.as_ref(),
                     );
                     throttle.check_request(request, capacity).and_then(|()| {
                         let w = place_on_nodes(&view, request, setup.placement, setup.on_conflict)?;
@@ -1395,6 +1396,7 @@ impl<'w> Engine<'w> {
                     self.workload,
                     &self.queue,
                     &self.running,
+                    self.limits.as_ref(),
                 );
                 scheduler.schedule(&view, &mut self.decisions);
                 if let Some(failure) = scheduler.failure() {
@@ -1653,6 +1655,7 @@ fn node_view<'a>(
     workload: &'a Workload,
     queue: &'a Queue,
     running: &'a RunningSet,
+    limits: Option<&'a LimitState<'a>>,
 ) -> NodeView<'a> {
     NodeView {
         now,
@@ -1668,5 +1671,6 @@ fn node_view<'a>(
         completed: &t.completed,
         reservations: &t.reservations,
         reservations_epoch: t.epoch,
+        limits,
     }
 }

@@ -223,3 +223,186 @@ def test_python_policies_run_on_manifest_topologies(tmp_path):
     assert len(starts("easy")) == 2830
     assert starts("py-easy") == starts("easy")
     assert len(starts("py-tight")) == 2830
+
+
+TIERED_NODES = '''
+import numpy as np
+
+from nodes import NodeEASY
+
+
+class NodeTiered(NodeEASY):
+    """EASY on nodes over the queue priorities (highest first), then submission order."""
+
+    def order(self, view):
+        return np.argsort(-view.waiting.queue_priority, kind="stable").tolist()
+'''
+
+LIMITED_MANIFEST = """
+name: limited-nodes
+workloads:
+  example1:
+    trace: ../workloads/example1.swf.gz
+    memory: kb_per_node
+clusters:
+  example1:
+    machines: ../workloads/example1.swf.machines
+    allocation: exclusive
+schedulers:
+  easy: {policy: easy}
+  fair:
+    policy: easy
+    order: fairshare
+    fairshare: &fairshare
+      penalty: cpu
+      charging: continuous
+      decay: {factor: 0.75, every: 172800}
+      shares:
+        hierarchy: groups
+        users: {0: 2, 1: 2, 2: 1, 3: 1}
+        groups: {0: 2, 1: 1}
+  py-easy: {policy: python, path: ../policies/nodes.py, class: NodeEASY}
+  py-tiered: {policy: python, path: ../policies/tiered_nodes.py, class: NodeTiered}
+  py-usage: {policy: python, path: ../policies/nodes.py, class: NodeFairshare}
+  py-fair:
+    policy: python
+    path: ../policies/nodes.py
+    class: NodeFairshare
+    fairshare: *fairshare
+queues:
+  aleang:
+    aleang: ../workloads/example1.swf
+grid:
+  axes:
+    scheduler: [easy, fair, py-easy, py-tiered, py-usage, py-fair]
+    queues: [none, aleang]
+"""
+
+
+def test_node_policies_under_queues_and_with_a_fairshare_reproduce_the_native_rules(tmp_path):
+    """AleaNG's Example1 as experiments/aleang-example1.yaml sets it up (two queues of different
+    priorities, CPU quotas per user and group, a decayed group fairshare), with EASY: the
+    policies see the eligible jobs with their queue priorities, the held jobs, and the native
+    fairshare factor, and decide as the native rules job for job."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "workloads").mkdir()
+    shutil.copy(TRACE, tmp_path / "workloads" / "example1.swf.gz")
+    for suffix in ("machines", "queues", "users", "groups"):
+        shutil.copy(EXAMPLE1 / f"example1.swf.{suffix}", tmp_path / "workloads")
+    shutil.copytree(ROOT / "policies", tmp_path / "policies")
+    (tmp_path / "policies" / "tiered_nodes.py").write_text(TIERED_NODES)
+    manifest = tmp_path / "experiments" / "limited.yaml"
+    manifest.write_text(LIMITED_MANIFEST)
+    results = tmp_path / "results"
+    schedlab.run(str(manifest), results=str(results))
+    jobs = pq.read_table(results / "limited-nodes" / "jobs.parquet").to_pandas()
+    columns = ["job_id", "start", "end", "cluster", "held_by", "sim_queue"]
+    by = {cell: g[columns].reset_index(drop=True) for cell, g in jobs.groupby("cell")}
+
+    # The queue setup bites: jobs are held by its quotas, and it changes the schedule.
+    assert by["easy.aleang"]["held_by"].notna().any()
+    assert not by["easy.aleang"]["start"].equals(by["easy.none"]["start"])
+    # Without a queue setup every priority is 0: both orders are submission order.
+    assert by["py-easy.none"].equals(by["easy.none"])
+    assert by["py-tiered.none"].equals(by["easy.none"])
+    # Under the queues the policy sees the eligible jobs with their queues' priorities; ordered
+    # by them it is the native EASY under the queues, job for job (held and queue too).
+    assert by["py-tiered.aleang"].equals(by["easy.aleang"])
+    # The fairshare in the view is the native order's: job for job, with and without queues.
+    assert by["py-fair.none"].equals(by["fair.none"])
+    assert by["py-fair.aleang"].equals(by["fair.aleang"])
+    assert not by["fair.none"].equals(by["easy.none"])
+    # Without `fairshare:` NodeFairshare orders by undecayed usage: another schedule.
+    assert not by["py-usage.none"].equals(by["fair.none"])
+
+
+RESERVED_MANIFEST = """
+name: reserved-nodes
+workloads:
+  wagap:
+    trace: ../workloads/wagap.swf.gz
+    memory: bytes_per_node
+    first_jobs: 3000
+clusters:
+  wagap:
+    machines: ../workloads/wagap.swf.machines
+schedulers:
+  fcfs: {policy: fcfs}
+  easy: {policy: easy}
+  py-fcfs: {policy: python, path: ../policies/nodes.py, class: NodeFCFS}
+  py-easy: {policy: python, path: ../policies/nodes.py, class: NodeEASY}
+  py-watch: {policy: python, path: ../policies/watch_nodes.py, class: Watch}
+reservations:
+  lab:
+    generate: {per_week: 40, nodes: {uniform: [2, 8]}, hours: {uniform: [6, 24]}}
+grid:
+  axes:
+    scheduler: [fcfs, easy, py-fcfs, py-easy, py-watch]
+    reservations: [none, lab]
+"""
+
+WATCH_NODES = '''
+import os
+
+from nodes import NodeEASY
+
+
+class Watch(NodeEASY):
+    """NodeEASY, noting the most reservations the view listed (in a file named by the
+    environment)."""
+
+    def __init__(self):
+        self.most = 0
+
+    def decide(self, view):
+        self.most = max(self.most, len(view.reservations))
+        for start, end, nodes in view.reservations:
+            assert end > view.now and nodes >= 1
+        out = os.environ.get("SCHEDLAB_TEST_WATCH")
+        if out:
+            with open(out, "w") as f:
+                f.write(str(self.most))
+        return super().decide(view)
+'''
+
+
+def test_node_policies_beside_advance_reservations_reproduce_the_native_rules(
+    tmp_path, monkeypatch
+):
+    """wagap-2013's shared multicore nodes with generated reservations of whole nodes: the
+    placer plans beside them as the built-in rules do, so rows-only FCFS and EASY are the native
+    schedules job for job and node for node; the view lists the reservations."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    watch = tmp_path / "watch.txt"
+    monkeypatch.setenv("SCHEDLAB_TEST_WATCH", str(watch))
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "workloads").mkdir()
+    shutil.copy(WAGAP, tmp_path / "workloads" / "wagap.swf.gz")
+    shutil.copy(WAGAP_MACHINES, tmp_path / "workloads" / "wagap.swf.machines")
+    shutil.copytree(ROOT / "policies", tmp_path / "policies")
+    (tmp_path / "policies" / "watch_nodes.py").write_text(WATCH_NODES)
+    manifest = tmp_path / "experiments" / "reserved.yaml"
+    manifest.write_text(RESERVED_MANIFEST)
+    results = tmp_path / "results"
+    schedlab.run(str(manifest), results=str(results))
+    jobs = pq.read_table(results / "reserved-nodes" / "jobs.parquet").to_pandas()
+    columns = ["job_id", "start", "end", "cluster", "backfilled"]
+    by = {cell: g[columns].reset_index(drop=True) for cell, g in jobs.groupby("cell")}
+    reservations = pq.read_table(results / "reserved-nodes" / "reservations.parquet").to_pandas()
+
+    # The reservations are granted and move jobs.
+    granted = reservations[reservations["cell"] == "easy.lab"]
+    assert granted["start"].notna().sum() >= 5, granted
+    assert not by["easy.lab"]["start"].equals(by["easy.none"]["start"])
+    for kind in ("fcfs", "easy"):
+        for r in ("none", "lab"):
+            assert by[f"py-{kind}.{r}"].equals(by[f"{kind}.{r}"]), (kind, r)
+    assert by["py-watch.lab"].equals(by["easy.lab"])
+    assert int(watch.read_text()) >= 1

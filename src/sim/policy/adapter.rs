@@ -7,9 +7,8 @@
 //! wrong decision is reported in the policy's terms (the job, the reason) rather than as an
 //! engine inconsistency.
 
-use std::collections::HashMap;
-
 use super::availability;
+use super::columns::{self, UserUsage};
 use super::view::{Held, PolicyView, Running, Waiting};
 use super::{Policy, PolicyError};
 use crate::sim::engine::SimError;
@@ -27,13 +26,7 @@ pub struct PolicyScheduler<P: Policy> {
     waiting: Waiting,
     running: Running,
     rows: Vec<usize>,
-    /// Each job's user as a dense slot, by job index (made at the first call from the
-    /// workload), so that usage lives in vectors rather than being hashed per job per call.
-    user_slot: Vec<u32>,
-    /// Core-seconds of completed jobs, by user slot.
-    used: Vec<f64>,
-    /// Core-seconds of running jobs up to now, by user slot: a call's scratch, zeroed after it.
-    running_use: Vec<f64>,
+    usage: UserUsage,
     /// The first failure; the engine stops the run with it after the call.
     failure: Option<SimError>,
 
@@ -60,9 +53,7 @@ impl<P: Policy> PolicyScheduler<P> {
             waiting: Waiting::default(),
             running: Running::default(),
             rows: Vec::new(),
-            user_slot: Vec::new(),
-            used: Vec::new(),
-            running_use: Vec::new(),
+            usage: UserUsage::default(),
             failure: None,
             held: Held::default(),
             holding: Vec::new(),
@@ -81,19 +72,7 @@ impl<P: Policy> PolicyScheduler<P> {
     /// every engine call, whether or not the policy is asked then: `user_usage` counts every
     /// completed job in full however sparse the policy's calls are.
     fn account(&mut self, view: &View<'_>) {
-        if self.user_slot.len() != view.jobs.len() {
-            let mut slots: HashMap<i32, u32> = HashMap::new();
-            self.user_slot = view
-                .jobs
-                .iter()
-                .map(|job| {
-                    let next = slots.len() as u32;
-                    *slots.entry(job.user).or_insert(next)
-                })
-                .collect();
-            self.used = vec![0.0; slots.len()];
-            self.running_use = vec![0.0; slots.len()];
-        }
+        self.usage.ensure(view.jobs);
         if let Some(fairshare) = &mut self.fairshare {
             for c in view.completed {
                 fairshare.ended(c.job, c.end);
@@ -102,9 +81,8 @@ impl<P: Policy> PolicyScheduler<P> {
         // view.ended and view.completed list the same jobs in the same order.
         for (ended, completed) in view.ended.iter().zip(view.completed) {
             let job = &view.jobs[ended.job as usize];
-            let seconds = (completed.end - ended.start).max(0) as f64;
-            self.used[self.user_slot[ended.job as usize] as usize] +=
-                seconds * f64::from(job.procs);
+            self.usage
+                .charge(ended.job, job.procs, completed.end - ended.start);
         }
     }
 
@@ -118,20 +96,6 @@ impl<P: Policy> PolicyScheduler<P> {
     /// Builds the view's columns for a call (buffers reused between calls).
     fn fill(&mut self, view: &View<'_>) {
         let now = view.now;
-        self.running.clear();
-        for r in view.running.iter() {
-            let job = &view.jobs[r.job as usize];
-            let c = &mut self.running;
-            c.index.push(i64::from(r.job));
-            c.id.push(job.id as i64);
-            c.user.push(i64::from(job.user));
-            c.start.push(r.start);
-            c.expected_end.push(view.predicted_end(r.expected_end));
-            c.procs.push(i64::from(job.procs));
-            c.units.push(r.demand.unit_count() as i64);
-            self.running_use[self.user_slot[r.job as usize] as usize] +=
-                (now - r.start).max(0) as f64 * f64::from(job.procs);
-        }
         self.waiting.clear();
         for queued in view.queue.iter() {
             self.waiting.push(
@@ -142,72 +106,23 @@ impl<P: Policy> PolicyScheduler<P> {
                 queued.demand.unit_count(),
             );
         }
-        let w = &mut self.waiting;
-        for &index in &w.index {
-            let slot = self.user_slot[index as usize] as usize;
-            w.user_usage.push(self.used[slot] + self.running_use[slot]);
-        }
-        for r in view.running.iter() {
-            self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
-        }
-        self.fill_limits(view);
-        self.fill_fairshare(view);
-    }
-
-    /// The waiting jobs' routed queues and priorities, and the held table.
-    fn fill_limits(&mut self, view: &View<'_>) {
-        let w = &mut self.waiting;
-        let held = &mut self.held;
-        held.clear();
-        let Some(limits) = view.limits else {
-            w.routed_queue.resize(w.index.len(), -1);
-            w.queue_priority.resize(w.index.len(), 0);
-            return;
-        };
-        let queue = |job: u32| limits.queue_of(job).map_or(-1, i64::from);
-        let priority = |q: i64| {
-            usize::try_from(q)
-                .ok()
-                .and_then(|q| limits.limits().queues.get(q))
-                .map_or(0, |q| q.priority)
-        };
-        for &index in &w.index {
-            let q = queue(index as u32);
-            w.routed_queue.push(q);
-            w.queue_priority.push(priority(q));
-        }
-        self.holding.clear();
-        limits.held_jobs(&mut self.holding);
-        self.holding.sort_unstable();
-        for &(index, limit) in &self.holding {
-            let job = &view.jobs[index as usize];
-            held.index.push(i64::from(index));
-            held.id.push(job.id as i64);
-            held.user.push(i64::from(job.user));
-            held.group.push(i64::from(job.group));
-            held.queue.push(queue(index));
-            held.procs.push(i64::from(job.procs));
-            held.requested_time.push(job.requested_time);
-            held.wait.push(view.now - job.submit);
-            held.limit.push(limit.code());
-        }
-    }
-
-    /// The waiting jobs' users' decayed usage and factor, as `order: fairshare` computes them
-    /// at a call (NaN without a fairshare).
-    fn fill_fairshare(&mut self, view: &View<'_>) {
-        let w = &mut self.waiting;
-        let Some(fairshare) = &mut self.fairshare else {
-            w.fairshare_usage.resize(w.index.len(), f64::NAN);
-            w.fairshare_factor.resize(w.index.len(), f64::NAN);
-            return;
-        };
-        fairshare.refresh_waiting(view.now, view.queue);
-        for &index in &w.index {
-            let user = fairshare.user_of_job(index as u32);
-            w.fairshare_usage.push(fairshare.usage(user));
-            w.fairshare_factor.push(fairshare.factor(user));
-        }
+        self.usage.fill(
+            &mut self.waiting,
+            &mut self.running,
+            view.running,
+            view.jobs,
+            now,
+            |end| view.predicted_end(end),
+        );
+        columns::fill_limits(
+            &mut self.waiting,
+            &mut self.held,
+            &mut self.holding,
+            view.limits,
+            view.jobs,
+            now,
+        );
+        columns::fill_fairshare(&mut self.waiting, self.fairshare.as_mut(), now, view.queue);
     }
 
     /// Checks the rows a policy returned, in its terms; `Ok` leaves them for the engine.
@@ -217,15 +132,8 @@ impl<P: Policy> PolicyScheduler<P> {
         let mut plan = (!view.reservations.is_empty()).then(|| availability::plan(view, &[]));
         let mut free = view.free;
         for &row in rows {
-            // Rows past the waiting ones number the held jobs, as in the two tables one after
-            // the other: a held job cannot start.
-            if let Some(k) = row.checked_sub(w.len()).filter(|&k| k < view.held.len()) {
-                let h = view.held;
-                return Err(format!(
-                    "it started job {} (row {row}, row {k} of the held jobs), which the limits hold: {} keeps it from the policy until it lets it through",
-                    h.id[k],
-                    Held::LIMITS[h.limit[k] as usize]
-                ));
+            if let Some(error) = columns::held_row_error(view, row) {
+                return Err(error);
             }
             if row >= w.len() {
                 return Err(format!(

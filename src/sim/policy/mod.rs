@@ -26,6 +26,7 @@
 
 mod adapter;
 mod availability;
+mod columns;
 mod node_adapter;
 mod topology;
 mod view;

@@ -16,11 +16,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::columns::{self, UserUsage};
 use super::topology::{Placer, TopologyView};
 use super::view::{Held, PolicyView, Running, Waiting};
 use super::{NodeStart, Policy, PolicyError};
 use crate::sim::engine::SimError;
+use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Time, Workload};
+use crate::sim::limits::LimitKind;
+use crate::sim::reservation::ReservedWindow;
 use crate::sim::scheduler::node::pass::Failed;
 use crate::sim::scheduler::node::{Decisions, NodeScheduler, NodeView, Pass};
 use crate::sim::topology::{ConstraintTable, RequestTable};
@@ -33,22 +37,24 @@ pub struct NodePolicyScheduler<P: Policy> {
     topology: Option<TopologyView>,
     waiting: Waiting,
     running: Running,
-    /// Always empty: a policy on a topology does not run with queues yet.
+    /// The jobs the limits hold, as the view shows them (empty without a queue setup).
     held: Held,
+    /// Scratch: the held jobs with their limits, as the limit state lists them.
+    holding: Vec<(u32, LimitKind)>,
+    /// The granted reservations as the view lists them.
+    windows: Vec<ReservedWindow>,
     starts: Vec<NodeStart>,
     placer: Placer,
     /// The engine-state pass of the "does anything fit" check, its memo and node buffer.
     pass: Pass,
     failed: Failed,
     nodes: Vec<u32>,
-    /// Each job's user as a dense slot, by job index.
-    user_slot: Vec<u32>,
-    /// Core-seconds of completed jobs, by user slot.
-    used: Vec<f64>,
-    /// Core-seconds of running jobs up to now, by user slot (a call's scratch).
-    running_use: Vec<f64>,
+    usage: UserUsage,
     /// When each running job started (for the usage of the jobs that end).
     start_of: HashMap<u32, Time>,
+    /// The run's fairshare, charged as the native `order: fairshare` charges it on nodes, when
+    /// the run configures one: the view's `fairshare_usage` and `fairshare_factor`.
+    fairshare: Option<FairshareState>,
     failure: Option<SimError>,
 }
 
@@ -63,93 +69,83 @@ impl<P: Policy> NodePolicyScheduler<P> {
             waiting: Waiting::default(),
             running: Running::default(),
             held: Held::default(),
+            holding: Vec::new(),
+            windows: Vec::new(),
             starts: Vec::new(),
             placer: Placer::default(),
             pass: Pass::default(),
             failed: Failed::default(),
             nodes: Vec::new(),
-            user_slot: Vec::new(),
-            used: Vec::new(),
-            running_use: Vec::new(),
+            usage: UserUsage::default(),
             start_of: HashMap::new(),
+            fairshare: None,
             failure: None,
         }
     }
 
+    /// Shows the policy the decayed fairshare of `state` (built on the run's workload and
+    /// topology from the run's fairshare settings) in `fairshare_usage` and `fairshare_factor`.
+    pub fn with_fairshare(mut self, state: FairshareState) -> Self {
+        self.fairshare = Some(state);
+        self
+    }
+
     /// Charges the jobs that ended since the previous call, asked or not.
     fn account(&mut self, view: &NodeView<'_>) {
-        if self.user_slot.len() != view.jobs.len() {
-            let mut slots: HashMap<i32, u32> = HashMap::new();
-            self.user_slot = view
-                .jobs
-                .iter()
-                .map(|job| {
-                    let next = slots.len() as u32;
-                    *slots.entry(job.user).or_insert(next)
-                })
-                .collect();
-            self.used = vec![0.0; slots.len()];
-            self.running_use = vec![0.0; slots.len()];
-        }
+        self.usage.ensure(view.jobs);
         for c in view.completed {
+            if let Some(fairshare) = &mut self.fairshare {
+                fairshare.ended(c.job, c.end);
+            }
             let start = self.start_of.remove(&c.job).unwrap_or(c.end);
             let job = &view.jobs[c.job as usize];
-            self.used[self.user_slot[c.job as usize] as usize] +=
-                (c.end - start).max(0) as f64 * f64::from(job.procs);
+            self.usage.charge(c.job, job.procs, c.end - start);
         }
     }
 
     /// The waiting and running columns of this call.
     fn fill(&mut self, view: &NodeView<'_>) {
         let now = view.now;
-        self.running.clear();
-        for r in view.running.iter() {
-            let job = &view.jobs[r.job as usize];
-            let c = &mut self.running;
-            c.index.push(i64::from(r.job));
-            c.id.push(job.id as i64);
-            c.user.push(i64::from(job.user));
-            c.start.push(r.start);
-            c.expected_end.push(view.predicted_end(r.expected_end));
-            c.procs.push(i64::from(job.procs));
-            c.units.push(r.demand.unit_count() as i64);
-            self.running_use[self.user_slot[r.job as usize] as usize] +=
-                (now - r.start).max(0) as f64 * f64::from(job.procs);
-        }
         self.waiting.clear();
         for q in view.queue.iter() {
             self.waiting
                 .push(view.jobs, &self.requests, q.job, now, q.demand.unit_count());
         }
-        let w = &mut self.waiting;
-        for &index in &w.index {
-            let slot = self.user_slot[index as usize] as usize;
-            w.user_usage.push(self.used[slot] + self.running_use[slot]);
-        }
-        // No queues and no fairshare on a topology yet: the columns say so (as without them on
-        // a uniform machine), so that every column has a value per waiting job.
-        let n = w.index.len();
-        w.routed_queue.resize(n, -1);
-        w.queue_priority.resize(n, 0);
-        w.fairshare_usage.resize(n, f64::NAN);
-        w.fairshare_factor.resize(n, f64::NAN);
-        for r in view.running.iter() {
-            self.running_use[self.user_slot[r.job as usize] as usize] = 0.0;
-        }
+        self.usage.fill(
+            &mut self.waiting,
+            &mut self.running,
+            view.running,
+            view.jobs,
+            now,
+            |end| view.predicted_end(end),
+        );
+        columns::fill_limits(
+            &mut self.waiting,
+            &mut self.held,
+            &mut self.holding,
+            view.limits,
+            view.jobs,
+            now,
+        );
+        columns::fill_fairshare(&mut self.waiting, self.fairshare.as_mut(), now, view.queue);
     }
 
     /// Checks the policy's decisions in its terms and turns them into the engine's.
     fn check(
         topo: &TopologyView,
         placer: &mut Placer,
-        waiting: &Waiting,
+        policy_view: &PolicyView<'_>,
         starts: &[NodeStart],
         view: &NodeView<'_>,
         decisions: &mut Decisions,
     ) -> Result<(), String> {
+        let waiting = policy_view.waiting;
         let mut seen = vec![false; waiting.len()];
         for start in starts {
             let row = start.row;
+            if let Some(error) = columns::held_row_error(policy_view, row) {
+                return Err(error);
+            }
             if row >= waiting.len() {
                 return Err(format!(
                     "it started row {row}, but only {} jobs are waiting (rows 0 to {})",
@@ -222,13 +218,6 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
             time: view.now,
             message,
         };
-        if !view.reservations.is_empty() {
-            self.failure = Some(fail(format!(
-                "policy {}: advance reservations on a topology are not supported with a policy of your own (yet)",
-                self.policy.name()
-            )));
-            return;
-        }
         if view.queue.is_empty() {
             return;
         }
@@ -243,6 +232,15 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
         topo.fill(view);
         self.fill(view);
         let topo = self.topology.as_ref().expect("filled above");
+        // Reservations as on a pool, their width counting whole nodes of one class (the
+        // placer plans beside them).
+        self.windows.clear();
+        self.windows
+            .extend(view.reservations.iter().map(|w| ReservedWindow {
+                start: w.start,
+                end: w.end,
+                width: u64::from(w.count),
+            }));
         let capacity: i64 = topo.nodes.cores.iter().sum();
         let free: i64 = topo.nodes.free_cores.iter().sum();
         let policy_view = PolicyView {
@@ -252,7 +250,7 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
             procs_per_unit: 1,
             waiting: &self.waiting,
             running: &self.running,
-            reservations: &[],
+            reservations: &self.windows,
             held: &self.held,
             topology: Some(topo),
         };
@@ -269,7 +267,7 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
                 if let Err(reason) = Self::check(
                     topo,
                     &mut self.placer,
-                    &self.waiting,
+                    &policy_view,
                     &self.starts,
                     view,
                     decisions,
@@ -284,8 +282,12 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
         }
     }
 
-    fn started(&mut self, now: Time, job: u32, _class: u32) {
+    // The fairshare, when the run has one, is charged here as the native order charges it.
+    fn started(&mut self, now: Time, job: u32, class: u32) {
         self.start_of.insert(job, now);
+        if let Some(fairshare) = &mut self.fairshare {
+            fairshare.started(now, job, class);
+        }
     }
 
     fn failure(&mut self) -> Option<SimError> {

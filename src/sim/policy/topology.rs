@@ -18,8 +18,9 @@ use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
 use crate::sim::resources::ResourceVec;
 use crate::sim::running::{RunningJob, RunningSet};
+use crate::sim::scheduler::node::easy_timeline::EasyOnTimeline;
 use crate::sim::scheduler::node::shadow::{Shadow, Started};
-use crate::sim::scheduler::node::{Alloc, NodeView, Pass};
+use crate::sim::scheduler::node::{Alloc, NodeReservation, NodeView, Pass};
 use crate::sim::topology::{
     ConstraintTable, FreeNodes, Layout, NodeShape, Placement, RequestTable,
 };
@@ -78,6 +79,8 @@ pub struct TopologyView {
     running: RunningSet,
     allocs: Vec<Option<Alloc>>,
     queue: Queue,
+    /// Granted advance reservations not yet over, by start (whole nodes of one class).
+    reservations: Vec<NodeReservation>,
 }
 
 impl TopologyView {
@@ -120,6 +123,7 @@ impl TopologyView {
             running: RunningSet::default(),
             allocs: Vec::new(),
             queue: Queue::default(),
+            reservations: Vec::new(),
         }
     }
 
@@ -152,6 +156,8 @@ impl TopologyView {
             self.allocs.push(Some(view.alloc(r.job).clone()));
             self.running.insert(RunningJob { job: local, ..*r });
         }
+        self.reservations.clear();
+        self.reservations.extend_from_slice(view.reservations);
     }
 
     /// The node-level rules' view of this snapshot (local job numbers).
@@ -168,8 +174,9 @@ impl TopologyView {
             running: &self.running,
             allocs: &self.allocs,
             completed: &[],
-            reservations: &[],
+            reservations: &self.reservations,
             reservations_epoch: 0,
+            limits: None,
         }
     }
 
@@ -212,10 +219,25 @@ impl TopologyView {
             .collect()
     }
 
-    /// A fresh scratch pad for this call: nothing started yet.
+    /// Granted advance reservations not yet over, by start: each holds `count` whole nodes of
+    /// class `class` over `[start, end)` (its `nodes` are pinned on a shared class; on a
+    /// whole-node class they are chosen when it starts).
+    pub fn reservations(&self) -> &[NodeReservation] {
+        &self.reservations
+    }
+
+    /// A fresh scratch pad for this call: nothing started yet. With advance reservations it
+    /// plans on the committed future (docs/policies.md, "On a topology"), as the built-in
+    /// rules do then.
     pub fn placer(&self) -> Placer {
         let mut placer = Placer::default();
-        placer.pass.begin(&self.node_view());
+        let v = self.node_view();
+        placer.pass.begin(&v);
+        if !self.reservations.is_empty() {
+            let mut planned = Box::<EasyOnTimeline>::default();
+            planned.begin(&v);
+            placer.planned = Some(planned);
+        }
         placer
     }
 
@@ -223,6 +245,39 @@ impl TopologyView {
     fn cluster_of(&self, node: u32) -> &str {
         let c = self.layout.class(self.layout.class_of(node)).cluster;
         &self.clusters[c as usize]
+    }
+
+    /// Why a start now on `nodes` of `class` for `duration` does not fit beside the advance
+    /// reservations, in words: the first reservation of the class it would deprive.
+    fn reservation_conflict(&self, class: u32, nodes: &[u32], duration: Time) -> String {
+        let end = self.now + duration;
+        let whole = self.layout.class(class).capacity.whole_nodes;
+        let cluster = &self.clusters[self.layout.class(class).cluster as usize];
+        let hit = self.reservations.iter().find(|w| {
+            w.class == class
+                && w.start < end
+                && w.end > self.now
+                && (whole || w.nodes.iter().any(|n| nodes.contains(n)))
+        });
+        match hit {
+            Some(w) if whole => format!(
+                "an advance reservation holds {} whole nodes of cluster {cluster} over [{}, {}): with these nodes taken until its requested time of {duration} s is up, too few would be idle for it",
+                w.count, w.start, w.end
+            ),
+            Some(w) => format!(
+                "an advance reservation holds node {} (cluster {cluster}) over [{}, {}), before its requested time of {duration} s is up",
+                w.nodes
+                    .iter()
+                    .find(|n| nodes.contains(n))
+                    .copied()
+                    .unwrap_or_default(),
+                w.start,
+                w.end
+            ),
+            None => format!(
+                "it would deprive an advance reservation on cluster {cluster} before its requested time of {duration} s is up"
+            ),
+        }
     }
 
     /// Why `row` may not run on a node of `class` (its constraint), in words.
@@ -259,6 +314,10 @@ pub struct Placer {
     /// What the pad started, in order: (row, range of `placed_nodes`).
     placed: Vec<(usize, u32, u32)>,
     placed_nodes: Vec<u32>,
+    /// With advance reservations: the built-in rules' plan on the committed future (running
+    /// jobs, reservations, the pad's starts), which then decides every fit, as EASY and FCFS
+    /// on nodes decide beside reservations.
+    planned: Option<Box<EasyOnTimeline>>,
 }
 
 impl Placer {
@@ -319,7 +378,17 @@ impl Placer {
 
     /// Whether waiting row `row` fits now (after this pad's starts) somewhere it may run.
     pub fn fits(&mut self, topo: &TopologyView, row: usize) -> bool {
-        row < topo.waiting && self.choose(&topo.node_view(), row).is_some()
+        if row >= topo.waiting {
+            return false;
+        }
+        let v = topo.node_view();
+        match &mut self.planned {
+            Some(planned) => {
+                let duration = v.jobs[row].requested_time;
+                planned.fits_plain(&v, &mut self.pass, row as u32, duration)
+            }
+            None => self.choose(&v, row).is_some(),
+        }
     }
 
     /// Starts waiting row `row` in the pad on the nodes the machine's placement gives it now —
@@ -330,6 +399,14 @@ impl Placer {
             return None;
         }
         let v = topo.node_view();
+        if let Some(planned) = &mut self.planned {
+            let duration = v.jobs[row].requested_time;
+            planned.start_plain(&v, &mut self.pass, row as u32, duration)?;
+            self.nodes.clear();
+            self.nodes.extend_from_slice(planned.nodes());
+            self.note(row);
+            return Some(&self.nodes);
+        }
         let (class, shape) = self.choose(&v, row)?;
         self.record(&v, row, class, shape);
         Some(&self.nodes)
@@ -341,6 +418,16 @@ impl Placer {
     pub fn take(&mut self, topo: &TopologyView, row: usize, nodes: &[u32]) -> Result<(), String> {
         let v = topo.node_view();
         let (class, shape) = self.check(topo, &v, row, nodes)?;
+        if let Some(planned) = &mut self.planned {
+            let duration = v.jobs[row].requested_time;
+            if !planned.take(&v, &mut self.pass, (class, &shape), nodes, duration) {
+                return Err(topo.reservation_conflict(class, nodes, duration));
+            }
+            self.nodes.clear();
+            self.nodes.extend_from_slice(nodes);
+            self.note(row);
+            return Ok(());
+        }
         self.nodes.clear();
         self.nodes.extend_from_slice(nodes);
         self.record(&v, row, class, shape);
@@ -425,6 +512,10 @@ impl Placer {
             return None;
         }
         let v = topo.node_view();
+        if let Some(planned) = &mut self.planned {
+            self.shadow_time = planned.block(&v, row as u32);
+            return self.shadow_time;
+        }
         let mut started = self.started.clone();
         started.sort_by_key(|s| s.end);
         self.shadow_time =
@@ -444,6 +535,14 @@ impl Placer {
             return None;
         }
         let v = topo.node_view();
+        if let Some(planned) = &mut self.planned {
+            let duration = v.jobs[row].requested_time;
+            planned.backfill(&v, &mut self.pass, row as u32, duration)?;
+            self.nodes.clear();
+            self.nodes.extend_from_slice(planned.nodes());
+            self.note(row);
+            return Some(&self.nodes);
+        }
         let ends_by_shadow = v.now + v.jobs[row].requested_time <= shadow;
         for &class in v.classes_of(row as u32) {
             let Some(shape) = v.shape(row as u32, class) else {

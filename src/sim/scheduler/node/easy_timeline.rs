@@ -58,6 +58,8 @@ pub struct EasyOnTimeline {
     fitting: u32,
     log: Vec<(u32, bool, bool, bool, bool)>,
     failed: Failed,
+    /// The blocked job's `[shadow, shadow + requested time)`, once [`Self::block`] found it.
+    window: Option<(Time, Time)>,
 }
 
 impl Default for EasyOnTimeline {
@@ -70,6 +72,7 @@ impl Default for EasyOnTimeline {
             fitting: 0,
             log: Vec::new(),
             failed: Failed::by_duration(),
+            window: None,
         }
     }
 }
@@ -104,45 +107,99 @@ impl EasyOnTimeline {
         }
     }
 
-    /// Starts queue position `pos` on `self.nodes` of `class` for `duration`.
-    fn commit(
+    /// Holds `self.nodes` of `class` for `shape` over `[now, now + duration)` in the plan and
+    /// takes them in `pass`: a start now.
+    fn hold(
         &mut self,
         view: &NodeView<'_>,
         pass: &mut Pass,
-        decisions: &mut Decisions,
-        (pos, class, shape, duration): (usize, u32, &NodeShape, Time),
+        class: u32,
+        shape: &NodeShape,
+        duration: Time,
     ) {
         let now = view.now;
         self.tl.hold(class, shape, &self.nodes, now, now + duration);
         pass.take(view, class, shape, &self.nodes);
-        decisions.start(pos, class, &self.nodes);
     }
 
-    /// Decides one call over the waiting jobs `queue` (in queue order, with their positions);
-    /// returns the blocked head and its shadow time, if any.
-    pub fn schedule(
+    /// Resets the plan to the committed future of `view`: running jobs releasing their nodes
+    /// at their predicted ends, reservations holding theirs. Forgets any blocked job.
+    pub fn begin(&mut self, view: &NodeView<'_>) {
+        view.committed_timeline(&mut self.tl);
+        self.window = None;
+    }
+
+    /// The nodes of the last start (or of the last [`Self::fits_plain`] that found some).
+    pub fn nodes(&self) -> &[u32] {
+        &self.nodes
+    }
+
+    /// Whether `job` fits now for `duration` beside everything planned, on some class it may
+    /// use (placement order); nothing is held.
+    pub fn fits_plain(
         &mut self,
         view: &NodeView<'_>,
         pass: &mut Pass,
-        mut queue: impl Iterator<Item = (usize, QueuedJob)>,
-        decisions: &mut Decisions,
-    ) -> Option<(u32, Time)> {
-        let now = view.now;
-        view.committed_timeline(&mut self.tl);
-        let head = 'head: loop {
-            let (pos, q) = queue.next()?;
-            for &class in view.classes_of(q.job) {
-                let Some(shape) = view.shape(q.job, class) else {
-                    continue;
-                };
-                if self.select_plain(view, pass, class, &shape, q.requested_time) {
-                    let start = (pos, class, &shape, q.requested_time);
-                    self.commit(view, pass, decisions, start);
-                    continue 'head;
-                }
+        job: u32,
+        duration: Time,
+    ) -> bool {
+        view.classes_of(job).iter().any(|&class| {
+            view.shape(job, class)
+                .is_some_and(|shape| self.select_plain(view, pass, class, &shape, duration))
+        })
+    }
+
+    /// Starts `job` now for `duration` on the first class (placement order) where it fits
+    /// beside everything planned: held in the plan and taken in `pass`, its nodes in
+    /// [`Self::nodes`]. `None` (nothing held) when it fits nowhere.
+    pub fn start_plain(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        job: u32,
+        duration: Time,
+    ) -> Option<(u32, NodeShape)> {
+        for &class in view.classes_of(job) {
+            let Some(shape) = view.shape(job, class) else {
+                continue;
+            };
+            if self.select_plain(view, pass, class, &shape, duration) {
+                self.hold(view, pass, class, &shape, duration);
+                return Some((class, shape));
             }
-            break q.job;
-        };
+        }
+        None
+    }
+
+    /// Holds `nodes` of `class` for `shape` from now for `duration` if that leaves everything
+    /// planned in place (the nodes' free state now is the caller's to check); `false`, nothing
+    /// held, when it would over-commit the plan — a reservation's nodes before it is up.
+    pub fn take(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        (class, shape): (u32, &NodeShape),
+        nodes: &[u32],
+        duration: Time,
+    ) -> bool {
+        let now = view.now;
+        self.tl.hold(class, shape, nodes, now, now + duration);
+        if !self.tl.none_negative(class, nodes, now, now + duration) {
+            self.tl.unhold(class, shape, nodes, now, now + duration);
+            return false;
+        }
+        self.nodes.clear();
+        self.nodes.extend_from_slice(nodes);
+        pass.take(view, class, shape, nodes);
+        true
+    }
+
+    /// Makes `head` the blocked job: its shadow time (its earliest fit beside everything
+    /// planned) and, per class it may use, what is free for it over `[shadow, shadow + its
+    /// requested time)`, which backfilling must leave it. `None` when it never fits.
+    pub fn block(&mut self, view: &NodeView<'_>, head: u32) -> Option<Time> {
+        let now = view.now;
+        self.window = None;
         let head_time = view.jobs[head as usize].requested_time;
         let mut shadow: Option<Time> = None;
         for &class in view.classes_of(head) {
@@ -184,36 +241,73 @@ impl EasyOnTimeline {
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
         }
+        self.window = Some((shadow, shadow_end));
+        Some(shadow)
+    }
+
+    /// EASY's backfilling of `job` (for `duration`) against the blocked job of the last
+    /// [`Self::block`]: started now, as [`Self::start_plain`], if it ends by the shadow time or
+    /// leaves the blocked job able to start then, its nodes chosen to spare that job. `None`
+    /// (nothing held) when it may not start, or when no job is blocked.
+    pub fn backfill(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        job: u32,
+        duration: Time,
+    ) -> Option<(u32, NodeShape)> {
+        let window @ (shadow, _) = self.window?;
+        let end = view.now + duration;
+        for &class in view.classes_of(job) {
+            let Some(shape) = view.shape(job, class) else {
+                continue;
+            };
+            let slot = self.slot[class as usize];
+            let ok = if end <= shadow || slot == NONE {
+                self.select_plain(view, pass, class, &shape, duration)
+            } else if self.tl.is_whole(class) {
+                self.select_long_whole(view, pass, class, &shape, end, window)
+            } else {
+                self.select_long_shared(view, pass, class, &shape, end, window)
+            };
+            if ok {
+                self.hold(view, pass, class, &shape, duration);
+                return Some((class, shape));
+            }
+        }
+        None
+    }
+
+    /// Decides one call over the waiting jobs `queue` (in queue order, with their positions);
+    /// returns the blocked head and its shadow time, if any.
+    pub fn schedule(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        mut queue: impl Iterator<Item = (usize, QueuedJob)>,
+        decisions: &mut Decisions,
+    ) -> Option<(u32, Time)> {
+        let now = view.now;
+        self.begin(view);
+        let head = loop {
+            let (pos, q) = queue.next()?;
+            match self.start_plain(view, pass, q.job, q.requested_time) {
+                Some((class, _)) => decisions.start(pos, class, &self.nodes),
+                None => break q.job,
+            }
+        };
+        let shadow = self.block(view, head)?;
         self.failed.clear();
-        'queue: for (pos, q) in queue {
+        for (pos, q) in queue {
             let end = now + q.requested_time;
             let job = &view.jobs[q.job as usize];
             if self.failed.contains(job, end > shadow) {
                 continue;
             }
-            for &class in view.classes_of(q.job) {
-                let Some(shape) = view.shape(q.job, class) else {
-                    continue;
-                };
-                let slot = self.slot[class as usize];
-                let ok = if end <= shadow || slot == NONE {
-                    self.select_plain(view, pass, class, &shape, q.requested_time)
-                } else if self.tl.is_whole(class) {
-                    self.select_long_whole(view, pass, class, &shape, end, (shadow, shadow_end))
-                } else {
-                    self.select_long_shared(view, pass, class, &shape, end, (shadow, shadow_end))
-                };
-                if ok {
-                    self.commit(
-                        view,
-                        pass,
-                        decisions,
-                        (pos, class, &shape, q.requested_time),
-                    );
-                    continue 'queue;
-                }
+            match self.backfill(view, pass, q.job, q.requested_time) {
+                Some((class, _)) => decisions.start(pos, class, &self.nodes),
+                None => self.failed.insert(job, end > shadow),
             }
-            self.failed.insert(job, end > shadow);
         }
         Some((head, shadow))
     }

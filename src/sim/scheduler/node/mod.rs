@@ -13,7 +13,7 @@ mod aggressive;
 mod bounds;
 mod conservative;
 mod easy;
-mod easy_timeline;
+pub(crate) mod easy_timeline;
 mod fcfs;
 pub(crate) mod pass;
 pub(crate) mod shadow;
@@ -29,6 +29,7 @@ use std::ops::Range;
 use super::SchedulerKind;
 use super::order::{QueueOrder, Submission};
 use crate::sim::job::{Job, Time};
+use crate::sim::limits::LimitState;
 use crate::sim::queue::Queue;
 use crate::sim::running::RunningSet;
 use crate::sim::topology::{
@@ -103,6 +104,10 @@ pub struct NodeView<'a> {
     /// Changes whenever a reservation is granted, or held jobs become eligible out of
     /// submission order (queue limits): a plan kept between calls must then be rebuilt.
     pub reservations_epoch: u64,
+    /// With queues and limits: their run state (each job's queue, the jobs they hold). The
+    /// built-in rules never read it (the engine has filtered `queue` already); a policy of the
+    /// decision interface shows it ([`crate::sim::policy`]).
+    pub limits: Option<&'a LimitState<'a>>,
 }
 
 impl NodeView<'_> {
