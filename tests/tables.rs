@@ -11,6 +11,8 @@ use schedlab::sim::{Job, Workload};
 use schedlab::swf::{ReadOptions, Trace, TraceFormat};
 use schedlab::table::{Keep, mapping};
 
+mod common;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -433,4 +435,75 @@ fn trace_info_and_simulate_take_a_mapping() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["jobs"], 22, "{summary}");
+}
+
+/// An Int64 column of `jobs.parquet`, by job id, for one cell (every cell when empty).
+fn jobs_column(path: &Path, cell: &str, name: &str) -> std::collections::BTreeMap<i64, i64> {
+    use arrow_array::{Array, Int64Array, StringArray};
+    let mut out = std::collections::BTreeMap::new();
+    for b in common::parquet_batches(path) {
+        let col = |n: &str| {
+            b.column_by_name(n)
+                .unwrap_or_else(|| panic!("no column {n}"))
+        };
+        let cells = col("cell");
+        let cells = cells.as_any().downcast_ref::<StringArray>().unwrap();
+        let ids = col("job_id");
+        let ids = ids.as_any().downcast_ref::<Int64Array>().unwrap();
+        let values = col(name);
+        let values = values.as_any().downcast_ref::<Int64Array>().unwrap();
+        for i in 0..b.num_rows() {
+            if (cells.value(i) == cell || cell.is_empty()) && !values.is_null(i) {
+                out.insert(ids.value(i), values.value(i));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn gpu_requests_and_types_reach_the_simulator() {
+    let project = common::project::Project::new();
+    std::fs::write(
+        project.path().join("workloads/gpus.csv"),
+        "id,submit,seconds,gpus,type\n\
+         1,1000,100,8,V100\n\
+         2,1000,50,1,T4\n\
+         3,1000,10,1,V100\n\
+         4,1000,10,2,\n",
+    )
+    .unwrap();
+    let manifest = "workloads:
+  gpus:
+    table: ../workloads/gpus.csv
+    mapping:
+      columns: {id: id, submit: submit, duration: seconds, gpus: gpus, gpu_type: type}
+clusters:
+  lab:
+    topology:
+      lab:
+        nodes:
+          - {name: v100, count: 1, cores: 8, memory: 64 GiB, gpus: 8, properties: [V100]}
+          - {name: t4, count: 1, cores: 8, memory: 64 GiB, gpus: 8, properties: [T4]}
+schedulers:
+  easy: {policy: easy}
+";
+    project.manifest("gpus", manifest);
+    let (out, _) = project.run(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let jobs = project.path().join("results/gpus/jobs.parquet");
+    let waits = jobs_column(&jobs, "", "wait");
+    let gpus = jobs_column(&jobs, "", "gpus");
+    // Job 1 holds the V100 node's 8 GPUs; job 2 takes a T4. Job 3 asks for a V100: the T4 node
+    // has 7 GPUs free, yet it waits for job 1 to end. Job 4 names no type: EASY starts it at
+    // once on the T4 node (FCFS would keep it behind job 3).
+    assert_eq!(gpus, [(1, 8), (2, 1), (3, 1), (4, 2)].into());
+    assert_eq!(waits, [(1, 0), (2, 0), (3, 100), (4, 0)].into());
+
+    // The same jobs without the type column: job 3 starts at once on the T4 node.
+    project.manifest("gpus", &manifest.replace(", gpu_type: type", ""));
+    let (out, _) = project.run(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let waits = jobs_column(&jobs, "", "wait");
+    assert_eq!(waits, [(1, 0), (2, 0), (3, 0), (4, 0)].into());
 }
