@@ -507,3 +507,63 @@ schedulers:
     let waits = jobs_column(&jobs, "", "wait");
     assert_eq!(waits, [(1, 0), (2, 0), (3, 0), (4, 0)].into());
 }
+
+/// The first block of `lang` in docs/sources.md after `marker`.
+fn doc_block(marker: &str, lang: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs/sources.md")).unwrap();
+    let section = &doc[doc.find(marker).unwrap_or_else(|| panic!("no {marker}"))..];
+    let fence = format!("```{lang}\n");
+    let start = section.find(&fence).unwrap() + fence.len();
+    section[start..start + section[start..].find("```").unwrap()].to_string()
+}
+
+/// Copies the bundled samples into `dir/workloads/samples`.
+fn copy_samples(dir: &Path) {
+    for name in ["pm100", "philly", "helios", "alibaba_pai"] {
+        let to = dir.join("workloads/samples").join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(sample(name)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_documented_table_manifest_runs() {
+    let project = common::project::Project::new();
+    copy_samples(project.path());
+    project.manifest("tables", &doc_block("## Job tables", "yaml"));
+    let (out, _) = project.run(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m = schedlab::manifest::load(&project.path().join("experiments/tables.yaml")).unwrap();
+    assert_eq!(m.cells.len(), 2);
+    // The filter keeps the 17 completed jobs; the inline mapping reads all 22 that ran.
+    let ids = jobs_column(&project.path().join("results/tables/jobs.parquet"), "", "gpus");
+    assert!(ids.contains_key(&5_000_013));
+    let summary = common::parquet_batches(&project.path().join("results/tables/summary.parquet"));
+    let rows: usize = summary.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2);
+}
+
+#[test]
+fn the_documented_commands_and_sample_readmes_run_as_written() {
+    let mut commands: Vec<String> = doc_block("## Job tables", "sh")
+        .lines()
+        .filter(|l| l.starts_with("schedlab "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(commands.len(), 3);
+    for name in ["pm100", "philly", "helios", "alibaba_pai"] {
+        let readme = std::fs::read_to_string(sample(name).join("README.md")).unwrap();
+        assert!(readme.contains("written by us from the published schema"), "{name}");
+        let start = readme.find("```sh\n").unwrap() + 6;
+        let line = readme[start..].lines().next().unwrap().to_string();
+        commands.push(line);
+    }
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = schedlab(root(), &args);
+        assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    }
+}
