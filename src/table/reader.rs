@@ -481,7 +481,7 @@ impl<'a> Reader<'a> {
             self.anomalies.fractional_amounts += 1;
         }
         let procs = match procs {
-            Some(p) if p >= 1.0 && p <= MAX_COUNT => p as u32,
+            Some(p) if (1.0..=MAX_COUNT).contains(&p) => p as u32,
             _ => {
                 self.anomalies.unknown_procs += 1;
                 return Ok(Outcome::Skipped);
@@ -502,7 +502,7 @@ impl<'a> Reader<'a> {
                         })?,
                     Cell::Time { .. } => -1.0,
                 } * m.factor();
-                if !v.is_finite() || v < 0.0 || v > 1e15 {
+                if !v.is_finite() || !(0.0..=1e15).contains(&v) {
                     return Err(bad(MEMORY, "an amount of memory ≥ 0, in the column's unit"));
                 }
                 v.ceil()
