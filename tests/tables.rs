@@ -539,7 +539,11 @@ fn the_documented_table_manifest_runs() {
     let m = schedlab::manifest::load(&project.path().join("experiments/tables.yaml")).unwrap();
     assert_eq!(m.cells.len(), 2);
     // The filter keeps the 17 completed jobs; the inline mapping reads all 22 that ran.
-    let ids = jobs_column(&project.path().join("results/tables/jobs.parquet"), "", "gpus");
+    let ids = jobs_column(
+        &project.path().join("results/tables/jobs.parquet"),
+        "",
+        "gpus",
+    );
     assert!(ids.contains_key(&5_000_013));
     let summary = common::parquet_batches(&project.path().join("results/tables/summary.parquet"));
     let rows: usize = summary.iter().map(|b| b.num_rows()).sum();
@@ -556,7 +560,10 @@ fn the_documented_commands_and_sample_readmes_run_as_written() {
     assert_eq!(commands.len(), 3);
     for name in ["pm100", "philly", "helios", "alibaba_pai"] {
         let readme = std::fs::read_to_string(sample(name).join("README.md")).unwrap();
-        assert!(readme.contains("written by us from the published schema"), "{name}");
+        assert!(
+            readme.contains("written by us from the published schema"),
+            "{name}"
+        );
         let start = readme.find("```sh\n").unwrap() + 6;
         let line = readme[start..].lines().next().unwrap().to_string();
         commands.push(line);
