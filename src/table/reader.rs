@@ -173,7 +173,8 @@ struct Reader<'a> {
 
 /// What reading one row gave.
 enum Outcome {
-    Kept(Job, Vec<(usize, String)>),
+    /// Kept; its names (user, group, queue) are already noted at its position.
+    Kept(Job),
     Skipped,
 }
 
@@ -277,16 +278,12 @@ impl<'a> Reader<'a> {
     fn row(&mut self, row: &Row<'_>, index: &Index) -> Result<(), SwfError> {
         self.row += 1;
         match self.job(row, index) {
-            Ok(Outcome::Kept(job, names)) => {
+            Ok(Outcome::Kept(job)) => {
                 self.records += 1;
                 if job.submit < self.previous_submit {
                     self.anomalies.out_of_order += 1;
                 }
                 self.previous_submit = job.submit;
-                let pos = self.jobs.len();
-                for (slot, name) in names {
-                    self.names.note(pos, slot, name.as_bytes());
-                }
                 self.jobs.push(job);
                 Ok(())
             }
@@ -567,7 +564,9 @@ impl<'a> Reader<'a> {
             Cell::Text(t) if t.parse::<u64>().is_ok() => t.parse().unwrap_or(self.row),
             _ => self.row,
         };
-        let mut names = Vec::new();
+        // Numbers stay ids; a name is noted at the position the job is about to take.
+        let pos = self.jobs.len();
+        let names = &mut self.names;
         let mut number = |slot: usize, name_slot: usize| -> i32 {
             match cell(slot) {
                 Cell::Num(v) if v.fract() == 0.0 && (0.0..=f64::from(i32::MAX)).contains(&v) => {
@@ -576,7 +575,7 @@ impl<'a> Reader<'a> {
                 Cell::Text(t) => match t.parse::<i32>() {
                     Ok(v) if v >= 0 => v,
                     _ => {
-                        names.push((name_slot, t.to_string()));
+                        names.note(pos, name_slot, t.as_bytes());
                         -1
                     }
                 },
@@ -598,7 +597,7 @@ impl<'a> Reader<'a> {
             request: self.requests.intern(request),
             ..Job::default()
         };
-        Ok(Outcome::Kept(job, names))
+        Ok(Outcome::Kept(job))
     }
 
     /// The trace: submit times from the earliest kept submission, names resolved.
