@@ -16,6 +16,7 @@ const MODEL_SOURCES: &[&str] = &[
     "src/source.rs",
     "src/batsim/workload.rs",
     "src/batsim/locate.rs",
+    "src/table",
     "src/execute/simulate_node.rs",
     "src/store/schedule.rs",
 ];

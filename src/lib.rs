@@ -20,3 +20,4 @@ pub mod sim;
 pub mod source;
 pub mod store;
 pub mod swf;
+pub mod table;

@@ -1,5 +1,6 @@
 //! Every reader of user files fuzzed in CI-sized form (issue 37): SWF traces, manifests, Alea and
-//! AleaNG machine files, AleaNG's `.queues`/`.users`/`.groups` files. Inputs are random lines
+//! AleaNG machine files, AleaNG's `.queues`/`.users`/`.groups` files, job tables (CSV through
+//! the Helios mapping, random bytes as Parquet). Inputs are random lines
 //! built from tokens that readers find hard (empty, negative, beyond `u32`, beyond `u64`, NaN,
 //! brackets, separators), valid lines with fields replaced, and random bytes. Each reader must
 //! read the input or refuse it with an error that says where (a line, or a manifest's
@@ -118,6 +119,45 @@ const SWF_HEADERS: [&str; 5] = [
     "; TimeZone: 3600",
     "; Note: fuzz",
 ];
+
+/// A Helios `cluster_log.csv` row with some cells replaced, dropped or added.
+fn table_row() -> impl Strategy<Value = String> {
+    const BASE: &str = "7,u1,vc1,8,32,1,COMPLETED,2020-06-01 00:00:00,2020-06-01 00:01:00,2020-06-01 01:01:00,3600,60";
+    (
+        prop::collection::vec((0..12usize, token()), 0..4),
+        0..3usize,
+        token(),
+    )
+        .prop_map(|(replace, shape, extra)| {
+            let mut cols: Vec<String> = BASE.split(',').map(str::to_string).collect();
+            for (i, t) in replace {
+                cols[i] = t;
+            }
+            match shape {
+                1 => {
+                    cols.pop();
+                }
+                2 => cols.push(extra),
+                _ => {}
+            }
+            cols.join(",")
+        })
+}
+
+/// The table at `path` read through `mapping` strictly and leniently: read, or refused naming
+/// the file.
+fn read_table(path: &std::path::Path, mapping: &str) {
+    let reading = schedlab::table::mapping::shipped(mapping)
+        .unwrap()
+        .resolve(mapping)
+        .unwrap();
+    for mode in [schedlab::swf::Mode::Strict, schedlab::swf::Mode::Lenient] {
+        if let Err(e) = schedlab::table::read_path(path, mode, &reading) {
+            let text = e.to_string();
+            assert!(text.contains(&path.display().to_string()), "{text}");
+        }
+    }
+}
 
 proptest! {
     #![proptest_config(config())]
@@ -272,5 +312,21 @@ grid:
                 "no location: {e}\n{manifest}"
             );
         }
+    }
+
+    /// Job tables: rows of a Helios log with cells replaced, or random bytes as a Parquet file.
+    #[test]
+    fn job_tables_are_read_or_refused_at_a_row(
+        rows in prop::collection::vec(table_row(), 0..12),
+        junk in bytes(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("t.csv");
+        let header = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue";
+        fs::write(&csv, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+        read_table(&csv, "helios");
+        let parquet = dir.path().join("t.parquet");
+        fs::write(&parquet, &junk).unwrap();
+        read_table(&parquet, "pm100");
     }
 }

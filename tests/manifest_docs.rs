@@ -165,7 +165,7 @@ fn the_trace_reading_example_loads_as_documented() {
         m.cells
             .iter()
             .find(|c| c.workload.name == name)
-            .map(|c| c.workload.reading)
+            .map(|c| c.workload.reading.clone())
             .unwrap()
     };
     let kth = reading("kth");

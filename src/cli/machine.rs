@@ -20,16 +20,77 @@ pub struct ReadArgs {
     /// Dialect of the fields after the 18th: auto, alea, aleang or ignore.
     #[arg(long, value_name = "DIALECT", default_value = "auto")]
     pub extended_fields: Extended,
+    /// Read the trace as a job table (CSV or Parquet) through this mapping: a shipped one
+    /// (pm100, philly, helios, alibaba_pai) or a mapping YAML file (docs/sources.md).
+    #[arg(long, value_name = "NAME|FILE")]
+    pub mapping: Option<String>,
+    /// Job tables: keep only rows of these statuses (comma-separated; ignoring case).
+    #[arg(
+        long,
+        value_name = "STATUS,...",
+        value_delimiter = ',',
+        requires = "mapping"
+    )]
+    pub keep_status: Option<Vec<String>>,
+    /// Job tables: keep only rows of these queues or partitions (comma-separated).
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        requires = "mapping"
+    )]
+    pub keep_partition: Option<Vec<String>>,
+    /// Job tables: keep rows submitted at or after this date-time (or epoch seconds).
+    #[arg(long, value_name = "TIME", requires = "mapping")]
+    pub since: Option<String>,
+    /// Job tables: keep rows submitted before this date-time (or epoch seconds).
+    #[arg(long, value_name = "TIME", requires = "mapping")]
+    pub until: Option<String>,
 }
 
 impl ReadArgs {
-    pub fn options(&self) -> ReadOptions {
-        ReadOptions {
+    /// The reading options; with `--mapping`, the job table's mapping, read and checked.
+    pub fn options(&self) -> Result<ReadOptions, CliError> {
+        let mut options = ReadOptions {
             memory: self.memory,
             used_memory_fallback: self.used_memory_fallback,
             extended: self.extended_fields,
             ..ReadOptions::default()
+        };
+        if let Some(m) = &self.mapping {
+            use crate::table::{Keep, mapping};
+            let (raw, name) = match mapping::shipped(m) {
+                Some(raw) => (raw, m.clone()),
+                None if m.ends_with(".yaml") || m.ends_with(".yml") => {
+                    let text = std::fs::read_to_string(m).map_err(|e| {
+                        CliError::input(format!("failed to read the mapping file {m}: {e}"))
+                    })?;
+                    (
+                        mapping::parse(&text, m).map_err(CliError::input)?,
+                        format!("file {m}"),
+                    )
+                }
+                None => {
+                    return Err(CliError::input(format!("no shipped mapping named `{m}`"))
+                        .with_hint(format!(
+                            "shipped: {}; a mapping file's name ends in .yaml",
+                            mapping::shipped_names()
+                        )));
+                }
+            };
+            let keep = Keep {
+                status: self.keep_status.clone(),
+                partitions: self.keep_partition.clone(),
+                since: self.since.clone(),
+                until: self.until.clone(),
+            };
+            let reading = raw
+                .with_keep(Some(keep))
+                .resolve(&name)
+                .map_err(|(key, e)| CliError::input(format!("mapping `{name}`: {key}: {e}")))?;
+            options.format = crate::swf::TraceFormat::Table(std::sync::Arc::new(reading));
         }
+        Ok(options)
     }
 }
 

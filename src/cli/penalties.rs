@@ -50,7 +50,7 @@ pub fn run(args: PenaltiesArgs) -> Result<(), CliError> {
             ),
         );
     };
-    let trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+    let trace = load_trace_with(&args.trace, args.lenient, &args.read.options()?)?;
     let spec = PenaltySpec {
         gpus: args.gpus,
         ..PenaltySpec::of(PenaltyModel::PeMin)

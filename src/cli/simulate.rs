@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ));
     }
     super::output::check_folders(&[("--jobs-out", args.jobs_out.as_deref())])?;
-    let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+    let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options()?)?;
     let machine = match args.topology.machine()? {
         Some(m) => m,
         None => {

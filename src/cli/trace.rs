@@ -55,7 +55,7 @@ pub fn run(command: Command) -> Result<(), CliError> {
             if args.topology.machines.is_some() && args.procs.is_some() {
                 return Err(CliError::input("give --machines or --procs, not both"));
             }
-            let trace = load_trace_with(&args.trace, args.lenient, &args.read.options())?;
+            let trace = load_trace_with(&args.trace, args.lenient, &args.read.options()?)?;
             let mut info = TraceInfo::from_trace(&trace);
             let machine = match (args.topology.machine()?, args.procs) {
                 (Some(m), _) => Some(m),

@@ -320,7 +320,7 @@ fn compute(
         penalty: fairshare.penalty.model.name().to_string(),
         charging: fairshare.charging.name().to_string(),
         fairness: metrics::fairness(&user_rows),
-        reading: cell.workload.reading,
+        reading: cell.workload.reading.clone(),
         topology: cell.cluster.topology.as_ref().map(|t| TopologySettings {
             placement: cell.scheduler.placement.name().to_string(),
             ignore_memory: t.ignore_memory,

@@ -135,6 +135,18 @@ fn check_machine_sizes(manifests: &[Manifest]) -> Result<(), PipelineError> {
             let Some(trace) = cell.workload.trace() else {
                 continue;
             };
+            // A job table names no machine: the cluster must.
+            if let crate::swf::TraceFormat::Table(_) = cell.workload.reading.format {
+                return Err(PipelineError::NoMachineSize(format!(
+                    "{}: cell {}: cluster `{}` takes its size from the trace, but {} is a job \
+                     table, which names no machine size; give the cluster `procs: N` or a \
+                     `topology` in the manifest",
+                    m.path.display(),
+                    cell.id,
+                    cell.cluster.name,
+                    trace.display()
+                )));
+            }
             // A Batsim workload is sized by its `nb_res`, checked when the workload is read.
             if cell.workload.reading.format != crate::swf::TraceFormat::Swf {
                 continue;
@@ -304,7 +316,7 @@ pub fn run_with(
             Some((
                 workload.trace()?.clone(),
                 workload.lenient,
-                workload.reading,
+                workload.reading.clone(),
             ))
         })?
     }));

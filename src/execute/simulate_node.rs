@@ -65,7 +65,7 @@ impl TraceCache {
             .traces
             .lock()
             .unwrap()
-            .entry((path.to_path_buf(), lenient, *reading))
+            .entry((path.to_path_buf(), lenient, reading.clone()))
             .or_default()
             .clone();
         slot.get_or_init(|| {
@@ -84,7 +84,7 @@ impl TraceCache {
     /// A node that read (or failed to read) the trace is done with it: the last one expected
     /// drops it.
     pub fn done(&self, path: &Path, lenient: bool, reading: &ReadOptions) {
-        let id = (path.to_path_buf(), lenient, *reading);
+        let id = (path.to_path_buf(), lenient, reading.clone());
         let mut remaining = self.remaining.lock().unwrap();
         if let Some(n) = remaining.get_mut(&id) {
             *n -= 1;

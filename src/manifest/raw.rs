@@ -73,6 +73,17 @@ pub struct RawWorkload {
     pub batsim: Option<Spanned<String>>,
     /// A synthetic workload (docs/synthetic.md). Exclusive with `trace` and `batsim`.
     pub synthetic: Option<RawSynthetic>,
+    /// A job table, CSV or Parquet (docs/sources.md, "Job tables"), read through `mapping`.
+    /// Exclusive with `trace`, `batsim` and `synthetic`.
+    #[schemars(with = "Option<String>")]
+    pub table: Option<Spanned<String>>,
+    /// How a job table's columns become job fields: a shipped mapping (`pm100`, `philly`,
+    /// `helios`, `alibaba_pai`), a mapping file (`.yaml`, relative to the manifest's folder), or
+    /// the mapping itself.
+    pub mapping: Option<crate::table::MappingRef>,
+    /// Which rows of a job table to keep: `status`, `partitions`, `since`, `until` (each row
+    /// left out is counted).
+    pub keep: Option<crate::table::Keep>,
     /// Keep jobs submitted in [start, end) (trace seconds).
     pub window: Option<RawWindow>,
     /// Keep the first N jobs (after the window and user filters).

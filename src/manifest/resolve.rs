@@ -79,7 +79,18 @@ fn reading(
     source: &WorkloadSource,
     format: TraceFormat,
 ) -> Result<ReadOptions, ManifestError> {
-    if format == TraceFormat::Batsim {
+    let format = &format;
+    if !format.is_swf() {
+        let (what, has) = match format {
+            TraceFormat::Batsim => (
+                "a Batsim workload",
+                "a Batsim workload's jobs give `res`, `subtime`, `walltime` and a profile: see docs/sources.md",
+            ),
+            _ => (
+                "a job table",
+                "a job table's mapping says how its columns are read: see docs/sources.md, \"Job tables\"",
+            ),
+        };
         for (key, set) in [
             ("memory", w.memory.is_some()),
             ("used_memory_fallback", w.used_memory_fallback.is_some()),
@@ -90,9 +101,9 @@ fn reading(
                     .key_error(
                         &format!("{path}.{key}"),
                         key,
-                        format!("`{key}` says how to read SWF fields, but this workload is a Batsim workload"),
+                        format!("`{key}` says how to read SWF fields, but this workload is {what}"),
                     )
-                    .hint("a Batsim workload's jobs give `res`, `subtime`, `walltime` and a profile: see docs/sources.md"));
+                    .hint(has));
             }
         }
     }
@@ -117,8 +128,71 @@ fn reading(
         memory: w.memory.unwrap_or_default(),
         used_memory_fallback: w.used_memory_fallback.unwrap_or(false),
         extended: w.extended_fields.unwrap_or_default(),
-        format,
+        format: format.clone(),
     })
+}
+
+/// A job table's mapping (shipped, from a file, or inline) with the workload's `keep`,
+/// validated; errors point at the mapping's key.
+fn table_reading(
+    ctx: &Ctx<'_>,
+    path: &str,
+    w: &RawWorkload,
+) -> Result<crate::table::TableReading, ManifestError> {
+    use crate::table::{MappingRef, mapping};
+    let at = format!("{path}.mapping");
+    let (raw, name) = match &w.mapping {
+        None => {
+            return Err(ctx
+                .key_error(path, "table", "a `table` needs a `mapping`: how its columns become job fields")
+                .hint(format!(
+                    "name a shipped mapping ({}), a mapping file, or write the mapping (docs/sources.md, \"Job tables\")",
+                    mapping::shipped_names()
+                )));
+        }
+        Some(MappingRef::Inline(m)) => ((**m).clone(), "custom".to_string()),
+        Some(MappingRef::Named(n)) if n.ends_with(".yaml") || n.ends_with(".yml") => {
+            let file = ctx.base_dir.join(n);
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                ctx.key_error(
+                    &at,
+                    "mapping",
+                    format!("failed to read the mapping file {}: {e}", file.display()),
+                )
+                .hint("relative paths are relative to the manifest's folder")
+            })?;
+            let m = mapping::parse(&text, &file.display().to_string())
+                .map_err(|e| ctx.key_error(&at, "mapping", e))?;
+            (m, format!("file {n}"))
+        }
+        Some(MappingRef::Named(n)) => match mapping::shipped(n) {
+            Some(m) => (m, n.clone()),
+            None => {
+                return Err(ctx
+                    .key_error(&at, "mapping", format!("no shipped mapping named `{n}`"))
+                    .hint(format!(
+                        "shipped: {}; a mapping file's name ends in .yaml",
+                        mapping::shipped_names()
+                    )));
+            }
+        },
+    };
+    raw.with_keep(w.keep.clone())
+        .resolve(&name)
+        .map_err(|(key, message)| {
+            let (full, last) = if key.starts_with("keep") && w.keep.is_some() {
+                (
+                    format!("{path}.{key}"),
+                    key.rsplit('.').next().unwrap_or("keep").to_string(),
+                )
+            } else {
+                (
+                    format!("{at}.{key}"),
+                    key.rsplit('.').next().unwrap_or("mapping").to_string(),
+                )
+            };
+            ctx.key_error(&full, &last, format!("mapping `{name}`: {message}"))
+        })
 }
 
 /// The longest experiment name: it becomes `results/<name>/`, `reports/<name>.html` and
@@ -171,7 +245,45 @@ pub fn resolve(
         check_name(ctx, "workloads", wname)?;
         let path = format!("workloads.{wname}");
         let mut format = TraceFormat::Swf;
+        if w.table.is_none() {
+            for (key, set) in [("mapping", w.mapping.is_some()), ("keep", w.keep.is_some())] {
+                if set {
+                    return Err(ctx
+                        .key_error(
+                            &format!("{path}.{key}"),
+                            key,
+                            format!("`{key}` says how to read a job table, but this workload has no `table`"),
+                        )
+                        .hint("e.g. `table: ../workloads/samples/helios/cluster_log.csv` with `mapping: helios` (docs/sources.md)"));
+                }
+            }
+        }
+        if let Some(t) = &w.table {
+            if w.trace.is_some() || w.batsim.is_some() || w.synthetic.is_some() {
+                return Err(ctx
+                    .key_error(
+                        &path,
+                        wname,
+                        "a workload needs a `trace`, a `batsim` workload, a `table` or a `synthetic` model (one of them)",
+                    )
+                    .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
+            }
+            let table = ctx.base_dir.join(&t.value);
+            if !table.is_file() {
+                return Err(ctx
+                    .error(
+                        &format!("{path}.table"),
+                        format!("table file not found: {}", table.display()),
+                        &t.referenced,
+                    )
+                    .hint("relative paths are relative to the manifest's folder"));
+            }
+            format = TraceFormat::Table(std::sync::Arc::new(table_reading(ctx, &path, w)?));
+        }
         let source = match (&w.trace, &w.batsim, &w.synthetic) {
+            (None, None, None) if w.table.is_some() => {
+                WorkloadSource::Trace(ctx.base_dir.join(&w.table.as_ref().expect("checked").value))
+            }
             (Some(t), None, None) | (None, Some(t), None) => {
                 let key = if w.trace.is_some() { "trace" } else { "batsim" };
                 let trace = ctx.base_dir.join(&t.value);
@@ -228,7 +340,7 @@ pub fn resolve(
                     .key_error(
                         &path,
                         wname,
-                        "a workload needs a `trace`, a `batsim` workload or a `synthetic` model (one of them)",
+                        "a workload needs a `trace`, a `batsim` workload, a `table` or a `synthetic` model (one of them)",
                     )
                     .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
             }

@@ -26,6 +26,17 @@ pub struct JsonValueError {
     pub hint: Option<&'static str>,
 }
 
+/// A value of a job table that cannot be used: `row` (1-based, data rows only) and `column`
+/// say where; a whole-table problem (a missing column) has no row.
+#[derive(Debug)]
+pub struct TableValueError {
+    pub row: Option<u64>,
+    pub column: String,
+    pub expected: String,
+    pub found: String,
+    pub hint: Option<&'static str>,
+}
+
 #[derive(Debug)]
 pub enum ErrorKind {
     Io(std::io::Error),
@@ -52,6 +63,8 @@ pub enum ErrorKind {
     },
     /// A value of a JSON workload (Batsim, `crate::batsim`) that cannot be used.
     Json(Box<JsonValueError>),
+    /// A cell or a column of a job table (`crate::table`) that cannot be used.
+    Table(Box<TableValueError>),
     /// Not JSON at all (the parser's message).
     JsonSyntax {
         column: u64,
@@ -69,6 +82,7 @@ impl SwfError {
                 | ErrorKind::BadField { .. }
                 | ErrorKind::BadHeader { .. }
         ) || matches!(&self.kind, ErrorKind::Json(e) if e.job)
+            || matches!(&self.kind, ErrorKind::Table(e) if e.row.is_some())
     }
 
     /// What to do about it, when known.
@@ -77,6 +91,10 @@ impl SwfError {
             ErrorKind::Json(e) if e.hint.is_some() => e.hint,
             ErrorKind::Json(e) if e.job => Some(
                 "fix the value, or read leniently (--lenient; `lenient: true` in a manifest) to skip the job (counted)",
+            ),
+            ErrorKind::Table(e) if e.hint.is_some() => e.hint,
+            ErrorKind::Table(e) if e.row.is_some() => Some(
+                "fix the value or the mapping, or read leniently (--lenient; `lenient: true` in a manifest) to skip the row (counted)",
             ),
             ErrorKind::JsonSyntax { .. } => {
                 Some("a Batsim workload is one JSON object with `jobs` and `profiles`")
@@ -159,6 +177,20 @@ impl fmt::Display for SwfError {
                 "{}:{}:{}: {}: expected {}, found {}",
                 self.source_name, self.line, e.column, e.path, e.expected, e.found
             ),
+            ErrorKind::Table(e) => {
+                write!(f, "{}:", self.source_name)?;
+                if self.line > 0 {
+                    write!(f, "{}:", self.line)?;
+                }
+                if let Some(row) = e.row {
+                    write!(f, " row {row},")?;
+                }
+                write!(
+                    f,
+                    " column `{}`: expected {}, found {}",
+                    e.column, e.expected, e.found
+                )
+            }
             ErrorKind::JsonSyntax { column, message } => write!(
                 f,
                 "{}:{}:{column}: not valid JSON: {message}",

@@ -172,6 +172,15 @@ pub fn render_info(info: &TraceInfo) -> String {
     let _ = writeln!(s, "  zero run time        {}", a.zero_runtime);
     let _ = writeln!(s, "  unknown processors   {}", a.unknown_procs);
     let _ = writeln!(s, "  unknown submit time  {}", a.unknown_submit);
+    for (label, n) in [
+        ("  status not kept      ", a.filtered_status),
+        ("  partition not kept   ", a.filtered_partition),
+        ("  outside since/until  ", a.filtered_time),
+    ] {
+        if n > 0 {
+            let _ = writeln!(s, "{label}{n}");
+        }
+    }
     let _ = writeln!(s, "malformed lines  {}", info.malformed_lines);
     let _ = writeln!(s, "anomalies kept");
     let _ = writeln!(s, "  run time > request   {}", a.runtime_exceeds_request);
@@ -179,6 +188,9 @@ pub fn render_info(info: &TraceInfo) -> String {
     let _ = writeln!(s, "  submit out of order  {}", a.out_of_order);
     if a.fractional_times > 0 {
         let _ = writeln!(s, "  times rounded        {}", a.fractional_times);
+    }
+    if a.fractional_amounts > 0 {
+        let _ = writeln!(s, "  amounts rounded up   {}", a.fractional_amounts);
     }
     let larger = info
         .larger_than_machine

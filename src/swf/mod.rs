@@ -10,7 +10,7 @@ mod error;
 mod fields;
 mod header;
 mod info;
-mod names;
+pub(crate) mod names;
 mod nodespec;
 mod options;
 mod reader;
@@ -18,7 +18,7 @@ mod request;
 mod schedule;
 mod writer;
 
-pub use error::{ErrorKind, JsonValueError, SwfError};
+pub use error::{ErrorKind, JsonValueError, SwfError, TableValueError};
 pub use fields::{FIELD_COUNT, field_name};
 pub use header::Header;
 pub use info::{TraceInfo, render_info};

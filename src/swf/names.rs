@@ -33,11 +33,16 @@ pub struct NameReader {
 impl NameReader {
     /// Records that the job about to be kept at position `pos` names `token` in field `slot`.
     pub fn note(&mut self, pos: usize, slot: usize, token: &[u8]) {
-        let next = self.names[slot].len() as u32;
-        let rank = *self.ranks[slot].entry(token.to_vec()).or_insert_with(|| {
-            self.names[slot].push(String::from_utf8_lossy(token).into_owned());
-            next
-        });
+        // Looked up before it is copied: a name met again costs no allocation.
+        let rank = match self.ranks[slot].get(token) {
+            Some(&rank) => rank,
+            None => {
+                let rank = self.names[slot].len() as u32;
+                self.names[slot].push(String::from_utf8_lossy(token).into_owned());
+                self.ranks[slot].insert(token.to_vec(), rank);
+                rank
+            }
+        };
         self.uses.push((pos as u32, slot as u8, rank));
     }
 

@@ -115,8 +115,9 @@ impl std::str::FromStr for Extended {
     }
 }
 
-/// The format of a trace file (docs/sources.md): SWF text, or a Batsim JSON workload.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The format of a trace file (docs/sources.md): SWF text, a Batsim JSON workload, or a job
+/// table (CSV or Parquet) read through a column mapping.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceFormat {
     /// The Standard Workload Format (plain or gzip).
@@ -124,6 +125,9 @@ pub enum TraceFormat {
     Swf,
     /// A Batsim JSON workload: jobs with `delay` profiles (`crate::batsim`).
     Batsim,
+    /// A job table with its mapping and filters (`crate::table`); the resolved mapping is part
+    /// of the workload's cache key.
+    Table(std::sync::Arc<crate::table::TableReading>),
 }
 
 impl TraceFormat {
@@ -131,8 +135,8 @@ impl TraceFormat {
         *self == TraceFormat::Swf
     }
 
-    /// The format a command-line path names: `.json` (or `.json.gz`) is a Batsim workload,
-    /// anything else SWF.
+    /// The format a command-line path names when no mapping is given: `.json` (or
+    /// `.json.gz`) is a Batsim workload, anything else SWF (a job table needs `--mapping`).
     pub fn of_path(path: &std::path::Path) -> TraceFormat {
         let name = path
             .file_name()
@@ -147,7 +151,7 @@ impl TraceFormat {
 }
 
 /// Everything that changes how a trace's lines become jobs. The default reads the standard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ReadOptions {
     pub memory: MemoryReading,
     /// When field 10 is unknown (≤ 0), read field 7 (used memory) in the same unit and scope.
@@ -168,7 +172,16 @@ impl ReadOptions {
                 format: TraceFormat::of_path(path),
                 ..self
             },
-            TraceFormat::Batsim => self,
+            _ => self,
+        }
+    }
+
+    /// The SWF reading options alone (the format left at SWF): what must stay at the
+    /// defaults for a source that has no SWF fields.
+    pub fn swf_fields(&self) -> ReadOptions {
+        ReadOptions {
+            format: TraceFormat::Swf,
+            ..self.clone()
         }
     }
 }

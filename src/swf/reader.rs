@@ -70,12 +70,34 @@ pub struct Anomalies {
     /// seconds (docs/sources.md).
     #[serde(default)]
     pub fractional_times: u64,
+    /// Job-table rows left out by the mapping's status filter (`keep.status`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filtered_status: u64,
+    /// Job-table rows left out by the partition filter (`keep.partitions`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filtered_partition: u64,
+    /// Job-table rows submitted outside `keep.since`/`keep.until`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filtered_time: u64,
+    /// Job-table rows with a fractional processor or GPU count, rounded up (kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fractional_amounts: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Anomalies {
     /// Job lines left out of the workload.
     pub fn skipped(&self) -> u64 {
-        self.unknown_runtime + self.zero_runtime + self.unknown_procs + self.unknown_submit
+        self.unknown_runtime
+            + self.zero_runtime
+            + self.unknown_procs
+            + self.unknown_submit
+            + self.filtered_status
+            + self.filtered_partition
+            + self.filtered_time
     }
 }
 
@@ -273,7 +295,7 @@ fn parse<R: BufRead>(
     // Jobs and their recorded waits in parallel vectors: no (job, wait) pairs to copy apart.
     let mut jobs: Vec<Job> = Vec::new();
     let mut waits: Vec<i64> = Vec::new();
-    let mut requests = RequestBuilder::new(*options);
+    let mut requests = RequestBuilder::new(options.clone());
     let mut named = NameReader::default();
     let mut line = Vec::with_capacity(256);
     let mut number = 0u64;

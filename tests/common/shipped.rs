@@ -6,11 +6,12 @@
 use std::path::PathBuf;
 
 /// The shipped manifests' names (`experiments/<name>.yaml`).
-pub const SHIPPED_EXPERIMENTS: [&str; 10] = [
+pub const SHIPPED_EXPERIMENTS: [&str; 11] = [
     "aleang-example1",
     "easy-vs-fcfs",
     "fairshare-orders",
     "fairshare-penalties",
+    "gpu-tables",
     "lpc-queues",
     "markov-arrivals",
     "metacentrum",
