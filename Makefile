@@ -6,7 +6,8 @@
 #               reason, where none can be started; required in CI)
 CARGO  ?= cargo
 PYTHON ?= python3
-BIN    := target/release/schedlab
+# Where cargo puts it: target/, or $CARGO_TARGET_DIR when set (a clone sharing another build's).
+BIN    := $(or $(CARGO_TARGET_DIR),target)/release/schedlab
 VENV   := .venv
 # Every manifest, a user's own studies included; the tests run only the shipped ones, by name
 # (tests/common/shipped.rs).

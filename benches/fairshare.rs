@@ -3,7 +3,7 @@
 //! the acceptance target is fairshare-ordered EASY within 3× of FCFS-ordered EASY on a large
 //! trace. Each figure is the median of several runs; every run checks its answer (all feasible
 //! jobs simulated, the same outcome on every repetition, and a fairshare schedule that differs
-//! from the FCFS one). Figures go to stdout in the form recorded in BENCHMARKS.md.
+//! from the FCFS one). Figures go to stdout; BENCHMARKS.md's table records them.
 //!
 //! Each run is timed twice: wall clock, and the thread's own CPU time (Linux's
 //! `/proc/thread-self/schedstat`), which does not count the time the thread waited for a core —

@@ -3,7 +3,7 @@
 //! synthetic trace under EASY, through `schedlab run`: simulate, metrics, aggregate, publish)
 //! and against the number of scheduler calls (SDSC SP2 with `interval` 1 s, 60 s and none).
 //! Each figure is the median of three cold runs; each run must succeed and publish its summary.
-//! Figures go to stdout in the form recorded in BENCHMARKS.md.
+//! Figures go to stdout; BENCHMARKS.md's table records them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

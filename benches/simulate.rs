@@ -4,7 +4,7 @@
 //! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. Each figure is the median
 //! of several runs; each run checks its own answer (every feasible job simulated, identical
 //! outcome on every repetition; on nodes, no node over-allocated in any component). Figures go
-//! to stdout, in the form recorded in BENCHMARKS.md.
+//! to stdout; BENCHMARKS.md's table records them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -72,7 +72,7 @@ fn time_capped<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, usize, T) {
 /// The overload benchmark's workload: a 1,024-processor machine held whole by one job that asks
 /// for 10⁶ s and ends at 100 s, while 10,000 long jobs (1–512 processors, 1–24 h requested, half
 /// of it used) arrive at 1 s and queue behind it. Written as SWF so that any build's
-/// `schedlab simulate` can run it (BENCHMARKS.md compares builds on it).
+/// `schedlab simulate` can run it, to compare builds side by side (BENCHMARKS.md, "Reproduce").
 fn overload_swf() -> String {
     let mut out = String::from("; MaxProcs: 1024\n");
     let line = |id: u64, submit: i64, run: i64, procs: u64, req: i64| {

@@ -6,7 +6,7 @@
 #
 # Prints one Markdown row per trace: median seconds and peak RSS of each scheduler (GNU time),
 # and conservative's time as a multiple of EASY's. A run longer than 120 s is not repeated
-# (its single time is printed). Used for the before/after figures in BENCHMARKS.md.
+# (its single time is printed). Used for issue 10's before/after figures (`git log -p BENCHMARKS.md`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/schedlab}

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -16,7 +17,8 @@ import schedlab
 
 from conftest import POLICIES, ROOT, WORKLOADS
 
-BIN = ROOT / "target" / "release" / "schedlab"
+# Where cargo put it, as the Makefile says: target/, or $CARGO_TARGET_DIR when set.
+BIN = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release" / "schedlab"
 
 MANIFEST = """
 name: mine

@@ -154,7 +154,7 @@ pub fn run(args: EetArgs) -> Result<(), CliError> {
     let trace_jobs_skipped = trace.anomalies.skipped();
     // The metric's jobs hold all it reads: the trace's jobs, requests and recorded waits (about
     // 100 bytes a job) would otherwise stay alive through the evaluation and the Parquet writes,
-    // the command's peak (BENCHMARKS.md, "Session 6, branch audit6").
+    // the command's peak (BENCHMARKS.md, "trace eet's peak").
     let source = trace.source.clone();
     drop(trace);
     if !jobs.is_empty() && jobs.iter().all(|j| j.start.is_none()) {

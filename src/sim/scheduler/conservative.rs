@@ -146,7 +146,8 @@ impl NoFit {
 /// The last [`NoFit`] the current pass's searches showed. Only the last is kept:
 /// remembering the last eight (sessions 7–8) made every check scan eight, and the bounds the
 /// older ones added saved less than the scan cost on every trace measured (issue 10;
-/// BENCHMARKS.md, "Session 9"). A run of alike jobs, the case this serves, needs only the last.
+/// BENCHMARKS.md, "Searches that start later"). A run of alike jobs, the case this serves,
+/// needs only the last.
 #[derive(Clone, Debug)]
 struct LastNoFit {
     last: NoFit,

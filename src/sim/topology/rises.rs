@@ -64,7 +64,7 @@ const NONE: u32 = u32::MAX;
 /// nodes (indexed from its first node), a node moved to the front when it rises. Walking it
 /// stops at the first node whose last rise is not after the clock; each node is listed once,
 /// so nothing is skipped on the way (a log of every rise would hold superseded entries, whose
-/// test mispredicts: BENCHMARKS.md, session 9).
+/// test mispredicts: BENCHMARKS.md, "Node-level conservative").
 #[derive(Clone, Debug, Default)]
 pub struct RiseOrder {
     /// The class's first node.

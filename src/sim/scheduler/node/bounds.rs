@@ -72,7 +72,7 @@ type Key = (u32, Vector, Time);
 /// The bounds live in a `Vec`, found through a map from the key; each class also remembers the
 /// last one it asked for, since consecutive queued jobs mostly repeat a request (a user's
 /// burst), and comparing the key is much cheaper than hashing it (wagap-2013: see
-/// BENCHMARKS.md, session 9).
+/// BENCHMARKS.md, "Node-level conservative").
 #[derive(Debug, Default)]
 pub struct OneNodeBounds {
     bounds: Vec<(Key, Bound)>,
