@@ -7,6 +7,45 @@ use std::fmt::Write;
 
 use super::svg::{self, Entry, LABEL_SIZE, Look, Scale, Swatch, TICK_SIZE, WIDTH};
 
+/// The x label of time-series charts over the run: days counted from the chart's first bin (or
+/// each panel's, for panels of different traces), never raw trace seconds — a trace keeping
+/// Unix times would otherwise read "day 15,720" (docs/reports.md, "One time axis").
+pub const DAYS_SINCE_FIRST_BIN: &str = "days since the first bin";
+
+/// Shifts every point's x so that the earliest point of the chart (of each panel when
+/// `per_panel`) is 0: x values in days since the first bin ([`DAYS_SINCE_FIRST_BIN`]).
+pub fn from_first_bin(panels: &mut [Panel], per_panel: bool) {
+    let earliest = |panels: &[Panel]| {
+        panels
+            .iter()
+            .flat_map(|p| &p.series)
+            .flat_map(|s| &s.points)
+            .map(|p| p.x)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let shift = |panels: &mut [Panel], origin: f64| {
+        if !origin.is_finite() {
+            return;
+        }
+        for point in panels
+            .iter_mut()
+            .flat_map(|p| &mut p.series)
+            .flat_map(|s| &mut s.points)
+        {
+            point.x -= origin;
+        }
+    };
+    if per_panel {
+        for k in 0..panels.len() {
+            let origin = earliest(&panels[k..=k]);
+            shift(&mut panels[k..=k], origin);
+        }
+    } else {
+        let origin = earliest(panels);
+        shift(panels, origin);
+    }
+}
+
 /// Averages consecutive points so a line has at most `max` points.
 pub fn thin(points: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
     if points.len() <= max {
@@ -722,6 +761,38 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_axes_count_days_from_the_first_bin_of_the_chart_or_of_each_panel() {
+        // A trace keeping Unix times: bins at day 15,720.5 and later, not at day 0.
+        let panel = |xs: &[f64]| Panel {
+            title: None,
+            series: vec![Series {
+                name: "s".into(),
+                look: look(0),
+                draw: Draw::Plain,
+                points: xs.iter().map(|&x| Point::new(x, 1.0)).collect(),
+            }],
+        };
+        let xs = |panels: &[Panel]| -> Vec<Vec<f64>> {
+            panels
+                .iter()
+                .map(|p| p.series[0].points.iter().map(|q| q.x).collect())
+                .collect()
+        };
+        let mut chart = vec![panel(&[15_721.0, 15_722.5]), panel(&[15_720.5, 15_721.5])];
+        from_first_bin(&mut chart, false);
+        assert_eq!(xs(&chart), [vec![0.5, 2.0], vec![0.0, 1.0]]);
+        let mut panels = vec![panel(&[15_721.0, 15_722.5]), panel(&[3.0, 4.0])];
+        from_first_bin(&mut panels, true);
+        assert_eq!(xs(&panels), [vec![0.0, 1.5], vec![0.0, 1.0]]);
+        // No points: nothing to shift, no NaN.
+        let mut empty = vec![Panel {
+            title: None,
+            series: Vec::new(),
+        }];
+        from_first_bin(&mut empty, false);
+    }
 
     fn look(i: usize) -> Look {
         Look {

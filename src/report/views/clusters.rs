@@ -309,7 +309,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         };
         let mut chart = LineChart::new(
             &title,
-            "days since the first bin",
+            charts::DAYS_SINCE_FIRST_BIN,
             "fraction of capacity (mean per bin)",
             panels,
         );

@@ -534,21 +534,25 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
     } else {
         " A panel per fairshare-ordered configuration.".into()
     };
+    let mut factor_panels = panels(|b| b.fairshare_factor, false);
+    charts::from_first_bin(&mut factor_panels, false);
     let mut factor = LineChart::new(
         "Fairshare factor over time",
-        "trace time (days)",
+        charts::DAYS_SINCE_FIRST_BIN,
         "fairshare factor FF (end of bin)",
-        panels(|b| b.fairshare_factor, false),
+        factor_panels,
     );
     factor.x_axis = Scaling::Linear;
     factor.y_axis = Scaling::Linear;
     factor.y_range = Some((0.0, 1.0));
     factor.legend_heading = Some("user");
+    let mut cores_panels = panels(|b| Some(b.cores), true);
+    charts::from_first_bin(&mut cores_panels, false);
     let mut cores = LineChart::new(
         "Who got the machine",
-        "trace time (days)",
+        charts::DAYS_SINCE_FIRST_BIN,
         "cores held (mean per bin)",
-        panels(|b| Some(b.cores), true),
+        cores_panels,
     );
     cores.x_axis = Scaling::Linear;
     cores.y_axis = Scaling::Linear;

@@ -584,9 +584,11 @@ fn over_time(
             series: series(&|b| b.2),
         });
     }
+    charts::from_first_bin(&mut util, true);
+    charts::from_first_bin(&mut queue, true);
     let mut u = LineChart::new(
         "Utilization with reserved capacity counted as used",
-        "trace time (days)",
+        charts::DAYS_SINCE_FIRST_BIN,
         "fraction of capacity",
         util,
     );
@@ -596,7 +598,7 @@ fn over_time(
     u.legend_heading = Some("scenario");
     let mut q = LineChart::new(
         "Queue depth",
-        "trace time (days)",
+        charts::DAYS_SINCE_FIRST_BIN,
         "waiting jobs (mean per bin)",
         queue,
     );

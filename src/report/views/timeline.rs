@@ -275,13 +275,13 @@ fn lines(
     }
     let (x_label, x_axis, y_range, note) = match value {
         "utilization" => (
-            "trace time (days)".to_string(),
+            charts::DAYS_SINCE_FIRST_BIN.to_string(),
             Scaling::Linear,
             Some((0.0, 1.0)),
             "Each bin is a metrics.timeseries_step; lines are thinned to at most 150 points by averaging neighbouring bins.",
         ),
         "queue" => (
-            "trace time (days)".to_string(),
+            charts::DAYS_SINCE_FIRST_BIN.to_string(),
             Scaling::Linear,
             None,
             "Each bin is a metrics.timeseries_step; lines are thinned to at most 150 points by averaging neighbouring bins.",
@@ -305,11 +305,16 @@ fn lines(
         .map(|&i| shape.axes[i].short())
         .collect();
     let legend_heading = (!legend.is_empty()).then(|| legend.join(" / "));
+    let over_time = value == "utilization" || value == "queue";
+    let mut out_panels = out_panels;
+    if over_time {
+        charts::from_first_bin(&mut out_panels, true);
+    }
     let mut chart = LineChart::new(title, &x_label, y_label, out_panels);
     chart.x_axis = x_axis;
     chart.y_axis = Scaling::Linear;
     chart.y_range = y_range;
-    chart.per_panel_x = value == "utilization" || value == "queue";
+    chart.per_panel_x = over_time;
     chart.legend_heading = legend_heading.as_deref();
     let mut caption = title.to_string();
     if pi.is_some() {
