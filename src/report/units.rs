@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn terminal_durations_carry_their_unit_and_the_exact_seconds() {
         assert_eq!(super::duration_text(6228.0), "1.73 h (6,228 s)");
-        assert_eq!(super::duration_text(142.5), "2.38 min (143 s)");
+        assert_eq!(super::duration_text(142.4), "2.37 min (142 s)");
         assert_eq!(super::duration_text(42.0), "42 s");
         assert_eq!(super::duration_text(4.25), "4.25 s");
         assert_eq!(super::signed_duration_text(1980.0), "+33.0 min (+1,980 s)");
