@@ -381,3 +381,49 @@ fn a_trace_that_leaves_no_job_to_simulate_is_an_error() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("1 malformed"), "{err}");
 }
+
+/// Issue 35: the table gives times with their unit, as reports do — the unit a report would
+/// choose for the value and the exact seconds — and leaves counts and ratios bare; JSON keeps
+/// plain seconds.
+#[test]
+fn table_prints_times_with_their_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.swf");
+    // Job 2 waits for job 1 (both take the whole machine): 7,200 s.
+    std::fs::write(
+        &path,
+        "; MaxProcs: 4\n1 0 -1 7200 4 -1 -1 4 7200 -1 1 1 1 -1 1 1 -1 -1\n2 0 -1 30 4 -1 -1 4 30 -1 1 1 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let out = schedlab(&["simulate", path.to_str().unwrap(), "-s", "fcfs"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_else(|| panic!("no {key} in\n{text}"))
+            .trim_start_matches(key)
+            .trim()
+            .to_string()
+    };
+    // Waits 0 and 7,200 s: mean 3,600 s.
+    assert_eq!(line("wait_mean"), "1.00 h (3,600 s)");
+    assert_eq!(line("wait_p95"), "2.00 h (7,200 s)");
+    assert_eq!(line("response_mean"), "2.00 h (7,215 s)");
+    assert_eq!(line("tau"), "10 s");
+    assert_eq!(line("jobs"), "2");
+    let json = schedlab(&[
+        "simulate",
+        path.to_str().unwrap(),
+        "-s",
+        "fcfs",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["wait_mean"], 3600.0);
+}

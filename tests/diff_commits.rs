@@ -80,6 +80,16 @@ fn diff_two_commits_after_running_at_each() {
         "two-commits.table.expected",
         &String::from_utf8_lossy(&table.stdout),
     );
+    // Times carry their unit, as in reports (issue 35): the mean wait in hours with the exact
+    // seconds, counts and ratios bare.
+    let text = String::from_utf8_lossy(&table.stdout);
+    let wait = text.lines().find(|l| l.contains(" wait_mean ")).unwrap();
+    assert!(wait.contains(" h (") && wait.contains(" s)"), "{wait}");
+    let ratio = text
+        .lines()
+        .find(|l| l.contains(" backfilled_fraction "))
+        .unwrap();
+    assert!(!ratio.contains(" s") && !ratio.contains(" h"), "{ratio}");
     let md = schedlab(dir, &["diff", "HEAD~1", "HEAD", "--format", "markdown"]);
     snapshot(
         "two-commits.md.expected",

@@ -181,3 +181,45 @@ fn the_trace_reading_example_loads_as_documented() {
     assert!(wagap.used_memory_fallback);
     assert_eq!(wagap.extended, Extended::Alea);
 }
+
+#[test]
+fn the_window_examples_load_and_each_keeps_jobs() {
+    let (_dir, m) = load_in_project("windows", &yaml_example("manifest.md", "## Windows"));
+    assert_eq!(m.cells.len(), 4);
+    let mut ms = [m];
+    schedlab::execute::selection::place_and_check(&mut ms).unwrap_or_else(|e| panic!("{e}"));
+    let [m] = ms;
+    let trace = schedlab::source::read_path(
+        &root().join("workloads/SDSC-SP2-1998-4.2-cln.swf.gz"),
+        schedlab::swf::Mode::Strict,
+        &Default::default(),
+    )
+    .unwrap();
+    let first = trace.workload.jobs[0].submit;
+    let start = trace.header.unix_start_time.unwrap();
+    let window = |name: &str| {
+        m.cells
+            .iter()
+            .find(|c| c.workload.name == name)
+            .unwrap()
+            .workload
+            .transforms
+            .to_transforms()
+            .window
+            .unwrap()
+    };
+    assert_eq!(window("first-60-days"), (None, Some(first + 60 * 86_400)));
+    assert_eq!(
+        window("days-30-to-90"),
+        (Some(first + 30 * 86_400), Some(first + 90 * 86_400))
+    );
+    // 1998-05-01 00:00 UTC is Unix time 893,980,800.
+    assert_eq!(
+        window("spring-1998"),
+        (
+            Some(893_980_800 - start),
+            Some(893_980_800 + 31 * 86_400 - start)
+        )
+    );
+    assert_eq!(window("seconds"), (Some(0), Some(2_592_000)));
+}

@@ -209,3 +209,31 @@ fn lpc_egee_top_users_fit_where_they_are_bursty() {
         assert!((model / trace - 1.0).abs() < 0.15, "{f}");
     }
 }
+
+/// Issue 35: the table names the unit of each time column, chosen as a report chooses its wait
+/// unit (the column's median): runtimes of 20 and 60 s stay in seconds, user 1's interarrival
+/// times (mean 200 s, the only one) are given in minutes.
+#[test]
+fn stats_table_names_its_time_units() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.swf"), TRACE).unwrap();
+    let out = common::schedlab_in(dir.path(), &["trace", "stats", "t.swf", "--by", "user"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let header = text.lines().next().unwrap();
+    for column in ["run mean (s)", "wait mean (s)", "ia mean (min)"] {
+        assert!(header.contains(column), "{header}");
+    }
+    let user1: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("user 1 "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // user 1 | jobs, run mean, run cv, wait mean, wait cv, ia mean, ...
+    assert_eq!(&user1[2..8], ["3", "20.0", "0.41", "10.0", "0.50", "3.33"]);
+}

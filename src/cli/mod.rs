@@ -131,6 +131,15 @@ pub fn load_trace_with(
 
 /// Renders a flat serializable struct as aligned `key  value` lines, in declaration order.
 pub fn render_table<T: serde::Serialize>(item: &T) -> String {
+    render_table_with_units(item, |_| false)
+}
+
+/// [`render_table`] with the numbers of the keys `seconds` names printed with their unit, as
+/// reports give them ("1.90 h (6,837 s)").
+pub fn render_table_with_units<T: serde::Serialize>(
+    item: &T,
+    seconds: impl Fn(&str) -> bool,
+) -> String {
     let value = serde_json::to_value(item).expect("serializes");
     let Some(map) = value.as_object() else {
         return format!("{value}\n");
@@ -143,6 +152,9 @@ pub fn render_table<T: serde::Serialize>(item: &T) -> String {
     for k in keys {
         let v = &map[k];
         let text = match v {
+            serde_json::Value::Number(n) if seconds(k) => {
+                crate::report::units::duration_text(n.as_f64().unwrap_or(0.0))
+            }
             serde_json::Value::Null => "-".to_string(),
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Number(n) if n.is_f64() => {

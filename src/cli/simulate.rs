@@ -158,7 +158,13 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "{}",
             serde_json::to_string_pretty(report).expect("report serializes")
         ),
-        Format::Table => print!("{}", super::render_table(report)),
+        Format::Table => print!(
+            "{}",
+            super::render_table_with_units(report, |key| {
+                crate::store::columns::describe(crate::store::columns::OutputFile::Summary, key)
+                    .is_some_and(|c| c.unit.as_deref() == Some("s"))
+            })
+        ),
     }
     Ok(())
 }

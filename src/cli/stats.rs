@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use super::{CliError, Format, load_trace};
 use crate::analysis::{GroupBy, GroupStats, R0_GRID, group_stats};
+use crate::report::text::number;
+use crate::report::units::WaitUnit;
 use crate::store::{Table, Value};
 
 /// How to split the trace.
@@ -93,16 +95,33 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
     v.map_or("–".into(), |v| format!("{v:.decimals$}"))
 }
 
+/// The table: times in one unit per column, chosen as a report chooses its wait unit (the
+/// median of the column) and named in the header ("wait mean (h)").
 fn render(groups: &[GroupStats]) -> String {
+    let unit = |values: Vec<f64>| WaitUnit::for_mean_waits(&values);
+    let run = unit(groups.iter().map(|g| g.runtime.mean).collect());
+    let wait = unit(
+        groups
+            .iter()
+            .filter_map(|g| g.wait.map(|w| w.mean))
+            .collect(),
+    );
+    let ia = unit(
+        groups
+            .iter()
+            .filter_map(|g| g.interarrival.map(|m| m.mean))
+            .collect(),
+    );
+    let time = |u: WaitUnit, v: Option<f64>| v.map_or("–".into(), |v| number(u.of(v)));
     let mut out = format!(
-        "{:<12} {:>8} {:>10} {:>7} {:>10} {:>7} {:>11} {:>7} {:>10} {:>8} {:>8}\n",
+        "{:<12} {:>8} {:>14} {:>7} {:>15} {:>7} {:>13} {:>7} {:>10} {:>8} {:>8}\n",
         "group",
         "jobs",
-        "run mean",
+        format!("run mean ({})", run.symbol()),
         "run cv",
-        "wait mean",
+        format!("wait mean ({})", wait.symbol()),
         "wait cv",
-        "ia mean",
+        format!("ia mean ({})", ia.symbol()),
         "ia cv",
         "ŴT",
         "R0(1h)",
@@ -114,14 +133,14 @@ fn render(groups: &[GroupStats]) -> String {
             opt(g.r0[i], 3)
         };
         out.push_str(&format!(
-            "{:<12} {:>8} {:>10.0} {:>7} {:>10} {:>7} {:>11} {:>7} {:>10} {:>8} {:>8}\n",
+            "{:<12} {:>8} {:>14} {:>7} {:>15} {:>7} {:>13} {:>7} {:>10} {:>8} {:>8}\n",
             g.group,
             g.jobs,
-            g.runtime.mean,
+            time(run, Some(g.runtime.mean)),
             opt(g.runtime.cv, 2),
-            opt(g.wait.map(|w| w.mean), 0),
+            time(wait, g.wait.map(|w| w.mean)),
             opt(g.wait.and_then(|w| w.cv), 2),
-            opt(g.interarrival.map(|m| m.mean), 0),
+            time(ia, g.interarrival.map(|m| m.mean)),
             opt(g.interarrival.and_then(|m| m.cv), 2),
             g.normalized_wait.map_or("–".into(), |v| format!("{v:.2e}")),
             r0(3600.0),

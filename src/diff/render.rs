@@ -4,8 +4,17 @@
 use std::fmt::Write;
 
 use super::compare::{Diff, MetricDelta, Side};
+use crate::report::units::{duration_text, signed_duration_text};
 
-fn side(s: &Option<Side>) -> String {
+/// Whether `metric` is in seconds (docs/outputs.md, through `store::columns`): the table and
+/// Markdown print it with its unit, as reports do; JSON keeps plain seconds.
+fn in_seconds(metric: &str) -> bool {
+    crate::store::columns::describe(crate::store::columns::OutputFile::Summary, metric)
+        .is_some_and(|c| c.unit.as_deref() == Some("s"))
+}
+
+fn side(s: &Option<Side>, seconds: bool) -> String {
+    let value = |v: f64| if seconds { duration_text(v) } else { num(v) };
     match s {
         None => "-".into(),
         Some(Side {
@@ -13,8 +22,8 @@ fn side(s: &Option<Side>) -> String {
             ci95: Some(ci),
             n,
             ..
-        }) => format!("{} ±{} (n={n})", num(*mean), num(*ci)),
-        Some(Side { mean, .. }) => num(*mean),
+        }) => format!("{} ±{} (n={n})", value(*mean), value(*ci)),
+        Some(Side { mean, .. }) => value(*mean),
     }
 }
 
@@ -30,9 +39,11 @@ fn rel(m: &MetricDelta) -> String {
     m.rel.map_or("-".into(), |r| format!("{:+.2}%", r * 100.0))
 }
 
-fn abs(m: &MetricDelta) -> String {
+fn abs(m: &MetricDelta, seconds: bool) -> String {
     m.abs.map_or("-".into(), |d| {
-        if d >= 0.0 {
+        if seconds {
+            signed_duration_text(d)
+        } else if d >= 0.0 {
             format!("+{}", num(d))
         } else {
             num(d)
@@ -56,12 +67,13 @@ fn rows(diff: &Diff) -> Vec<[String; 7]> {
             .iter()
             .filter(|m| m.changed || m.p_value.is_some_and(|p| p >= 0.05) && m.abs != Some(0.0))
         {
+            let seconds = in_seconds(&m.metric);
             out.push([
                 format!("{}/{}", cell.experiment, cell.cell),
                 m.metric.clone(),
-                side(&m.a),
-                side(&m.b),
-                abs(m),
+                side(&m.a, seconds),
+                side(&m.b, seconds),
+                abs(m, seconds),
                 rel(m),
                 noise(m).to_string(),
             ]);

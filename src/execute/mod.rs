@@ -13,6 +13,7 @@ pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;
 mod schedule_jobs;
+pub mod selection;
 mod simulate_node;
 
 pub use dag::{DagNode, Event, Observer, Outcome, execute};

@@ -55,6 +55,10 @@ pub enum PipelineError {
     /// a MaxProcs header (the run would refuse it; `plan` says so first).
     #[error("{0}")]
     NoMachineSize(String),
+    /// A workload whose filters keep no job of its trace, or whose dated window the trace
+    /// cannot place (`selection`).
+    #[error("{0}")]
+    Selection(Box<crate::manifest::ManifestError>),
 }
 
 /// Everything known before running: the plan and each node's state.
@@ -67,7 +71,7 @@ pub struct Prepared {
 }
 
 /// Hashes inputs (through the stat cache), plans, and compares with the cache. Reads only.
-pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, PipelineError> {
+pub fn prepare(mut manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, PipelineError> {
     let mut names: BTreeMap<&str, &Path> = BTreeMap::new();
     for m in &manifests {
         if let Some(first) = names.insert(&m.name, &m.path) {
@@ -96,6 +100,7 @@ pub fn prepare(manifests: Vec<Manifest>, results: &Path) -> Result<Prepared, Pip
         }
     }
     check_machine_sizes(&manifests)?;
+    super::selection::place_and_check(&mut manifests).map_err(PipelineError::Selection)?;
     // Saving the stat cache is an optimisation: a read-only results dir must not stop a plan.
     let _ = digest_cache.save();
     let first_dir = manifests

@@ -21,6 +21,9 @@ pub struct ManifestError {
     pub hint: Option<String>,
     /// The manifest text, for the snippet (absent when the file could not be read).
     pub source_text: Option<String>,
+    /// What failed: `load` (reading and resolving the manifest) or `plan` (a check against
+    /// its inputs, such as a window that keeps no job of its trace).
+    pub stage: &'static str,
 }
 
 impl ManifestError {
@@ -32,7 +35,14 @@ impl ManifestError {
             message: message.into(),
             hint: None,
             source_text: None,
+            stage: "load",
         }
+    }
+
+    /// The error of a plan-time check of the manifest against its inputs.
+    pub fn planning(mut self) -> Self {
+        self.stage = "plan";
+        self
     }
 
     pub fn at(mut self, line: u64, column: u64) -> Self {
@@ -55,7 +65,7 @@ impl ManifestError {
 
 impl fmt::Display for ManifestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "failed to load {}", self.file)?;
+        writeln!(f, "failed to {} {}", self.stage, self.file)?;
         match self.position {
             Some(p) => writeln!(f, "  --> {}:{}:{}", self.file, p.line, p.column)?,
             None => writeln!(f, "  --> {}", self.file)?,

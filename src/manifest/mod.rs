@@ -23,6 +23,7 @@ pub mod synthetic;
 mod topology;
 pub mod trust;
 mod units;
+pub mod window;
 
 pub use error::{ManifestError, did_you_mean};
 pub use model::{
@@ -77,6 +78,18 @@ pub fn load_str(
         hash,
         stem,
     )
+}
+
+/// An error at key path `path` (ending in `key`) of the loaded manifest `m`, located in its
+/// text: for checks made after loading (`execute::selection`).
+pub fn key_error_in(m: &Manifest, path: &str, key: &str, message: String) -> ManifestError {
+    let file = m.path.display().to_string();
+    Ctx {
+        file: &file,
+        text: &m.text,
+        base_dir: Path::new("."),
+    }
+    .key_error(path, key, message)
 }
 
 /// The error for a manifest that is not UTF-8, at the first byte that is not.

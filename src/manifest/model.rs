@@ -13,6 +13,8 @@ use crate::sim::transform::{Transforms, UserFilter};
 use crate::sim::{Allocation, Machine, Overrun, Placement, SchedulerKind, Time, TopologyMachine};
 use crate::swf::ReadOptions;
 
+use super::window::{RelativeWindow, TraceOrigin};
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Manifest {
     /// Experiment name (results go to `results/<name>/`).
@@ -186,8 +188,18 @@ impl WorkloadSpec {
 /// Workload transforms, in a serializable form (see [`Transforms`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TransformSpec {
+    /// `window: {start, end}`, in trace seconds.
     pub window_start: Option<Time>,
     pub window_end: Option<Time>,
+    /// A window relative to the first submission or between dates (docs/manifest.md,
+    /// "Windows"); absent from key material when not given, so older keys are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<RelativeWindow>,
+    /// `window` in trace seconds on the workload's trace, set by [`TransformSpec::place_window`]
+    /// once the trace is known (`execute::selection`); never in key material (the trace's
+    /// digest and `window` determine it).
+    #[serde(skip)]
+    pub placed_window: Option<(Option<Time>, Option<Time>)>,
     pub users: Option<Vec<i32>>,
     pub exclude_users: Option<Vec<i32>>,
     pub partitions: Option<Vec<i32>>,
@@ -215,6 +227,9 @@ impl TransformSpec {
             .collect();
             out.push(format!("window: {{{}}}", parts.join(", ")));
         }
+        if let Some(w) = &self.window {
+            out.push(format!("window: {}", w.written));
+        }
         if let Some(u) = &self.users {
             out.push(format!("users: {}", list(u)));
         }
@@ -230,9 +245,36 @@ impl TransformSpec {
         out
     }
 
+    /// Whether a filter may keep no job of a trace: a window, users or partitions
+    /// (`first_jobs` keeps at least one of what is left).
+    pub fn selects(&self) -> bool {
+        self.window.is_some()
+            || self.window_start.is_some()
+            || self.window_end.is_some()
+            || self.users.is_some()
+            || self.exclude_users.is_some()
+            || self.partitions.is_some()
+    }
+
+    /// Places a relative or dated `window` on a trace with `origin`; an error when a date has
+    /// no start time to be placed by or the window is empty there.
+    pub fn place_window(&mut self, origin: &TraceOrigin) -> Result<(), String> {
+        if let Some(w) = &self.window {
+            self.placed_window = Some(w.seconds(origin)?);
+        }
+        Ok(())
+    }
+
+    /// The transforms. A relative or dated window that was never placed on its trace
+    /// ([`TransformSpec::place_window`], done when a run is prepared) keeps no job, so a path
+    /// that forgot to place it fails the cell with the no-job error instead of simulating the
+    /// wrong jobs.
     pub fn to_transforms(&self) -> Transforms {
-        let window = (self.window_start.is_some() || self.window_end.is_some())
-            .then_some((self.window_start, self.window_end));
+        let window = match &self.window {
+            Some(_) => Some(self.placed_window.unwrap_or((Some(Time::MAX), None))),
+            None => (self.window_start.is_some() || self.window_end.is_some())
+                .then_some((self.window_start, self.window_end)),
+        };
         let users = match (&self.users, &self.exclude_users) {
             (Some(only), _) => Some(UserFilter::Only(only.clone())),
             (None, Some(except)) => Some(UserFilter::Except(except.clone())),

@@ -84,7 +84,9 @@ pub struct RawWorkload {
     /// Which rows of a job table to keep: `status`, `partitions`, `since`, `until` (each row
     /// left out is counted).
     pub keep: Option<crate::table::Keep>,
-    /// Keep jobs submitted in [start, end) (trace seconds).
+    /// Keep jobs submitted in a window: `{start, end}` in trace seconds, `{first: 60d}` or
+    /// `{from: 30d, to: 90d}` after the first submission, or dates `{from: 2004-03-01, to:
+    /// 2004-05-01}` (UTC; docs/manifest.md, "Windows").
     pub window: Option<RawWindow>,
     /// Keep the first N jobs (after the window and user filters).
     #[schemars(with = "Option<u64>")]
@@ -115,8 +117,20 @@ pub struct RawWorkload {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawWindow {
+    /// Keep jobs submitted at or after this trace second (exclusive with `from`/`to`/`first`).
     pub start: Option<i64>,
+    /// Keep jobs submitted before this trace second.
     pub end: Option<i64>,
+    /// Start: a duration after the first submission (`30d`, `12h`, `90min`, `3600s`, `2w`; a
+    /// bare number is seconds) or a date (`2004-03-01`, `2004-03-01T12:00`, UTC).
+    #[schemars(with = "Option<RawDuration>")]
+    pub from: Option<Spanned<RawDuration>>,
+    /// End (exclusive), written like `from`.
+    #[schemars(with = "Option<RawDuration>")]
+    pub to: Option<Spanned<RawDuration>>,
+    /// The first span of the trace: `{first: 60d}` is `{from: 0, to: 60d}`.
+    #[schemars(with = "Option<RawDuration>")]
+    pub first: Option<Spanned<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -651,7 +665,8 @@ pub struct RawQueue {
     pub trace_names: Option<Vec<String>>,
 }
 
-/// Seconds, or a "H:MM" / "H:MM:SS" text.
+/// Seconds, or a text: "H:MM" / "H:MM:SS" for queue limits; a duration with a unit or a date
+/// for windows.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RawDuration {

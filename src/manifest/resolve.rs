@@ -345,17 +345,26 @@ pub fn resolve(
                     .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
             }
         };
-        let (window_start, window_end) =
-            w.window.as_ref().map_or((None, None), |x| (x.start, x.end));
-        if let (Some(s), Some(e)) = (window_start, window_end)
-            && s >= e
-        {
-            return Err(ctx.key_error(
-                &format!("{path}.window"),
-                "window",
-                format!("window start {s} is not before its end {e}"),
-            ));
-        }
+        let (window_start, window_end, window) = match &w.window {
+            None => (None, None, None),
+            Some(raw) => {
+                match super::window::resolve(ctx, &format!("{path}.window"), raw)? {
+                    super::window::Resolved::Seconds(s, e) => (s, e, None),
+                    super::window::Resolved::Relative(r) => {
+                        if matches!(source, WorkloadSource::Synthetic(_)) {
+                            return Err(ctx
+                            .key_error(
+                                &format!("{path}.window"),
+                                "window",
+                                "a synthetic workload has no trace to place `from`/`to`/`first` on",
+                            )
+                            .hint("its time line starts at 0: give `{start: S, end: E}` in seconds"));
+                        }
+                        (None, None, Some(r))
+                    }
+                }
+            }
+        };
         if w.users.is_some() && w.exclude_users.is_some() {
             return Err(ctx.key_error(
                 &format!("{path}.exclude_users"),
@@ -390,6 +399,8 @@ pub fn resolve(
                 transforms: TransformSpec {
                     window_start,
                     window_end,
+                    window,
+                    placed_window: None,
                     users: w.users.clone(),
                     exclude_users: w.exclude_users.clone(),
                     partitions: w.partitions.clone(),

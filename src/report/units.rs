@@ -89,9 +89,44 @@ impl WaitUnit {
     }
 }
 
+/// A duration as the terminal prints it (`simulate`, `diff`, `trace stats`): in the unit a
+/// report would choose for it alone (hours from an hour, minutes from a minute, else seconds),
+/// followed by the exact seconds: "1.90 h (6,837 s)", "42 s".
+pub fn duration_text(seconds: f64) -> String {
+    let unit = WaitUnit::for_mean_waits(&[seconds.abs()]);
+    if !seconds.is_finite() || unit == WaitUnit::Seconds && seconds.fract() != 0.0 {
+        format!("{} s", text::number(seconds))
+    } else if unit == WaitUnit::Seconds {
+        format!("{} s", text::fixed(seconds, 0))
+    } else {
+        format!("{} ({} s)", unit.text(seconds), text::fixed(seconds, 0))
+    }
+}
+
+/// A signed difference of durations as the terminal prints it: "+0.550 h (+1,980 s)".
+pub fn signed_duration_text(seconds: f64) -> String {
+    let unit = WaitUnit::for_mean_waits(&[seconds.abs()]);
+    let exact = text::signed(seconds.round());
+    if unit == WaitUnit::Seconds || !seconds.is_finite() {
+        format!("{} s", text::signed(seconds))
+    } else {
+        format!("{} ({exact} s)", unit.signed(seconds))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::WaitUnit::{self, Hours, Minutes, Seconds};
+
+    #[test]
+    fn terminal_durations_carry_their_unit_and_the_exact_seconds() {
+        assert_eq!(super::duration_text(6228.0), "1.73 h (6,228 s)");
+        assert_eq!(super::duration_text(142.4), "2.37 min (142 s)");
+        assert_eq!(super::duration_text(42.0), "42 s");
+        assert_eq!(super::duration_text(4.25), "4.25 s");
+        assert_eq!(super::signed_duration_text(1980.0), "+33.0 min (+1,980 s)");
+        assert_eq!(super::signed_duration_text(-7200.0), "−2.00 h (−7,200 s)");
+    }
 
     #[test]
     fn the_median_mean_wait_picks_the_unit() {

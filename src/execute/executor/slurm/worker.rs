@@ -105,7 +105,11 @@ pub fn run_task(batch_dir: &Path, task: usize) -> Result<TaskReport, SlurmError>
                 .manifests
                 .get(node.manifest)
                 .ok_or("no such manifest")?;
-            manifest::load(path).map_err(|e| e.to_string())
+            let mut loaded = [manifest::load(path).map_err(|e| e.to_string())?];
+            // Windows are placed on their traces as when the run was planned.
+            crate::execute::selection::place_and_check(&mut loaded).map_err(|e| e.to_string())?;
+            let [m] = loaded;
+            Ok(m)
         });
         let result = compute(
             node,
