@@ -306,7 +306,6 @@ fn lines(
         .collect();
     let legend_heading = (!legend.is_empty()).then(|| legend.join(" / "));
     let over_time = value == "utilization" || value == "queue";
-    let mut out_panels = out_panels;
     if over_time {
         charts::from_first_bin(&mut out_panels, true);
     }
