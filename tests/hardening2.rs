@@ -236,7 +236,9 @@ fn a_report_template_rendering_unbounded_output_stops_at_its_budget() {
 // Selections that leave no job
 
 /// A workload filter that leaves no job is an error naming the filter (it was an internal Arrow
-/// error at the metrics step: "must either specify a row count or at least one column").
+/// error at the metrics step: "must either specify a row count or at least one column"). Since
+/// issue 35 it is refused when the run is planned, located at the filter's key, with the trace's
+/// span, and nothing runs.
 #[test]
 fn a_filter_that_leaves_no_job_is_an_error_naming_the_filter() {
     let p = Project::new();
@@ -247,12 +249,14 @@ fn a_filter_that_leaves_no_job_is_an_error_naming_the_filter() {
     let (out, _) = p.run(&[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
+    assert!(err.contains("failed to plan experiments/one.yaml"), "{err}");
+    assert!(err.contains("at workloads.kth.users:"), "{err}");
     assert!(
-        err.contains("no job is left after its filters users: [99999], first_jobs: 300"),
+        err.contains("expected a selection that keeps at least one job, but users: [99999], first_jobs: 300 keep none"),
         "{err}"
     );
-    assert!(err.contains("workloads.kth"), "{err}");
     assert!(!err.contains("row count"), "{err}");
+    assert!(!p.path().join("results/one").exists(), "nothing is written");
 }
 
 /// A queue setup that refuses every job is an error naming the setup and the refusals.
