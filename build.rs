@@ -17,6 +17,8 @@ const MODEL_SOURCES: &[&str] = &[
     "src/batsim/workload.rs",
     "src/batsim/locate.rs",
     "src/table",
+    // Job tables' date-times become submit times through it.
+    "src/calendar.rs",
     "src/execute/simulate_node.rs",
     "src/store/schedule.rs",
 ];

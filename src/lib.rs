@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod api;
 pub mod batsim;
 pub mod cache;
+pub mod calendar;
 pub mod cli;
 pub mod diff;
 pub mod execute;

@@ -11,9 +11,6 @@ use std::path::Path;
 use common::node_policies::{Easy, Fcfs};
 use schedlab::api::simulate::{Settings, Simulated, simulate};
 use schedlab::sim::policy::{NodePolicyScheduler, NodeStart, Policy, PolicyError, PolicyView};
-use schedlab::sim::reservation::{
-    OnConflict, Placement as ReservationPlacement, ReservationRequest, Reservations,
-};
 use schedlab::sim::topology::{Cluster, NodeClass, Topology};
 use schedlab::sim::{
     Allocation, AnyPolicy, Machine, Placement, SchedulerKind, SimConfig, TopologyMachine,
@@ -361,20 +358,8 @@ fn nodes_an_advance_reservation_needs_are_refused_naming_it() {
     // the node and the reservation. On the whole-node `slow` cluster it may start (no
     // reservation there), and the placer's own choice for it waits until the window is over.
     let trace = small_trace(&["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 1x2:fast"]);
-    let reservations = Reservations {
-        requests: vec![ReservationRequest {
-            id: 1,
-            owner: "o".into(),
-            created: 0,
-            start: 50,
-            duration: 100,
-            width: 2,
-            cluster: Some("fast".into()),
-        }],
-        placement: ReservationPlacement::AtRequestedTime,
-        on_conflict: OnConflict::Reject,
-        ..Reservations::default()
-    };
+    let reservations =
+        common::at_requested_times(vec![common::reserve(0, 50, 100, 2, Some("fast"))]);
     let config = SimConfig::new(small(), SchedulerKind::Fcfs);
     let run = |first: Vec<NodeStart>| {
         let policy = Chooser { first: Some(first) };

@@ -3,9 +3,9 @@
 //! §2.3): ten nodes of 8 CPUs / 16 GB (nodes 0–9) and one of 80 CPUs / 512 GB (node 10), one
 //! shared cluster. Every expected start below is worked out by hand in the comments.
 
-use schedlab::sim::reservation::{
-    Decision, OnConflict, Placement as When, ReservationRequest, Reservations, Rule,
-};
+mod common;
+
+use schedlab::sim::reservation::{Decision, OnConflict, Placement as When, Reservations, Rule};
 use schedlab::sim::topology::{
     Cluster, Constraint, ConstraintTable, JobRequest, NodeClass, NodeDemand, Placement, Topology,
 };
@@ -384,20 +384,8 @@ fn a_reservation_holds_whole_nodes_and_every_policy_plans_around_it() {
     // nodes 0 and 1). J1 needs 9 small nodes for 100 s: over [0, 100) only 8 are free of the
     // reservation → it waits until 150. J2 needs 8 small nodes for 40 s: it fits now beside the
     // reservation and ends before J1 could start.
-    let reservations = Reservations {
-        requests: vec![ReservationRequest {
-            id: 1,
-            owner: "o".into(),
-            created: 0,
-            start: 50,
-            duration: 100,
-            width: 2,
-            cluster: Some("example".into()),
-        }],
-        placement: When::AtRequestedTime,
-        on_conflict: OnConflict::Reject,
-        ..Reservations::default()
-    };
+    let reservations =
+        common::at_requested_times(vec![common::reserve(0, 50, 100, 2, Some("example"))]);
     let jobs = vec![nodes(1, 0, 9, 8, 16, 100), nodes(2, 1, 8, 8, 16, 40)];
     let expect = [
         // FCFS: J2 waits behind J1, which holds 9 nodes over [150, 250).
@@ -415,25 +403,6 @@ fn a_reservation_holds_whole_nodes_and_every_policy_plans_around_it() {
     }
 }
 
-/// One reservation request on the Example 3 system's cluster.
-fn reserve(
-    created: Time,
-    start: Time,
-    duration: Time,
-    width: u64,
-    cluster: Option<&str>,
-) -> ReservationRequest {
-    ReservationRequest {
-        id: 1,
-        owner: "o".into(),
-        created,
-        start,
-        duration,
-        width,
-        cluster: cluster.map(Into::into),
-    }
-}
-
 /// J1 holds all ten small nodes over [0, 100); J2, submitted at 1, needs all ten for 50 s.
 fn full_then_queued() -> Vec<Asked> {
     vec![nodes(1, 0, 10, 8, 16, 100), nodes(2, 1, 10, 8, 16, 50)]
@@ -446,7 +415,7 @@ fn after_the_queue_a_reservation_on_nodes_waits_for_the_queued_jobs() {
     // the earliest window is [150, 180), pinned by first fit to nodes 0 and 1; J2 starts at
     // 100 under every policy.
     let reservations = Reservations {
-        requests: vec![reserve(2, 2, 30, 2, Some("example"))],
+        requests: vec![common::reserve(2, 2, 30, 2, Some("example"))],
         placement: When::AfterQueue,
         on_conflict: OnConflict::Shift,
         ..Reservations::default()
@@ -474,7 +443,7 @@ fn at_the_requested_time_a_reservation_on_nodes_goes_before_the_queue_or_is_refu
         (OnConflict::Reject, None, 100),
     ] {
         let reservations = Reservations {
-            requests: vec![reserve(2, 2, 30, 2, Some("example"))],
+            requests: vec![common::reserve(2, 2, 30, 2, Some("example"))],
             placement: When::AtRequestedTime,
             on_conflict,
             ..Reservations::default()
@@ -506,12 +475,7 @@ fn a_one_node_reservation_takes_the_class_free_earliest() {
     // One whole node, any cluster, from 2 for 30 s: the small nodes are busy until 100 but the
     // big node is idle, so the reservation holds node 10 over [2, 32). J3 (submitted at 3) needs
     // 300 GB on one node, which only the big node has: it waits for the reservation's end.
-    let reservations = Reservations {
-        requests: vec![reserve(2, 2, 30, 1, None)],
-        placement: When::AtRequestedTime,
-        on_conflict: OnConflict::Reject,
-        ..Reservations::default()
-    };
+    let reservations = common::at_requested_times(vec![common::reserve(2, 2, 30, 1, None)]);
     let mut jobs = full_then_queued();
     jobs.push(nodes(3, 3, 1, 1, 300, 10));
     for kind in SchedulerKind::ALL {
@@ -540,12 +504,7 @@ fn on_whole_node_clusters_reserved_nodes_are_chosen_when_the_reservation_starts(
         Allocation::ExclusiveNodes,
         vec![NodeClass::new("n", 4, 4, 0)],
     )]);
-    let reservations = Reservations {
-        requests: vec![reserve(0, 10, 30, 2, Some("x"))],
-        placement: When::AtRequestedTime,
-        on_conflict: OnConflict::Reject,
-        ..Reservations::default()
-    };
+    let reservations = common::at_requested_times(vec![common::reserve(0, 10, 30, 2, Some("x"))]);
     let jobs = vec![
         nodes(1, 0, 1, 4, 0, 100),
         nodes(2, 5, 2, 4, 0, 20),

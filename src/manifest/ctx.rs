@@ -2,7 +2,7 @@
 //! located errors), its text (for snippets) and its folder (for relative paths), plus the
 //! name rules all sections follow. Section resolvers depend on this file, never on each other.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_saphyr::{Location, Spanned};
 
@@ -19,6 +19,27 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     pub fn error(&self, path: &str, message: impl Into<String>, loc: &Location) -> ManifestError {
         self.locate(ManifestError::new(self.file, path, message), loc)
+    }
+
+    /// The file a manifest value names (relative to the manifest's folder), which must exist:
+    /// else `<what> file not found: <path>` at `path`, located at the value.
+    pub fn existing_file(
+        &self,
+        path: &str,
+        what: &str,
+        file: &Spanned<String>,
+    ) -> Result<PathBuf, ManifestError> {
+        let full = self.base_dir.join(&file.value);
+        if full.is_file() {
+            return Ok(full);
+        }
+        Err(self
+            .error(
+                path,
+                format!("{what} file not found: {}", full.display()),
+                &file.referenced,
+            )
+            .hint("relative paths are relative to the manifest's folder"))
     }
 
     pub fn locate(&self, err: ManifestError, loc: &Location) -> ManifestError {

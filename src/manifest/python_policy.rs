@@ -94,16 +94,7 @@ pub fn resolve(
             .key_error(path, "policy", "a Python policy needs `path`: the file that defines it")
             .hint("e.g. `path: ../policies/wfp3.py` (relative to the manifest's folder) and `class: WFP3`"));
     };
-    let full = ctx.base_dir.join(&file.value);
-    if !full.is_file() {
-        return Err(ctx
-            .error(
-                &format!("{path}.path"),
-                format!("policy file not found: {}", full.display()),
-                &file.referenced,
-            )
-            .hint("relative paths are relative to the manifest's folder"));
-    }
+    let full = ctx.existing_file(&format!("{path}.path"), "policy", file)?;
     let text = std::fs::read_to_string(&full).map_err(|e| {
         ctx.error(
             &format!("{path}.path"),

@@ -268,16 +268,7 @@ pub fn resolve(
                     )
                     .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
             }
-            let table = ctx.base_dir.join(&t.value);
-            if !table.is_file() {
-                return Err(ctx
-                    .error(
-                        &format!("{path}.table"),
-                        format!("table file not found: {}", table.display()),
-                        &t.referenced,
-                    )
-                    .hint("relative paths are relative to the manifest's folder"));
-            }
+            ctx.existing_file(&format!("{path}.table"), "table", t)?;
             format = TraceFormat::Table(std::sync::Arc::new(table_reading(ctx, &path, w)?));
         }
         let source = match (&w.trace, &w.batsim, &w.synthetic) {
@@ -286,16 +277,7 @@ pub fn resolve(
             }
             (Some(t), None, None) | (None, Some(t), None) => {
                 let key = if w.trace.is_some() { "trace" } else { "batsim" };
-                let trace = ctx.base_dir.join(&t.value);
-                if !trace.is_file() {
-                    return Err(ctx
-                        .error(
-                            &format!("{path}.{key}"),
-                            format!("{key} file not found: {}", trace.display()),
-                            &t.referenced,
-                        )
-                        .hint("relative paths are relative to the manifest's folder"));
-                }
+                let trace = ctx.existing_file(&format!("{path}.{key}"), key, t)?;
                 if w.batsim.is_some() {
                     format = TraceFormat::Batsim;
                 }

@@ -183,17 +183,8 @@ fn imported(
     file: &serde_saphyr::Spanned<String>,
     c: &RawCluster,
 ) -> Result<Vec<TopologyClusterSpec>, ManifestError> {
-    let full = ctx.base_dir.join(&file.value);
     let kpath = format!("{path}.machines");
-    if !full.is_file() {
-        return Err(ctx
-            .error(
-                &kpath,
-                format!("machine file not found: {}", full.display()),
-                &file.referenced,
-            )
-            .hint("relative paths are relative to the manifest's folder"));
-    }
+    let full = ctx.existing_file(&kpath, "machine", file)?;
     let parsed = crate::machines::read_path(&full).map_err(|e| {
         ctx.error(&kpath, format!("failed to import the machine file: {e}"), &file.referenced)
             .hint("Alea lines are `id name nodes cpus_per_node rating ram_KB`; AleaNG lines `cl_id name nodes CPUs speed GB_RAM properties GPUs` (docs/manifest.md)")

@@ -14,6 +14,7 @@ use serde_saphyr::{Location, Spanned};
 use super::ctx::Ctx;
 use super::error::ManifestError;
 use super::raw::{RawDuration, RawWindow};
+use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
 use crate::sim::Time;
 
 /// One end of a relative or dated window.
@@ -346,40 +347,11 @@ pub fn parse_date(text: &str) -> Option<i64> {
     Some(days_from_civil(y, m, day) * 86_400 + seconds)
 }
 
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// A Unix time as `YYYY-MM-DD HH:MM UTC` (the inverse of [`parse_date`], to the minute).
 pub fn format_unix(unix: i64) -> String {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
-    // Inverse of days_from_civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = civil_from_days(days);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
         secs / 3600,

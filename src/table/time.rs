@@ -3,26 +3,7 @@
 //! is read in the mapping's `timezone` (a fixed UTC offset). No time-zone database: named zones
 //! and their daylight-saving changes are the user's to turn into an offset (docs/sources.md).
 
-/// Days from 1970-01-01 to the civil date `y-m-d` (proleptic Gregorian; Howard Hinnant's
-/// algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
+use crate::calendar::{days_from_civil, days_in_month};
 
 /// A fixed-width unsigned number of `n` digits at the start of `s`.
 fn digits(s: &[u8], n: usize) -> Option<i64> {

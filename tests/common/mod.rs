@@ -6,6 +6,7 @@ pub mod project;
 pub mod shared;
 pub mod shipped;
 
+use schedlab::sim::reservation::{OnConflict, Placement as When, ReservationRequest, Reservations};
 use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
 /// A job with runtime = requested time unless `requested` says otherwise.
@@ -137,4 +138,34 @@ pub fn wait_with_peak_rss(child: std::process::Child) -> (i32, i64) {
     assert_eq!(r, pid);
     std::mem::forget(child);
     (status, usage.ru_maxrss)
+}
+
+/// Reservation request 1 (owner `o`), made at `created` for `width` units (nodes on a
+/// topology) over [`start`, `start + duration`), on `cluster` or any.
+pub fn reserve(
+    created: Time,
+    start: Time,
+    duration: Time,
+    width: u64,
+    cluster: Option<&str>,
+) -> ReservationRequest {
+    ReservationRequest {
+        id: 1,
+        owner: "o".into(),
+        created,
+        start,
+        duration,
+        width,
+        cluster: cluster.map(Into::into),
+    }
+}
+
+/// `requests` placed at their requested times, a conflict rejected, no throttle.
+pub fn at_requested_times(requests: Vec<ReservationRequest>) -> Reservations {
+    Reservations {
+        requests,
+        placement: When::AtRequestedTime,
+        on_conflict: OnConflict::Reject,
+        ..Reservations::default()
+    }
 }

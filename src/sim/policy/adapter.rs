@@ -8,12 +8,11 @@
 //! engine inconsistency.
 
 use super::availability;
-use super::columns::{self, UserUsage};
-use super::view::{Held, PolicyView, Running, Waiting};
+use super::columns::{self, CallColumns, CallState};
+use super::view::PolicyView;
 use super::{Policy, PolicyError};
 use crate::sim::engine::SimError;
 use crate::sim::fairshare::FairshareState;
-use crate::sim::limits::LimitKind;
 use crate::sim::scheduler::{Scheduler, View};
 use crate::sim::topology::RequestTable;
 
@@ -23,18 +22,11 @@ pub struct PolicyScheduler<P: Policy> {
     /// The workload's request table (memory and GPU columns).
     requests: RequestTable,
     procs_per_unit: i64,
-    waiting: Waiting,
-    running: Running,
+    /// The view's columns of the call (waiting, running, held) and each user's usage.
+    columns: CallColumns,
     rows: Vec<usize>,
-    usage: UserUsage,
     /// The first failure; the engine stops the run with it after the call.
     failure: Option<SimError>,
-
-    // --- Queues and limits. ---
-    /// The jobs the limits hold, as the view shows them.
-    held: Held,
-    /// Scratch: the held jobs with their limits, as the limit state lists them.
-    holding: Vec<(u32, LimitKind)>,
 
     // --- Fairshare. ---
     /// The run's fairshare, charged as the native `order: fairshare` charges it, when the run
@@ -50,13 +42,9 @@ impl<P: Policy> PolicyScheduler<P> {
             policy,
             requests,
             procs_per_unit: procs_per_unit.max(1) as i64,
-            waiting: Waiting::default(),
-            running: Running::default(),
+            columns: CallColumns::default(),
             rows: Vec::new(),
-            usage: UserUsage::default(),
             failure: None,
-            held: Held::default(),
-            holding: Vec::new(),
             fairshare: None,
         }
     }
@@ -72,7 +60,7 @@ impl<P: Policy> PolicyScheduler<P> {
     /// every engine call, whether or not the policy is asked then: `user_usage` counts every
     /// completed job in full however sparse the policy's calls are.
     fn account(&mut self, view: &View<'_>) {
-        self.usage.ensure(view.jobs);
+        self.columns.usage.ensure(view.jobs);
         if let Some(fairshare) = &mut self.fairshare {
             for c in view.completed {
                 fairshare.ended(c.job, c.end);
@@ -81,7 +69,8 @@ impl<P: Policy> PolicyScheduler<P> {
         // view.ended and view.completed list the same jobs in the same order.
         for (ended, completed) in view.ended.iter().zip(view.completed) {
             let job = &view.jobs[ended.job as usize];
-            self.usage
+            self.columns
+                .usage
                 .charge(ended.job, job.procs, completed.end - ended.start);
         }
     }
@@ -95,34 +84,17 @@ impl<P: Policy> PolicyScheduler<P> {
 
     /// Builds the view's columns for a call (buffers reused between calls).
     fn fill(&mut self, view: &View<'_>) {
-        let now = view.now;
-        self.waiting.clear();
-        for queued in view.queue.iter() {
-            self.waiting.push(
-                view.jobs,
-                &self.requests,
-                queued.job,
-                now,
-                queued.demand.unit_count(),
-            );
-        }
-        self.usage.fill(
-            &mut self.waiting,
-            &mut self.running,
-            view.running,
-            view.jobs,
-            now,
-            |end| view.predicted_end(end),
-        );
-        columns::fill_limits(
-            &mut self.waiting,
-            &mut self.held,
-            &mut self.holding,
-            view.limits,
-            view.jobs,
-            now,
-        );
-        columns::fill_fairshare(&mut self.waiting, self.fairshare.as_mut(), now, view.queue);
+        let state = CallState {
+            jobs: view.jobs,
+            requests: &self.requests,
+            queue: view.queue,
+            running: view.running,
+            limits: view.limits,
+            now: view.now,
+        };
+        self.columns.fill(state, self.fairshare.as_mut(), |end| {
+            view.predicted_end(end)
+        });
     }
 
     /// Checks the rows a policy returned, in its terms; `Ok` leaves them for the engine.
@@ -183,10 +155,10 @@ impl<P: Policy> Scheduler for PolicyScheduler<P> {
             capacity: view.capacity.unit_count() as i64,
             free: view.free.unit_count() as i64,
             procs_per_unit: self.procs_per_unit,
-            waiting: &self.waiting,
-            running: &self.running,
+            waiting: &self.columns.waiting,
+            running: &self.columns.running,
             reservations: view.reservations,
-            held: &self.held,
+            held: &self.columns.held,
             topology: None,
         };
         self.rows.clear();

@@ -12,6 +12,73 @@ use crate::sim::job::{Job, Time};
 use crate::sim::limits::{LimitKind, LimitState};
 use crate::sim::queue::Queue;
 use crate::sim::running::RunningSet;
+use crate::sim::topology::RequestTable;
+
+/// The columns a call shows the policy — waiting, running, held — with the per-user usage that
+/// fills them; buffers reused between calls. Each adapter holds one.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CallColumns {
+    pub waiting: Waiting,
+    pub running: Running,
+    /// The jobs the limits hold, as the view shows them (empty without a queue setup).
+    pub held: Held,
+    /// Scratch: the held jobs with their limits, as the limit state lists them.
+    holding: Vec<(u32, LimitKind)>,
+    pub usage: UserUsage,
+}
+
+/// What a call's columns are filled from: the parts of the engine's view that a uniform
+/// machine's and a topology's have alike.
+pub(super) struct CallState<'a> {
+    pub jobs: &'a [Job],
+    pub requests: &'a RequestTable,
+    pub queue: &'a Queue,
+    pub running: &'a RunningSet,
+    pub limits: Option<&'a LimitState<'a>>,
+    pub now: Time,
+}
+
+impl CallColumns {
+    /// Fills every column for the call at `state.now`; `predicted_end` is the engine's
+    /// prediction for an expected end, `fairshare` the run's when it configures one.
+    pub fn fill(
+        &mut self,
+        state: CallState<'_>,
+        fairshare: Option<&mut FairshareState>,
+        predicted_end: impl Fn(Time) -> Time,
+    ) {
+        let CallState {
+            jobs,
+            requests,
+            queue,
+            running,
+            limits,
+            now,
+        } = state;
+        self.waiting.clear();
+        for queued in queue.iter() {
+            self.waiting
+                .push(jobs, requests, queued.job, now, queued.demand.unit_count());
+        }
+        self.usage.fill(
+            &mut self.waiting,
+            &mut self.running,
+            running,
+            jobs,
+            now,
+            predicted_end,
+        );
+        fill_limits(
+            &mut self.waiting,
+            &mut self.held,
+            &mut self.holding,
+            limits,
+            jobs,
+            now,
+        );
+        fill_fairshare(&mut self.waiting, fairshare, now, queue);
+    }
+}
 
 /// Core-seconds used per user (no decay): completed jobs in full, running jobs up to now.
 #[derive(Clone, Debug, Default)]
@@ -87,7 +154,7 @@ impl UserUsage {
 
 /// The waiting rows' routed queues and priorities, and the held table, from the run's limit
 /// state (without a queue setup: queue −1, priority 0, nothing held). `holding` is scratch.
-pub(super) fn fill_limits(
+fn fill_limits(
     waiting: &mut Waiting,
     held: &mut Held,
     holding: &mut Vec<(u32, LimitKind)>,
@@ -132,7 +199,7 @@ pub(super) fn fill_limits(
 
 /// The waiting rows' users' decayed usage and factor, as `order: fairshare` computes them at
 /// `now` over `queue` (NaN without a fairshare).
-pub(super) fn fill_fairshare(
+fn fill_fairshare(
     waiting: &mut Waiting,
     fairshare: Option<&mut FairshareState>,
     now: Time,

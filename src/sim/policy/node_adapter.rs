@@ -16,14 +16,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::columns::{self, UserUsage};
+use super::columns::{self, CallColumns, CallState};
 use super::topology::{Placer, TopologyView};
-use super::view::{Held, PolicyView, Running, Waiting};
+use super::view::PolicyView;
 use super::{NodeStart, Policy, PolicyError};
 use crate::sim::engine::SimError;
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Time, Workload};
-use crate::sim::limits::LimitKind;
 use crate::sim::reservation::ReservedWindow;
 use crate::sim::scheduler::node::pass::Failed;
 use crate::sim::scheduler::node::{Decisions, NodeScheduler, NodeView, Pass};
@@ -35,12 +34,8 @@ pub struct NodePolicyScheduler<P: Policy> {
     requests: Arc<RequestTable>,
     constraints: Arc<ConstraintTable>,
     topology: Option<TopologyView>,
-    waiting: Waiting,
-    running: Running,
-    /// The jobs the limits hold, as the view shows them (empty without a queue setup).
-    held: Held,
-    /// Scratch: the held jobs with their limits, as the limit state lists them.
-    holding: Vec<(u32, LimitKind)>,
+    /// The view's columns of the call (waiting, running, held) and each user's usage.
+    columns: CallColumns,
     /// The granted reservations as the view lists them.
     windows: Vec<ReservedWindow>,
     starts: Vec<NodeStart>,
@@ -49,7 +44,6 @@ pub struct NodePolicyScheduler<P: Policy> {
     pass: Pass,
     failed: Failed,
     nodes: Vec<u32>,
-    usage: UserUsage,
     /// When each running job started (for the usage of the jobs that end).
     start_of: HashMap<u32, Time>,
     /// The run's fairshare, charged as the native `order: fairshare` charges it on nodes, when
@@ -66,17 +60,13 @@ impl<P: Policy> NodePolicyScheduler<P> {
             requests: Arc::new(workload.requests.clone()),
             constraints: Arc::new(workload.constraints.clone()),
             topology: None,
-            waiting: Waiting::default(),
-            running: Running::default(),
-            held: Held::default(),
-            holding: Vec::new(),
+            columns: CallColumns::default(),
             windows: Vec::new(),
             starts: Vec::new(),
             placer: Placer::default(),
             pass: Pass::default(),
             failed: Failed::default(),
             nodes: Vec::new(),
-            usage: UserUsage::default(),
             start_of: HashMap::new(),
             fairshare: None,
             failure: None,
@@ -92,42 +82,30 @@ impl<P: Policy> NodePolicyScheduler<P> {
 
     /// Charges the jobs that ended since the previous call, asked or not.
     fn account(&mut self, view: &NodeView<'_>) {
-        self.usage.ensure(view.jobs);
+        self.columns.usage.ensure(view.jobs);
         for c in view.completed {
             if let Some(fairshare) = &mut self.fairshare {
                 fairshare.ended(c.job, c.end);
             }
             let start = self.start_of.remove(&c.job).unwrap_or(c.end);
             let job = &view.jobs[c.job as usize];
-            self.usage.charge(c.job, job.procs, c.end - start);
+            self.columns.usage.charge(c.job, job.procs, c.end - start);
         }
     }
 
     /// The waiting and running columns of this call.
     fn fill(&mut self, view: &NodeView<'_>) {
-        let now = view.now;
-        self.waiting.clear();
-        for q in view.queue.iter() {
-            self.waiting
-                .push(view.jobs, &self.requests, q.job, now, q.demand.unit_count());
-        }
-        self.usage.fill(
-            &mut self.waiting,
-            &mut self.running,
-            view.running,
-            view.jobs,
-            now,
-            |end| view.predicted_end(end),
-        );
-        columns::fill_limits(
-            &mut self.waiting,
-            &mut self.held,
-            &mut self.holding,
-            view.limits,
-            view.jobs,
-            now,
-        );
-        columns::fill_fairshare(&mut self.waiting, self.fairshare.as_mut(), now, view.queue);
+        let state = CallState {
+            jobs: view.jobs,
+            requests: &self.requests,
+            queue: view.queue,
+            running: view.running,
+            limits: view.limits,
+            now: view.now,
+        };
+        self.columns.fill(state, self.fairshare.as_mut(), |end| {
+            view.predicted_end(end)
+        });
     }
 
     /// Checks the policy's decisions in its terms and turns them into the engine's.
@@ -248,10 +226,10 @@ impl<P: Policy> NodeScheduler for NodePolicyScheduler<P> {
             capacity,
             free,
             procs_per_unit: 1,
-            waiting: &self.waiting,
-            running: &self.running,
+            waiting: &self.columns.waiting,
+            running: &self.columns.running,
             reservations: &self.windows,
-            held: &self.held,
+            held: &self.columns.held,
             topology: Some(topo),
         };
         self.starts.clear();

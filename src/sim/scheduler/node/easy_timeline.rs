@@ -159,11 +159,26 @@ impl EasyOnTimeline {
         job: u32,
         duration: Time,
     ) -> Option<(u32, NodeShape)> {
+        self.start_in_first_class(view, pass, job, duration, |this, pass, class, shape| {
+            this.select_plain(view, pass, class, shape, duration)
+        })
+    }
+
+    /// Starts `job` for `duration` in the first of its classes where `select` chooses nodes
+    /// (it leaves them in the pass), holding them; the class and shape, or `None`.
+    fn start_in_first_class(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        job: u32,
+        duration: Time,
+        mut select: impl FnMut(&mut Self, &mut Pass, u32, &NodeShape) -> bool,
+    ) -> Option<(u32, NodeShape)> {
         for &class in view.classes_of(job) {
             let Some(shape) = view.shape(job, class) else {
                 continue;
             };
-            if self.select_plain(view, pass, class, &shape, duration) {
+            if select(self, pass, class, &shape) {
                 self.hold(view, pass, class, &shape, duration);
                 return Some((class, shape));
             }
@@ -258,24 +273,15 @@ impl EasyOnTimeline {
     ) -> Option<(u32, NodeShape)> {
         let window @ (shadow, _) = self.window?;
         let end = view.now + duration;
-        for &class in view.classes_of(job) {
-            let Some(shape) = view.shape(job, class) else {
-                continue;
-            };
-            let slot = self.slot[class as usize];
-            let ok = if end <= shadow || slot == NONE {
-                self.select_plain(view, pass, class, &shape, duration)
-            } else if self.tl.is_whole(class) {
-                self.select_long_whole(view, pass, class, &shape, end, window)
+        self.start_in_first_class(view, pass, job, duration, |this, pass, class, shape| {
+            if end <= shadow || this.slot[class as usize] == NONE {
+                this.select_plain(view, pass, class, shape, duration)
+            } else if this.tl.is_whole(class) {
+                this.select_long_whole(view, pass, class, shape, end, window)
             } else {
-                self.select_long_shared(view, pass, class, &shape, end, window)
-            };
-            if ok {
-                self.hold(view, pass, class, &shape, duration);
-                return Some((class, shape));
+                this.select_long_shared(view, pass, class, shape, end, window)
             }
-        }
-        None
+        })
     }
 
     /// Decides one call over the waiting jobs `queue` (in queue order, with their positions);
