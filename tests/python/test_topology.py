@@ -181,6 +181,27 @@ def test_node_pairs_on_a_uniform_machine_are_a_type_error():
         )
 
 
+def run_study(tmp_path, name, manifest, workloads, policies=None):
+    """Lays study `name` (its manifest's `name:`) out as a checkout has it: the manifest as
+    `experiments/<name>.yaml`, `workloads/` with the files `workloads` maps (name → source),
+    `policies/` with the shipped ones plus `policies` (file name → text). Runs it and returns
+    the folder of its results."""
+    import shutil
+
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "workloads").mkdir()
+    for target, source in workloads.items():
+        shutil.copy(source, tmp_path / "workloads" / target)
+    shutil.copytree(ROOT / "policies", tmp_path / "policies")
+    for target, text in (policies or {}).items():
+        (tmp_path / "policies" / target).write_text(text)
+    path = tmp_path / "experiments" / f"{name}.yaml"
+    path.write_text(manifest)
+    results = tmp_path / "results"
+    schedlab.run(str(path), results=str(results))
+    return results / name
+
+
 MANIFEST = """
 name: nodes
 workloads:
@@ -201,20 +222,15 @@ grid:
 
 
 def test_python_policies_run_on_manifest_topologies(tmp_path):
-    import shutil
-
     import pyarrow.parquet as pq
 
-    (tmp_path / "experiments").mkdir()
-    (tmp_path / "workloads").mkdir()
-    shutil.copy(TRACE, tmp_path / "workloads" / "example1.swf.gz")
-    shutil.copy(MACHINES, tmp_path / "workloads" / "example1.swf.machines")
-    shutil.copytree(ROOT / "policies", tmp_path / "policies")
-    manifest = tmp_path / "experiments" / "nodes.yaml"
-    manifest.write_text(MANIFEST)
-    results = tmp_path / "results"
-    schedlab.run(str(manifest), results=str(results))
-    jobs = pq.read_table(results / "nodes" / "jobs.parquet")
+    results = run_study(
+        tmp_path,
+        "nodes",
+        MANIFEST,
+        {"example1.swf.gz": TRACE, "example1.swf.machines": MACHINES},
+    )
+    jobs = pq.read_table(results / "jobs.parquet")
 
     def starts(cell):
         mask = [c == cell for c in jobs.column("cell").to_pylist()]
@@ -284,22 +300,15 @@ def test_node_policies_under_queues_and_with_a_fairshare_reproduce_the_native_ru
     priorities, CPU quotas per user and group, a decayed group fairshare), with EASY: the
     policies see the eligible jobs with their queue priorities, the held jobs, and the native
     fairshare factor, and decide as the native rules job for job."""
-    import shutil
-
     import pyarrow.parquet as pq
 
-    (tmp_path / "experiments").mkdir()
-    (tmp_path / "workloads").mkdir()
-    shutil.copy(TRACE, tmp_path / "workloads" / "example1.swf.gz")
+    inputs = {"example1.swf.gz": TRACE}
     for suffix in ("machines", "queues", "users", "groups"):
-        shutil.copy(EXAMPLE1 / f"example1.swf.{suffix}", tmp_path / "workloads")
-    shutil.copytree(ROOT / "policies", tmp_path / "policies")
-    (tmp_path / "policies" / "tiered_nodes.py").write_text(TIERED_NODES)
-    manifest = tmp_path / "experiments" / "limited.yaml"
-    manifest.write_text(LIMITED_MANIFEST)
-    results = tmp_path / "results"
-    schedlab.run(str(manifest), results=str(results))
-    jobs = pq.read_table(results / "limited-nodes" / "jobs.parquet").to_pandas()
+        inputs[f"example1.swf.{suffix}"] = EXAMPLE1 / f"example1.swf.{suffix}"
+    results = run_study(
+        tmp_path, "limited-nodes", LIMITED_MANIFEST, inputs, {"tiered_nodes.py": TIERED_NODES}
+    )
+    jobs = pq.read_table(results / "jobs.parquet").to_pandas()
     columns = ["job_id", "start", "end", "cluster", "held_by", "sim_queue"]
     by = {cell: g[columns].reset_index(drop=True) for cell, g in jobs.groupby("cell")}
 
@@ -376,26 +385,21 @@ def test_node_policies_beside_advance_reservations_reproduce_the_native_rules(
     """wagap-2013's shared multicore nodes with generated reservations of whole nodes: the
     placer plans beside them as the built-in rules do, so rows-only FCFS and EASY are the native
     schedules job for job and node for node; the view lists the reservations."""
-    import shutil
-
     import pyarrow.parquet as pq
 
     watch = tmp_path / "watch.txt"
     monkeypatch.setenv("SCHEDLAB_TEST_WATCH", str(watch))
-    (tmp_path / "experiments").mkdir()
-    (tmp_path / "workloads").mkdir()
-    shutil.copy(WAGAP, tmp_path / "workloads" / "wagap.swf.gz")
-    shutil.copy(WAGAP_MACHINES, tmp_path / "workloads" / "wagap.swf.machines")
-    shutil.copytree(ROOT / "policies", tmp_path / "policies")
-    (tmp_path / "policies" / "watch_nodes.py").write_text(WATCH_NODES)
-    manifest = tmp_path / "experiments" / "reserved.yaml"
-    manifest.write_text(RESERVED_MANIFEST)
-    results = tmp_path / "results"
-    schedlab.run(str(manifest), results=str(results))
-    jobs = pq.read_table(results / "reserved-nodes" / "jobs.parquet").to_pandas()
+    results = run_study(
+        tmp_path,
+        "reserved-nodes",
+        RESERVED_MANIFEST,
+        {"wagap.swf.gz": WAGAP, "wagap.swf.machines": WAGAP_MACHINES},
+        {"watch_nodes.py": WATCH_NODES},
+    )
+    jobs = pq.read_table(results / "jobs.parquet").to_pandas()
     columns = ["job_id", "start", "end", "cluster", "backfilled"]
     by = {cell: g[columns].reset_index(drop=True) for cell, g in jobs.groupby("cell")}
-    reservations = pq.read_table(results / "reserved-nodes" / "reservations.parquet").to_pandas()
+    reservations = pq.read_table(results / "reservations.parquet").to_pandas()
 
     # The reservations are granted and move jobs.
     granted = reservations[reservations["cell"] == "easy.lab"]
