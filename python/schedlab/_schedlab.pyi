@@ -92,8 +92,9 @@ class GymEnvs:
     procs: int
     def __init__(
         self,
-        trace: str,
+        trace: str | None = None,
         *,
+        workload: str | None = None,
         n_envs: int = 1,
         seed: int = 0,
         procs: int | None = None,

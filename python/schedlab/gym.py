@@ -13,13 +13,19 @@
 
 Episodes are ``episode_jobs`` consecutive jobs of the trace from random starts (seeded) or the
 given ``starts``; the reward is the negative mean bounded slowdown by default (``reward``:
-``"bounded_slowdown"``, ``"wait"``, ``"utilization"`` or a callable over the episode's jobs
-table), at the end of the episode or, with ``per_step=True``, as it accrues.
+``"bounded_slowdown"``, ``"wait"``, ``"utilization"``, ``"eet_violations"`` or a callable over
+the episode's jobs table), at the end of the episode or, with ``per_step=True``, as it accrues
+(bounded slowdown and wait only). Instead of a trace,
+``workload=`` takes a generated workload (a manifest's ``workloads.<name>`` mapping with
+``synthetic:``, as ``schedlab.simulate(workload=)``), generated once for ``seed`` on ``procs``
+processors.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from typing import Any, Callable, Union
 
 import gymnasium as gym
@@ -39,14 +45,15 @@ JOB_COLUMNS = ("index", "submit", "start", "end", "requested_time", "procs")
 Reward = Union[str, Callable[[dict], float]]
 
 
-def _native(trace, n_envs, seed, reward, kwargs) -> tuple[Any, Callable | None]:
+def _native(trace, workload, n_envs, seed, reward, kwargs) -> tuple[Any, Callable | None]:
     if callable(reward):
         name, fn = "none", reward
     elif isinstance(reward, str):
         name, fn = reward, None
     else:
         raise TypeError(
-            f"reward must be a name (bounded_slowdown, wait, utilization) or a callable, "
+            f"reward must be a name (bounded_slowdown, wait, utilization, eet_violations) "
+            f"or a callable, "
             f"not {type(reward).__name__}"
         )
     if fn is not None and kwargs.get("per_step"):
@@ -59,7 +66,13 @@ def _native(trace, n_envs, seed, reward, kwargs) -> tuple[Any, Callable | None]:
     if kwargs.get("features") is not None:
         kwargs["features"] = list(kwargs["features"])
     native = _schedlab.GymEnvs(
-        os.fspath(trace), n_envs=n_envs, seed=seed, reward=name, starts=starts, **kwargs
+        None if trace is None else os.fspath(trace),
+        workload=None if workload is None else json.dumps(workload),
+        n_envs=n_envs,
+        seed=seed,
+        reward=name,
+        starts=starts,
+        **kwargs,
     )
     return native, fn
 
@@ -105,9 +118,11 @@ def _spaces(native) -> tuple[spaces.Dict, spaces.Discrete]:
 
 
 class SchedulingEnv(gym.Env):
-    """One scheduling environment over the SWF trace at ``trace`` (docs/rl.md).
+    """One scheduling environment over the SWF trace at ``trace``, or the generated ``workload``
+    (docs/rl.md).
 
-    Parameters (all but ``trace`` optional): ``procs`` (machine size; the trace's MaxProcs),
+    Parameters (all but ``trace`` or ``workload`` optional): ``procs`` (machine size; the
+    trace's MaxProcs; required with ``workload``),
     ``k`` (job slots, 128), ``features`` (names, default ``wait``, ``requested_time``,
     ``procs``, ``memory``, ``gpus``, ``user_share``, ``queue``, ``can_start``),
     ``running_slots`` (8), ``backfill`` (``"easy"``), ``episode_jobs`` (256; ``None``: the
@@ -119,13 +134,14 @@ class SchedulingEnv(gym.Env):
 
     def __init__(
         self,
-        trace: PathLike,
+        trace: PathLike | None = None,
         *,
+        workload: Mapping[str, Any] | None = None,
         reward: Reward = "bounded_slowdown",
         seed: int = 0,
         **kwargs: Any,
     ):
-        self._native, self._reward_fn = _native(trace, 1, seed, reward, kwargs)
+        self._native, self._reward_fn = _native(trace, workload, 1, seed, reward, kwargs)
         self.observation_space, self.action_space = _spaces(self._native)
         self.k = self._native.k
         self.features = tuple(self._native.features)
@@ -196,14 +212,15 @@ class SchedulingVecEnv(VectorEnv):
 
     def __init__(
         self,
-        trace: PathLike,
+        trace: PathLike | None = None,
         n_envs: int = 8,
         *,
+        workload: Mapping[str, Any] | None = None,
         reward: Reward = "bounded_slowdown",
         seed: int = 0,
         **kwargs: Any,
     ):
-        self._native, self._reward_fn = _native(trace, n_envs, seed, reward, kwargs)
+        self._native, self._reward_fn = _native(trace, workload, n_envs, seed, reward, kwargs)
         self.num_envs = n_envs
         self.single_observation_space, self.single_action_space = _spaces(self._native)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, n_envs)

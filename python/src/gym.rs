@@ -105,7 +105,7 @@ impl GymEnvs {
 impl GymEnvs {
     #[new]
     #[pyo3(signature = (
-        trace, *, n_envs = 1, seed = 0, procs = None, k = 128, features = None,
+        trace = None, *, workload = None, n_envs = 1, seed = 0, procs = None, k = 128, features = None,
         running_slots = 8, backfill = "easy", episode_jobs = Some(256), starts = None,
         reward = "bounded_slowdown", per_step = false, tau = 10, time_scale = 86400.0,
         lenient = false
@@ -113,7 +113,8 @@ impl GymEnvs {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        trace: PathBuf,
+        trace: Option<PathBuf>,
+        workload: Option<&str>,
         n_envs: usize,
         seed: u64,
         procs: Option<i64>,
@@ -150,17 +151,18 @@ impl GymEnvs {
             "bounded_slowdown" => Metric::BoundedSlowdown,
             "wait" => Metric::Wait,
             "utilization" => Metric::Utilization,
+            "eet_violations" => Metric::EetViolations,
             "none" => Metric::None,
             other => {
                 return Err(errors::input(format!(
-                    "unknown reward {other:?} (expected bounded_slowdown, wait, utilization or a callable)"
+                    "unknown reward {other:?} (expected bounded_slowdown, wait, utilization, eet_violations or a callable)"
                 )));
             }
         };
-        if per_step && metric == Metric::Utilization {
-            return Err(errors::input(
-                "the utilization reward is given at the end of an episode only (per_step=False)",
-            ));
+        if per_step && matches!(metric, Metric::Utilization | Metric::EetViolations) {
+            return Err(errors::input(format!(
+                "the {reward} reward is given at the end of an episode only (per_step=False)"
+            )));
         }
         let episode_jobs = episode_jobs
             .map(|n| {
@@ -191,7 +193,36 @@ impl GymEnvs {
             tau,
             time_scale,
         };
-        let loaded = py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc"))?;
+        let loaded = match (trace, workload) {
+            (Some(trace), None) => {
+                py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc"))?
+            }
+            (None, Some(mapping)) => {
+                // Generated once, for `seed`, on a machine of `procs`: every environment draws
+                // its episodes from this one workload (docs/rl.md, "Generated workloads").
+                let Some(procs) = procs else {
+                    return Err(errors::input(
+                        "a generated workload needs the machine size: give procs=N",
+                    ));
+                };
+                let procs = u32::try_from(procs)
+                    .ok()
+                    .filter(|&p| p > 0)
+                    .ok_or_else(|| {
+                        errors::input(format!("procs must be a positive integer, found {procs}"))
+                    })?;
+                let mapping: serde_json::Value =
+                    serde_json::from_str(mapping).map_err(|e| errors::input(e.to_string()))?;
+                let source = format!("generated workload (seed {seed})");
+                py.detach(|| schedlab::api::generated::generated(&mapping, procs, seed, &source))
+                    .map_err(errors::to_py)?
+            }
+            _ => {
+                return Err(errors::input(
+                    "give a trace path or a generated workload (workload=), one of them",
+                ));
+            }
+        };
         let procs = match (procs, loaded.header.max_procs) {
             (Some(p), _) => u32::try_from(p).ok().filter(|&p| p > 0).ok_or_else(|| {
                 errors::input(format!("procs must be a positive integer, found {p}"))

@@ -99,6 +99,10 @@ pub enum Metric {
     Wait,
     /// Utilization of the machine over the episode (reward: itself; at the end only).
     Utilization,
+    /// The fraction of the episode's jobs that end after their expected end time (Tóth &
+    /// Klusáček's EET, Algorithm 1, on the machine's processors split equally among the
+    /// episode's users; reward: its negative; at the end only).
+    EetViolations,
     /// No reward from the core (the Python layer computes it from the jobs table).
     None,
 }
@@ -449,17 +453,19 @@ impl Env {
                 ep.sink.reported = ep.sink.sum;
                 r
             }
-            (_, _, true) => self.final_reward(),
+            (_, _, true) => self.final_reward()?,
             _ => 0.0,
         };
         Ok(StepResult { reward, done })
     }
 
     /// The metric of the finished episode as a reward (0 for [`Metric::None`]).
-    fn final_reward(&self) -> f64 {
-        let Some(ep) = &self.episode else { return 0.0 };
+    fn final_reward(&self) -> Result<f64, EnvError> {
+        let Some(ep) = &self.episode else {
+            return Ok(0.0);
+        };
         let n = ep.sink.jobs.len().max(1) as f64;
-        match self.config.metric {
+        Ok(match self.config.metric {
             Metric::BoundedSlowdown | Metric::Wait => -ep.sink.sum / n,
             Metric::Utilization => {
                 let used: f64 = ep
@@ -472,8 +478,38 @@ impl Env {
                 let end = ep.sink.jobs.iter().map(|o| o.end).max().unwrap_or(begin);
                 used / (f64::from(self.procs) * ((end - begin).max(1)) as f64)
             }
+            Metric::EetViolations => -self.eet_violated_fraction(ep)?,
             Metric::None => 0.0,
-        }
+        })
+    }
+
+    /// The fraction of `ep`'s jobs ending after their EET, as a simulation's
+    /// `eet_violated_fraction` counts it (docs/metrics.md) under the default expected capacity
+    /// on this pool: its processors split equally among the episode's users (memory is not a
+    /// resource of the environment).
+    fn eet_violated_fraction(&self, ep: &Episode) -> Result<f64, EnvError> {
+        use crate::sim::metrics::eet::{EetJob, ExpectedCapacity, PerResource, evaluate};
+        let jobs: Vec<EetJob> = ep
+            .sink
+            .jobs
+            .iter()
+            .map(|o| {
+                let job = &ep.workload.jobs[o.job as usize];
+                EetJob {
+                    id: job.id,
+                    user: job.user,
+                    group: job.group,
+                    submit: job.submit,
+                    runtime: o.end - o.start,
+                    start: Some(o.start),
+                    request: PerResource::new(u64::from(job.procs), 0, 0),
+                }
+            })
+            .collect();
+        let rule = ExpectedCapacity::default().rule(u64::from(self.procs), 0, &[]);
+        let report = evaluate(&jobs, &rule)
+            .map_err(|e| EnvError::Sim(format!("expected end times: {e}")))?;
+        Ok(report.summary.violated_fraction.unwrap_or(0.0))
     }
 
     /// Writes the observation: `jobs` (K × F, row-major), `machine` (machine features), `mask`

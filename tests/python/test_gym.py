@@ -264,3 +264,82 @@ print(h.hexdigest())
         for _ in range(2)
     }
     assert len(digests) == 1
+
+
+GENERATED = {
+    "synthetic": {
+        "length": {"jobs": 1500},
+        "users": [
+            {
+                "name": "user",
+                "count": 6,
+                "arrivals": {"lambda": 6.944e-5, "delta": 2.778e-4, "mu": 2.778e-3},
+                "runtime": [[1, 0.0], [60, 0.2], [900, 0.5], [3600, 0.7], [14400, 1.0]],
+                "estimate": {"factor": [1, 5], "max": 86400},
+                "procs": {"log_uniform": [1, 32], "power_of_two": 0.75},
+            }
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("backfill, native", [("easy", "easy"), ("none", "fcfs")])
+def test_a_generated_workload_is_the_manifests_and_fcfs_actions_reproduce_the_native_schedules(
+    backfill, native
+):
+    """The environment's generated workload is the one `schedlab.simulate(workload=)` (the
+    manifest's generator) makes for the same seed and machine: FCFS actions over the whole of
+    it give the native schedule, job for job."""
+    env = SchedulingEnv(
+        workload=GENERATED, procs=64, seed=5, backfill=backfill, episode_jobs=None, k=4096
+    )
+    run_episode(env, heuristic("fcfs"))
+    got = env.episode_jobs(finished=True)
+    expected = schedlab.simulate(workload=GENERATED, procs=64, seed=5, scheduler=native).jobs
+    assert len(got["start"]) == expected.num_rows == 1500
+    assert np.array_equal(got["submit"], expected.column("submit").to_numpy())
+    assert np.array_equal(got["start"], expected.column("start").to_numpy())
+    # Another seed is another workload.
+    other = schedlab.simulate(workload=GENERATED, procs=64, seed=6, scheduler=native).jobs
+    assert not np.array_equal(got["submit"], other.column("submit").to_numpy())
+
+
+def test_generated_workload_episodes_are_seeded_and_checked():
+    def trajectory(seed):
+        vec = SchedulingVecEnv(workload=GENERATED, procs=64, n_envs=3, seed=seed, episode_jobs=50)
+        obs, _ = vec.reset(seed=seed)
+        blocks = []
+        for _ in range(200):
+            obs, rewards, _, _, _ = vec.step(np.zeros(3, dtype=np.int64))
+            blocks.append(obs["jobs"].tobytes() + rewards.tobytes())
+        return blocks
+
+    assert trajectory(2) == trajectory(2)
+    assert trajectory(2) != trajectory(3)
+    check_env(SchedulingEnv(workload=GENERATED, procs=64), skip_render_check=True)
+
+    with pytest.raises(schedlab.InputError, match="needs the machine size: give procs=N"):
+        SchedulingEnv(workload=GENERATED)
+    with pytest.raises(schedlab.InputError, match="a trace path or a generated workload"):
+        SchedulingEnv(KTH, workload=GENERATED, procs=64)
+    with pytest.raises(schedlab.InputError, match="a trace path or a generated workload"):
+        SchedulingEnv()
+    with pytest.raises(schedlab.InputError, match="synthetic"):
+        SchedulingEnv(workload={"trace": "x.swf"}, procs=64)
+
+
+def test_the_eet_reward_is_the_simulations_violated_fraction():
+    """`reward="eet_violations"` over a whole trace under FCFS actions with EASY is minus the
+    fraction of jobs that `schedlab.simulate`'s own EET columns (the metric's other path, over
+    the engine's records) mark violated in the native EASY schedule."""
+    env = SchedulingEnv(
+        KTH, reward="eet_violations", backfill="easy", episode_jobs=None, starts=0, k=4096
+    )
+    rewards = run_episode(env, heuristic("fcfs"))
+    assert all(r == 0.0 for r in rewards[:-1])
+    native = schedlab.simulate(KTH, scheduler="easy").jobs
+    violated = native.column("eet_violated").to_numpy(zero_copy_only=False)
+    assert 0.05 < violated.mean() < 0.95
+    assert rewards[-1] == pytest.approx(-violated.mean(), abs=1e-12)
+    with pytest.raises(schedlab.InputError, match="end of an episode only"):
+        SchedulingEnv(KTH, reward="eet_violations", per_step=True)
