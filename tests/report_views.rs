@@ -476,11 +476,23 @@ fn findings_name_the_axis_of_every_setting_and_level() {
     );
     let grid = Grid::new(&data);
     let f = findings_for(&grid, Some("scheduler"), &[]);
-    assert_eq!(f.len(), 1);
+    assert_eq!(f.len(), 3, "{f:#?}");
     assert_eq!(f[0].title, "All configurations");
     assert_eq!(
         f[0].text,
         "At reservations = none: scheduler = b vs a: lowers mean wait from 10.0 h to 5.00 h (−50.0 %). At reservations = injected: scheduler = b vs a: raises mean wait from 4.00 h to 8.00 h (×2.0)."
+    );
+    // The other axis's effect (a: 10 → 4 h, −60.0 %; b: 5 → 8 h, +60.0 %) and both
+    // interactions, each named with its axis too.
+    assert_eq!(f[1].title, "Reservations = injected vs none");
+    assert_eq!(
+        f[1].text,
+        "Over every setting of the other axes, mean wait: lower in 1 and higher in 1 of 2 (median ±0.0 %, from −60.0 % to +60.0 %). On mean wait the effect reverses with scheduler: −60.0 % at scheduler = a and +60.0 % at scheduler = b."
+    );
+    assert_eq!(f[2].title, "How the effect of scheduler = b vs a changes");
+    assert_eq!(
+        f[2].text,
+        "On mean wait the effect reverses with reservations: −50.0 % at reservations = none and ×2.0 at reservations = injected."
     );
 }
 
@@ -1111,7 +1123,10 @@ fn fairshare_sections_say_once_what_every_configuration_shares() {
                 &[("workload", "w"), ("order", order)],
                 &[
                     ("jain_wait", if order == "fcfs" { 0.5 } else { 0.7 }),
-                    ("jain_bounded_slowdown", if order == "fcfs" { 0.4 } else { 0.6 }),
+                    (
+                        "jain_bounded_slowdown",
+                        if order == "fcfs" { 0.4 } else { 0.6 },
+                    ),
                     ("jain_usage_per_share", 0.25),
                     ("users", users as f64),
                 ],
@@ -1174,28 +1189,45 @@ fn fairshare_sections_say_once_what_every_configuration_shares() {
     );
     assert!(findings[0].contains("The lowest final fairshare factor is user 1's"));
     for f in &findings[1..] {
-        assert!(!f.contains("hold 73.1 %") && !f.contains("lowest final"), "{f}");
+        assert!(
+            !f.contains("hold 73.1 %") && !f.contains("lowest final"),
+            "{f}"
+        );
         assert!(f.contains("The six heaviest users waited"), "{f}");
     }
     // Jain's usage per share and the users' count are the same in every row: in the caption.
     let jain = &section.tables[0];
     assert_eq!(jain.headers, ["order", "Jain wait", "Jain bsld"]);
     assert!(
-        jain.caption.contains("The same in every configuration, so not a column: 12 users and Jain usage/share 0.250."),
+        jain.caption.contains(
+            "The same in every configuration, so not a column: 12 users and Jain usage/share 0.250."
+        ),
         "{}",
         jain.caption
     );
     // The charts: ten users, as the tables list, and the grey line the caption names.
-    let cores = section.charts.iter().find(|c| c.id == "fairshare-cores").unwrap();
+    let cores = section
+        .charts
+        .iter()
+        .find(|c| c.id == "fairshare-cores")
+        .unwrap();
     for u in 1..=10 {
         assert!(cores.svg.contains(&format!(">user {u}<")), "user {u}");
     }
     assert!(cores.svg.contains(">other users<"));
     assert!(cores.caption.contains("(grey)"), "{}", cores.caption);
-    assert!(section.tables[1].caption.contains("the 10 users"), "{}", section.tables[1].caption);
+    assert!(
+        section.tables[1].caption.contains("the 10 users"),
+        "{}",
+        section.tables[1].caption
+    );
     // Four users: no "other users" line, and no caption naming one.
     let section = fairshare_section(&build(4));
-    let cores = section.charts.iter().find(|c| c.id == "fairshare-cores").unwrap();
+    let cores = section
+        .charts
+        .iter()
+        .find(|c| c.id == "fairshare-cores")
+        .unwrap();
     assert!(!cores.svg.contains("other users"));
     assert!(!cores.caption.contains("grey"), "{}", cores.caption);
 }
