@@ -7,7 +7,8 @@
 # It runs the shipped experiments it shows (cached after `make all`) and the example sweep
 # docs/examples/load-tau-sweep.yaml, and renders every report with a fixed date into a temporary
 # folder. RESULTS=DIR reads and writes results there instead of results/ (a checkout whose
-# results live elsewhere). Needs the Debian packages `chromium` and `pngquant`.
+# results live elsewhere); NO_RUN=1 renders the results found there without running anything.
+# Needs the Debian packages `chromium` and `pngquant`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in chromium pngquant; do
@@ -25,7 +26,7 @@ trap 'rm -rf "$out"' EXIT
 manifests=(experiments/easy-vs-fcfs.yaml experiments/reservations.yaml experiments/markov-arrivals.yaml
   docs/examples/load-tau-sweep.yaml experiments/user-aware.yaml experiments/lpc-queues.yaml
   experiments/fairshare-penalties.yaml experiments/fairshare-orders.yaml)
-"$bin" run --quiet --results "$results" "${manifests[@]}"
+[ -n "${NO_RUN:-}" ] || "$bin" run --quiet --results "$results" "${manifests[@]}"
 "$bin" report --date 2026-01-01 --results "$results" --out "$out" "${manifests[@]}"
 shot() { scripts/screenshot-report.sh "$out/$1.html" "docs/$2.png" "$3" "$4" "${5:-}"; }
 shot easy-vs-fcfs report-easy-vs-fcfs 3900 findings,metrics-across-the-grid
