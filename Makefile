@@ -13,7 +13,7 @@ VENV   := .venv
 # (tests/common/shipped.rs).
 MANIFESTS := $(wildcard experiments/*.yaml)
 
-.PHONY: all build test bench check-parquet lint clean venv
+.PHONY: all build test bench check-parquet lint clean venv docs-screenshots
 
 # The package comes first: experiments/python-policies.yaml names Python policies, which the
 # CLI hands to it (docs/policies.md, "In a manifest").
@@ -55,6 +55,11 @@ $(VENV)/.python-deps: $(wildcard pyproject.toml)
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
 check-parquet: build venv
 	$(VENV)/bin/python tests/check_parquet.py $(BIN)
+
+# The report screenshots of docs/reports.md, regenerated (headless Chromium and pngquant, Debian
+# packages `chromium` and `pngquant`; scripts/docs-screenshots.sh).
+docs-screenshots: build
+	scripts/docs-screenshots.sh
 
 bench: build
 	$(CARGO) bench --locked --bench simulate

@@ -482,3 +482,137 @@ fn schedule_caption_after_a_run(d: &Path) -> String {
         .expect("a schedule caption")
         .to_string()
 }
+
+/// A shipped experiment's description is the first thing its report shows: durations there are
+/// in the units the report uses (hours, days), never bare seconds ("mean wait 6,837 s" in
+/// python-policies, issue 35).
+#[test]
+fn shipped_descriptions_give_durations_in_units_a_reader_uses() {
+    for path in common::shipped::shipped_manifests() {
+        let m = schedlab::manifest::load(&path).unwrap();
+        let description = m.description.unwrap_or_default();
+        let words: Vec<&str> = description.split_whitespace().collect();
+        for pair in words.windows(2) {
+            let number = pair[0].trim_start_matches('(');
+            let unit = pair[1].trim_end_matches([',', ';', '.', ')']);
+            assert!(
+                !(unit == "s" && number.starts_with(|c: char| c.is_ascii_digit())),
+                "{}: a duration in bare seconds, \"{} {}\"",
+                path.display(),
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+}
+
+/// Under a queue order that reorders the queue, jobs.parquet's `backfilled` (started while an
+/// earlier-submitted job was waiting) marks the order's choices as well: aleang-example1's
+/// schedule read "828 jobs (827 backfilled)". The legend and caption say "started ahead", and
+/// keep "backfilled" for a first-come order (issue 35).
+#[test]
+fn a_reordering_queue_is_not_said_to_backfill_every_job() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    fs::write(
+        d.join("experiments/gap.yaml"),
+        "name: gap
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 1500}
+clusters:
+  pool: {procs: 100}
+schedulers:
+  fair: {backfill: easy, order: fairshare}
+  easy: {policy: easy}
+reports:
+  formats: [md]
+  gantt: {cell: fair, start: 1000000, hours: 24}
+",
+    )
+    .unwrap();
+    let caption = schedule_caption_after_a_run(d);
+    assert!(
+        caption.contains(" started while an earlier-submitted job was waiting: the fairshare queue order puts jobs ahead of earlier ones, so this counts the order's choices as well as backfilling"),
+        "{caption}"
+    );
+    assert!(!caption.contains("backfilled:"), "{caption}");
+    let svg = fs::read_to_string(d.join("reports/gap-gantt.svg")).unwrap();
+    assert!(svg.contains("job started ahead of an earlier one"), "{svg}");
+    assert!(!svg.contains("backfilled job"));
+    // The first-come EASY cell keeps the word.
+    let manifest = fs::read_to_string(d.join("experiments/gap.yaml"))
+        .unwrap()
+        .replace("cell: fair,", "cell: easy,");
+    fs::write(d.join("experiments/gap.yaml"), manifest).unwrap();
+    let caption = schedule_caption_after_a_run(d);
+    assert!(
+        caption.contains(" backfilled: started while an earlier-submitted job was waiting)"),
+        "{caption}"
+    );
+}
+
+/// A user's reservation sweep on a trace that is not DataStar's (KTH here), whose manifest does
+/// not say it reproduces Margo et al.: its report has the reservations section but none of the
+/// paper's words or figures ("the paper's cap", "Graphs 6–9", "SDSC-DS-2004"); naming the paper
+/// in `reports.reproduces` brings them back (issue 35).
+#[test]
+fn a_reservation_study_that_reproduces_no_paper_gets_no_paper_narrative() {
+    let p = common::project_with_kth();
+    let d = p.path();
+    let manifest = "name: mine
+workloads:
+  kth: {trace: ../workloads/kth.swf.gz, first_jobs: 1500}
+clusters:
+  pool: {procs: 100, node_size: 1}
+schedulers:
+  easy: {policy: easy}
+reservations:
+  weekly:
+    generate:
+      per_week: 10
+      nodes: {uniform: [5, 40]}
+      hours: {uniform: [2, 8]}
+      notice_hours: {uniform: [24, 48]}
+      owners: 3
+    placement: after_queue
+    on_conflict: shift
+    throttle:
+      window_days: 7
+grid:
+  axes:
+    reservations: [none, weekly]
+    throttle_node_hours: [null, 200, 800]
+  exclude:
+    - {reservations: none, throttle_node_hours: 200}
+    - {reservations: none, throttle_node_hours: 800}
+reports:
+  formats: [md]
+";
+    fs::write(d.join("experiments/mine.yaml"), manifest).unwrap();
+    common::run_and_report(d);
+    let md = fs::read_to_string(d.join("reports/mine.md")).unwrap();
+    assert!(md.contains("\n## Reservations\n"), "{md}");
+    for paper in ["paper", "DataStar", "SDSC-DS", "March 2006", "Graphs"] {
+        assert!(!md.contains(paper), "{paper}: {md}");
+    }
+    // Its findings single out the sweep's own lowest and highest caps.
+    assert!(md.contains("(the lowest cap)"), "{md}");
+    assert!(md.contains("(the highest cap)"), "{md}");
+    // The same results, said to reproduce the paper: its comparison is back.
+    fs::write(
+        d.join("experiments/mine.yaml"),
+        format!("{manifest}  reproduces: margo-impact-of-reservations\n"),
+    )
+    .unwrap();
+    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = fs::read_to_string(d.join("reports/mine.md")).unwrap();
+    assert!(
+        md.contains("the paper's cap") || md.contains("The paper's two workloads"),
+        "{md}"
+    );
+}

@@ -145,6 +145,7 @@ fn clusters_section(data: &ReportData) -> Option<Section> {
         data,
         palette: &palette,
         classes: &[],
+        reproduces: None,
     };
     views::build(&selected, &ctx)
         .into_iter()

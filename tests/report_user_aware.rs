@@ -39,7 +39,9 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
         "    backfill: [none, easy]\n",
         "    backfill: [none, easy]\n    capacity_scale: [1, 2]\n",
     );
-    fs::write(d.join("experiments/ua.yaml"), text).unwrap();
+    let reproducing =
+        format!("{text}reports: {{reproduces: toth-klusacek-user-aware-metrics-eet}}\n");
+    fs::write(d.join("experiments/ua.yaml"), &reproducing).unwrap();
     common::run_and_report(d);
     let md = fs::read_to_string(d.join("reports/ua.md")).unwrap();
     let html = fs::read_to_string(d.join("reports/ua.html")).unwrap();
@@ -68,6 +70,19 @@ fn a_swept_capacity_gets_box_plots_heatmaps_and_findings() {
     }
     // Offline: nothing fetched from elsewhere.
     assert!(!html.contains("<script src") && !html.contains("<link "));
+    // The same results reported for a study that does not reproduce the paper: the section
+    // is there, the paper's findings are not (issue 35).
+    fs::write(d.join("experiments/ua.yaml"), &text).unwrap();
+    let out = schedlab(d, &["report", "--date", "2026-01-01"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let plain = fs::read_to_string(d.join("reports/ua.md")).unwrap();
+    assert!(plain.contains("\n## User-aware metrics (expected end times)\n"));
+    assert!(!plain.contains("The paper"), "{plain}");
+    fs::write(d.join("experiments/ua.yaml"), &reproducing).unwrap();
 
     // The table's users at 100 % per configuration match users.parquet.
     let veet = common::cell_column(&d.join("results/ua/users.parquet"), "veet");

@@ -8,7 +8,7 @@ use schedlab::report::data::{ReportData, SummaryRow};
 use schedlab::report::palette::Palette;
 use schedlab::report::shape::{Grid, Level};
 use schedlab::report::units::WaitUnit;
-use schedlab::report::users::UserRow;
+use schedlab::report::users::{UserBin, UserRow};
 use schedlab::report::views::{self, fairshare_findings, findings_for};
 
 /// Name axes are text columns of the summary; parameter axes numbers (null = `None`).
@@ -476,11 +476,23 @@ fn findings_name_the_axis_of_every_setting_and_level() {
     );
     let grid = Grid::new(&data);
     let f = findings_for(&grid, Some("scheduler"), &[]);
-    assert_eq!(f.len(), 1);
+    assert_eq!(f.len(), 3, "{f:#?}");
     assert_eq!(f[0].title, "All configurations");
     assert_eq!(
         f[0].text,
         "At reservations = none: scheduler = b vs a: lowers mean wait from 10.0 h to 5.00 h (−50.0 %). At reservations = injected: scheduler = b vs a: raises mean wait from 4.00 h to 8.00 h (×2.0)."
+    );
+    // The other axis's effect (a: 10 → 4 h, −60.0 %; b: 5 → 8 h, +60.0 %) and both
+    // interactions, each named with its axis too.
+    assert_eq!(f[1].title, "Reservations = injected vs none");
+    assert_eq!(
+        f[1].text,
+        "Over every setting of the other axes, mean wait: lower in 1 and higher in 1 of 2 (median ±0.0 %, from −60.0 % to +60.0 %). On mean wait the effect reverses with scheduler: −60.0 % at scheduler = a and +60.0 % at scheduler = b."
+    );
+    assert_eq!(f[2].title, "How the effect of scheduler = b vs a changes");
+    assert_eq!(
+        f[2].text,
+        "On mean wait the effect reverses with reservations: −50.0 % at reservations = none and ×2.0 at reservations = injected."
     );
 }
 
@@ -520,6 +532,7 @@ fn every_wait_of_a_report_is_in_one_unit_chosen_from_the_median_mean_wait() {
         data: &data,
         palette: &palette,
         classes: &[],
+        reproduces: None,
     };
     let table = views::configurations_table(&ctx);
     assert_eq!(
@@ -846,7 +859,22 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         selected(&data)
     );
     let grid = Grid::new(&data);
-    let section = views::queue_section(&grid, &data);
+    // An experiment that does not say it reproduces Medernach's paper gets no comparison
+    // with it (issue 35).
+    let other = views::queue_section(&grid, &data, None);
+    assert!(
+        !other
+            .tables
+            .iter()
+            .any(|t| t.headers[1] == "paper (recorded)")
+            && !other
+                .findings
+                .iter()
+                .any(|f| f.title.contains("paper") || f.text.contains("paper")),
+        "{:#?}",
+        other.findings
+    );
+    let section = views::queue_section(&grid, &data, Some(views::MEDERNACH));
     let text: Vec<String> = section
         .findings
         .iter()
@@ -901,4 +929,305 @@ fn queue_setups_get_the_queues_section_with_the_papers_waits_worked_by_hand() {
         ..data.clone()
     };
     assert!(!selected(&plain).contains("queues"), "{}", selected(&plain));
+}
+
+/// The same setting has the same colour in every report (issue 35): `easy` beside `fcfs` in
+/// one experiment and beside `conservative` and a user's own `my-policy` (with a workload axis
+/// taking colours first in neither) in another, `easy` is drawn alike; so is `conservative` in
+/// a third where it comes first.
+#[test]
+fn a_setting_has_the_same_colour_in_every_report() {
+    let colour_of = |axes: &[(&str, Vec<Level>)], value: &str| {
+        let data = grid_data(axes, |_| true, 1, &[]);
+        let grid = Grid::new(&data);
+        let palette = Palette::new(&grid.shape);
+        let axis = grid.shape.axis("scheduler").unwrap();
+        palette
+            .look(axis, &Level::Text(value.into()))
+            .color
+            .to_string()
+    };
+    let one = [("scheduler", text(&["fcfs", "easy"]))];
+    let two = [
+        ("workload", text(&["kth", "sdsc"])),
+        ("scheduler", text(&["conservative", "my-policy", "easy"])),
+    ];
+    let three = [("scheduler", text(&["conservative", "aggressive"]))];
+    assert_eq!(colour_of(&one, "easy"), colour_of(&two, "easy"));
+    assert_eq!(
+        colour_of(&two, "conservative"),
+        colour_of(&three, "conservative")
+    );
+    // …and different settings of one report differ.
+    assert_ne!(colour_of(&two, "easy"), colour_of(&two, "my-policy"));
+    assert_ne!(colour_of(&two, "easy"), colour_of(&two, "conservative"));
+}
+
+/// A grid built to have an interaction (issue 35): backfill × order × load, where the
+/// fairshare order raises the mean wait by 30 % without backfilling and lowers it by 40 % with
+/// EASY, at both loads. The findings count the order's effect over every setting of the other
+/// axes and name the reversal with the backfilling rule — not with the load, where the effect
+/// is the same (the median of +30 % and −40 % is −5 % at each load).
+#[test]
+fn findings_name_the_effect_of_every_axis_and_an_interaction_that_reverses_it() {
+    let mut rows = Vec::new();
+    for backfill in ["none", "easy"] {
+        for order in ["fcfs", "fairshare"] {
+            for load in [0.8, 1.2] {
+                let base = if backfill == "none" { 10.0 } else { 5.0 }
+                    * if load > 1.0 { 2.0 } else { 1.0 };
+                let factor = match (backfill, order) {
+                    (_, "fcfs") => 1.0,
+                    ("none", _) => 1.3,
+                    _ => 0.6,
+                };
+                let mut numbers: Vec<(&str, f64)> = METRICS.iter().map(|m| (*m, 1.0)).collect();
+                numbers.retain(|(m, _)| *m != "wait_mean");
+                numbers.push(("wait_mean", base * factor * 3600.0));
+                numbers.push(("load_scale", load));
+                rows.push(text_row(
+                    &format!("w.{backfill}.{order}.{load}"),
+                    &[("workload", "w"), ("backfill", backfill), ("order", order)],
+                    &numbers,
+                ));
+            }
+        }
+    }
+    let data = ReportData {
+        rows,
+        axis_names: ["workload", "backfill", "order", "load_scale"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+        files: ["summary.parquet"].iter().map(|f| f.to_string()).collect(),
+        ..ReportData::default()
+    };
+    let grid = Grid::new(&data);
+    let text: String = findings_for(&grid, Some("backfill"), &["load_scale".to_string()])
+        .iter()
+        .map(|f| format!("{}. {}\n", f.title, f.text))
+        .collect();
+    // The order's effect over the four settings of backfill × load: higher in the two without
+    // backfilling, lower in the two with EASY.
+    assert!(
+        text.contains("Order = fairshare vs fcfs. Over every setting of the other axes, mean wait: lower in 2 and higher in 2 of 4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("On mean wait the effect reverses with backfill: +30.0 % at backfill = none and −40.0 % at backfill = easy"),
+        "{text}"
+    );
+    assert!(!text.contains("with load"), "{text}");
+}
+
+/// markov-arrivals' CV charts: most arrival settings give CVs near a Poisson stream's 1 (here
+/// 1.0 to 1.5 for P_login ≥ 0.2) and a few reach 11, so on one log axis the first crowd its
+/// left edge. A second panel shows the CVs below 2 on an axis of their own, with ticks (issue
+/// 35).
+#[test]
+fn crowded_low_interarrival_cvs_get_an_enlarged_panel_with_ticks() {
+    let mut data = grid_data(
+        &[
+            ("scheduler", text(&["fcfs", "easy"])),
+            ("mu", numbers(&[Some(2.778e-4), Some(2.778e-2)])),
+            (
+                "p_login",
+                numbers(&[Some(0.05), Some(0.2), Some(0.5), Some(0.9)]),
+            ),
+        ],
+        |_| true,
+        1,
+        &["model_interarrival_cv", "interarrival_cv"],
+    );
+    for r in &mut data.rows {
+        let p = r.numbers["p_login"].unwrap();
+        let mu = r.numbers["mu"].unwrap();
+        let cv = if p < 0.1 {
+            4.0 + 1e3 * mu * 2.0
+        } else {
+            1.0 + 0.5 * (1.0 - p) + mu
+        };
+        r.numbers.insert("interarrival_cv".into(), Some(cv));
+    }
+    let grid = Grid::new(&data);
+    let palette = Palette::new(&grid.shape);
+    let ctx = views::Context {
+        grid: &grid,
+        data: &data,
+        palette: &palette,
+        classes: &[],
+        reproduces: None,
+    };
+    let chosen: Vec<_> = views::select(&grid.shape)
+        .into_iter()
+        .filter(|v| v.family == "burstiness")
+        .collect();
+    let section = views::build(&chosen, &ctx)
+        .into_iter()
+        .find(|s| s.heading == "Burstiness")
+        .unwrap();
+    let chart = section
+        .charts
+        .iter()
+        .find(|c| c.id == "wait-vs-cv")
+        .unwrap();
+    assert!(chart.svg.contains("CV below 2 enlarged"), "{}", chart.svg);
+    assert!(chart.svg.contains(">every setting<"), "{}", chart.svg);
+    assert!(
+        chart.caption.contains("on an axis of their own"),
+        "{}",
+        chart.caption
+    );
+    // The enlarged panel's axis is labelled: 1.2 and 1.4 lie between its CVs 1.05 and 1.5.
+    assert!(
+        chart.svg.contains(">1.2<") && chart.svg.contains(">1.4<"),
+        "{}",
+        chart.svg
+    );
+}
+
+/// The fairshare section of `data`, as a report builds it.
+fn fairshare_section(data: &ReportData) -> views::Section {
+    let grid = Grid::new(data);
+    let palette = Palette::new(&grid.shape);
+    let ctx = views::Context {
+        grid: &grid,
+        data,
+        palette: &palette,
+        classes: &[],
+        reproduces: None,
+    };
+    let chosen: Vec<_> = views::select(&grid.shape)
+        .into_iter()
+        .filter(|v| v.family == "fairshare")
+        .collect();
+    views::build(&chosen, &ctx)
+        .into_iter()
+        .find(|s| s.heading == "Fairshare")
+        .expect("a fairshare section")
+}
+
+/// Twelve users under FCFS, fairshare and priority orders: the same jobs, so the same usage in
+/// every configuration. What all fairshare-ordered configurations share (the heaviest users'
+/// share of the usage, whose factor ended lowest) is said once, not per configuration; a Jain
+/// column with one value in every row is said once in the caption; the charts draw the ten
+/// users the tables list (not eight), and the grey "other users" line the caption names is
+/// there — and with four users, neither is (issue 35).
+#[test]
+fn fairshare_sections_say_once_what_every_configuration_shares() {
+    let build = |users: i64| {
+        let mut rows = Vec::new();
+        for order in ["fcfs", "fairshare", "priority"] {
+            rows.push(text_row(
+                &format!("w.{order}"),
+                &[("workload", "w"), ("order", order)],
+                &[
+                    ("jain_wait", if order == "fcfs" { 0.5 } else { 0.7 }),
+                    (
+                        "jain_bounded_slowdown",
+                        if order == "fcfs" { 0.4 } else { 0.6 },
+                    ),
+                    ("jain_usage_per_share", 0.25),
+                    ("users", users as f64),
+                ],
+            ));
+        }
+        let mut data = with_user_files(ReportData {
+            rows,
+            axis_names: vec!["workload".into(), "order".into()],
+            files: ["summary.parquet"].iter().map(|f| f.to_string()).collect(),
+            ..ReportData::default()
+        });
+        // Usage 100 × (users − u + 1): user 1 the heaviest; waits differ per order.
+        for (order, wait) in [("fcfs", 1.0), ("fairshare", 2.0), ("priority", 3.0)] {
+            let cell = format!("w.{order}");
+            let all: Vec<UserRow> = (1..=users)
+                .map(|u| {
+                    let usage = 100.0 * (users - u + 1) as f64;
+                    user(u, usage, 2.0, wait * u as f64, 2f64.powf(-usage / 1000.0))
+                })
+                .collect();
+            data.users.users.insert(cell.clone(), all);
+            // Bins as user_timeseries.parquet keeps them: the ten heaviest one by one, the rest
+            // as one row.
+            let mut bins = Vec::new();
+            for t in [0.0, 86_400.0] {
+                for u in 1..=users.min(10) {
+                    bins.push(UserBin {
+                        time: t,
+                        user: Some(u),
+                        usage: 1.0,
+                        fairshare_factor: Some(0.5),
+                        cores: u as f64,
+                    });
+                }
+                if users > 10 {
+                    bins.push(UserBin {
+                        time: t,
+                        user: None,
+                        usage: 1.0,
+                        fairshare_factor: None,
+                        cores: 3.0,
+                    });
+                }
+            }
+            data.users.bins.insert(cell, bins);
+        }
+        data
+    };
+    let section = fairshare_section(&build(12));
+    let findings: Vec<String> = section
+        .findings
+        .iter()
+        .map(|f| format!("{}. {}", f.title, f.text))
+        .collect();
+    // Usage shares: 100 × (12 + 11 + … + 7) / 100 × 78 = 57/78 = 73.1 % for the six heaviest
+    // (min(10, 12/2)); shares 0.25 each here.
+    assert!(
+        findings[0].starts_with("Both fairshare-ordered configurations. The six heaviest users hold 73.1 % of the penalised usage"),
+        "{findings:#?}"
+    );
+    assert!(findings[0].contains("The lowest final fairshare factor is user 1's"));
+    for f in &findings[1..] {
+        assert!(
+            !f.contains("hold 73.1 %") && !f.contains("lowest final"),
+            "{f}"
+        );
+        assert!(f.contains("The six heaviest users waited"), "{f}");
+    }
+    // Jain's usage per share and the users' count are the same in every row: in the caption.
+    let jain = &section.tables[0];
+    assert_eq!(jain.headers, ["order", "Jain wait", "Jain bsld"]);
+    assert!(
+        jain.caption.contains(
+            "The same in every configuration, so not a column: 12 users and Jain usage/share 0.250."
+        ),
+        "{}",
+        jain.caption
+    );
+    // The charts: ten users, as the tables list, and the grey line the caption names.
+    let cores = section
+        .charts
+        .iter()
+        .find(|c| c.id == "fairshare-cores")
+        .unwrap();
+    for u in 1..=10 {
+        assert!(cores.svg.contains(&format!(">user {u}<")), "user {u}");
+    }
+    assert!(cores.svg.contains(">other users<"));
+    assert!(cores.caption.contains("(grey)"), "{}", cores.caption);
+    assert!(
+        section.tables[1].caption.contains("the 10 users"),
+        "{}",
+        section.tables[1].caption
+    );
+    // Four users: no "other users" line, and no caption naming one.
+    let section = fairshare_section(&build(4));
+    let cores = section
+        .charts
+        .iter()
+        .find(|c| c.id == "fairshare-cores")
+        .unwrap();
+    assert!(!cores.svg.contains("other users"));
+    assert!(!cores.caption.contains("grey"), "{}", cores.caption);
 }

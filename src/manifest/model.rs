@@ -412,6 +412,16 @@ pub struct MetricsSpec {
     pub expected_capacity: crate::sim::metrics::eet::ExpectedCapacity,
 }
 
+/// The papers a report can compare an experiment with (`reports.reproduces`), by the stem of
+/// their file under papers/: Margo et al.'s reservations (the reservations section), Medernach's
+/// LPC queues (the queues section), Tóth and Klusáček's expected end times (the user-aware
+/// section).
+pub const PAPERS: [&str; 3] = [
+    "margo-impact-of-reservations",
+    "medernach-grid-workload-markov-arrivals",
+    "toth-klusacek-user-aware-metrics-eet",
+];
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ReportSpec {
     pub formats: Vec<String>,
@@ -420,6 +430,11 @@ pub struct ReportSpec {
     /// not given, so that earlier manifests keep their hashes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub markdown_template: Option<PathBuf>,
+    /// The paper the experiment reproduces (one of [`PAPERS`]): its report compares the
+    /// results with it; other reports never mention a paper (issue 35). Absent from the
+    /// serialized model when not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduces: Option<String>,
     /// Cell of the Gantt view (default: the first cell).
     pub gantt_cell: Option<String>,
     /// Start of the Gantt window (default: a quarter into the measurement window).

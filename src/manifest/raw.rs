@@ -394,6 +394,10 @@ pub struct RawReports {
     pub template: Option<String>,
     /// A minijinja template replacing the built-in Markdown one (relative to the manifest).
     pub markdown_template: Option<String>,
+    /// The paper this experiment reproduces, by the stem of its file under papers/ (one of
+    /// `manifest::model::PAPERS`): its report compares the results with that paper's. Without
+    /// it, a report says nothing of any paper (docs/reports.md, "Paper comparisons").
+    pub reproduces: Option<String>,
     /// The time window of the Gantt-style schedule view.
     pub gantt: Option<RawGantt>,
 }

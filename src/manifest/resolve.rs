@@ -625,6 +625,7 @@ pub fn resolve(
             .as_ref()
             .and_then(|r| r.markdown_template.as_ref())
             .map(|t| ctx.base_dir.join(t)),
+        reproduces: raw.reports.as_ref().and_then(|r| r.reproduces.clone()),
         gantt_cell: raw
             .reports
             .as_ref()
@@ -655,6 +656,24 @@ pub fn resolve(
             match super::error::did_you_mean(cell, ids.iter().copied()) {
                 Some(s) => err.hint(format!("did you mean `{s}`?")),
                 None => err.hint(format!("cells: {}", ids.join(", "))),
+            },
+        );
+    }
+    if let Some(paper) = &report.reproduces
+        && !super::model::PAPERS.contains(&paper.as_str())
+    {
+        let err = ctx.key_error(
+            "reports.reproduces",
+            "reproduces",
+            format!("unknown paper `{paper}`"),
+        );
+        return Err(
+            match super::error::did_you_mean(paper, super::model::PAPERS.iter().copied()) {
+                Some(s) => err.hint(format!("did you mean `{s}`?")),
+                None => err.hint(format!(
+                    "papers a report can compare with: {}",
+                    super::model::PAPERS.join(", ")
+                )),
             },
         );
     }

@@ -292,21 +292,31 @@ pub const DRAWN_CLUSTERS: usize = 12;
 /// The `most` clusters of each cell with the most jobs (ties in file order, which is topology
 /// order): cell → their names.
 pub fn busiest_clusters(rows: &[ClusterRow], most: usize) -> BTreeMap<String, BTreeSet<String>> {
-    let mut by_cell: BTreeMap<&str, Vec<(usize, &ClusterRow)>> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        by_cell.entry(r.cell.as_str()).or_default().push((i, r));
+    let mut by_cell: BTreeMap<&str, Vec<&ClusterRow>> = BTreeMap::new();
+    for r in rows {
+        by_cell.entry(r.cell.as_str()).or_default().push(r);
     }
-    let jobs = |r: &ClusterRow| r.numbers.get("jobs").copied().flatten().unwrap_or(0.0);
-    let mut kept = BTreeMap::new();
-    for (cell, mut clusters) in by_cell {
-        clusters.sort_by(|(i, a), (j, b)| jobs(b).total_cmp(&jobs(a)).then(i.cmp(j)));
-        let names = clusters
-            .into_iter()
-            .take(most)
-            .map(|(_, r)| r.cluster.clone());
-        kept.insert(cell.to_string(), names.collect());
-    }
-    kept
+    let jobs = |r: &&ClusterRow| r.numbers.get("jobs").copied().flatten().unwrap_or(0.0);
+    by_cell
+        .into_iter()
+        .map(|(cell, clusters)| {
+            let names = busiest(&clusters, most, jobs)
+                .into_iter()
+                .map(|i| clusters[i].cluster.clone());
+            (cell.to_string(), names.collect())
+        })
+        .collect()
+}
+
+/// The ranking behind every "busiest clusters" of a report (the clusters drawn over time and
+/// those listed and named in the clusters section): the indices of the `most` items with the
+/// most `jobs`, ties to the earlier item, in their original order.
+pub fn busiest<T>(items: &[T], most: usize, jobs: impl Fn(&T) -> f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| jobs(&items[b]).total_cmp(&jobs(&items[a])).then(a.cmp(&b)));
+    order.truncate(most);
+    order.sort_unstable();
+    order
 }
 
 /// The per-cluster files of the topology cells (`placement` set in the summary); nothing for
@@ -724,4 +734,40 @@ fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
         },
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cell: &str, cluster: &str, jobs: f64) -> ClusterRow {
+        ClusterRow {
+            cell: cell.into(),
+            cluster: cluster.into(),
+            numbers: [("jobs".to_string(), Some(jobs))].into_iter().collect(),
+        }
+    }
+
+    #[test]
+    fn busiest_keeps_the_most_jobs_ties_to_the_earlier_in_their_order() {
+        // Jobs 3, 9, 3, 5, 9: the three busiest are the two 9s and the 5 (the 3s tie below).
+        let jobs = [3.0, 9.0, 3.0, 5.0, 9.0];
+        assert_eq!(busiest(&jobs, 3, |j| *j), vec![1, 3, 4]);
+        // Four: of the tied 3s, the earlier one.
+        assert_eq!(busiest(&jobs, 4, |j| *j), vec![0, 1, 3, 4]);
+        assert_eq!(busiest(&jobs, 9, |j| *j), vec![0, 1, 2, 3, 4]);
+        // Per cell, by name.
+        let rows = [
+            row("a", "x", 1.0),
+            row("a", "y", 4.0),
+            row("b", "x", 2.0),
+            row("a", "z", 4.0),
+        ];
+        let kept = busiest_clusters(&rows, 2);
+        assert_eq!(
+            kept["a"].iter().cloned().collect::<Vec<_>>(),
+            vec!["y".to_string(), "z".to_string()]
+        );
+        assert_eq!(kept["b"].len(), 1);
+    }
 }

@@ -34,6 +34,11 @@ pub struct Gantt<'a> {
     /// "nodes" or "processors".
     pub unit: &'a str,
     pub clock: Option<&'a TraceClock>,
+    /// The legend's name of the jobs marked `backfilled` (started while an earlier-submitted
+    /// job was waiting): "backfilled job" under a first-come queue order; under an order that
+    /// reorders the queue (fairshare, priority) most jobs start ahead of earlier ones without
+    /// any backfilling, and the name says so.
+    pub ahead: &'a str,
 }
 
 const JOB: &str = "#6baed6";
@@ -106,7 +111,7 @@ pub fn gantt(g: &Gantt<'_>) -> String {
         Entry {
             look: look(BACKFILLED),
             swatch: Swatch::Box,
-            name: "backfilled job".into(),
+            name: g.ahead.into(),
         },
     ];
     if !g.reservations.is_empty() {
@@ -295,6 +300,7 @@ mod tests {
             window: (0.0, 10_800.0),
             unit: "nodes",
             clock: None,
+            ahead: "backfilled job",
         });
         roxmltree::Document::parse(&svg).unwrap();
         // Three boxes (contiguous rows drawn as one) plus three legend swatches.

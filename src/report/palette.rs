@@ -1,7 +1,11 @@
-//! One look per series value across every chart of a report: each level of each varying axis
-//! gets a colour (the primary axis first, then the others, so that different axes use
-//! different colours while there are enough) and a marker shape; dash patterns tell a second
-//! axis apart. Black and grey are kept for baselines and reference lines.
+//! One look per series value across every chart of a report, and the same look for the same
+//! setting in every report (issue 35): a level's colour is chosen from its value alone — the
+//! built-in policy and order names have fixed colours, any other value one from a hash of its
+//! name — so `easy` is the same red in every report that has it. Within a report, a level whose
+//! colour another level already took (primary axis first, then the others) takes the next free
+//! one, so that values on screen together differ while there are enough colours. Each level
+//! also has a marker shape; dash patterns tell a second axis apart. Black and grey are kept for
+//! baselines and reference lines.
 
 use std::collections::BTreeMap;
 
@@ -24,6 +28,33 @@ pub struct Palette {
     colors: BTreeMap<(String, usize), usize>,
 }
 
+/// Fixed colours (indexes into [`COLORS`]) of the built-in policies and queue orders, so that
+/// the settings most reports share look alike everywhere.
+const NAMED: [(&str, usize); 8] = [
+    ("fcfs", 0),
+    ("easy", 1),
+    ("conservative", 2),
+    ("aggressive", 3),
+    ("fairshare", 4),
+    ("priority", 5),
+    ("sjf", 6),
+    ("none", 7),
+];
+
+/// The colour a value asks for, whatever else the report shows: its fixed colour, else one from
+/// a hash of its name (FNV-1a: stable across builds and platforms).
+pub fn preferred(value: &str) -> usize {
+    if let Some((_, c)) = NAMED.iter().find(|(n, _)| *n == value) {
+        return *c;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in value.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h % COLORS.len() as u64) as usize
+}
+
 impl Palette {
     pub fn new(shape: &ResultShape) -> Palette {
         let mut order: Vec<&Axis> = Vec::new();
@@ -38,11 +69,17 @@ impl Palette {
                 .filter(|a| Some(&a.name) != primary.as_ref()),
         );
         let mut colors = BTreeMap::new();
-        let mut next = 0;
+        let mut taken = [false; COLORS.len()];
         for axis in order {
-            for i in 0..axis.levels.len() {
-                colors.insert((axis.name.clone(), i), next % COLORS.len());
-                next += 1;
+            for (i, level) in axis.levels.iter().enumerate() {
+                let want = preferred(&axis.bare(level));
+                // The wanted colour, or the next free one; once all are taken, the wanted one.
+                let c = (0..COLORS.len())
+                    .map(|k| (want + k) % COLORS.len())
+                    .find(|&c| !taken[c])
+                    .unwrap_or(want);
+                taken[c] = true;
+                colors.insert((axis.name.clone(), i), c);
             }
         }
         Palette { colors }
@@ -109,13 +146,26 @@ mod tests {
             ..ResultShape::default()
         };
         let p = Palette::new(&shape);
-        let s = &shape.axes[1];
-        let w = &shape.axes[0];
-        // The primary axis (scheduler) takes the first colours.
-        assert_eq!(p.look(s, &s.levels[0]).color, COLORS[0]);
-        assert_eq!(p.look(s, &s.levels[2]).color, COLORS[2]);
-        assert_eq!(p.look(w, &w.levels[0]).color, COLORS[3]);
+        let colours: Vec<String> = shape
+            .axes
+            .iter()
+            .flat_map(|a| a.levels.iter().map(|l| p.look(a, l).color))
+            .collect();
+        let mut distinct = colours.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), colours.len(), "{colours:?}");
         // Same value, same look, every time.
+        let s = &shape.axes[1];
         assert_eq!(p.look(s, &s.levels[1]), p.look(s, &s.levels[1]));
+    }
+
+    #[test]
+    fn built_in_policies_have_fixed_colours_and_other_names_a_stable_one() {
+        assert_eq!(COLORS[preferred("fcfs")], "#1f77b4");
+        assert_eq!(COLORS[preferred("easy")], "#d62728");
+        assert_eq!(COLORS[preferred("conservative")], "#2ca02c");
+        // FNV-1a of "a" is 0xaf63dc4c8601ec8c (the published test vector); mod 9 = 7.
+        assert_eq!(preferred("a"), 7);
     }
 }

@@ -147,6 +147,7 @@ pub fn render(
         data,
         palette: &palette,
         classes: &classes,
+        reproduces: manifest.report.reproduces.as_deref(),
     };
     let selected = views::select(&grid.shape);
     let mut sections = views::build(&selected, &ctx);

@@ -150,6 +150,15 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
             }
         }
     }
+    // A narrow range (1.01 to 1.6: the enlarged end of a log axis) holds at most one 1-2-5
+    // value: linear ticks inside it instead, which on so short a stretch of a log axis read
+    // alike and leave no axis unlabelled (issue 35).
+    if out.len() < 2 {
+        return ticks(lo, hi)
+            .into_iter()
+            .filter(|v| *v >= lo * 0.999_999 && *v <= hi * 1.000_001 && *v > 0.0)
+            .collect();
+    }
     out
 }
 
@@ -474,6 +483,9 @@ mod tests {
             vec![5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
         );
         assert_eq!(log_ticks(0.5, 5000.0), vec![1.0, 10.0, 100.0, 1000.0]);
+        // 1.01 to 1.6 holds no 1-2-5 value but 1 (outside): linear steps of 0.2 instead.
+        let narrow: Vec<String> = log_ticks(1.01, 1.6).into_iter().map(label).collect();
+        assert_eq!(narrow, ["1.2", "1.4", "1.6"]);
         assert_eq!(label(15000.0), "15,000");
         assert_eq!(label(2_500_000.0), "2,500,000");
         assert_eq!(label(-0.25), "−0.25");

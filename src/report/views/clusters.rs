@@ -11,7 +11,7 @@ use super::{
     Chart, Context, Family, Finding, Section, Table, ViewKind, ViewSpec, config_label as label,
 };
 use crate::report::charts::{self, Axis as Scaling, Draw, LineChart, Panel, Point, Series};
-use crate::report::data::{ClusterRow, fmt_scaled};
+use crate::report::data::{self, ClusterRow, fmt_scaled};
 use crate::report::metric;
 use crate::report::palette::COLORS;
 use crate::report::shape::{Config, ResultShape};
@@ -82,24 +82,14 @@ fn clusters_of(rows: &[ClusterRow], c: &Config<'_>) -> Vec<NamedMeans> {
     named_means(rows, c, |r| (&r.cell, &r.cluster, &r.numbers))
 }
 
-/// The `most` clusters of `clusters` with the most jobs (ties: the first), in their order.
+/// The `most` clusters of `clusters` with the most jobs (ties: the first), in their order
+/// (the ranking of [`data::busiest`]).
 fn busiest(clusters: Vec<NamedMeans>, most: usize) -> Vec<NamedMeans> {
-    if clusters.len() <= most {
-        return clusters;
-    }
-    let jobs = |m: &NamedMeans| m.get("jobs").unwrap_or(0.0);
-    let mut order: Vec<usize> = (0..clusters.len()).collect();
-    order.sort_by(|&a, &b| {
-        jobs(&clusters[b])
-            .total_cmp(&jobs(&clusters[a]))
-            .then(a.cmp(&b))
-    });
-    let mut keep = vec![false; clusters.len()];
-    order.into_iter().take(most).for_each(|i| keep[i] = true);
+    let kept = data::busiest(&clusters, most, |m| m.get("jobs").unwrap_or(0.0));
     clusters
         .into_iter()
-        .zip(keep)
-        .filter_map(|(m, kept)| kept.then_some(m))
+        .enumerate()
+        .filter_map(|(i, m)| kept.binary_search(&i).is_ok().then_some(m))
         .collect()
 }
 

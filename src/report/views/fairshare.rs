@@ -25,13 +25,11 @@ pub struct Fairshare;
 /// Orders whose queue follows fairshare factors.
 const FAIR_ORDERS: [&str; 2] = ["fairshare", "priority"];
 
-/// Users the per-user tables and the "heaviest users" findings single out (at most half of
-/// the users, so that "the others" are never empty).
+/// Users the per-user tables, the charts and the "heaviest users" findings single out (in the
+/// findings at most half of the users, so that "the others" are never empty). The same number
+/// everywhere, and the number of users user_timeseries.parquet keeps one by one (the rest are
+/// one "other users" row), so that a table's users are the chart's lines (issue 35).
 const HEAVIEST: usize = 10;
-
-/// Users drawn one by one in the charts (the rest are not drawn; "other users" is one line in
-/// the cores chart).
-const CHART_USERS: usize = 8;
 
 /// Panels (fairshare-ordered configurations) per chart.
 const MAX_PANELS: usize = 9;
@@ -179,95 +177,72 @@ fn factor(v: f64) -> String {
     }
 }
 
-/// The findings of the section: a paragraph per fairshare-ordered configuration (pure; tested
-/// against figures worked by hand).
+/// What the findings say of one fairshare-ordered configuration, sentence by sentence, so that
+/// what is the same in every configuration can be said once.
+#[derive(Default)]
+struct Said {
+    /// "The ten heaviest users".
+    heavy: String,
+    /// "48.5 % of the penalised usage on 2.34 % of the shares".
+    usage: Option<String>,
+    /// "waited 524 h per job on average, the other 418 users 20.4 h (under …)".
+    waits: Option<String>,
+    jain: Option<String>,
+    lowest: Option<String>,
+}
+
+/// The findings of the section (pure; tested against figures worked by hand): a paragraph per
+/// fairshare-ordered configuration, and, when there are several, what is the same in all of
+/// them (the heaviest users' usage, whose factor ended lowest: a trace replayed under every
+/// configuration gives each user the same jobs) said once in a first paragraph instead of in
+/// each (issue 35).
 pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
+    let said: Vec<(&Config<'_>, Said)> = fair_configs(grid)
+        .into_iter()
+        .filter_map(|c| said_of(grid, data, c).map(|s| (c, s)))
+        .collect();
+    let same = |f: fn(&Said) -> Option<String>| -> Option<String> {
+        let first = f(&said.first()?.1)?;
+        (said.len() > 1 && said.iter().all(|(_, s)| f(s).as_ref() == Some(&first))).then_some(first)
+    };
+    let usage_of = |s: &Said| s.usage.as_ref().map(|u| format!("{} hold {u}", s.heavy));
+    let common_usage = same(usage_of);
+    let common_lowest = same(|s| s.lowest.clone());
     let mut out = Vec::new();
-    for config in fair_configs(grid) {
-        let Some(users) = cell(config).and_then(|c| data.users.users.get(c)) else {
-            continue;
-        };
-        let mut sentences = Vec::new();
-        let ranked = by_usage(users);
-        let total: f64 = users.iter().map(|u| u.penalised_usage).sum();
-        let k = heaviest_count(users.len());
-        let base = baseline(grid, config);
-        let base_users = base
-            .and_then(|b| cell(b))
-            .and_then(|c| data.users.users.get(c));
-        if k > 0 && total > 0.0 {
-            let heavy: Vec<i64> = ranked[..k].iter().map(|u| u.user).collect();
-            let (h, rest): (Vec<&UserRow>, Vec<&UserRow>) =
-                users.iter().partition(|u| heavy.contains(&u.user));
-            let usage: f64 = h.iter().map(|u| u.penalised_usage).sum::<f64>() / total;
-            let share: f64 = h.iter().map(|u| u.share).sum();
-            let wait = |set: &[&UserRow]| job_mean(set.iter().copied(), |u| u.wait_mean);
-            let (hw, rw) = (wait(&h), wait(&rest));
-            let in_unit = |seconds: f64| grid.waits.text(seconds);
-            if let (Some(hw), Some(rw)) = (hw, rw) {
-                let mut s = format!(
-                    "The {} heaviest users ({} of the penalised usage on {} of the shares) waited {} per job on average, the other {} users {}",
-                    text::count(k),
-                    pct(usage),
-                    pct(share),
-                    in_unit(hw),
-                    text::count(users.len() - k),
-                    in_unit(rw)
-                );
-                if let (Some(b), Some(bu)) = (base, base_users) {
-                    let (bh, brest): (Vec<&UserRow>, Vec<&UserRow>) =
-                        bu.iter().partition(|u| heavy.contains(&u.user));
-                    if let (Some(bhw), Some(brw)) = (wait(&bh), wait(&brest)) {
-                        s += &format!(
-                            " (under {}: {} and {})",
-                            label(grid, b),
-                            in_unit(bhw),
-                            in_unit(brw)
-                        );
-                    }
-                }
-                sentences.push(s + ".");
-            }
-        }
-        let jain = |c: &Config<'_>, col: &str| c.estimate(col, 1.0).map(|e| e.mean);
-        if let (Some(w), Some(b)) = (
-            jain(config, "jain_wait"),
-            jain(config, "jain_bounded_slowdown"),
-        ) {
-            let mut s = format!(
-                "Jain's index across users is {} for mean waits and {} for mean bounded slowdowns",
-                text::number(w),
-                text::number(b)
-            );
-            if let Some(bc) = base
-                && let (Some(bw), Some(bb)) =
-                    (jain(bc, "jain_wait"), jain(bc, "jain_bounded_slowdown"))
-            {
-                s += &format!(
-                    " ({}: {} and {}; 1 is perfectly even)",
-                    label(grid, bc),
-                    text::number(bw),
-                    text::number(bb)
-                );
+    let mut lead = Vec::new();
+    if let Some(u) = &common_usage {
+        lead.push(format!("{u}."));
+    }
+    if let Some(l) = &common_lowest {
+        lead.push(l.clone());
+    }
+    if !lead.is_empty() {
+        out.push(Finding {
+            title: if said.len() == 2 {
+                "Both fairshare-ordered configurations".to_string()
             } else {
-                s += " (1 is perfectly even)";
-            }
-            sentences.push(s + ".");
+                format!(
+                    "All {} fairshare-ordered configurations",
+                    text::count(said.len())
+                )
+            },
+            text: format!(
+                "{} This is so in each of them, so it is said once here.",
+                lead.join(" ")
+            ),
+        });
+    }
+    for (config, s) in &said {
+        let mut sentences = Vec::new();
+        if let Some(w) = &s.waits {
+            sentences.push(match (&s.usage, &common_usage) {
+                (Some(u), None) => format!("{} ({u}) {w}.", s.heavy),
+                _ => format!("{} {w}.", s.heavy),
+            });
         }
-        if total > 0.0
-            && let Some(low) = users.iter().min_by(|a, b| {
-                a.fairshare_factor
-                    .total_cmp(&b.fairshare_factor)
-                    .then(a.user.cmp(&b.user))
-            })
-        {
-            sentences.push(format!(
-                "The lowest final fairshare factor is user {}'s, {}, with {} of the penalised usage on a {} share.",
-                low.user,
-                factor(low.fairshare_factor),
-                pct(low.penalised_usage / total),
-                pct(low.share)
-            ));
+        sentences.extend(s.jain.clone());
+        if common_lowest.is_none() {
+            sentences.extend(s.lowest.clone());
         }
         if !sentences.is_empty() {
             out.push(Finding {
@@ -277,6 +252,96 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The sentences of one configuration's finding; `None` without its users.
+fn said_of(grid: &Grid<'_>, data: &ReportData, config: &Config<'_>) -> Option<Said> {
+    let users = cell(config).and_then(|c| data.users.users.get(c))?;
+    let mut said = Said::default();
+    let ranked = by_usage(users);
+    let total: f64 = users.iter().map(|u| u.penalised_usage).sum();
+    let k = heaviest_count(users.len());
+    let base = baseline(grid, config);
+    let base_users = base
+        .and_then(|b| cell(b))
+        .and_then(|c| data.users.users.get(c));
+    if k > 0 && total > 0.0 {
+        let heavy: Vec<i64> = ranked[..k].iter().map(|u| u.user).collect();
+        let (h, rest): (Vec<&UserRow>, Vec<&UserRow>) =
+            users.iter().partition(|u| heavy.contains(&u.user));
+        let usage: f64 = h.iter().map(|u| u.penalised_usage).sum::<f64>() / total;
+        let share: f64 = h.iter().map(|u| u.share).sum();
+        let wait = |set: &[&UserRow]| job_mean(set.iter().copied(), |u| u.wait_mean);
+        let (hw, rw) = (wait(&h), wait(&rest));
+        let in_unit = |seconds: f64| grid.waits.text(seconds);
+        if let (Some(hw), Some(rw)) = (hw, rw) {
+            said.heavy = format!("The {} heaviest users", text::count(k));
+            said.usage = Some(format!(
+                "{} of the penalised usage on {} of the shares",
+                pct(usage),
+                pct(share)
+            ));
+            let mut s = format!(
+                "waited {} per job on average, the other {} users {}",
+                in_unit(hw),
+                text::count(users.len() - k),
+                in_unit(rw)
+            );
+            if let (Some(b), Some(bu)) = (base, base_users) {
+                let (bh, brest): (Vec<&UserRow>, Vec<&UserRow>) =
+                    bu.iter().partition(|u| heavy.contains(&u.user));
+                if let (Some(bhw), Some(brw)) = (wait(&bh), wait(&brest)) {
+                    s += &format!(
+                        " (under {}: {} and {})",
+                        label(grid, b),
+                        in_unit(bhw),
+                        in_unit(brw)
+                    );
+                }
+            }
+            said.waits = Some(s);
+        }
+    }
+    let jain = |c: &Config<'_>, col: &str| c.estimate(col, 1.0).map(|e| e.mean);
+    if let (Some(w), Some(b)) = (
+        jain(config, "jain_wait"),
+        jain(config, "jain_bounded_slowdown"),
+    ) {
+        let mut s = format!(
+            "Jain's index across users is {} for mean waits and {} for mean bounded slowdowns",
+            text::number(w),
+            text::number(b)
+        );
+        if let Some(bc) = base
+            && let (Some(bw), Some(bb)) = (jain(bc, "jain_wait"), jain(bc, "jain_bounded_slowdown"))
+        {
+            s += &format!(
+                " ({}: {} and {}; 1 is perfectly even)",
+                label(grid, bc),
+                text::number(bw),
+                text::number(bb)
+            );
+        } else {
+            s += " (1 is perfectly even)";
+        }
+        said.jain = Some(s + ".");
+    }
+    if total > 0.0
+        && let Some(low) = users.iter().min_by(|a, b| {
+            a.fairshare_factor
+                .total_cmp(&b.fairshare_factor)
+                .then(a.user.cmp(&b.user))
+        })
+    {
+        said.lowest = Some(format!(
+            "The lowest final fairshare factor is user {}'s, {}, with {} of the penalised usage on a {} share.",
+            low.user,
+            factor(low.fairshare_factor),
+            pct(low.penalised_usage / total),
+            pct(low.share)
+        ));
+    }
+    Some(said)
 }
 
 fn build(ctx: &Context<'_>, section: &mut Section) {
@@ -303,42 +368,71 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.charts.extend(over_time(grid, data, &shown, more));
 }
 
-/// Jain's indexes of every configuration (fairshare-ordered or not), replicas averaged.
+/// Jain's indexes of every configuration (fairshare-ordered or not), replicas averaged. A
+/// column with one value in every row (the users' count, or usage per share where every
+/// configuration replays the same jobs) carries no comparison: it is left out and its value
+/// said once in the caption (issue 35).
 fn jain_table(grid: &Grid<'_>) -> Table {
     let shape = &grid.shape;
     let mut headers: Vec<String> = shape.axes.iter().map(|a| a.label()).collect();
     let text_columns = headers.len();
-    headers.extend(
-        ["users", "Jain wait", "Jain bsld", "Jain usage/share"]
-            .iter()
-            .map(|h| h.to_string()),
-    );
+    let columns = [
+        ("users", "users", 0),
+        ("Jain wait", "jain_wait", 3),
+        ("Jain bsld", "jain_bounded_slowdown", 3),
+        ("Jain usage/share", "jain_usage_per_share", 3),
+    ];
+    let values: Vec<Vec<String>> = columns
+        .iter()
+        .map(|(_, col, decimals)| {
+            grid.configs
+                .iter()
+                .map(|c| {
+                    c.estimate(col, 1.0)
+                        .map_or("–".into(), |e| text::fixed(e.mean, *decimals))
+                })
+                .collect()
+        })
+        .collect();
+    let constant = |v: &[String]| v.len() > 1 && v.iter().all(|x| x == &v[0]);
+    let mut same = Vec::new();
+    let mut kept = Vec::new();
+    for ((header, _, _), v) in columns.iter().zip(&values) {
+        if constant(v) {
+            same.push(if *header == "users" {
+                format!("{} users", v[0])
+            } else {
+                format!("{header} {}", v[0])
+            });
+        } else {
+            headers.push(header.to_string());
+            kept.push(v);
+        }
+    }
     let rows = grid
         .configs
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let mut row: Vec<String> = shape
                 .axes
                 .iter()
                 .zip(&c.levels)
                 .map(|(a, l)| a.bare(l))
                 .collect();
-            for (col, decimals) in [
-                ("users", 0),
-                ("jain_wait", 3),
-                ("jain_bounded_slowdown", 3),
-                ("jain_usage_per_share", 3),
-            ] {
-                row.push(
-                    c.estimate(col, 1.0)
-                        .map_or("–".into(), |e| text::fixed(e.mean, decimals)),
-                );
-            }
+            row.extend(kept.iter().map(|v| v[i].clone()));
             row
         })
         .collect::<Vec<_>>();
+    let mut caption = "Fairness across users per configuration: Jain's index of the users' mean waits, mean bounded slowdowns and penalised usage per share (1: every user alike; 1/n: one user bears or takes everything).".to_string();
+    if !same.is_empty() {
+        caption += &format!(
+            " The same in every configuration, so not a column: {}.",
+            text::list(&same)
+        );
+    }
     Table {
-        caption: "Fairness across users per configuration: Jain's index of the users' mean waits, mean bounded slowdowns and penalised usage per share (1: every user alike; 1/n: one user bears or takes everything).".into(),
+        caption,
         headers,
         folded: rows.len() > 40,
         rows,
@@ -441,6 +535,9 @@ fn user_table(
     })
 }
 
+/// The line of every user without one of their own, in the cores chart.
+const OTHER_USERS: &str = "other users";
+
 fn user_look(rank: usize) -> Look {
     Look {
         color: COLORS[rank % COLORS.len()].to_string(),
@@ -452,20 +549,28 @@ fn user_look(rank: usize) -> Look {
 /// The fairshare factor and the cores held over time: a panel per configuration in `shown`, a
 /// line per user among the heaviest over all of them (one colour per user in every panel).
 fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: usize) -> Vec<Chart> {
-    // Users ranked by their penalised usage summed over the shown configurations.
+    // Users with bins of their own, ranked by their penalised usage summed over the shown
+    // configurations: the users the tables list, each a line.
+    let binned: std::collections::BTreeSet<i64> = shown
+        .iter()
+        .filter_map(|c| cell(c).and_then(|c| data.users.bins.get(c)))
+        .flatten()
+        .filter_map(|b| b.user)
+        .collect();
     let mut totals: std::collections::BTreeMap<i64, f64> = Default::default();
     for c in shown {
         for u in cell(c)
             .and_then(|c| data.users.users.get(c))
             .into_iter()
             .flatten()
+            .filter(|u| binned.contains(&u.user))
         {
             *totals.entry(u.user).or_default() += u.penalised_usage;
         }
     }
     let mut ranked: Vec<(i64, f64)> = totals.into_iter().collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let drawn: Vec<i64> = ranked.iter().take(CHART_USERS).map(|u| u.0).collect();
+    let drawn: Vec<i64> = ranked.iter().take(HEAVIEST).map(|u| u.0).collect();
     if drawn.is_empty() {
         return Vec::new();
     }
@@ -502,7 +607,7 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
                     let points = series_of(bins, None, value);
                     if !points.is_empty() {
                         series.push(Series {
-                            name: "other users".into(),
+                            name: OTHER_USERS.into(),
                             look: Look {
                                 color: REFERENCE[1].to_string(),
                                 dash: "",
@@ -547,6 +652,12 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
     factor.y_range = Some((0.0, 1.0));
     factor.legend_heading = Some("user");
     let mut cores_panels = panels(|b| Some(b.cores), true);
+    // The caption names the grey line only where one is drawn: with no more users than the
+    // result files keep one by one, there are no "other users".
+    let others_drawn = cores_panels
+        .iter()
+        .flat_map(|p| &p.series)
+        .any(|s| s.name == OTHER_USERS);
     charts::from_first_bin(&mut cores_panels, false);
     let mut cores = LineChart::new(
         "Who got the machine",
@@ -569,7 +680,12 @@ fn over_time(grid: &Grid<'_>, data: &ReportData, shown: &[&Config<'_>], more: us
         Chart {
             id: "fairshare-cores".into(),
             caption: format!(
-                "Cores held by the same users (time-weighted mean per bin), and by all other users together (grey).{single}{tail}"
+                "Cores held by the same users (time-weighted mean per bin){}.{single}{tail}",
+                if others_drawn {
+                    ", and by all other users together (grey)"
+                } else {
+                    ""
+                }
             ),
             svg: charts::line_chart(&cores),
         },

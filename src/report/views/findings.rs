@@ -2,7 +2,12 @@
 //! scheduler) compared with its first level in every setting of the other axes, and each
 //! metric followed along every numeric axis — direction, size and, with replicas, whether the
 //! difference is beyond replicate noise (Welch's 95 % interval excludes zero). Small grids get
-//! a clause per setting; large ones a count, median and range over the settings.
+//! a clause per setting; large ones a count, median and range over the settings. Every other
+//! axis of named settings (a queue order beside the scheduler) gets its effect counted over the
+//! settings of the rest, and every axis its interactions: where the effect of a setting on the
+//! headline metrics reverses or changes size from one level of another axis to the next (issue
+//! 35: "does the fairshare order help under each backfilling rule, and how does that change
+//! with load").
 
 use super::{Context, Family, Finding, Section, ViewKind, ViewSpec};
 use crate::report::metric::{self, Metric};
@@ -197,7 +202,174 @@ pub fn findings_for(grid: &Grid<'_>, compare: Option<&str>, trends: &[String]) -
             out.extend(trend(grid, xi, &metrics));
         }
     }
+    let compared = compare.and_then(|c| shape.axis_index(c));
+    out.extend(effects(grid, compared, &metrics));
     out
+}
+
+/// A relative effect below this (either way) is "no effect" when looking for reversals.
+const EFFECT_FLOOR: f64 = 0.05;
+
+/// Metrics whose interactions are looked for: the first of the headline metrics (mean wait and
+/// mean bounded slowdown when the result set has them), so that the findings stay short.
+const INTERACTION_METRICS: usize = 2;
+
+/// Levels of a conditioning axis named one by one in an interaction; beyond, the lowest and
+/// highest effects.
+const MAX_NAMED_LEVELS: usize = 6;
+
+/// The effect of `level` against the axis's first level, per setting of every other axis that
+/// can change `m` (each such setting once: metric settings blind to `m` at their first level):
+/// (the setting's levels, reference estimate, estimate at `level`).
+fn effect_pairs(
+    grid: &Grid<'_>,
+    ai: usize,
+    level: &Level,
+    m: &Metric,
+) -> Vec<(Vec<Level>, Estimate, Estimate)> {
+    let shape = &grid.shape;
+    let blind = metric::blind_axes(shape, &[m.column]);
+    let reference = &shape.axes[ai].levels[0];
+    grid.configs
+        .iter()
+        .filter(|c| &c.levels[ai] == reference && metric::at_first_levels(shape, &blind, &c.levels))
+        .filter_map(|c| {
+            let other = grid.configs.iter().find(|d| {
+                &d.levels[ai] == level
+                    && d.levels
+                        .iter()
+                        .zip(&c.levels)
+                        .enumerate()
+                        .all(|(i, (x, y))| i == ai || x == y)
+            })?;
+            Some((
+                c.levels.clone(),
+                c.estimate(m.column, m.scale)?,
+                other.estimate(m.column, m.scale)?,
+            ))
+        })
+        .collect()
+}
+
+/// For axes of named settings other than the compared one: the effect of each level over every
+/// setting of the other axes; for every such axis (the compared one too): the interactions.
+fn effects(grid: &Grid<'_>, compared: Option<usize>, metrics: &[&Metric]) -> Vec<Finding> {
+    let shape = &grid.shape;
+    let columns: Vec<&str> = metrics.iter().map(|m| m.column).collect();
+    let held = metric::blind_axes(shape, &columns);
+    let mut out = Vec::new();
+    for (ai, axis) in shape.axes.iter().enumerate() {
+        if axis.numeric || axis.levels.len() < 2 || axis.name == "workload" || held.contains(&ai) {
+            continue;
+        }
+        for level in &axis.levels[1..] {
+            let mut sentences = Vec::new();
+            let head = format!("{} vs {}", axis.named(level), axis.value(&axis.levels[0]));
+            if Some(ai) != compared {
+                let parts: Vec<String> = metrics
+                    .iter()
+                    .filter_map(|m| {
+                        let pairs: Vec<(Estimate, Estimate)> = effect_pairs(grid, ai, level, m)
+                            .into_iter()
+                            .map(|(_, a, b)| (a, b))
+                            .collect();
+                        summary_phrase(m, &pairs, None)
+                    })
+                    .collect();
+                if !parts.is_empty() {
+                    sentences.push(format!(
+                        "Over every setting of the other axes, {}.",
+                        parts.join("; ")
+                    ));
+                }
+            }
+            for m in metrics.iter().take(INTERACTION_METRICS) {
+                let pairs = effect_pairs(grid, ai, level, m);
+                sentences.extend(
+                    (0..shape.axes.len())
+                        .filter(|&bi| bi != ai)
+                        .filter_map(|bi| interaction(grid, bi, &pairs, m)),
+                );
+            }
+            if !sentences.is_empty() {
+                out.push(Finding {
+                    title: if Some(ai) == compared {
+                        format!("How the effect of {head} changes")
+                    } else {
+                        capitalize(&head)
+                    },
+                    text: sentences.join(" "),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether the effect in `pairs` reverses or changes size across the levels of axis `bi`: the
+/// median relative change at each level of `bi` (over the settings of the rest); a sentence
+/// when some levels raise the metric and others lower it (each by over [`EFFECT_FLOOR`]), or
+/// when, all one way, the largest effect is at least 10 % and three times the smallest.
+fn interaction(
+    grid: &Grid<'_>,
+    bi: usize,
+    pairs: &[(Vec<Level>, Estimate, Estimate)],
+    m: &Metric,
+) -> Option<String> {
+    let axis = &grid.shape.axes[bi];
+    let mut by_level: Vec<(Level, f64)> = Vec::new();
+    for level in &axis.levels {
+        let mut rel: Vec<f64> = pairs
+            .iter()
+            .filter(|(c, a, _)| &c[bi] == level && a.mean != 0.0)
+            .map(|(_, a, b)| b.mean / a.mean - 1.0)
+            .collect();
+        if !rel.is_empty() {
+            by_level.push((level.clone(), median(&mut rel)));
+        }
+    }
+    if by_level.len() < 2 {
+        return None;
+    }
+    let up = by_level.iter().any(|(_, r)| *r > EFFECT_FLOOR);
+    let down = by_level.iter().any(|(_, r)| *r < -EFFECT_FLOOR);
+    let sizes: Vec<f64> = by_level.iter().map(|(_, r)| r.abs()).collect();
+    let (small, large) = (
+        sizes.iter().copied().fold(f64::INFINITY, f64::min),
+        sizes.iter().copied().fold(0.0, f64::max),
+    );
+    let same_sign =
+        by_level.iter().all(|(_, r)| *r >= 0.0) || by_level.iter().all(|(_, r)| *r <= 0.0);
+    let how = if up && down {
+        "reverses"
+    } else if same_sign && large >= 0.10 && large >= 3.0 * small {
+        "changes size"
+    } else {
+        return None;
+    };
+    let named: Vec<&(Level, f64)> = if by_level.len() <= MAX_NAMED_LEVELS {
+        by_level.iter().collect()
+    } else {
+        let lo = by_level.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+        let hi = by_level.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+        vec![lo, hi]
+    };
+    let list: Vec<String> = named
+        .iter()
+        .map(|(l, r)| format!("{} at {}", relative(*r), axis.named(l)))
+        .collect();
+    let several = pairs.len() > by_level.len();
+    Some(format!(
+        "On {} the effect {how} with {}: {}{}.",
+        m.name,
+        axis.short(),
+        text::list(&list),
+        if several {
+            " (the median over the other axes' settings at each)"
+        } else {
+            ""
+        }
+    ))
 }
 
 fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> {

@@ -28,7 +28,7 @@ use super::shape::{Grid, ResultShape};
 
 pub use fairshare::fairshare_findings;
 pub use findings::findings_for;
-pub use queues::{MEDERNACH_WAITS, queue_section};
+pub use queues::{MEDERNACH, MEDERNACH_WAITS, queue_section};
 pub use table::configurations as configurations_table;
 
 /// A view the report will show.
@@ -243,6 +243,16 @@ pub struct Context<'a> {
     pub palette: &'a Palette,
     /// Size-class names of the experiment's metrics section.
     pub classes: &'a [String],
+    /// The paper the manifest says the experiment reproduces (`reports.reproduces`): only then
+    /// does a family compare with a paper (issue 35).
+    pub reproduces: Option<&'a str>,
+}
+
+impl Context<'_> {
+    /// Whether the experiment reproduces `paper` (a stem of `manifest::model::PAPERS`).
+    pub fn reproduces(&self, paper: &str) -> bool {
+        self.reproduces == Some(paper)
+    }
 }
 
 /// A family of views: which it proposes for a result set, and how it builds them.

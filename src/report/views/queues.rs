@@ -52,7 +52,7 @@ impl Family for Queues {
     }
 
     fn build(&self, _views: &[&ViewSpec], ctx: &Context<'_>, section: &mut Section) {
-        queues_into(ctx.grid, ctx.data, section);
+        queues_into(ctx.grid, ctx.data, ctx.reproduces, section);
     }
 }
 
@@ -65,17 +65,28 @@ struct Inputs<'a> {
     blind: Vec<usize>,
     /// The sentence saying so, if any.
     note: Option<String>,
+    /// The paper the experiment reproduces (`reports.reproduces`): Medernach's recorded waits
+    /// stand beside ours, or Margo et al.'s picture of reservations is checked, only then.
+    reproduces: Option<&'a str>,
 }
 
-/// The queues section of a result set, as the report builds it (for tests; empty without queue
-/// rows).
-pub fn queue_section(grid: &Grid<'_>, data: &ReportData) -> Section {
+/// The paper whose recorded LPC waits the section compares with.
+pub const MEDERNACH: &str = "medernach-grid-workload-markov-arrivals";
+
+/// The queues section of a result set, as the report builds it for an experiment reproducing
+/// `reproduces` (for tests; empty without queue rows).
+pub fn queue_section(grid: &Grid<'_>, data: &ReportData, reproduces: Option<&str>) -> Section {
     let mut section = Section::default();
-    queues_into(grid, data, &mut section);
+    queues_into(grid, data, reproduces, &mut section);
     section
 }
 
-fn queues_into(grid: &Grid<'_>, data: &ReportData, section: &mut Section) {
+fn queues_into(
+    grid: &Grid<'_>,
+    data: &ReportData,
+    reproduces: Option<&str>,
+    section: &mut Section,
+) {
     let once = metric::once_per_setting(grid, &COLUMNS);
     build(
         &Inputs {
@@ -83,6 +94,7 @@ fn queues_into(grid: &Grid<'_>, data: &ReportData, section: &mut Section) {
             data,
             blind: once.blind,
             note: once.note,
+            reproduces,
         },
         section,
     );
@@ -201,8 +213,12 @@ fn build(ctx: &Inputs<'_>, section: &mut Section) {
         folded,
     });
     changes(ctx, &configs, section);
-    reservations_picture(ctx, section);
-    medernach(ctx, &configs, section);
+    if ctx.reproduces == Some(super::reservations::MARGO) {
+        reservations_picture(ctx, section);
+    }
+    if ctx.reproduces == Some(MEDERNACH) {
+        medernach(ctx, &configs, section);
+    }
 }
 
 /// Axes a reservation scenario's own parameters live on: a baseline has no level there.

@@ -19,6 +19,10 @@ use crate::report::svg::Look;
 use crate::report::text::{self, number};
 use crate::report::units::{WAIT_DECIMALS, WaitUnit};
 
+/// The paper the section compares with, when the manifest says the experiment reproduces it
+/// (`reports.reproduces`); any other reservation study gets no paper's words or figures.
+pub const MARGO: &str = "margo-impact-of-reservations";
+
 /// The paper's throttle: 256 nodes × 12 hours per sliding 7 days — "all unshared batch nodes in
 /// the system for half a day each week".
 pub const PAPER_CAP_NODE_HOURS: f64 = 256.0 * 12.0;
@@ -279,6 +283,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         format!("{} reservations a week", crate::report::svg::label(r))
     });
 
+    let paper = ctx.reproduces(MARGO);
     // What differs from the paper's machine.
     let first = data.rows.first();
     let num = |k: &str| first.and_then(|r| r.numbers.get(k).copied().flatten());
@@ -286,7 +291,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         (Some(p), Some(k)) if k > 0.0 => Some(p / k),
         _ => None,
     };
-    if let Some(n) = nodes {
+    if let Some(n) = nodes.filter(|_| paper) {
         let share = n * 12.0;
         let mut widths = Vec::new();
         for s in &looks.scenarios {
@@ -326,7 +331,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         ));
     }
     let unit = ctx.grid.waits;
-    let paper = |i: usize| {
+    let months = |i: usize| {
         format!(
             "{}: EF {} → {} → {}, wait {} → {} → {} {}",
             PAPER_EF[i].0,
@@ -339,11 +344,13 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             unit.symbol()
         )
     };
-    section.intro.push(format!(
-        "The paper's two workloads (March 2006 and March 2007 on DataStar) are not public; ours are months of the public SDSC-DS-2004 log, so compare directions with the paper, not figures. The paper found that reservations raised the expansion factor and the wait sharply in both months, and that the throttle then made both better than the baseline in March 2006 but only recovered part of the loss in March 2007 (baseline → reservations → reservations with the throttle; {}; {}). By job size, medium jobs suffered most in March 2006, medium and large jobs in March 2007; with reserved capacity counted as used, utilization \"remains high\".",
-        paper(0),
-        paper(1)
-    ));
+    if paper {
+        section.intro.push(format!(
+            "The paper's two workloads (March 2006 and March 2007 on DataStar) are not public; ours are months of the public SDSC-DS-2004 log, so compare directions with the paper, not figures. The paper found that reservations raised the expansion factor and the wait sharply in both months, and that the throttle then made both better than the baseline in March 2006 but only recovered part of the loss in March 2007 (baseline → reservations → reservations with the throttle; {}; {}). By job size, medium jobs suffered most in March 2006, medium and large jobs in March 2007; with reserved capacity counted as used, utilization \"remains high\".",
+            months(0),
+            months(1)
+        ));
+    }
     section.intro.extend(held_note);
 
     let mut pairs: Vec<(String, String)> = Vec::new();
@@ -381,6 +388,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     let mut full_rows = Vec::new();
     let mut class_rows = Vec::new();
     let mut ef_charts = Vec::new();
+    let mut paragraphs_all: Vec<Finding> = Vec::new();
     for (workload, scheduler) in &pairs {
         let mut mine: Vec<&Group<'_>> = all
             .iter()
@@ -412,10 +420,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         let Some(baseline) = mine.iter().copied().find(|g| g.baseline) else {
             continue;
         };
-        let paragraphs = findings(&looks, baseline, &at_rate, classes, nodes, unit);
+        let paragraphs = findings(&looks, baseline, &at_rate, classes, nodes, unit, paper);
         let several = paragraphs.len() > 1;
         for (scenario, text) in paragraphs {
-            section.findings.push(Finding {
+            paragraphs_all.push(Finding {
                 title: if several {
                     format!(
                         "workload = {workload}, scheduler = {scheduler}, reservations = {scenario}"
@@ -452,7 +460,8 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         ef_charts.push(Chart {
             id: super::slug(&format!("ef-by-size-{workload}-{scheduler}")),
             caption: format!(
-                "Node-seconds-weighted expansion factor (Eq. 2) by scenario and job-size class, {workload}, {scheduler}, {rate_text}; replicas averaged. The paper's Graphs 10–11 show the same breakdown."
+                "Node-seconds-weighted expansion factor (Eq. 2) by scenario and job-size class, {workload}, {scheduler}, {rate_text}; replicas averaged.{}",
+                if paper { " The paper's Graphs 10–11 show the same breakdown." } else { "" }
             ),
             svg: charts::bar_chart(&BarChart {
                 title: &title,
@@ -464,6 +473,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             }),
         });
     }
+    section.findings.extend(fold_paper_tails(paragraphs_all));
     section.tables.push(Table {
         caption: format!(
             "Scenarios at {rate_text} and the baselines, replicas averaged: EF is the node-seconds-weighted expansion factor (Margo et al., Eq. 2); utilization without and with reserved capacity counted as used; reservation requests granted at the requested time, shifted later, or rejected."
@@ -513,7 +523,49 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     section.charts.extend(ef_charts);
     section
         .charts
-        .extend(over_time(ctx, &looks, &all, &pairs, rate, nodes));
+        .extend(over_time(ctx, &looks, &all, &pairs, rate, nodes, paper));
+}
+
+/// The capped runs a scenario's findings and charts single out: with the paper, the caps
+/// nearest the paper's and the same share of this machine; without, the sweep's lowest and
+/// highest caps (what the throttle does at either end).
+fn chosen_caps<'a, 'r>(
+    of: &[&'a Group<'r>],
+    nodes: Option<f64>,
+    paper: bool,
+) -> Vec<(&'a Group<'r>, String)> {
+    let mut caps: Vec<(&Group<'_>, String)> = Vec::new();
+    let mut add = |g: Option<&'a Group<'r>>, what: String| {
+        if let Some(g) = g
+            && !caps.iter().any(|(c, _)| std::ptr::eq(*c, g))
+        {
+            caps.push((g, what));
+        }
+    };
+    if paper {
+        add(nearest(of, PAPER_CAP_NODE_HOURS), "the paper's cap".into());
+        if let Some(n) = nodes {
+            add(
+                nearest(of, n * 12.0),
+                format!(
+                    "the paper's share of this machine, {} nodes × 12 h",
+                    number(n)
+                ),
+            );
+        }
+    } else {
+        let capped = || of.iter().copied().filter(|g| g.cap.is_some());
+        let cap = |g: &&Group<'_>| g.cap.unwrap_or(0.0);
+        add(
+            capped().min_by(|a, b| cap(a).total_cmp(&cap(b))),
+            "the lowest cap".into(),
+        );
+        add(
+            capped().max_by(|a, b| cap(a).total_cmp(&cap(b))),
+            "the highest cap".into(),
+        );
+    }
+    caps
 }
 
 /// Utilization with reserved capacity and queue depth over time: a panel per workload and
@@ -526,6 +578,7 @@ fn over_time(
     pairs: &[(String, String)],
     rate: Option<f64>,
     nodes: Option<f64>,
+    paper: bool,
 ) -> Vec<Chart> {
     let mut util = Vec::new();
     let mut queue = Vec::new();
@@ -539,10 +592,7 @@ fn over_time(
         for s in &looks.scenarios {
             let of: Vec<&Group<'_>> = mine.iter().copied().filter(|g| &g.scenario == s).collect();
             shown.extend(of.iter().copied().filter(|g| g.cap.is_none()));
-            shown.extend(nearest(&of, PAPER_CAP_NODE_HOURS));
-            if let Some(n) = nodes {
-                shown.extend(nearest(&of, n * 12.0));
-            }
+            shown.extend(chosen_caps(&of, nodes, paper).into_iter().map(|(g, _)| g));
         }
         let mut unique: Vec<&Group<'_>> = Vec::new();
         for g in shown {
@@ -606,7 +656,11 @@ fn over_time(
     q.y_axis = Scaling::Linear;
     q.per_panel_x = true;
     q.legend_heading = Some("scenario");
-    let note = "first replica; the baseline, each scenario without a cap, and the caps nearest the paper's (3,072 node-h) and the same share of this machine. The paper's Graphs 6–9 show the same views.";
+    let note = if paper {
+        "first replica; the baseline, each scenario without a cap, and the caps nearest the paper's (3,072 node-h) and the same share of this machine. The paper's Graphs 6–9 show the same views."
+    } else {
+        "first replica; the baseline, each scenario without a cap, and its lowest and highest caps."
+    };
     vec![
         Chart {
             id: "utilization-with-reserved".into(),
@@ -621,6 +675,24 @@ fn over_time(
     ]
 }
 
+/// How a capped run compares with a baseline and the unthrottled run, in words of its own.
+fn throttle_effect(b: (f64, f64), u: (f64, f64), t: (f64, f64)) -> String {
+    let recovered = |b: f64, u: f64, t: f64| 100.0 * (u - t) / (u - b);
+    if t.0 <= b.0 && t.1 <= b.1 {
+        "better than the baseline on both".to_string()
+    } else if t.0 < u.0 && t.1 < u.1 && u.0 > b.0 && u.1 > b.1 {
+        format!(
+            "between the baseline and the unthrottled run, recovering {:.0} % of the EF loss and {:.0} % of the wait loss",
+            recovered(b.0, u.0, t.0),
+            recovered(b.1, u.1, t.1)
+        )
+    } else if t.0 <= b.0 || t.1 <= b.1 {
+        "better than the baseline on one of the two and not the other".to_string()
+    } else {
+        "no better than without a throttle".to_string()
+    }
+}
+
 /// How a capped run compares with a baseline and the unthrottled run, against both months.
 fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64), unit: WaitUnit) -> String {
     let recovered = |b: f64, u: f64, t: f64| 100.0 * (u - t) / (u - b);
@@ -628,7 +700,7 @@ fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64), unit: WaitUnit)
     let (w6, w7) = (PAPER_WAIT[0], PAPER_WAIT[1]);
     if t.0 <= b.0 && t.1 <= b.1 {
         format!(
-            "better than the baseline on both, as in {} (EF {} and {} against {} and {}) and unlike {}",
+            "better than the baseline on both{CAP}, as in {} (EF {} and {} against {} and {}) and unlike {}{END}",
             m6.0,
             number(m6.3),
             unit.text(w6.3 * 3600.0),
@@ -638,7 +710,7 @@ fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64), unit: WaitUnit)
         )
     } else if t.0 < u.0 && t.1 < u.1 && u.0 > b.0 && u.1 > b.1 {
         format!(
-            "between the baseline and the unthrottled run, recovering {:.0} % of the EF loss and {:.0} % of the wait loss — like {} (which recovered {:.0} % and {:.0} %), unlike {} (where the throttle beat the baseline)",
+            "between the baseline and the unthrottled run, recovering {:.0} % of the EF loss and {:.0} % of the wait loss{CAP} — like {} (which recovered {:.0} % and {:.0} %), unlike {} (where the throttle beat the baseline){END}",
             recovered(b.0, u.0, t.0),
             recovered(b.1, u.1, t.1),
             m7.0,
@@ -647,11 +719,83 @@ fn throttle_verdict(b: (f64, f64), u: (f64, f64), t: (f64, f64), unit: WaitUnit)
             m6.0
         )
     } else if t.0 <= b.0 || t.1 <= b.1 {
-        "better than the baseline on one of the two and not the other: neither month's pattern"
-            .to_string()
+        format!(
+            "better than the baseline on one of the two and not the other{CAP}: neither month's pattern{END}"
+        )
     } else {
-        "no better than without a throttle, unlike either of the paper's months".to_string()
+        format!("no better than without a throttle{CAP}, unlike either of the paper's months{END}")
     }
+}
+
+/// Marks around the paper comparison that ends a finding's effect without a throttle ([`DIR`])
+/// or with a cap ([`CAP`]), up to [`END`]: the same comparison in every paragraph of the
+/// section is said once, in a first paragraph ([`fold_paper_tails`]); the marks are removed
+/// before anything is shown.
+const DIR: char = '\u{1}';
+const CAP: char = '\u{2}';
+const END: char = '\u{3}';
+
+/// The marked comparisons of `text`: (mark, comparison without its leading separator).
+fn marked(text: &str) -> Vec<(char, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find([DIR, CAP]) {
+        let mark = rest[i..].chars().next().unwrap_or(DIR);
+        let after = &rest[i + mark.len_utf8()..];
+        let end = after.find(END).unwrap_or(after.len());
+        out.push((mark, after[..end].to_string()));
+        rest = &after[end..];
+    }
+    out
+}
+
+/// The findings' paragraphs with every paper comparison they all share (the same words after
+/// the same mark, in each of at least two paragraphs) taken out and said once in a first
+/// finding; every mark removed (issue 35: the same closing clause eight times).
+fn fold_paper_tails(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut shared: Vec<(char, String)> = Vec::new();
+    if findings.len() > 1 {
+        for m in marked(&findings[0].text) {
+            if !shared.contains(&m) && findings.iter().all(|f| marked(&f.text).contains(&m)) {
+                shared.push(m);
+            }
+        }
+    }
+    let strip = |text: &str| {
+        let mut out = text.to_string();
+        for (mark, tail) in &shared {
+            out = out.replace(&format!("{mark}{tail}{END}"), "");
+        }
+        out.replace([DIR, CAP, END], "")
+    };
+    let mut out = Vec::new();
+    if !shared.is_empty() {
+        let n = if findings.len() == 2 {
+            "both".to_string()
+        } else {
+            format!("all {}", text::count(findings.len()))
+        };
+        let lead: Vec<String> = shared
+            .iter()
+            .map(|(mark, tail)| {
+                let tail = tail.trim_start_matches([':', ',', ' ', '—']);
+                if *mark == DIR {
+                    format!("Without a throttle, in {n}: {tail}.")
+                } else {
+                    format!("With each cap named below, in {n}: {tail}.")
+                }
+            })
+            .collect();
+        out.push(Finding {
+            title: "Against the paper's two months".into(),
+            text: lead.join(" "),
+        });
+    }
+    out.extend(findings.into_iter().map(|f| Finding {
+        title: f.title,
+        text: strip(&f.text),
+    }));
+    out
 }
 
 /// A paragraph per reservation scenario for one workload and scheduler (Margo et al.,
@@ -663,6 +807,7 @@ fn findings(
     classes: &[String],
     nodes: Option<f64>,
     unit: WaitUnit,
+    paper: bool,
 ) -> Vec<(String, String)> {
     let (b_ef, b_w) = (baseline.ef(), baseline.wait());
     let mut out = Vec::new();
@@ -688,35 +833,24 @@ fn findings(
             unit.text(b_w),
             unit.text(u_w),
             text::change(b_w, u_w),
-            if u_ef > b_ef && u_w > b_w {
-                ": the direction the paper found in both months"
-            } else {
-                ": not the paper's direction"
+            match (paper, u_ef > b_ef && u_w > b_w) {
+                (false, _) => String::new(),
+                (true, true) => format!("{DIR}: the direction the paper found in both months{END}"),
+                (true, false) => format!("{DIR}: not the paper's direction{END}"),
             }
         );
-        let mut caps: Vec<(&Group<'_>, String)> = Vec::new();
-        if let Some(t) = nearest(&of, PAPER_CAP_NODE_HOURS) {
-            caps.push((t, "the paper's cap".into()));
-        }
-        if let Some(n) = nodes
-            && let Some(t) = nearest(&of, n * 12.0)
-            && !caps.iter().any(|(c, _)| std::ptr::eq(*c, t))
-        {
-            caps.push((
-                t,
-                format!(
-                    "the paper's share of this machine, {} nodes × 12 h",
-                    number(n)
-                ),
-            ));
-        }
-        for (t, what) in caps {
+        for (t, what) in chosen_caps(&of, nodes, paper) {
+            let (b, u, c) = ((b_ef, b_w), (u_ef, u_w), (t.ef(), t.wait()));
             text.push_str(&format!(
                 "With a cap of {} node-hours ({what}), EF {} and wait {}: {}. ",
                 number(t.cap.unwrap_or(0.0)),
                 number(t.ef()),
                 unit.text(t.wait()),
-                throttle_verdict((b_ef, b_w), (u_ef, u_w), (t.ef(), t.wait()), unit)
+                if paper {
+                    throttle_verdict(b, u, c, unit)
+                } else {
+                    throttle_effect(b, u, c)
+                }
             ));
         }
         let ratios: Vec<(String, f64)> = classes
@@ -757,6 +891,11 @@ fn findings(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A verdict as shown: without the marks of its paper comparison.
+    fn plain(v: String) -> String {
+        v.replace([DIR, CAP, END], "")
+    }
     use crate::report::data::ReportData;
     use crate::report::palette::Palette;
     use crate::report::shape::Grid;
@@ -786,8 +925,13 @@ mod tests {
         }
     }
 
-    /// The section built from `data`, with one size class ("medium").
+    /// The section built from `data`, with one size class ("medium"), of an experiment
+    /// reproducing Margo et al.
     fn section_of(data: &ReportData) -> Section {
+        section_reproducing(data, Some(MARGO))
+    }
+
+    fn section_reproducing(data: &ReportData, paper: Option<&str>) -> Section {
         let grid = Grid::new(data);
         let palette = Palette::new(&grid.shape);
         let classes = vec!["medium".to_string()];
@@ -796,6 +940,7 @@ mod tests {
             data,
             palette: &palette,
             classes: &classes,
+            reproduces: paper,
         };
         let mut section = Section::default();
         build(&ctx, &mut section);
@@ -837,6 +982,72 @@ mod tests {
     }
 
     #[test]
+    fn without_the_paper_the_section_names_the_lowest_and_highest_caps_and_no_paper() {
+        // Caps 1,000 and 3,072: without the paper, the lowest and the highest, each in words
+        // of its own — 1,000 node-h with EF 5 and wait 6 h recovers (8 − 5)/(8 − 2) = 50 % and
+        // (12 − 6)/(12 − 1) = 55 %.
+        let data = ReportData {
+            rows: vec![
+                row("b", "none", None, 2.0, 1.0),
+                row("r0", "tg", None, 8.0, 12.0),
+                row("t0", "tg", Some(1000.0), 5.0, 6.0),
+                row("t1", "tg", Some(3072.0), 3.0, 2.0),
+            ],
+            axis_names: vec!["reservations".into(), "throttle_node_hours".into()],
+            ..ReportData::default()
+        };
+        let section = section_reproducing(&data, None);
+        let all: Vec<String> = section
+            .intro
+            .iter()
+            .cloned()
+            .chain(section.findings.iter().map(|f| f.text.clone()))
+            .chain(section.charts.iter().map(|c| c.caption.clone()))
+            .chain(section.tables.iter().map(|t| t.caption.clone()))
+            .collect();
+        for text in &all {
+            assert!(
+                !text.contains("paper") && !text.contains("March 20"),
+                "{text}"
+            );
+        }
+        assert!(section.findings[0].text.contains("With a cap of 1,000 node-hours (the lowest cap), EF 5.00 and wait 6.00 h: between the baseline and the unthrottled run, recovering 50 % of the EF loss and 55 % of the wait loss."), "{}", section.findings[0].text);
+        assert!(section.findings[0].text.contains("(the highest cap)"));
+    }
+
+    #[test]
+    fn the_same_comparison_with_the_paper_in_every_paragraph_is_said_once() {
+        // Two scenarios, each raising EF and wait without a throttle and recovering part of the
+        // loss at the paper's cap: "the direction the paper found in both months" and "like March
+        // 2007 …" once, in a first finding, not in each paragraph.
+        let data = ReportData {
+            rows: vec![
+                row("b", "none", None, 2.0, 1.0),
+                row("r0", "tg", None, 8.0, 12.0),
+                row("t0", "tg", Some(3072.0), 3.0, 2.0),
+                row("r1", "scaled", None, 6.0, 10.0),
+                row("t1", "scaled", Some(3072.0), 4.0, 3.0),
+            ],
+            axis_names: vec!["reservations".into(), "throttle_node_hours".into()],
+            ..ReportData::default()
+        };
+        let section = section_of(&data);
+        assert_eq!(section.findings.len(), 3, "{:#?}", section.findings);
+        assert_eq!(
+            section.findings[0].text,
+            "Without a throttle, in both: the direction the paper found in both months. With each cap named below, in both: like March 2007 (which recovered 61 % and 68 %), unlike March 2006 (where the throttle beat the baseline)."
+        );
+        for f in &section.findings[1..] {
+            assert!(
+                !f.text.contains("paper found") && !f.text.contains("March"),
+                "{}",
+                f.text
+            );
+            assert!(!f.text.contains(['\u{1}', '\u{2}', '\u{3}']));
+        }
+    }
+
+    #[test]
     fn replicas_are_averaged_and_each_effect_compared_with_both_months_by_hand() {
         // Baseline EF 2, wait 1 h; unthrottled replicas EF 7 and 9 (mean 8), waits 10 and 14 h
         // (mean 12); the paper's cap EF 3, wait 2 h. The cap recovers (8 − 3)/(8 − 2) = 83 % of
@@ -875,22 +1086,42 @@ mod tests {
     fn throttle_verdicts_follow_both_months() {
         // Better than the baseline on both: March 2006's pattern.
         assert!(
-            throttle_verdict((2.0, 6.0), (7.0, 70.0), (1.7, 4.0), WaitUnit::Hours)
-                .starts_with("better than the baseline on both, as in March 2006")
+            plain(throttle_verdict(
+                (2.0, 6.0),
+                (7.0, 70.0),
+                (1.7, 4.0),
+                WaitUnit::Hours
+            ))
+            .starts_with("better than the baseline on both, as in March 2006")
         );
         // Between: March 2007's; recovered (7 − 4.5)/(7 − 2) = 50 % of EF, (70 − 38)/(70 − 6) = 50 % of wait.
-        let v = throttle_verdict((2.0, 6.0), (7.0, 70.0), (4.5, 38.0), WaitUnit::Hours);
+        let v = plain(throttle_verdict(
+            (2.0, 6.0),
+            (7.0, 70.0),
+            (4.5, 38.0),
+            WaitUnit::Hours,
+        ));
         assert!(v.starts_with("between the baseline and the unthrottled run, recovering 50 % of the EF loss and 50 % of the wait loss — like March 2007 (which recovered 61 % and 68 %)"), "{v}");
         assert!(
-            throttle_verdict((2.0, 6.0), (7.0, 70.0), (8.0, 80.0), WaitUnit::Hours)
-                .starts_with("no better")
+            plain(throttle_verdict(
+                (2.0, 6.0),
+                (7.0, 70.0),
+                (8.0, 80.0),
+                WaitUnit::Hours
+            ))
+            .starts_with("no better")
         );
     }
 
     #[test]
     fn the_papers_waits_are_given_in_the_reports_wait_unit() {
         // March 2006: the throttle's 4.44 h = 266.4 min against the baseline's 6.03 h = 361.8 min.
-        let v = throttle_verdict((2.0, 6.0), (7.0, 70.0), (1.7, 4.0), WaitUnit::Minutes);
+        let v = plain(throttle_verdict(
+            (2.0, 6.0),
+            (7.0, 70.0),
+            (1.7, 4.0),
+            WaitUnit::Minutes,
+        ));
         assert_eq!(
             v,
             "better than the baseline on both, as in March 2006 (EF 1.70 and 266 min against 2.05 and 362 min) and unlike March 2007"

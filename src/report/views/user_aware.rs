@@ -21,6 +21,9 @@ use crate::report::user_aware::EetCell;
 
 pub struct UserAware;
 
+/// The paper whose findings the section checks (`reports.reproduces`).
+pub const TOTH_KLUSACEK: &str = "toth-klusacek-user-aware-metrics-eet";
+
 /// The paper's yardstick: "75% of users have at most 35% violated EETs".
 const SHARE_OF_USERS: f64 = 0.75;
 
@@ -192,7 +195,10 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
     }
 
     let unit = ctx.grid.waits;
-    section.findings.extend(findings(&judged, &scales, unit));
+    // The paper's four findings, checked, belong to the experiment that reproduces it.
+    if ctx.reproduces(TOTH_KLUSACEK) {
+        section.findings.extend(findings(&judged, &scales, unit));
+    }
 
     let mut table = Table {
         caption: "Classic and user-aware metrics per configuration (all users; WT_u in CPU-hours)"
