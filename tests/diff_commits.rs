@@ -154,3 +154,101 @@ fn diff_two_commits_after_running_at_each() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("did you mean `wait_mean`"));
 }
+
+/// docs/diff.md's work-in-progress commands: a named run, an uncommitted edit, a second run;
+/// `@baseline`, `@~1` and `@latest` reach both result sets, and `gc` keeps the named one.
+#[test]
+fn diff_work_in_progress_by_run_name_and_by_runs_back() {
+    let tmp = common::project_with_kth();
+    let dir = tmp.path();
+    fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
+    git(dir, &["init", "-q"]);
+    fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "first"]);
+    let ok = |args: &[&str]| {
+        let out = schedlab(dir, args);
+        assert!(
+            out.status.success(),
+            "schedlab {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    ok(&["run", "--quiet", "--name", "baseline"]);
+    // Nothing changed: the same results again are not a second run.
+    ok(&["run", "--quiet"]);
+    let none = schedlab(dir, &["diff", "@~1", "@latest"]);
+    assert_eq!(none.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains(
+            "@~1: no experiment in results has 2 recorded runs; the named runs are @baseline"
+        ),
+        "{err}"
+    );
+    // An uncommitted edit (recorded under <commit>-dirty), run again.
+    fs::write(dir.join("experiments/study.yaml"), manifest(600)).unwrap();
+    ok(&["run", "--quiet"]);
+    let by_name = ok(&["diff", "@baseline", "@latest", "--format", "json"]);
+    let back = ok(&["diff", "@~1", "@latest", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&by_name).unwrap();
+    let changed: Vec<&str> = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["changed"] == true)
+        })
+        .map(|c| c["cell"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["easy"], "only the edited EASY cell changes");
+    // The same two result sets, whichever way they are named (labels aside).
+    let cells =
+        |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["cells"].clone();
+    assert_eq!(cells(&by_name), cells(&back));
+    // The bare revision is the committed run, not the dirty one: the baseline.
+    let head = ok(&["diff", "HEAD", "@baseline", "--format", "json"]);
+    assert!(
+        cells(&head).as_array().unwrap().iter().all(|c| c["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["changed"] == false)),
+        "{head}"
+    );
+
+    // gc keeps the named run's results (no manifest reaches them now) and drops the others.
+    fs::write(dir.join("experiments/study.yaml"), manifest(3600)).unwrap();
+    ok(&["run", "--quiet"]);
+    ok(&["gc"]);
+    ok(&["diff", "@baseline", "@latest"]);
+    let gone = schedlab(dir, &["diff", "@~1", "@latest"]);
+    assert_ne!(gone.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(err.contains("no longer in the cache"), "{err}");
+
+    for (args, message) in [
+        (
+            &["diff", "@nightly", "@latest"][..],
+            "@nightly: no run named \"nightly\" in results; the named runs are @baseline",
+        ),
+        (
+            &["diff", "@~x", "@latest"][..],
+            "@~x: expected @~N with N a whole number of runs back",
+        ),
+        (
+            &["run", "--quiet", "--name", "../up"][..],
+            "invalid run name \"../up\"",
+        ),
+    ] {
+        let out = schedlab(dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}

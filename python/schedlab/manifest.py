@@ -24,10 +24,14 @@ def run(
     results: PathLike = "results",
     executor: str | None = None,
     quiet: bool = True,
+    name: str | None = None,
 ) -> None:
     """``schedlab run``: plans the manifests, runs what is not cached (``jobs`` threads; the
-    ``local`` or ``slurm`` executor) and publishes ``results/<experiment>/``."""
+    ``local`` or ``slurm`` executor) and publishes ``results/<experiment>/``; ``name`` names
+    the run for ``schedlab diff @<name>`` (docs/diff.md)."""
     argv = ["schedlab", "run", *_paths(manifests), "--results", os.fspath(results)]
+    if name is not None:
+        argv += ["--name", name]
     if jobs is not None:
         argv += ["--jobs", str(int(jobs))]
     if executor is not None:

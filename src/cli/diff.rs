@@ -8,12 +8,16 @@ use crate::diff;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   schedlab diff HEAD~1 HEAD                      two commits' runs (recorded in results/)
+  schedlab diff @~1 @latest                      the last two runs, committed or not
+  schedlab diff @baseline @latest                against the run named by `run --name baseline`
   schedlab diff results-old/ results/ --fail-on 'wait_mean>5%' --format markdown
 
 Exit codes: 0 compared (no threshold crossed); 1 a --fail-on threshold was crossed;
-2 bad input (neither a result directory nor a git revision with recorded runs).")]
+2 bad input (neither a result directory, a git revision with recorded runs, nor a recorded
+run).")]
 pub struct Args {
-    /// Result set A: a results directory, an experiment's directory, or a git revision.
+    /// Result set A: a results directory, an experiment's directory, a git revision, or a
+    /// recorded run: `@latest`, `@~N` (N runs before the latest), `@NAME` (`run --name`).
     pub a: String,
     /// Result set B (same forms).
     pub b: String,

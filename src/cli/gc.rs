@@ -1,4 +1,5 @@
-//! `schedlab gc`: removes cache entries that no current manifest reaches.
+//! `schedlab gc`: removes cache entries that no current manifest reaches, but for the results
+//! of named runs (`run --name`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -27,7 +28,15 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), CliError> {
     let manifests = manifests::load_all(&args.manifests)?;
     let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
-    let keep: BTreeSet<&str> = prepared.plan.nodes.iter().map(|n| n.key.as_str()).collect();
+    let mut keep: BTreeSet<&str> = prepared.plan.nodes.iter().map(|n| n.key.as_str()).collect();
+    // Named runs (`run --name`) stay reachable by `diff @NAME`: their aggregate entries are kept.
+    let records = execute::pipeline::recorded_runs(&args.results);
+    keep.extend(
+        records
+            .iter()
+            .filter(|r| r.name.is_some())
+            .map(|r| r.key.as_str()),
+    );
     let state_dir = cache::state_dir(&args.results);
     let _lock = ResultsLock::acquire(&state_dir, true).map_err(CliError::failed)?;
     let entries = EntryStore::new(&state_dir);

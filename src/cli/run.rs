@@ -18,6 +18,7 @@ use crate::execute::{self, Executor, Interrupt, Local, Observer, Outcome, Pipeli
 Examples:
   schedlab run                                 every experiments/*.yaml
   schedlab run experiments/easy-vs-fcfs.yaml -j 4 --events events.jsonl
+  schedlab run --name baseline                 then `schedlab diff @baseline @latest`
 
 Exit codes: 0 success; 1 a node failed (its error is printed; finished nodes are cached);
 2 bad input (manifest, trace, arguments); 130 interrupted (Ctrl-C), 143 terminated
@@ -37,6 +38,10 @@ pub struct Args {
     /// Fail at once if another run holds the results lock, instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+    /// Name this run's results, for `schedlab diff @NAME`, kept through `gc` (letters,
+    /// digits, '.', '_', '-').
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Write the event log (one JSON object per node: label, key, outcome) to this file.
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
@@ -154,6 +159,9 @@ fn run_planned(
     progress: &Progress,
     interrupt: &Interrupt,
 ) -> Result<(), CliError> {
+    if let Some(name) = &args.name {
+        execute::pipeline::check_run_name(name).map_err(CliError::input)?;
+    }
     let manifests = manifests::load_all(&args.manifests)?;
     // A Python policy runs where Python is: hand the command to the Python package.
     if !execute::custom_policy::installed()
@@ -161,7 +169,8 @@ fn run_planned(
     {
         super::python::hand_over(&what)?;
     }
-    let prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
+    let mut prepared = execute::prepare(manifests, &args.results).map_err(CliError::input)?;
+    prepared.run_name = args.name.clone();
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

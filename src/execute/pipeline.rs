@@ -67,6 +67,8 @@ pub struct Prepared {
     pub plan: Plan,
     pub states: Vec<NodeState>,
     pub commit: Option<String>,
+    /// The name the run's records get (`schedlab run --name`), checked by [`check_run_name`].
+    pub run_name: Option<String>,
     results: PathBuf,
 }
 
@@ -123,6 +125,7 @@ pub fn prepare(mut manifests: Vec<Manifest>, results: &Path) -> Result<Prepared,
         plan,
         states,
         commit,
+        run_name: None,
         results: results.to_path_buf(),
     })
 }
@@ -241,12 +244,40 @@ fn states(
 }
 
 /// One line of `results/.schedlab/runs.json`: which aggregate entry holds an experiment's
-/// results for a commit (read by `schedlab diff`).
+/// results from a run, at which commit, under which name if the run was given one (read by
+/// `schedlab diff`; docs/diff.md). The file keeps each experiment's runs in order, oldest first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub experiment: String,
     pub commit: Option<String>,
     pub key: String,
+    /// The name given with `schedlab run --name` (one record per experiment holds a name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// How many unnamed runs of one experiment `runs.json` remembers (named ones are all kept).
+pub const UNNAMED_RUNS_KEPT: usize = 50;
+
+/// Checks a run name (`run --name`): letters, digits, `.`, `_` and `-`, starting with a letter
+/// or digit, not `latest` — so that `@<name>` in `diff` is never `@latest` or `@~N`.
+pub fn check_run_name(name: &str) -> Result<(), String> {
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && name.len() <= 100
+        && name != "latest";
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid run name {name:?}: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 100 characters; not `latest`, which `diff @latest` means), e.g. --name baseline"
+        ))
+    }
 }
 
 pub struct RunReport {
@@ -421,6 +452,7 @@ pub fn run_with(
                 experiment: manifest.name.clone(),
                 commit: prepared.commit.clone(),
                 key: key.to_string(),
+                name: prepared.run_name.clone(),
             };
             if let Err(err) = record_run(&state_dir, run) {
                 problems.push(format!(
@@ -628,20 +660,51 @@ fn cost_estimate(plan: &Plan, manifests: &[Manifest], node: &plan::Node) -> u64 
     jobs.saturating_mul(weight)
 }
 
-/// Appends (or updates) the run record of an experiment at a commit in `runs.json`.
+/// Records a run of an experiment in `runs.json`.
 fn record_run(state_dir: &Path, record: RunRecord) -> Result<(), CacheError> {
     let path = state_dir.join("runs.json");
-    let mut records: Vec<RunRecord> = std::fs::read_to_string(&path)
+    let records: Vec<RunRecord> = std::fs::read_to_string(&path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    if records.contains(&record) {
-        return Ok(());
-    }
-    records.retain(|r| !(r.experiment == record.experiment && r.commit == record.commit));
-    records.push(record);
-    let text = serde_json::to_string_pretty(&records).expect("records serialize");
+    let updated = with_run(records, record);
+    let text = serde_json::to_string_pretty(&updated).expect("records serialize");
     cache::write_atomic(&path, text.as_bytes())
+}
+
+/// `records` after a run of `record.experiment`: its record last. The same results again (same
+/// key and commit) move to the end rather than repeat, keeping their name unless the run gives
+/// one; a name moves to the newest run that takes it; beyond [`UNNAMED_RUNS_KEPT`] unnamed
+/// runs of the experiment, the oldest are forgotten.
+pub fn with_run(mut records: Vec<RunRecord>, mut record: RunRecord) -> Vec<RunRecord> {
+    let same_experiment = |r: &RunRecord| r.experiment == record.experiment;
+    if let Some(i) = records
+        .iter()
+        .position(|r| same_experiment(r) && r.key == record.key && r.commit == record.commit)
+    {
+        let old = records.remove(i);
+        record.name = record.name.or(old.name);
+    }
+    if let Some(name) = &record.name {
+        for r in records.iter_mut() {
+            if same_experiment(r) && r.name.as_ref() == Some(name) {
+                r.name = None;
+            }
+        }
+    }
+    records.push(record);
+    let experiment = records.last().expect("just pushed").experiment.clone();
+    let unnamed = records
+        .iter()
+        .filter(|r| r.experiment == experiment && r.name.is_none())
+        .count();
+    let mut forget = unnamed.saturating_sub(UNNAMED_RUNS_KEPT);
+    records.retain(|r| {
+        let drop = forget > 0 && r.experiment == experiment && r.name.is_none();
+        forget -= usize::from(drop);
+        !drop
+    });
+    records
 }
 
 /// The runs recorded in `results/`, oldest first.
@@ -651,4 +714,87 @@ pub fn recorded_runs(results: &Path) -> Vec<RunRecord> {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(experiment: &str, key: &str, name: Option<&str>) -> RunRecord {
+        RunRecord {
+            experiment: experiment.into(),
+            commit: Some("c".into()),
+            key: key.into(),
+            name: name.map(Into::into),
+        }
+    }
+
+    fn keys(records: &[RunRecord]) -> Vec<(&str, &str, Option<&str>)> {
+        records
+            .iter()
+            .map(|r| (r.experiment.as_str(), r.key.as_str(), r.name.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn runs_keep_their_order_names_move_and_repeats_do_not_stack() {
+        let mut runs = Vec::new();
+        runs = with_run(runs, record("a", "k1", Some("base")));
+        runs = with_run(runs, record("b", "m1", None));
+        runs = with_run(runs, record("a", "k2", None));
+        // The same results again: moved to the end, keeping their name.
+        runs = with_run(runs, record("a", "k1", None));
+        assert_eq!(
+            keys(&runs),
+            [
+                ("b", "m1", None),
+                ("a", "k2", None),
+                ("a", "k1", Some("base"))
+            ]
+        );
+        // A name moves to the newest run given it (per experiment).
+        runs = with_run(runs, record("a", "k3", Some("base")));
+        runs = with_run(runs, record("b", "m2", Some("base")));
+        assert_eq!(
+            keys(&runs),
+            [
+                ("b", "m1", None),
+                ("a", "k2", None),
+                ("a", "k1", None),
+                ("a", "k3", Some("base")),
+                ("b", "m2", Some("base")),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_the_latest_unnamed_runs_of_an_experiment_are_remembered() {
+        let mut runs = vec![
+            record("a", "named", Some("keep")),
+            record("b", "other", None),
+        ];
+        for i in 0..UNNAMED_RUNS_KEPT + 5 {
+            runs = with_run(runs, record("a", &format!("k{i}"), None));
+        }
+        let a: Vec<&str> = runs
+            .iter()
+            .filter(|r| r.experiment == "a" && r.name.is_none())
+            .map(|r| r.key.as_str())
+            .collect();
+        assert_eq!(a.len(), UNNAMED_RUNS_KEPT);
+        assert_eq!(a[0], "k5");
+        assert_eq!(*a.last().unwrap(), format!("k{}", UNNAMED_RUNS_KEPT + 4));
+        assert!(runs.iter().any(|r| r.name.as_deref() == Some("keep")));
+        assert!(runs.iter().any(|r| r.key == "other"));
+    }
+
+    #[test]
+    fn run_names_are_plain_words() {
+        for ok in ["baseline", "v1.2", "before_fix-3"] {
+            assert!(check_run_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "~1", "-x", "a/b", "../up", "a b", "latest!", "latest"] {
+            assert!(check_run_name(bad).is_err(), "{bad}");
+        }
+    }
 }
