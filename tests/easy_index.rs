@@ -1,7 +1,8 @@
 //! Pool-level EASY's index over the waiting jobs (issue 36) decides exactly as the rule did
 //! before it: `common::easy_reference::ReferenceEasy` is that rule, kept unchanged, and every
 //! random workload below — overloaded, so that queues are long and backfilling has work — must
-//! give the same outcome (every job's start, end and units, every call) with both.
+//! give the same outcome (every job's start, end and units, every call) with both, as must a
+//! long deterministic run of bursts and quiet stretches.
 //!
 //! `Easy::with_scan_limit(n)` makes the rule ask the index whenever more than `n` jobs follow
 //! the head (the product's limit is 256, out of reach of workloads this small), so every
@@ -159,7 +160,7 @@ proptest! {
             .unwrap();
             (kept, rest)
         };
-        let reference = run(Box::new(ReferenceEasy::default()));
+        let reference = run(Box::<ReferenceEasy>::default());
         let indexed = run(Box::new(Easy::default().with_scan_limit(scan_limit)));
         prop_assert_eq!(&indexed, &reference);
     }
@@ -206,4 +207,68 @@ fn the_workloads_overload_the_machine_and_backfill() {
         "{with_backfill} of 200 cases backfilled"
     );
     assert!(deep >= 50, "{deep} of 200 cases queued 50 jobs at once");
+}
+
+/// Long runs alternating quiet stretches (the queue empties, thousands of starts with no
+/// backfilling pass: the index drops its record of starts and rebuilds) with bursts (queues of
+/// thousands: classes grow, and compact as their jobs start), with the product's limit of 256
+/// and with the index asked at every pass.
+#[test]
+fn quiet_and_overloaded_phases_decide_as_the_reference() {
+    let mut x: u64 = 36;
+    let mut next = move || {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut jobs = Vec::new();
+    let mut submit = 0i64;
+    for phase in 0..6 {
+        // Bursts: 3,000 jobs a second or two apart, up to the whole machine. Quiet stretches:
+        // 5,000 one-processor jobs minutes apart, which never block once the backlog is gone.
+        let burst = phase % 2 == 1;
+        for _ in 0..if burst { 3_000 } else { 5_000 } {
+            submit += if burst {
+                (next() % 3) as i64
+            } else {
+                100 + (next() % 100) as i64
+            };
+            let procs = if !burst {
+                1
+            } else if next() % 3 == 0 {
+                1 + (next() % 128) as u32
+            } else {
+                1u32 << (next() % 8)
+            };
+            let runtime = 1 + (next() % 600) as i64;
+            let requested = runtime + (next() % 1200) as i64;
+            let id = jobs.len() as u64 + 1;
+            jobs.push(common::job(id, submit, procs, runtime, requested));
+        }
+    }
+    let w = Workload::new(jobs);
+    let config = config(Machine::pool(128), None, Overrun::Kill);
+    let reference = simulate_with(&w, &config, Box::new(ReferenceEasy::default())).unwrap();
+    let deepest = reference
+        .invocations
+        .iter()
+        .map(|i| i.queue_len)
+        .max()
+        .unwrap();
+    assert!(deepest > 1_000, "the bursts queue {deepest} jobs at most");
+    assert!(backfilled(&reference) > 1_000);
+    for limit in [0, 256] {
+        let indexed = simulate_with(
+            &w,
+            &config,
+            Box::new(Easy::default().with_scan_limit(limit)),
+        )
+        .unwrap();
+        assert!(
+            indexed == reference,
+            "scan limit {limit}: the schedules differ"
+        );
+    }
 }

@@ -64,10 +64,9 @@ impl ClassTree {
         let old_cap = self.cap;
         let mut units = vec![EMPTY_UNITS; 2 * cap];
         let mut req = vec![EMPTY_REQ; 2 * cap];
-        for i in 0..self.jobs.len() {
-            units[cap + i] = self.min_units[old_cap + i];
-            req[cap + i] = self.min_req[old_cap + i];
-        }
+        let n = self.jobs.len();
+        units[cap..cap + n].copy_from_slice(&self.min_units[old_cap..old_cap + n]);
+        req[cap..cap + n].copy_from_slice(&self.min_req[old_cap..old_cap + n]);
         for n in (1..cap).rev() {
             units[n] = units[2 * n].min(units[2 * n + 1]);
             req[n] = req[2 * n].min(req[2 * n + 1]);
