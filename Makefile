@@ -69,6 +69,7 @@ bench: build
 	$(CARGO) bench --locked --bench fairshare
 	$(CARGO) bench --locked --bench eet
 	$(CARGO) bench --locked --bench memory
+	$(CARGO) bench --locked --bench scale
 
 lint: $(VENV)/.python-deps
 	$(CARGO) fmt --all -- --check

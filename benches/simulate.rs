@@ -1,7 +1,9 @@
 //! `make bench`: simulation throughput of FCFS, EASY and conservative on the bundled traces,
 //! node-level simulation on the MetaCentrum system (`workloads/mc-2013.swf.machines`: 20 clusters, 495
 //! heterogeneous nodes) with METACENTRUM-2009 and wagap-2013 jobs, SWF parse throughput next to
-//! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. Each figure is the median
+//! `zcat FILE | wc -l`, and a whole `schedlab simulate` of SDSC-BLUE. (The deep-queue case,
+//! conservative with 10,000 queued jobs, is in `benches/scale.rs` with the rest of issue 36's
+//! scale series.) Each figure is the median
 //! of several runs; each run checks its own answer (every feasible job simulated, identical
 //! outcome on every repetition; on nodes, no node over-allocated in any component). Figures go
 //! to stdout; BENCHMARKS.md's table records them.
@@ -67,31 +69,6 @@ fn time_capped<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, usize, T) {
     }
     let n = times.len();
     (median(times), n, last.expect("at least one repetition"))
-}
-
-/// The overload benchmark's workload: a 1,024-processor machine held whole by one job that asks
-/// for 10⁶ s and ends at 100 s, while 10,000 long jobs (1–512 processors, 1–24 h requested, half
-/// of it used) arrive at 1 s and queue behind it. Written as SWF so that any build's
-/// `schedlab simulate` can run it, to compare builds side by side (BENCHMARKS.md, "Reproduce").
-fn overload_swf() -> String {
-    let mut out = String::from("; MaxProcs: 1024\n");
-    let line = |id: u64, submit: i64, run: i64, procs: u64, req: i64| {
-        format!("{id} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 -1 1 -1 -1 -1\n")
-    };
-    out.push_str(&line(1, 0, 100, 1024, 1_000_000));
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for id in 2..=10_001u64 {
-        // SplitMix64: a fixed, portable sequence.
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let procs = 1 + (z % 512);
-        let req = 3600 * (1 + ((z >> 16) % 24) as i64);
-        out.push_str(&line(id, 1, req / 2, procs, req));
-    }
-    out
 }
 
 fn main() {
@@ -190,44 +167,6 @@ fn main() {
                 jobs as f64 / secs
             );
         }
-    }
-
-    if filter
-        .as_ref()
-        .is_none_or(|f| "overload".contains(f.as_str()))
-    {
-        println!("\n## Conservative at 10,000 queued jobs (simulation only, median of 3)\n");
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
-        std::fs::create_dir_all(&dir).expect("target/bench");
-        let path = dir.join("overload.swf");
-        std::fs::write(&path, overload_swf()).expect("writes the overload trace");
-        let trace = read_path(&path, Mode::Strict).expect("overload trace reads");
-        println!("| scheduler | jobs | max queue | reps | median s |\n|---|---:|---:|---:|---:|");
-        for kind in [SchedulerKind::Easy, SchedulerKind::Conservative] {
-            let config = SimConfig {
-                order: Default::default(),
-                machine: Machine::pool(1024),
-                scheduler: kind,
-                interval: None,
-                overrun: Overrun::Kill,
-                placement: Default::default(),
-            };
-            let (secs, reps, out) =
-                time_capped(3, || simulate(&trace.workload, &config).expect("simulates"));
-            assert_eq!(out.jobs.len(), 10_001);
-            let max_queue = out
-                .invocations
-                .iter()
-                .map(|i| i.queue_len)
-                .max()
-                .unwrap_or(0);
-            assert_eq!(max_queue, 10_000, "every long job queues behind the first");
-            println!("| {kind} | 10,001 | {max_queue} | {reps} | {secs:.3} |");
-        }
-        println!(
-            "\n(trace written to {}; run any build on it with `schedlab simulate`)",
-            path.display()
-        );
     }
 
     println!("\n## SWF parsing (median of 5) vs `zcat FILE | wc -l`\n");

@@ -1,6 +1,7 @@
 //! Builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod easy_reference;
 pub mod node_policies;
 pub mod project;
 pub mod shared;

@@ -24,6 +24,7 @@
 //! candidate order when one is set (`backfill_order`, [`super::order::CandidateOrder`]: e.g.
 //! shortest first, SJBF), the head keeping its place and its reservation.
 
+use super::easy_index::WaitingIndex;
 use super::order::{QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
@@ -38,7 +39,16 @@ pub struct Easy {
     profile: Profile,
     /// Use the profile formulation even without reservations (for the equivalence tests).
     always_profile: bool,
+    /// The waiting jobs by demand class, for backfilling past long queues in submission order.
+    index: WaitingIndex,
+    /// Backfilling asks the index when more than this many jobs follow the head.
+    scan_limit: usize,
 }
+
+/// Backfilling walks the queue job by job when at most this many jobs follow the head, and asks
+/// the [`WaitingIndex`] beyond: on short queues the walk is cheaper than the trees' queries,
+/// and both start the same jobs.
+const SCAN_LIMIT: usize = 256;
 
 impl Default for Easy {
     fn default() -> Self {
@@ -61,6 +71,8 @@ impl Easy {
             started: Vec::new(),
             profile: Profile::default(),
             always_profile: false,
+            index: WaitingIndex::default(),
+            scan_limit: SCAN_LIMIT,
         }
     }
 
@@ -71,6 +83,14 @@ impl Easy {
             always_profile: true,
             ..Easy::default()
         }
+    }
+
+    /// The same rule asking the index as soon as more than `n` jobs follow the head (0: at every
+    /// backfilling pass), so that tests on small workloads exercise it.
+    #[doc(hidden)]
+    pub fn with_scan_limit(mut self, n: usize) -> Self {
+        self.scan_limit = n;
+        self
     }
 
     /// The profile formulation, used when reservations exist.
@@ -165,7 +185,13 @@ impl Scheduler for Easy {
         report_ended(&mut *self.order, view.completed);
         self.walk
             .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        let first = starts.len();
         self.decide(view, starts);
+        if self.index.is_valid() {
+            for &pos in &starts[first..] {
+                self.index.started(&view.queue[pos]);
+            }
+        }
     }
 
     fn started(&mut self, now: Time, job: u32) {
@@ -206,12 +232,62 @@ impl Easy {
         else {
             return;
         };
+        if self.walk.is_identity() && view.queue.len() - (k + 1) > self.scan_limit {
+            return self.backfill_indexed(view, &head, free, shadow, extra, starts);
+        }
         // The head keeps its place; the candidates after it come in their own order.
         if self.walk.has_candidates() {
             self.walk.candidates_after(k);
             jobs = self.walk.iter_from(view.queue, k + 1);
         }
         for (pos, job) in jobs {
+            if !job.demand.fits_in(&free) {
+                continue;
+            }
+            let ends_by_shadow = view.now + job.requested_time <= shadow;
+            if ends_by_shadow {
+                free -= job.demand;
+            } else if job.demand.fits_in(&extra) {
+                free -= job.demand;
+                extra -= job.demand;
+            } else {
+                continue;
+            }
+            starts.push(pos);
+            if free.unit_count() == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The backfilling walk of [`Easy::decide`] over submission order, visiting only the jobs
+    /// the [`WaitingIndex`] offers: every job it skips fails the walk's first test (its units
+    /// exceed those free) or both of the others (it ends after the shadow time and its units
+    /// exceed the extra units), so the same jobs start, in the same order.
+    fn backfill_indexed(
+        &mut self,
+        view: &View<'_>,
+        head: &QueuedJob,
+        mut free: ResourceVec,
+        shadow: Time,
+        mut extra: ResourceVec,
+        starts: &mut Vec<usize>,
+    ) {
+        self.index.sync(view.queue);
+        let t = shadow - view.now;
+        let mut after = head.job;
+        while let Some(id) = self.index.next_candidate(
+            after,
+            free.unit_count(),
+            t,
+            free.unit_count().min(extra.unit_count()),
+        ) {
+            after = id;
+            let pos = view
+                .queue
+                .position_of(id)
+                .expect("the index holds waiting jobs only");
+            let job = view.queue[pos];
             if !job.demand.fits_in(&free) {
                 continue;
             }

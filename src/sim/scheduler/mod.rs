@@ -10,6 +10,7 @@
 mod aggressive;
 mod conservative;
 mod easy;
+mod easy_index;
 mod fcfs;
 pub mod node;
 pub mod order;
