@@ -191,7 +191,7 @@ impl GymEnvs {
             tau,
             time_scale,
         };
-        let loaded = py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc"))?;
+        let loaded = py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc", None))?;
         let procs = match (procs, loaded.header.max_procs) {
             (Some(p), _) => u32::try_from(p).ok().filter(|&p| p > 0).ok_or_else(|| {
                 errors::input(format!("procs must be a positive integer, found {p}"))
