@@ -1,6 +1,7 @@
 //! Every reader of user files fuzzed in CI-sized form (issue 37): SWF traces, manifests, Alea and
 //! AleaNG machine files, AleaNG's `.queues`/`.users`/`.groups` files, job tables (CSV through
-//! the Helios mapping, random bytes as Parquet). Inputs are random lines
+//! the Helios mapping, random bytes as Parquet; Slurm accounting through the `slurm` mapping).
+//! Inputs are random lines
 //! built from tokens that readers find hard (empty, negative, beyond `u32`, beyond `u64`, NaN,
 //! brackets, separators), valid lines with fields replaced, and random bytes. Each reader must
 //! read the input or refuse it with an error that says where (a line, or a manifest's
@@ -159,8 +160,62 @@ fn read_table(path: &std::path::Path, mapping: &str) {
     }
 }
 
+/// Cells that Slurm's accounting writes and that its reader must tell apart.
+const SACCT_TOKENS: [&str; 16] = [
+    "Unknown",
+    "None",
+    "UNLIMITED",
+    "Partition_Limit",
+    "1-00:00:00",
+    "99:59",
+    "1-24:00:00",
+    "12.batch",
+    "12_[1-3]",
+    "12+1",
+    "4000Mc",
+    "16Gn",
+    "gres/gpu=x",
+    "cpu=2,gres/gpu:a100=1",
+    "CANCELLED by 0",
+    "|",
+];
+
+/// An sacct dump row (`slurm` mapping's columns) with cells replaced, dropped or added.
+fn sacct_row() -> impl Strategy<Value = String> {
+    const BASE: &str = "12|12|u|acct|cpu|normal|2026-10-01T00:00:00|2026-10-01T00:00:00|2026-10-01T00:00:10|2026-10-01T01:00:10|01:00:00|02:00:00|4|4|1|8G|billing=4,cpu=4,gres/gpu:v100=2,mem=8G,node=1|COMPLETED|0:0";
+    let cell = prop_oneof![
+        2 => prop::sample::select(SACCT_TOKENS.to_vec()).prop_map(str::to_string),
+        1 => token(),
+    ];
+    (prop::collection::vec((0..19usize, cell), 0..4), 0..3usize).prop_map(|(replace, shape)| {
+        let mut cols: Vec<String> = BASE.split('|').map(str::to_string).collect();
+        for (i, t) in replace {
+            cols[i] = t;
+        }
+        match shape {
+            1 => {
+                cols.pop();
+            }
+            2 => cols.push(String::new()),
+            _ => {}
+        }
+        cols.join("|")
+    })
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    /// Slurm accounting (`sacct --parsable2`) through the `slurm` mapping: read, or refused
+    /// naming the file.
+    #[test]
+    fn sacct_dumps_are_read_or_refused_at_a_row(rows in prop::collection::vec(sacct_row(), 0..12)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sacct.txt");
+        let header = "JobIDRaw|JobID|User|Account|Partition|QOS|Submit|Eligible|Start|End|Elapsed|Timelimit|AllocCPUS|ReqCPUS|NNodes|ReqMem|AllocTRES|State|ExitCode";
+        fs::write(&path, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+        read_table(&path, "slurm");
+    }
 
     /// SWF text in every reading mode and option: read, or refused at the line of the problem.
     #[test]

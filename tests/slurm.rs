@@ -4,7 +4,8 @@
 //! `SLURM_CONF` set, and stops it. They check that results through Slurm are byte-identical to
 //! a local run, that a cancelled run resumes without resubmitting finished work, that a failing
 //! node is reported with its cause, that `--detach` then `run` completes, and that inside an
-//! allocation the tasks are `srun` steps.
+//! allocation the tasks are `srun` steps, and that `sacct` of real jobs (with the cluster's
+//! slurmdbd) imports as they were submitted.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -410,4 +411,213 @@ grid:
         results(&p.path().join("results"), "small"),
         results(&p.path().join("local"), "small")
     );
+}
+
+/// The fields `sacct` is asked for: the format docs/sources.md ("Slurm accounting")
+/// recommends.
+const SACCT_FORMAT: &str = "JobIDRaw,JobID,User,Account,Partition,QOS,Submit,Eligible,Start,End,Elapsed,Timelimit,AllocCPUS,ReqCPUS,NNodes,ReqMem,AllocTRES,State,ExitCode";
+
+fn sbatch(args: &[&str]) -> String {
+    let out = Command::new("sbatch")
+        .args([
+            "--parsable",
+            "--output=/dev/null",
+            "--job-name=sacct-import",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "sbatch {args:?}: {}", stderr(&out));
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    // `--parsable` prints `id` or `id;cluster`.
+    id.split(';').next().unwrap().to_string()
+}
+
+/// What `sacct` prints for `ids`, in UTC.
+fn sacct(ids: &[String]) -> String {
+    let out = Command::new("sacct")
+        .env("TZ", "UTC")
+        .args([
+            "--parsable2",
+            "--allusers",
+            &format!("--jobs={}", ids.join(",")),
+            &format!("--format={SACCT_FORMAT}"),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "sacct: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster with accounting: scripts/slurm-tests.sh"]
+fn sacct_of_real_jobs_imports_as_they_were_submitted() {
+    require_cluster();
+    let accounting = Command::new("sacctmgr")
+        .args(["-n", "list", "cluster"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        accounting,
+        "no slurmdbd answers: run this test through scripts/slurm-tests.sh"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    // (id, processors, time limit in seconds; 0: UNLIMITED) of each job as submitted.
+    let mut submitted: Vec<(String, u32, i64)> = vec![];
+    let one = sbatch(&["-n", "1", "--time=2", "--wrap", "sleep 2"]);
+    submitted.push((one, 1, 120));
+    let two = sbatch(&[
+        "-n",
+        "2",
+        "--time=1:30:00",
+        "--mem-per-cpu=100M",
+        "--wrap",
+        "sleep 1",
+    ]);
+    submitted.push((two.clone(), 2, 5400));
+    let failing = sbatch(&[
+        "-n",
+        "1",
+        "--time=0-00:05:00",
+        "--mem=300M",
+        "--wrap",
+        "sleep 1; exit 3",
+    ]);
+    submitted.push((failing.clone(), 1, 300));
+    let steps = sbatch(&["-n", "1", "--time=2", "--wrap", "srun sleep 1"]);
+    submitted.push((steps, 1, 120));
+    let unlimited = sbatch(&["-n", "1", "--time=UNLIMITED", "--wrap", "sleep 1"]);
+    submitted.push((unlimited, 1, 0));
+    let array = sbatch(&["-n", "1", "--time=3", "--array=0-2", "--wrap", "sleep 1"]);
+    // Cancelled while pending: it never starts.
+    let cancelled = sbatch(&["-n", "1", "--time=2", "--begin=now+3600", "--wrap", "true"]);
+    let out = Command::new("scancel").arg(&cancelled).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let mut ids: Vec<String> = submitted.iter().map(|s| s.0.clone()).collect();
+    ids.push(array.clone());
+    ids.push(cancelled.clone());
+    // Finished when every allocation row has an end; slurmdbd records them asynchronously.
+    let started = Instant::now();
+    let dump = loop {
+        let dump = sacct(&ids);
+        let allocations: Vec<&str> = dump
+            .lines()
+            .skip(1)
+            .filter(|l| !l.split('|').next().unwrap().contains('.'))
+            .collect();
+        let done = allocations.len() == 5 + 3 + 1
+            && allocations.iter().all(|l| {
+                !l.contains("|Unknown|") && !l.contains("RUNNING") && !l.contains("PENDING")
+            });
+        if done {
+            break dump;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "jobs not finished in sacct after 120 s:\n{dump}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let path = dir.path().join("sacct.txt");
+    fs::write(&path, &dump).unwrap();
+
+    // The array's tasks are jobs of their own: their JobIDRaw from the dump's JobID.
+    let header: Vec<&str> = dump.lines().next().unwrap().split('|').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let rows: Vec<Vec<&str>> = dump
+        .lines()
+        .skip(1)
+        .map(|l| l.split('|').collect())
+        .collect();
+    for r in &rows {
+        if r[col("JobID")].starts_with(&format!("{array}_")) && !r[col("JobID")].contains('.') {
+            submitted.push((r[col("JobIDRaw")].to_string(), 1, 180));
+        }
+    }
+    assert_eq!(submitted.len(), 5 + 3, "{dump}");
+    // Slurm's own record: submit ≤ start ≤ end for every job that ran.
+    let at = |t: &str| schedlab::table::time::parse_datetime(t, 0).unwrap_or_else(|| panic!("{t}"));
+    for r in &rows {
+        if r[col("JobIDRaw")] == cancelled {
+            continue;
+        }
+        let (s, b, e) = (at(r[col("Submit")]), at(r[col("Start")]), at(r[col("End")]));
+        assert!(s <= b && b <= e, "{r:?}");
+    }
+
+    let reading = schedlab::table::mapping::shipped("slurm")
+        .unwrap()
+        .resolve("slurm")
+        .unwrap();
+    let options = schedlab::swf::ReadOptions {
+        format: schedlab::swf::TraceFormat::Table(std::sync::Arc::new(reading)),
+        ..Default::default()
+    };
+    let t = schedlab::api::trace::load(&path, false, &options)
+        .unwrap_or_else(|e| panic!("{e}\n{dump}"));
+    let w = &t.workload;
+    assert_eq!(t.anomalies.never_started, 1, "{dump}");
+    // Each of the 8 jobs that ran has its batch step; `srun` made one more.
+    assert!(t.anomalies.job_steps >= 9, "{dump}");
+    assert_eq!(w.len(), 8, "{dump}");
+    let user = String::from_utf8_lossy(&Command::new("id").arg("-un").output().unwrap().stdout)
+        .trim()
+        .to_string();
+    let origin = t.header.unix_start_time.unwrap();
+    for (id, procs, limit) in &submitted {
+        let job = w
+            .jobs
+            .iter()
+            .find(|j| j.id.to_string() == *id)
+            .unwrap_or_else(|| panic!("job {id} imported:\n{dump}"));
+        let r = rows.iter().find(|r| r[col("JobIDRaw")] == id).unwrap();
+        assert_eq!(job.procs, *procs, "job {id}");
+        let runtime = at(r[col("End")]) - at(r[col("Start")]);
+        assert!(runtime >= 1.0, "job {id} ran: {r:?}");
+        assert_eq!(job.runtime as f64, runtime, "job {id}");
+        // UNLIMITED: the run time stands for the request.
+        let expected_limit = if *limit == 0 { job.runtime } else { *limit };
+        assert_eq!(job.requested_time, expected_limit, "job {id}");
+        assert_eq!(job.submit + origin, at(r[col("Submit")]) as i64, "job {id}");
+        assert_eq!(w.names.users[&job.user], user, "job {id}");
+    }
+    assert!(w.jobs.iter().all(|j| j.id.to_string() != cancelled));
+    // 100 MB per CPU on 2 CPUs: 200 MB on the one node.
+    let job = w.jobs.iter().find(|j| j.id.to_string() == two).unwrap();
+    match w.request(job).shape {
+        schedlab::sim::topology::Shape::Nodes { count, per_node } => {
+            assert_eq!(
+                (count, per_node.cores, per_node.memory_kb),
+                (1, 2, 200 * 1024)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The states as Slurm recorded them, notes dropped: the failing job alone FAILED, the
+    // cancelled one CANCELLED (counted as never started).
+    let keep = schedlab::table::Keep {
+        status: Some(vec!["FAILED".into()]),
+        ..Default::default()
+    };
+    let reading = schedlab::table::mapping::shipped("slurm")
+        .unwrap()
+        .with_keep(Some(keep))
+        .resolve("slurm")
+        .unwrap();
+    let options = schedlab::swf::ReadOptions {
+        format: schedlab::swf::TraceFormat::Table(std::sync::Arc::new(reading)),
+        ..Default::default()
+    };
+    let t = schedlab::api::trace::load(&path, false, &options).unwrap();
+    let ids: Vec<String> = t.workload.jobs.iter().map(|j| j.id.to_string()).collect();
+    assert_eq!(ids, [failing], "{dump}");
+    // And the command line reads it as well.
+    let out = schedlab(
+        dir.path(),
+        &["trace", "info", "sacct.txt", "--mapping", "slurm"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let info = String::from_utf8_lossy(&out.stdout);
+    assert!(info.contains("jobs kept        8"), "{info}");
 }

@@ -410,7 +410,9 @@ fn trace_info_and_simulate_take_a_mapping() {
         "{err}"
     );
     assert!(
-        err.contains("hint: pass --mapping NAME|FILE (shipped: pm100, philly, helios, alibaba_pai"),
+        err.contains(
+            "hint: pass --mapping NAME|FILE (shipped: pm100, philly, helios, alibaba_pai, slurm"
+        ),
         "{err}"
     );
     let out = schedlab(dir.path(), &["trace", "info", p, "--mapping", "venus"]);

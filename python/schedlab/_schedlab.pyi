@@ -12,7 +12,11 @@ class InputError(SchedlabError): ...
 class SimulationError(SchedlabError): ...
 
 def read_trace(
-    path: str, *, lenient: bool = False, memory: str = "kb_per_proc"
+    path: str,
+    *,
+    lenient: bool = False,
+    memory: str = "kb_per_proc",
+    mapping: str | None = None,
 ) -> pa.RecordBatch: ...
 def simulate(
     trace: str | None = None,

@@ -151,11 +151,19 @@ def simulate(
     return Result(jobs, summary, calls, nodes)
 
 
-def read_trace(path: PathLike, *, lenient: bool = False, memory: str = "kb_per_proc") -> pa.Table:
+def read_trace(
+    path: PathLike,
+    *,
+    lenient: bool = False,
+    memory: str = "kb_per_proc",
+    mapping: str | None = None,
+) -> pa.Table:
     """The jobs of the SWF trace at ``path`` (a Batsim JSON workload when the name ends in
-    ``.json``, docs/sources.md) as the simulator reads them (one row per job, in
-    submission order): ``index``, ``id``, ``submit``, ``runtime``, ``requested_time``,
-    ``procs``, ``user``, ``group``, ``queue``, ``partition``, ``memory_kb``. The schema's
-    metadata holds the header's MaxProcs (``schedlab.max_procs``) and the read counts."""
-    batch = _schedlab.read_trace(os.fspath(path), lenient=lenient, memory=memory)
+    ``.json``; with ``mapping``, a job table or a Slurm ``sacct`` dump read through that
+    mapping: a shipped one's name such as ``"helios"`` or ``"slurm"``, or a mapping file;
+    docs/sources.md) as the simulator reads them (one row per job, in submission order):
+    ``index``, ``id``, ``submit``, ``runtime``, ``requested_time``, ``procs``, ``user``,
+    ``group``, ``queue``, ``partition``, ``memory_kb``. The schema's metadata holds the
+    header's MaxProcs (``schedlab.max_procs``) and the read counts."""
+    batch = _schedlab.read_trace(os.fspath(path), lenient=lenient, memory=memory, mapping=mapping)
     return pa.Table.from_batches([batch])

@@ -195,7 +195,7 @@ impl GymEnvs {
         };
         let loaded = match (trace, workload) {
             (Some(trace), None) => {
-                py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc"))?
+                py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc", None))?
             }
             (None, Some(mapping)) => {
                 // Generated once, for `seed`, on a machine of `procs`: every environment draws

@@ -200,7 +200,7 @@ pub fn simulate(
         placement: placement.parse().map_err(errors::input)?,
     };
     let mut loaded = match (trace, workload) {
-        (Some(trace), None) => crate::trace::load(trace, lenient, memory)?,
+        (Some(trace), None) => crate::trace::load(trace, lenient, memory, None)?,
         (None, Some(mapping)) => {
             let Some(procs) = procs else {
                 return Err(errors::input(

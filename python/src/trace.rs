@@ -12,27 +12,39 @@ use schedlab::swf::{ReadOptions, Trace};
 
 use crate::errors;
 
-/// Reads `path` with the CLI's reader and options.
-pub fn load(path: PathBuf, lenient: bool, memory: &str) -> PyResult<Trace> {
-    let options = ReadOptions {
+/// Reads `path` with the CLI's reader and options; with `mapping` (a shipped mapping's name or
+/// a mapping file), as a job table or Slurm accounting (docs/sources.md).
+pub fn load(path: PathBuf, lenient: bool, memory: &str, mapping: Option<&str>) -> PyResult<Trace> {
+    let mut options = ReadOptions {
         memory: memory.parse().map_err(errors::input)?,
         ..ReadOptions::default()
     };
+    if let Some(m) = mapping {
+        let reading = schedlab::table::mapping::by_name_or_file(m, None).map_err(
+            |(message, hint)| match hint {
+                Some(h) => errors::input(format!("{message}\nhint: {h}")),
+                None => errors::input(message),
+            },
+        )?;
+        options.format = schedlab::swf::TraceFormat::Table(Arc::new(reading));
+    }
     api::trace::load(&path, lenient, &options).map_err(errors::to_py)
 }
 
 /// The jobs of `path` as a `pyarrow.RecordBatch` (columns: index, id, submit, runtime,
 /// requested_time, procs, user, group, queue, partition, memory_kb), with the trace's header
-/// and read counts in the schema metadata.
+/// and read counts in the schema metadata. With `mapping`, `path` is a job table or a sacct
+/// dump read through that mapping.
 #[pyfunction]
-#[pyo3(signature = (path, *, lenient = false, memory = "kb_per_proc"))]
+#[pyo3(signature = (path, *, lenient = false, memory = "kb_per_proc", mapping = None))]
 pub fn read_trace(
     py: Python<'_>,
     path: PathBuf,
     lenient: bool,
     memory: &str,
+    mapping: Option<String>,
 ) -> PyResult<Py<PyAny>> {
-    let trace = py.detach(|| load(path, lenient, memory))?;
+    let trace = py.detach(|| load(path, lenient, memory, mapping.as_deref()))?;
     let jobs = &trace.workload.jobs;
     let column = |f: &dyn Fn(usize) -> i64| -> ArrayRef {
         Arc::new(Int64Array::from_iter_values((0..jobs.len()).map(f)))

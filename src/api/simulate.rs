@@ -158,6 +158,8 @@ pub fn simulate(
             (a.zero_runtime, "run time 0"),
             (a.unknown_procs, "no processors"),
             (a.unknown_submit, "submit time -1"),
+            (a.never_started, "never started"),
+            (a.job_steps, "job steps"),
             (trace.malformed.count, "malformed (--lenient)"),
         ] {
             if count > 0 {

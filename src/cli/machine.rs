@@ -21,7 +21,8 @@ pub struct ReadArgs {
     #[arg(long, value_name = "DIALECT", default_value = "auto")]
     pub extended_fields: Extended,
     /// Read the trace as a job table (CSV or Parquet) through this mapping: a shipped one
-    /// (pm100, philly, helios, alibaba_pai) or a mapping YAML file (docs/sources.md).
+    /// (pm100, philly, helios, alibaba_pai; slurm for sacct dumps) or a mapping YAML file
+    /// (docs/sources.md).
     #[arg(long, value_name = "NAME|FILE")]
     pub mapping: Option<String>,
     /// Job tables: keep only rows of these statuses (comma-separated; ignoring case).
@@ -58,36 +59,18 @@ impl ReadArgs {
             ..ReadOptions::default()
         };
         if let Some(m) = &self.mapping {
-            use crate::table::{Keep, mapping};
-            let (raw, name) = match mapping::shipped(m) {
-                Some(raw) => (raw, m.clone()),
-                None if m.ends_with(".yaml") || m.ends_with(".yml") => {
-                    let text = std::fs::read_to_string(m).map_err(|e| {
-                        CliError::input(format!("failed to read the mapping file {m}: {e}"))
-                    })?;
-                    (
-                        mapping::parse(&text, m).map_err(CliError::input)?,
-                        format!("file {m}"),
-                    )
-                }
-                None => {
-                    return Err(CliError::input(format!("no shipped mapping named `{m}`"))
-                        .with_hint(format!(
-                            "shipped: {}; a mapping file's name ends in .yaml",
-                            mapping::shipped_names()
-                        )));
-                }
-            };
-            let keep = Keep {
+            let keep = crate::table::Keep {
                 status: self.keep_status.clone(),
                 partitions: self.keep_partition.clone(),
                 since: self.since.clone(),
                 until: self.until.clone(),
             };
-            let reading = raw
-                .with_keep(Some(keep))
-                .resolve(&name)
-                .map_err(|(key, e)| CliError::input(format!("mapping `{name}`: {key}: {e}")))?;
+            let reading = crate::table::mapping::by_name_or_file(m, Some(keep)).map_err(
+                |(message, hint)| match hint {
+                    Some(h) => CliError::input(message).with_hint(h),
+                    None => CliError::input(message),
+                },
+            )?;
             options.format = crate::swf::TraceFormat::Table(std::sync::Arc::new(reading));
         }
         Ok(options)

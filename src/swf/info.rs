@@ -176,6 +176,8 @@ pub fn render_info(info: &TraceInfo) -> String {
         ("  status not kept      ", a.filtered_status),
         ("  partition not kept   ", a.filtered_partition),
         ("  outside since/until  ", a.filtered_time),
+        ("  never started        ", a.never_started),
+        ("  job steps (Slurm)    ", a.job_steps),
     ] {
         if n > 0 {
             let _ = writeln!(s, "{label}{n}");

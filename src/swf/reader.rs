@@ -82,6 +82,14 @@ pub struct Anomalies {
     /// Job-table rows with a fractional processor or GPU count, rounded up (kept).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub fractional_amounts: u64,
+    /// Slurm accounting rows of job steps (`123.batch`, `123.0`): their job's row holds the
+    /// allocation (docs/sources.md, "Slurm accounting").
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub job_steps: u64,
+    /// Slurm accounting jobs that never started: pending at the dump, or cancelled while
+    /// pending (their submission is counted here, not simulated).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub never_started: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -98,6 +106,8 @@ impl Anomalies {
             + self.filtered_status
             + self.filtered_partition
             + self.filtered_time
+            + self.job_steps
+            + self.never_started
     }
 }
 

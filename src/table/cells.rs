@@ -68,7 +68,14 @@ pub enum OpenError {
 }
 
 impl CsvTable {
-    pub fn open(path: &Path, delimiter: u8, header: Option<&[String]>) -> Result<Self, OpenError> {
+    /// Opens `path`; `quoting` reads `"…"` fields as CSV does (sacct's output has no quoting:
+    /// a job name may hold a lone `"`).
+    pub fn open(
+        path: &Path,
+        delimiter: u8,
+        header: Option<&[String]>,
+        quoting: bool,
+    ) -> Result<Self, OpenError> {
         let mut file = std::fs::File::open(path).map_err(OpenError::Io)?;
         let mut magic = [0u8; 2];
         let n = file.read(&mut magic).map_err(OpenError::Io)?;
@@ -83,6 +90,7 @@ impl CsvTable {
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .has_headers(header.is_none())
+            .quoting(quoting)
             .flexible(true)
             .from_reader(input);
         let columns = match header {

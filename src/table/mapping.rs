@@ -6,12 +6,14 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Whether a table is CSV text or a Parquet file.
+/// Whether a table is CSV text, a Parquet file, or Slurm accounting as `sacct --parsable2`
+/// prints it (delimited text read with Slurm's rules: docs/sources.md, "Slurm accounting").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TableFormat {
     Csv,
     Parquet,
+    Sacct,
 }
 
 impl TableFormat {
@@ -170,9 +172,10 @@ pub struct RawMapping {
     pub description: Option<String>,
     /// csv or parquet; by default from the file name.
     pub format: Option<TableFormat>,
-    /// The column names of a CSV file without a header line (Alibaba's tables), in order.
+    /// The column names of a CSV file without a header line (Alibaba's tables, and dumps of
+    /// `sacct --noheader`), in order.
     pub header: Option<Vec<String>>,
-    /// The CSV field separator (one byte; default `,`).
+    /// The field separator (one byte; default `,`, and `|` for `format: sacct`).
     pub delimiter: Option<String>,
     /// The UTC offset of times written without one (`+08:00`, `-07:00`, `UTC`; default UTC).
     pub timezone: Option<String>,
@@ -252,11 +255,12 @@ pub enum MappingRef {
 }
 
 /// The mappings schedlab ships (docs/sources.md), by name.
-pub const SHIPPED: [(&str, &str); 4] = [
+pub const SHIPPED: [(&str, &str); 5] = [
     ("pm100", include_str!("mappings/pm100.yaml")),
     ("philly", include_str!("mappings/philly.yaml")),
     ("helios", include_str!("mappings/helios.yaml")),
     ("alibaba_pai", include_str!("mappings/alibaba_pai.yaml")),
+    ("slurm", include_str!("mappings/slurm.yaml")),
 ];
 
 /// The shipped mapping `name`, parsed.
@@ -270,6 +274,35 @@ pub fn shipped(name: &str) -> Option<RawMapping> {
 /// The names of the shipped mappings, for messages.
 pub fn shipped_names() -> String {
     SHIPPED.map(|(n, _)| n).join(", ")
+}
+
+/// A mapping as the command line and Python name it — a shipped mapping, or a mapping file
+/// (`.yaml`, `.yml`) — with `keep` over its filters, resolved. The error is a message and, where
+/// the fix is known, a hint.
+pub fn by_name_or_file(
+    m: &str,
+    keep: Option<Keep>,
+) -> Result<TableReading, (String, Option<String>)> {
+    let (raw, name) = match shipped(m) {
+        Some(raw) => (raw, m.to_string()),
+        None if m.ends_with(".yaml") || m.ends_with(".yml") => {
+            let text = std::fs::read_to_string(m)
+                .map_err(|e| (format!("failed to read the mapping file {m}: {e}"), None))?;
+            (parse(&text, m).map_err(|e| (e, None))?, format!("file {m}"))
+        }
+        None => {
+            return Err((
+                format!("no shipped mapping named `{m}`"),
+                Some(format!(
+                    "shipped: {}; a mapping file's name ends in .yaml",
+                    shipped_names()
+                )),
+            ));
+        }
+    };
+    raw.with_keep(keep)
+        .resolve(&name)
+        .map_err(|(key, e)| (format!("mapping `{name}`: {key}: {e}"), None))
 }
 
 /// Parses a mapping file's text; `source` names it in errors.
@@ -377,7 +410,14 @@ impl RawMapping {
                 "a job table needs a run time: `columns.duration`, or `columns.start` and `columns.end`".into(),
             ));
         }
+        if self.format == Some(TableFormat::Sacct) && c.id.is_none() {
+            return Err((
+                "columns.id".into(),
+                "Slurm accounting needs the job id column (`columns.id`: JobIDRaw or JobID) to tell jobs from their steps".into(),
+            ));
+        }
         let delimiter = match self.delimiter.as_deref() {
+            None if self.format == Some(TableFormat::Sacct) => b'|',
             None => b',',
             Some("\\t") | Some("\t") => b'\t',
             Some(d) if d.len() == 1 => d.as_bytes()[0],

@@ -4,11 +4,18 @@
 //! cannot be simulated (no submit time, no run time, a zero run time, no processors) and rows
 //! the filters leave out are skipped and counted by reason; a bad value fails strict reading
 //! with the file, line, row and column, and is skipped and counted with `--lenient`.
+//!
+//! Slurm accounting (`format: sacct`) is the same reading with Slurm's rules on top: rows of
+//! job steps are left out (counted), states lose their notes (`CANCELLED by 0`), `Unknown` and
+//! `None` times are missing, jobs that never started are counted apart, memory carries its
+//! unit (and, before Slurm 21.08, its scope), and TRES lists give processors, nodes, GPUs and
+//! the GPU type (`super::slurm`).
 
 use std::path::Path;
 
 use super::cells::{Cell, CsvTable, OpenError, ParquetTable};
 use super::mapping::{Column, Per, TableFormat, TableReading};
+use super::slurm;
 use super::time::parse_datetime;
 use crate::sim::topology::{
     Constraint, ConstraintId, ConstraintTable, JobRequest, NodeDemand, RequestInterner,
@@ -52,6 +59,7 @@ pub fn read_path(path: &Path, mode: Mode, reading: &TableReading) -> Result<Trac
                 expected: match format {
                     TableFormat::Csv => "CSV text".into(),
                     TableFormat::Parquet => "a Parquet file".into(),
+                    TableFormat::Sacct => "`sacct --parsable2` text".into(),
                 },
                 found: if line > 0 {
                     format!("{message} at line {line}")
@@ -63,10 +71,16 @@ pub fn read_path(path: &Path, mode: Mode, reading: &TableReading) -> Result<Trac
         },
     };
     let mut reader = Reader::new(&source, mode, reading);
+    reader.sacct = format == TableFormat::Sacct;
     match format {
-        TableFormat::Csv => {
-            let mut table = CsvTable::open(path, reading.delimiter, reading.header.as_deref())
-                .map_err(open_err)?;
+        TableFormat::Csv | TableFormat::Sacct => {
+            let mut table = CsvTable::open(
+                path,
+                reading.delimiter,
+                reading.header.as_deref(),
+                !reader.sacct,
+            )
+            .map_err(open_err)?;
             let index = reader.index(&table.columns)?;
             let width = table.columns.len();
             while let Some(line) = table.next().map_err(open_err)? {
@@ -157,6 +171,8 @@ struct Reader<'a> {
     source: &'a str,
     mode: Mode,
     r: &'a TableReading,
+    /// Slurm accounting: read with Slurm's rules (the module's doc).
+    sacct: bool,
     /// Data rows met (1-based number of the current one).
     row: u64,
     records: u64,
@@ -184,6 +200,7 @@ impl<'a> Reader<'a> {
             source,
             mode,
             r,
+            sacct: false,
             row: 0,
             records: 0,
             anomalies: Anomalies::default(),
@@ -311,9 +328,41 @@ impl<'a> Reader<'a> {
                 hint: None,
             })),
         };
+        let sacct = self.sacct;
+        // A step of a Slurm job is not an allocation: its job's row is.
+        if sacct {
+            let id = match cell(ID) {
+                Cell::Text(t) => slurm::job_id(t),
+                Cell::Num(v) if v >= 0.0 && v.fract() == 0.0 => {
+                    Some(slurm::JobId::Number(v as u64))
+                }
+                _ => None,
+            };
+            match id {
+                Some(slurm::JobId::Step) => {
+                    self.anomalies.job_steps += 1;
+                    return Ok(Outcome::Skipped);
+                }
+                Some(_) => {}
+                None => {
+                    return Err(bad(
+                        ID,
+                        "a Slurm job id: 123, 123_4 (array task), 123+1 (heterogeneous component) or a step such as 123.batch",
+                    ));
+                }
+            }
+        }
+        // `CANCELLED by 0` is `CANCELLED`.
+        let status = text(cell(STATUS)).map(|s| {
+            if sacct {
+                slurm::state(&s).to_ascii_uppercase()
+            } else {
+                s.to_ascii_uppercase()
+            }
+        });
         // Filters first: a row left out is never judged.
         if let Some(keep) = &r.keep_status {
-            let status = text(cell(STATUS)).unwrap_or_default().to_ascii_uppercase();
+            let status = status.clone().unwrap_or_default();
             if !keep.contains(&status) {
                 self.anomalies.filtered_status += 1;
                 return Ok(Outcome::Skipped);
@@ -331,6 +380,7 @@ impl<'a> Reader<'a> {
             let c = cell(slot);
             let v = match c {
                 Cell::Null => return Ok(None),
+                Cell::Text(t) if sacct && slurm::is_no_time(t) => return Ok(None),
                 Cell::Num(v) => Some(v * col(slot).factor()),
                 Cell::Time { secs, utc } => Some(if utc { secs } else { secs - offset as f64 }),
                 Cell::Text(t) => match t.parse::<f64>() {
@@ -349,20 +399,23 @@ impl<'a> Reader<'a> {
         };
         let span = |slot: usize| -> Result<Option<f64>, SwfError> {
             let c = cell(slot);
+            // A clock (`1-02:03:04`) says its own unit; a number is in the column's.
             let v = match c {
                 Cell::Null => return Ok(None),
-                Cell::Num(v) => Some(v),
+                Cell::Num(v) => Some(v * col(slot).factor()),
                 Cell::Text(t) if is_unlimited(t) => return Ok(None),
-                Cell::Text(t) => t.parse::<f64>().ok(),
+                Cell::Text(t) => match t.parse::<f64>() {
+                    Ok(v) => Some(v * col(slot).factor()),
+                    Err(_) => slurm::parse_clock(t),
+                },
                 Cell::Time { .. } => None,
             };
-            v.map(|v| v * col(slot).factor())
-                .filter(|v| v.is_finite() && (0.0..=MAX_SECONDS).contains(v))
+            v.filter(|v| v.is_finite() && (0.0..=MAX_SECONDS).contains(v))
                 .map(Some)
                 .ok_or_else(|| {
                     bad(
                         slot,
-                        "a duration: a number ≥ 0 in the column's unit, or UNLIMITED",
+                        "a duration: a number ≥ 0 in the column's unit, [D-]HH:MM:SS, UNLIMITED or Partition_Limit",
                     )
                 })
         };
@@ -371,6 +424,23 @@ impl<'a> Reader<'a> {
             let v = match c {
                 Cell::Null => return Ok(None),
                 Cell::Num(v) => Some(v),
+                // A TRES list (`cpu=4,node=1,gres/gpu=2`): the entry of the field.
+                Cell::Text(t) if sacct && slurm::is_tres(t) => {
+                    let entry = match slot {
+                        PROCS => slurm::tres(t, "cpu"),
+                        NODES => slurm::tres(t, "node"),
+                        GPUS => {
+                            return slurm::tres_gpus(t).map(Some).ok_or_else(|| {
+                                bad(slot, "a TRES list with whole GPU counts (gres/gpu=2)")
+                            });
+                        }
+                        _ => None,
+                    };
+                    match entry {
+                        None => return Ok(None),
+                        Some(e) => e.parse::<f64>().ok(),
+                    }
+                }
                 Cell::Text(t) => t.parse::<f64>().ok(),
                 Cell::Time { .. } => None,
             };
@@ -388,6 +458,17 @@ impl<'a> Reader<'a> {
         {
             self.anomalies.filtered_time += 1;
             return Ok(Outcome::Skipped);
+        }
+        // Slurm jobs that never ran: no start (`None`, `Unknown`), or cancelled while pending
+        // (Slurm then writes the cancel time as both start and end).
+        if sacct && r.start.is_some() {
+            let start = instant(START)?;
+            let end = if r.end.is_some() { instant(END)? } else { None };
+            let cancelled = status.as_deref() == Some("CANCELLED");
+            if start.is_none() || (cancelled && start == end) {
+                self.anomalies.never_started += 1;
+                return Ok(Outcome::Skipped);
+            }
         }
         let duration = if r.duration.is_some() {
             span(DURATION)?
@@ -485,9 +566,28 @@ impl<'a> Reader<'a> {
             }
         };
         let gpus = gpus.min(MAX_COUNT) as u32;
-        let memory_kb = match &r.memory {
-            None => 0.0,
-            Some(m) => {
+        let mut memory_per = r.memory.as_ref().map_or(Per::Job, |m| m.per);
+        let memory_kb = match (&r.memory, cell(MEMORY)) {
+            (None, _) => 0.0,
+            // Slurm writes the unit (none is MB) and, before 21.08, the scope.
+            (Some(_), Cell::Text(t)) if sacct => {
+                let parsed = if slurm::is_tres(t) {
+                    slurm::tres(t, "mem").and_then(slurm::parse_memory)
+                } else {
+                    slurm::parse_memory(t)
+                };
+                let Some((kb, per)) = parsed.filter(|(kb, _)| *kb <= 1e15) else {
+                    return Err(bad(
+                        MEMORY,
+                        "memory as Slurm writes it: a number with a unit K, M, G or T (none is M), and `c` (per CPU) or `n` (per node) in dumps before Slurm 21.08",
+                    ));
+                };
+                if let Some(per) = per {
+                    memory_per = per;
+                }
+                kb.ceil()
+            }
+            (Some(m), _) => {
                 let v = match cell(MEMORY) {
                     Cell::Null => 0.0,
                     Cell::Num(v) => v,
@@ -505,9 +605,13 @@ impl<'a> Reader<'a> {
                 v.ceil()
             }
         };
-        let memory_per = r.memory.as_ref().map_or(Per::Job, |m| m.per);
         let gpu_type = if gpus > 0 && r.gpu_type.is_some() {
-            text(cell(GPU_TYPE))
+            match cell(GPU_TYPE) {
+                Cell::Text(t) if sacct && slurm::is_tres(t) => {
+                    slurm::tres_gpu_type(t).map(str::to_string)
+                }
+                c => text(c),
+            }
         } else {
             None
         };

@@ -1,0 +1,477 @@
+//! Slurm accounting read as a trace (docs/sources.md, "Slurm accounting"): the shipped mapping
+//! `slurm` on the bundled hand-written `sacct --parsable2` dump, every job worked out by hand
+//! from its rows (steps, array tasks, heterogeneous components, jobs that never started, time
+//! limits in every form, memory old and new, TRES with GPU types); states filtered without their
+//! notes; dumps without a header or with a trailing `|`; located errors for bad rows; the
+//! documented commands and manifest. The real-Slurm test (slurmdbd, sacct) is in tests/slurm.rs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use schedlab::sim::topology::{NodeDemand, Shape};
+use schedlab::sim::{Job, Workload};
+use schedlab::swf::{ReadOptions, Trace, TraceFormat};
+use schedlab::table::mapping::Per;
+use schedlab::table::slurm::{
+    JobId, is_tres, job_id, parse_clock, parse_memory, state, tres, tres_gpu_type, tres_gpus,
+};
+use schedlab::table::{Keep, RawMapping, mapping};
+
+mod common;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample() -> PathBuf {
+    root().join("workloads/samples/slurm/sacct.txt")
+}
+
+fn schedlab(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn read_with(path: &Path, m: RawMapping, keep: Keep, lenient: bool) -> Result<Trace, String> {
+    let reading = m.with_keep(Some(keep)).resolve("slurm").unwrap();
+    let options = ReadOptions {
+        format: TraceFormat::Table(Arc::new(reading)),
+        ..ReadOptions::default()
+    };
+    schedlab::api::trace::load(path, lenient, &options).map_err(|e| e.to_string())
+}
+
+fn read(path: &Path, keep: Keep) -> Result<Trace, String> {
+    read_with(path, mapping::shipped("slurm").unwrap(), keep, false)
+}
+
+fn job(w: &Workload, id: u64) -> &Job {
+    w.jobs
+        .iter()
+        .find(|j| j.id == id)
+        .unwrap_or_else(|| panic!("job {id} kept"))
+}
+
+/// (nodes, cores per node, KB per node, GPUs per node) of a node request.
+fn shape(w: &Workload, j: &Job) -> (u32, u32, u64, u32) {
+    match w.request(j).shape {
+        Shape::Nodes {
+            count,
+            per_node:
+                NodeDemand {
+                    cores,
+                    memory_kb,
+                    gpus,
+                },
+        } => (count, cores, memory_kb, gpus),
+        Shape::Flexible => panic!("job {} has a flexible request", j.id),
+    }
+}
+
+fn gpu_type(w: &Workload, j: &Job) -> Vec<String> {
+    w.constraints
+        .get(w.request(j).constraint)
+        .properties
+        .clone()
+}
+
+const GIB: u64 = 1024 * 1024;
+
+#[test]
+fn sample_every_job_by_hand() {
+    let t = read(&sample(), Keep::default()).unwrap();
+    let w = &t.workload;
+    // 19 rows: 5 steps (100.batch, 100.extern, 100.0, 101.batch, 105_0.batch); 3 jobs that
+    // never started (105_[1-3] pending, 109 with Start None, 110 cancelled while pending: start
+    // = end); 111 still running; 113 ran 0 s. 9 jobs kept.
+    assert_eq!((t.records, w.len()), (19, 9));
+    let a = &t.anomalies;
+    assert_eq!(
+        (
+            a.job_steps,
+            a.never_started,
+            a.unknown_runtime,
+            a.zero_runtime
+        ),
+        (5, 3, 1, 1)
+    );
+    assert_eq!(a.skipped(), 10);
+    // UNLIMITED (103) and Partition_Limit (104): no requested time.
+    assert_eq!(a.missing_request, 2);
+    assert_eq!(a.runtime_exceeds_request, 0);
+    // 2026-10-01T00:00:00 UTC (Python's datetime).
+    assert_eq!(t.header.unix_start_time, Some(1_790_812_800));
+    let ids: Vec<u64> = w.jobs.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [100, 101, 102, 103, 104, 106, 107, 108, 112]);
+
+    let row = |id| {
+        let j = job(w, id);
+        (j.submit, j.runtime, j.requested_time, j.procs)
+    };
+    // 1 h run, 02:00:00 limit, 4 CPUs on 1 node, ReqMem 8G (the job's).
+    assert_eq!(row(100), (0, 3600, 7200, 4));
+    assert_eq!(shape(w, job(w, 100)), (1, 4, 8 * GIB, 0));
+    // 1-00:00:30 run, 2-00:00:00 limit, 16 CPUs on 2 nodes, 64G, 4 V100s.
+    assert_eq!(row(101), (60, 86_430, 172_800, 16));
+    assert_eq!(shape(w, job(w, 101)), (2, 8, 32 * GIB, 2));
+    assert_eq!(gpu_type(w, job(w, 101)), ["v100"]);
+    // TIMEOUT at its 30 min limit; 1000Mc: 1000 MB per CPU, 2 CPUs on the node.
+    assert_eq!(row(102), (120, 1800, 1800, 2));
+    assert_eq!(shape(w, job(w, 102)), (1, 2, 2 * 1000 * 1024, 0));
+    // CANCELLED by 1001 after 30 s: kept. UNLIMITED: the run time. 4Gn: 4 GB per node.
+    assert_eq!(row(103), (240, 30, 30, 8));
+    assert_eq!(shape(w, job(w, 103)), (2, 4, 4 * GIB, 0));
+    // NODE_FAIL after 2 h, Partition_Limit; 500M.
+    assert_eq!(row(104), (360, 7200, 7200, 1));
+    assert_eq!(shape(w, job(w, 104)), (1, 1, 500 * 1024, 0));
+    // The array task 105_0 is job 106 (JobIDRaw).
+    assert_eq!(row(106), (420, 100, 600, 1));
+    assert_eq!(shape(w, job(w, 106)), (1, 1, GIB, 0));
+    // The heterogeneous job 107: its components 107+0 and 107+1 are jobs 107 and 108.
+    assert_eq!(row(107), (600, 600, 1200, 2));
+    assert_eq!(shape(w, job(w, 107)), (1, 2, 2 * GIB, 0));
+    // gres/gpu:a100=1 without the total.
+    assert_eq!(row(108), (600, 600, 1200, 4));
+    assert_eq!(shape(w, job(w, 108)), (1, 4, 16 * GIB, 1));
+    assert_eq!(gpu_type(w, job(w, 108)), ["a100"]);
+    // OUT_OF_MEMORY after 5 s; the limit `10:00` is 10 minutes.
+    assert_eq!(row(112), (1080, 5, 600, 1));
+    assert_eq!(shape(w, job(w, 112)), (1, 1, 100 * 1024, 0));
+    assert!(gpu_type(w, job(w, 100)).is_empty());
+
+    // Users, accounts (groups) and partitions (queues) by name.
+    assert_eq!(w.names.users[&job(w, 100).user], "alice");
+    assert_eq!(w.names.users[&job(w, 101).user], "bob");
+    assert_eq!(job(w, 103).user, job(w, 100).user);
+    assert_eq!(w.names.groups[&job(w, 101).group], "chem");
+    assert_eq!(w.queue_name(job(w, 101).queue), Some("gpu"));
+    assert_eq!(w.queue_name(job(w, 100).queue), Some("cpu"));
+}
+
+#[test]
+fn states_are_filtered_without_their_notes() {
+    let keep = |s: &[&str]| Keep {
+        status: Some(s.iter().map(|s| s.to_string()).collect()),
+        ..Keep::default()
+    };
+    // `CANCELLED by 1001` is CANCELLED; the two cancelled before they started stay counted.
+    let t = read(&sample(), keep(&["cancelled"])).unwrap();
+    let ids: Vec<u64> = t.workload.jobs.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [103]);
+    assert_eq!(t.anomalies.never_started, 2);
+    // 14 allocation rows, 3 cancelled: 11 left out; steps are counted as steps.
+    assert_eq!(t.anomalies.filtered_status, 11);
+    assert_eq!(t.anomalies.job_steps, 5);
+    let t = read(&sample(), keep(&["COMPLETED", "TIMEOUT", "NODE_FAIL"])).unwrap();
+    let ids: Vec<u64> = t.workload.jobs.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [100, 101, 102, 104, 106, 107, 108]);
+}
+
+#[test]
+fn dumps_without_a_header_or_with_a_trailing_separator() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(sample()).unwrap();
+    let (header, body) = full.split_once('\n').unwrap();
+    // `sacct --noheader`: the mapping names the columns.
+    let bare = dir.path().join("bare.txt");
+    std::fs::write(&bare, body).unwrap();
+    let mut m = mapping::shipped("slurm").unwrap();
+    m.header = Some(header.split('|').map(str::to_string).collect());
+    let t = read_with(&bare, m, Keep::default(), false).unwrap();
+    assert_eq!((t.records, t.workload.len()), (19, 9));
+    // `sacct --parsable` ends every line with `|`.
+    let piped = dir.path().join("piped.txt");
+    let text: String = full.lines().map(|l| format!("{l}|\n")).collect();
+    std::fs::write(&piped, text).unwrap();
+    let t = read(&piped, Keep::default()).unwrap();
+    assert_eq!(t.workload.len(), 9);
+    assert_eq!(job(&t.workload, 101).runtime, 86_430);
+    // A job name with a lone quote does not swallow the lines after it (no CSV quoting).
+    let named = dir.path().join("named.txt");
+    std::fs::write(
+        &named,
+        "JobIDRaw|JobName|Submit|Start|End|AllocCPUS|NNodes|State\n\
+         1|it\"s|2026-10-01T00:00:00|2026-10-01T00:00:00|2026-10-01T00:01:00|1|1|COMPLETED\n\
+         2|b|2026-10-01T00:00:00|2026-10-01T00:00:00|2026-10-01T00:02:00|1|1|COMPLETED\n",
+    )
+    .unwrap();
+    let m = mapping::parse(
+        "format: sacct\ncolumns: {id: JobIDRaw, submit: Submit, start: Start, end: End, procs: AllocCPUS, nodes: NNodes, status: State}\n",
+        "inline",
+    )
+    .unwrap();
+    let t = read_with(&named, m, Keep::default(), false).unwrap();
+    assert_eq!(t.workload.len(), 2);
+    assert_eq!(job(&t.workload, 2).runtime, 120);
+}
+
+/// A copy of the sample with one cell of data row `row` (1-based) replaced.
+fn with_cell(dir: &Path, row: usize, column: &str, value: &str) -> PathBuf {
+    let full = std::fs::read_to_string(sample()).unwrap();
+    let mut lines: Vec<String> = full.lines().map(str::to_string).collect();
+    let i = lines[0].split('|').position(|c| c == column).unwrap();
+    let mut cells: Vec<String> = lines[row].split('|').map(str::to_string).collect();
+    cells[i] = value.to_string();
+    lines[row] = cells.join("|");
+    let path = dir.join("sacct-bad.txt");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn bad_rows_name_file_line_row_column_value_and_expectation() {
+    let dir = tempfile::tempdir().unwrap();
+    // Data row 5 is line 6 (job 101).
+    let cases = [
+        (
+            "Timelimit",
+            "2 hours",
+            "expected a duration: a number ≥ 0 in the column's unit, [D-]HH:MM:SS, UNLIMITED or Partition_Limit, found \"2 hours\"",
+        ),
+        ("Timelimit", "00:61:00", "found \"00:61:00\""),
+        (
+            "JobIDRaw",
+            "job101",
+            "expected a Slurm job id: 123, 123_4 (array task), 123+1 (heterogeneous component) or a step such as 123.batch, found \"job101\"",
+        ),
+        (
+            "ReqMem",
+            "lots",
+            "expected memory as Slurm writes it: a number with a unit K, M, G or T (none is M)",
+        ),
+        (
+            "Submit",
+            "yesterday",
+            "expected a time: epoch seconds (in the column's unit) or a date-time such as 2020-06-09 18:41:01, found \"yesterday\"",
+        ),
+        (
+            "AllocTRES",
+            "cpu=16,gres/gpu=two",
+            "expected a TRES list with whole GPU counts (gres/gpu=2), found \"cpu=16,gres/gpu=two\"",
+        ),
+        (
+            "End",
+            "2026-09-30T00:00:00",
+            "expected an end at or after the row's start",
+        ),
+    ];
+    for (column, value, expected) in cases {
+        let path = with_cell(dir.path(), 5, column, value);
+        let e = read(&path, Keep::default()).unwrap_err();
+        let at = format!("{}:6: row 5, column `{column}`: ", path.display());
+        assert!(e.starts_with(&at), "{column}: {e}");
+        assert!(e.contains(expected), "{column}: {e}");
+        // Leniently the row is skipped and counted as malformed.
+        let m = mapping::shipped("slurm").unwrap();
+        let t = read_with(&path, m, Keep::default(), true).unwrap();
+        assert_eq!((t.malformed.count, t.workload.len()), (1, 8), "{column}");
+    }
+    // A dump without the columns the mapping names (a default `sacct` format).
+    let path = dir.path().join("default.txt");
+    std::fs::write(
+        &path,
+        "JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode\n1|x|debug|root|1|COMPLETED|0:0\n",
+    )
+    .unwrap();
+    let e = read(&path, Keep::default()).unwrap_err();
+    assert!(
+        e.contains("column `JobIDRaw`: expected a column of that name (mapping `slurm`), found the columns JobID, JobName"),
+        "{e}"
+    );
+    // A sacct mapping without the job id cannot tell steps from jobs.
+    let m = mapping::parse(
+        "format: sacct\ncolumns: {submit: Submit, start: Start, end: End}\n",
+        "inline",
+    )
+    .unwrap();
+    let (key, message) = m.resolve("custom").unwrap_err();
+    assert_eq!(key, "columns.id");
+    assert!(
+        message.contains("to tell jobs from their steps"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_dump_of_only_steps_and_pending_jobs_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(sample()).unwrap();
+    let kept: String = full
+        .lines()
+        .filter(|l| {
+            let id = l.split('|').next().unwrap();
+            id == "JobIDRaw" || id.contains('.') || ["105", "109", "110", "111"].contains(&id)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = dir.path().join("none.txt");
+    std::fs::write(&path, kept).unwrap();
+    let e = read(&path, Keep::default()).unwrap_err();
+    assert!(e.contains("expected at least one job that can run"), "{e}");
+    assert!(e.contains("9 rows, none kept (9 skipped"), "{e}");
+}
+
+fn doc_block(marker: &str, lang: &str) -> String {
+    let doc = std::fs::read_to_string(root().join("docs/sources.md")).unwrap();
+    let section = &doc[doc.find(marker).unwrap_or_else(|| panic!("no {marker}"))..];
+    let fence = format!("```{lang}\n");
+    let start = section.find(&fence).unwrap() + fence.len();
+    section[start..start + section[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn trace_info_counts_steps_and_jobs_that_never_started() {
+    let out = schedlab(
+        root(),
+        &[
+            "trace",
+            "info",
+            "workloads/samples/slurm/sacct.txt",
+            "--mapping",
+            "slurm",
+        ],
+    );
+    let info = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for line in [
+        "job lines        19",
+        "jobs kept        9",
+        "jobs skipped     10",
+        "  never started        3",
+        "  job steps (Slurm)    5",
+        "  unknown run time     1",
+        "  zero run time        1",
+    ] {
+        assert!(info.contains(line), "{line}:\n{info}");
+    }
+}
+
+#[test]
+fn the_documented_commands_run_as_written() {
+    let commands: Vec<String> = doc_block("## Slurm accounting", "sh")
+        .lines()
+        .filter(|l| l.starts_with("schedlab "))
+        .map(str::to_string)
+        .collect();
+    assert!(commands.len() >= 2, "{commands:?}");
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = schedlab(root(), &args);
+        assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    }
+    let readme = std::fs::read_to_string(root().join("workloads/samples/slurm/README.md")).unwrap();
+    assert!(readme.contains("written by us"), "{readme}");
+}
+
+#[test]
+fn the_documented_manifest_runs() {
+    let project = common::project::Project::new();
+    let to = project.path().join("workloads/samples/slurm");
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::copy(sample(), to.join("sacct.txt")).unwrap();
+    project.manifest("ours", &doc_block("## Slurm accounting", "yaml"));
+    let (out, _) = project.run(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = common::parquet_batches(&project.path().join("results/ours/summary.parquet"));
+    let rows: usize = summary.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 1);
+    let jobs = common::parquet_batches(&project.path().join("results/ours/jobs.parquet"));
+    let n: usize = jobs.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(n, 9);
+}
+
+// Slurm's value formats, one cell at a time (src/table/slurm.rs).
+
+#[test]
+fn clocks_in_every_form_slurm_prints() {
+    assert_eq!(parse_clock("00:00:00"), Some(0.0));
+    assert_eq!(parse_clock("01:02:03"), Some(3723.0));
+    assert_eq!(parse_clock("02:03"), Some(123.0));
+    assert_eq!(parse_clock("1-00:00:00"), Some(86_400.0));
+    assert_eq!(parse_clock("2-03:04:05"), Some(2.0 * 86_400.0 + 11_045.0));
+    assert_eq!(parse_clock("1-12"), Some(129_600.0));
+    assert_eq!(parse_clock("1-12:30"), Some(131_400.0));
+    assert_eq!(parse_clock("00:01:30.250"), Some(90.25));
+    // Hours past a day only without days (sacct's Elapsed never does it, sbatch may).
+    assert_eq!(parse_clock("36:00:00"), Some(129_600.0));
+    for bad in [
+        "",
+        "12",
+        "1:2:3:4",
+        "00:60:00",
+        "1-24:00:00",
+        "-1:00",
+        "a:b",
+        "1-",
+        "1.5",
+    ] {
+        assert_eq!(parse_clock(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn job_ids_of_jobs_steps_arrays_and_het_components() {
+    assert_eq!(job_id("123"), Some(JobId::Number(123)));
+    assert_eq!(job_id("123.batch"), Some(JobId::Step));
+    assert_eq!(job_id("123.extern"), Some(JobId::Step));
+    assert_eq!(job_id("123.0"), Some(JobId::Step));
+    assert_eq!(job_id("123_4.0"), Some(JobId::Step));
+    assert_eq!(job_id("123_4"), Some(JobId::Named));
+    assert_eq!(job_id("123_[5-9]"), Some(JobId::Named));
+    assert_eq!(job_id("123+1"), Some(JobId::Named));
+    assert_eq!(job_id("abc"), None);
+    assert_eq!(job_id("_4"), None);
+}
+
+#[test]
+fn states_lose_their_notes() {
+    assert_eq!(state("CANCELLED by 0"), "CANCELLED");
+    assert_eq!(state("CANCELLED+"), "CANCELLED");
+    assert_eq!(state("NODE_FAIL"), "NODE_FAIL");
+    assert_eq!(state(""), "");
+}
+
+#[test]
+fn memory_with_units_and_old_scopes() {
+    assert_eq!(parse_memory("4000M"), Some((4000.0 * 1024.0, None)));
+    assert_eq!(parse_memory("16G"), Some((16.0 * 1048576.0, None)));
+    assert_eq!(parse_memory("512K"), Some((512.0, None)));
+    assert_eq!(parse_memory("100"), Some((100.0 * 1024.0, None)));
+    assert_eq!(
+        parse_memory("4000Mc"),
+        Some((4000.0 * 1024.0, Some(Per::Core)))
+    );
+    assert_eq!(
+        parse_memory("16Gn"),
+        Some((16.0 * 1048576.0, Some(Per::Node)))
+    );
+    assert_eq!(parse_memory("0n"), Some((0.0, Some(Per::Node))));
+    assert_eq!(parse_memory("1.5T"), Some((1.5 * 1073741824.0, None)));
+    for bad in ["", "M", "lots", "-1G", "4Gx"] {
+        assert_eq!(parse_memory(bad), None, "{bad}");
+    }
+}
+
+#[test]
+fn tres_lists() {
+    let t = "billing=8,cpu=8,gres/gpu=2,gres/gpu:v100=2,mem=16G,node=2";
+    assert!(is_tres(t));
+    assert_eq!(tres(t, "cpu"), Some("8"));
+    assert_eq!(tres(t, "node"), Some("2"));
+    assert_eq!(tres(t, "mem"), Some("16G"));
+    assert_eq!(tres(t, "gres/gpu"), Some("2"));
+    assert_eq!(tres_gpus(t), Some(2.0));
+    assert_eq!(tres_gpu_type(t), Some("v100"));
+    // Types without the total are added up; no GPU at all is 0.
+    assert_eq!(tres_gpus("cpu=4,gres/gpu:a100=1,gres/gpu:t4=2"), Some(3.0));
+    assert_eq!(tres_gpus("cpu=4,mem=1G,node=1"), Some(0.0));
+    assert_eq!(tres_gpu_type("cpu=4,gres/gpu=1"), None);
+}
