@@ -81,7 +81,32 @@ struct Tentative {
     charge: i64,
 }
 
+/// Which of AleaNG's particular behaviours a run reproduces: all of them under `compat: aleang`
+/// ([`AleangParts::ALL`]); the others exist to measure what each one changes (docs/aleang.md,
+/// tests/aleang_example1.rs). The second on the nodes is the engine's
+/// ([`crate::sim::compat::Compat::occupancy`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AleangParts {
+    /// The ends of one instant released one by one in their sub-second order (else all at
+    /// once, before the first selection).
+    pub sub_second: bool,
+    /// Clusters by descending CPUs (else in the machine file's order).
+    pub cluster_order: bool,
+    /// A start charges its owner CPUs × requested time at once (else only running and
+    /// completed jobs count).
+    pub charge_at_start: bool,
+}
+
+impl AleangParts {
+    pub const ALL: AleangParts = AleangParts {
+        sub_second: true,
+        cluster_order: true,
+        charge_at_start: true,
+    };
+}
+
 pub struct AleangAggressive {
+    parts: AleangParts,
     users: Vec<User>,
     /// Per job: its user's index.
     user_of: Vec<u32>,
@@ -121,6 +146,16 @@ impl AleangAggressive {
     /// For a run of `workload` with `spec`'s shares and decay; fairshare updates every `reorder`
     /// seconds (AleaNG's `fairshare_update_interval`).
     pub fn new(workload: &Workload, spec: &FairshareSpec, reorder: Reorder) -> Self {
+        AleangAggressive::with_parts(workload, spec, reorder, AleangParts::ALL)
+    }
+
+    /// [`AleangAggressive::new`] reproducing only `parts`.
+    pub fn with_parts(
+        workload: &Workload,
+        spec: &FairshareSpec,
+        reorder: Reorder,
+        parts: AleangParts,
+    ) -> Self {
         // AleaNG's users: those of its .users file (the manifest's shares) and of the trace,
         // present from the start, in id order.
         let mut ids: Vec<i32> = workload.jobs.iter().map(|j| j.user).collect();
@@ -154,6 +189,7 @@ impl AleangAggressive {
         let n = workload.len();
         let origin = workload.jobs.first().map_or(0, |j| j.submit) - PERIODIC_LEAD;
         AleangAggressive {
+            parts,
             ff: vec![0.0; users.len()],
             users,
             user_of,
@@ -196,7 +232,11 @@ impl AleangAggressive {
             cluster_cores[i] += u64::from(c.nodes.end - c.nodes.start) * c.capacity.per_node.0[0];
         }
         let mut order: Vec<u32> = (0..classes.len() as u32).collect();
+        let by_size = self.parts.cluster_order;
         order.sort_by(|&a, &b| {
+            if !by_size {
+                return a.cmp(&b);
+            }
             let (ca, cb) = (&classes[a as usize], &classes[b as usize]);
             cluster_cores[cb.cluster as usize]
                 .cmp(&cluster_cores[ca.cluster as usize])
@@ -368,7 +408,11 @@ impl AleangAggressive {
         self.in_call[j] = true;
         self.started_now.push(job);
         // updateTemporaryUsageAndFFuponJobStart: CPUs × requested time, at once.
-        let charge = java_round(f64::from(self.cpus[j]) * view.jobs[j].requested_time as f64);
+        let charge = if self.parts.charge_at_start {
+            java_round(f64::from(self.cpus[j]) * view.jobs[j].requested_time as f64)
+        } else {
+            0
+        };
         let u = &mut self.users[self.user_of[j] as usize];
         u.temp += charge;
         u.stamp = view.now;
@@ -432,7 +476,7 @@ impl NodeScheduler for AleangAggressive {
             .completed
             .iter()
             .map(|c| {
-                let at = if c.end < now {
+                let at = if c.end < now || !self.parts.sub_second {
                     0
                 } else {
                     self.offset[c.job as usize] + 1

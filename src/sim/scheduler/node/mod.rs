@@ -20,7 +20,7 @@ pub(crate) mod pass;
 pub(crate) mod shadow;
 
 pub use aggressive::NodeAggressive;
-pub use aleang::AleangAggressive;
+pub use aleang::{AleangAggressive, AleangParts};
 pub use conservative::NodeConservative;
 pub use easy::NodeEasy;
 pub use fcfs::NodeFcfs;
