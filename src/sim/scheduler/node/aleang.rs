@@ -10,9 +10,9 @@
 //!   selection follows the start. A start charges its owner at once with CPUs × requested time
 //!   (`updateTemporaryUsageAndFFuponJobStart`), so the next selection may prefer another user.
 //! - **AleaNG's factor.** FF = 2^(−(U_u/ΣU)/(S_u/ΣS)) over the users (flat: groups do not enter
-//!   it), with U_u = completed usage (CPUs × occupied seconds, rounded; every user starts at 1)
-//!   + the temporary charge of starts + the running jobs' CPUs × elapsed seconds × 0.95 (its
-//!   `PBS_factor`), each term rounded as Java's `Math.round` does. A user's temporary charge is
+//!   it), with U_u the sum of the completed usage (CPUs × occupied seconds, rounded; every user
+//!   starts at 1), the temporary charge of starts and the running jobs' CPUs × elapsed seconds ×
+//!   0.95 (its `PBS_factor`), each term rounded as Java's `Math.round` does. A user's temporary charge is
 //!   dropped at the first selection more than one second after it was made, user by user in id
 //!   order while the factors are recomputed (so a user's factor may still count a later user's
 //!   charge), at every fairshare update (every `reorder` seconds), at each of the user's job
