@@ -2,7 +2,10 @@
 //!
 //! One line is one cluster of identical nodes. RAM is GB per node with GB = 2^30 bytes (the
 //! convention of AleaNG, PBS and Slurm, and of the MetaCentrum papers' "512 GB" nodes); the
-//! speed is relative (> 0); properties are one comma-separated column (`-` or `none` for none).
+//! speed is relative (> 0); the 7th column is the cluster's *partition* (AleaNG's
+//! `MachineLoader` keeps it whole as the cluster's properties string; a job whose field 21 does
+//! not contain `all` runs only where its first token equals it), read as the class's one
+//! property (`-` or `none` for none).
 
 use super::{MachinesError, cores, count, integer};
 use crate::sim::Allocation;
@@ -35,9 +38,11 @@ pub(super) fn cluster(line: u64, fields: &[&str]) -> Result<Cluster, MachinesErr
             format!("column 6 (GB of RAM per node): {gb} is too large"),
         )
     })?;
+    // The partition (`MachineLoader`: `description = values[6]`, the cluster's properties
+    // string), which a job's field 21 names as its first token: one name, commas and all.
     let properties: Vec<&str> = match fields[6] {
         "-" | "none" => Vec::new(),
-        list => list.split(',').filter(|p| !p.is_empty()).collect(),
+        partition => vec![partition],
     };
     let gpus = u32::try_from(integer(line, fields, 7, "GPUs per node")?)
         .map_err(|_| MachinesError::at(line, "column 8 (GPUs per node): too many"))?;
@@ -71,11 +76,13 @@ mod tests {
     }
 
     #[test]
-    fn speeds_and_property_lists() {
+    fn speeds_and_partitions() {
+        // The 7th column is one partition name, as AleaNG's MachineLoader keeps it: a comma is
+        // part of the name, not a list.
         let file = parse("0 fast 2 8 2.5 16 ib,x86_64 0\n").unwrap();
         let c = &file.clusters[0].classes[0];
         assert_eq!(c.speed, 2.5);
-        assert_eq!(c.properties, ["ib", "x86_64"]);
+        assert_eq!(c.properties, ["ib,x86_64"]);
         assert!(
             parse("0 a 1 1 1 1 - 0\n").unwrap().clusters[0].classes[0]
                 .properties

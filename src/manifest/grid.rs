@@ -455,6 +455,34 @@ pub fn expand(
                 )
                 .hint("run it on a processor pool, or exclude these combinations"));
         }
+        if cell.scheduler.order.compat == crate::sim::compat::Compat::Aleang {
+            let name = &cell.scheduler.name;
+            let problem = if cell.cluster.topology.is_none() {
+                Some(format!(
+                    "AleaNG's scheduler places jobs on clusters of nodes, but cluster `{}` is a processor pool",
+                    cell.cluster.name
+                ))
+            } else if cell.scheduler.policy != crate::sim::SchedulerKind::Aggressive
+                || cell.scheduler.order.kind != crate::sim::scheduler::order::OrderKind::Fairshare
+            {
+                Some(format!(
+                    "it reproduces AleaNG's FairshareAggressiveBackfilling, but this cell's scheduler is `{}` backfilling over `order: {}`",
+                    cell.scheduler.policy.name(),
+                    cell.scheduler.order.kind.name()
+                ))
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(ctx
+                    .key_error(
+                        &format!("schedulers.{name}.compat"),
+                        "compat",
+                        format!("cell {id}: scheduler `{name}` sets `compat: aleang`: {problem}"),
+                    )
+                    .hint("compat: aleang needs a topology (`machines:` or `topology:`), `backfill: aggressive` and `order: fairshare`; exclude the other combinations"));
+            }
+        }
         if matches!(
             cell.workload.source,
             super::model::WorkloadSource::Synthetic(_)

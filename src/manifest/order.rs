@@ -141,6 +141,7 @@ pub fn resolve(
         fairshare,
         priority,
         candidates: Default::default(),
+        compat: Default::default(),
     })
 }
 

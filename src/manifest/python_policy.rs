@@ -77,6 +77,7 @@ pub fn resolve(
         (s.order.is_some(), "order"),
         (s.reorder.is_some(), "reorder"),
         (s.backfill_order.is_some(), "backfill_order"),
+        (s.compat.is_some(), "compat"),
         (s.priority.is_some(), "priority"),
     ] {
         if given {

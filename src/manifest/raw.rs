@@ -311,6 +311,10 @@ pub struct RawScheduler {
     /// (default), submission, shortest (SJBF) or smallest_area.
     #[schemars(with = "Option<String>")]
     pub backfill_order: Option<crate::sim::scheduler::order::CandidateOrder>,
+    /// Another simulator's behaviours to reproduce: none (default) or aleang (AleaNG's
+    /// fairshare aggressive backfilling as AleaNG implements it; docs/aleang.md).
+    #[schemars(with = "Option<String>")]
+    pub compat: Option<crate::sim::compat::Compat>,
     /// Fairshare settings of `order: fairshare` and of `priority`'s fairshare factor (also
     /// what users.parquet reports for every order).
     pub fairshare: Option<RawFairshare>,

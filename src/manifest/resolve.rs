@@ -448,6 +448,7 @@ pub fn resolve(
             },
         )?;
         order.candidates = s.backfill_order.unwrap_or_default();
+        order.compat = s.compat.unwrap_or_default();
         schedulers.insert(
             sname.clone(),
             SchedulerSpec {

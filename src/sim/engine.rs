@@ -27,7 +27,7 @@ use super::schedule::{Instant, ScheduleSink};
 use super::scheduler::node::{
     self, Completed, Decisions, NodeReservation, NodeScheduler, NodeView,
 };
-use super::scheduler::order::{OrderError, OrderSpec, QueueOrder};
+use super::scheduler::order::{OrderError, OrderKind, OrderSpec, QueueOrder};
 use super::scheduler::{QueuedJob, Scheduler, SchedulerKind, View};
 use super::topology::{Placement, TopologyError};
 
@@ -256,7 +256,50 @@ impl AnyPolicy {
     /// The policy of `config` — its queue order × its backfilling rule, on its machine — for a
     /// run of `workload`.
     pub fn of(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
+        if !config.order.compat.is_none() {
+            return AnyPolicy::compatible(config, workload);
+        }
         AnyPolicy::ordered(config, config.order.build(workload, &config.machine))
+    }
+
+    /// The policy of a `compat` setting ([`crate::sim::compat`]): AleaNG's fairshare aggressive
+    /// backfilling, on a topology only. Queue priorities (with queues) are read from the limits
+    /// the engine shows it.
+    fn compatible(config: &SimConfig, workload: &Workload) -> Result<Self, SimError> {
+        let refuse = |why: &'static str| SimError::Order {
+            order: config.order.kind.name(),
+            source: OrderError::Compat(why),
+        };
+        if !matches!(config.machine, Machine::Topology(_)) {
+            return Err(refuse(
+                "runs on a topology (AleaNG's clusters: a machine file or `topology`), not on a processor pool",
+            ));
+        }
+        if config.scheduler != SchedulerKind::Aggressive
+            || config.order.kind != OrderKind::Fairshare
+        {
+            return Err(refuse(
+                "reproduces AleaNG's FairshareAggressiveBackfilling: it needs `backfill: aggressive` and `order: fairshare`",
+            ));
+        }
+        if !config.order.candidates.is_queue() {
+            return Err(refuse(
+                "walks AleaNG's own order: leave `backfill_order` out",
+            ));
+        }
+        // The spec is checked as `order: fairshare` checks it (decay factor, shares).
+        config
+            .order
+            .build(workload, &config.machine)
+            .map_err(|source| SimError::Order {
+                order: config.order.kind.name(),
+                source,
+            })?;
+        Ok(AnyPolicy::Nodes(Box::new(node::AleangAggressive::new(
+            workload,
+            &config.order.fairshare,
+            config.order.reorder,
+        ))))
     }
 
     /// The backfilling rule of `config` over a built queue order, on the machine's kind.
@@ -323,7 +366,7 @@ impl AnyPolicy {
         workload: &Workload,
         limits: &Limits,
     ) -> Result<Self, SimError> {
-        if !limits.has_tiers() {
+        if !limits.has_tiers() || !config.order.compat.is_none() {
             return AnyPolicy::of(config, workload);
         }
         let priority: Vec<i64> = workload
@@ -1513,7 +1556,14 @@ impl<'w> Engine<'w> {
         let demand = ResourceVec::units(units);
         self.free -= demand;
         let mut killed = self.config.overrun == Overrun::Kill && runtime > job.requested_time;
-        let mut run = if killed { job.requested_time } else { runtime };
+        // `compat: aleang`: the job holds its nodes a second longer than it runs (never past a
+        // kill at its requested time).
+        let occupancy = self.config.order.compat.occupancy();
+        let mut run = if killed {
+            job.requested_time
+        } else {
+            runtime + occupancy
+        };
         if let Some(l) = &mut self.limits
             && let Some(at) = l.kill_at(queued.job, job, runtime)
         {

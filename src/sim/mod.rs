@@ -3,6 +3,7 @@
 //! Invariant: nothing in here touches files, clocks, threads, environment variables or
 //! randomness that is not passed in. Same inputs → same outputs, bit for bit.
 
+pub mod compat;
 pub mod engine;
 pub mod fairshare;
 pub mod job;

@@ -82,22 +82,29 @@ pub fn parse_alea(spec: &str) -> NodeSpec {
     out
 }
 
-/// Parses AleaNG's property field (field 21): `:`-separated properties, `all` meaning any node,
-/// and an optional node spec `NxP` (N nodes of P processors).
+/// Parses AleaNG's property field (field 21) as AleaNG reads it (`ResourceInfo.canExecuteEver`,
+/// `SWFLoader.readGridlet`): a field containing `all` anywhere may run on any cluster; otherwise
+/// its first `:`-separated token is the *partition* it needs, which a cluster's 7th machine-file
+/// column names (read as the cluster's one property, [`crate::machines`]). A token `NxP` is a
+/// node spec (N nodes of P processors). AleaNG looks at nothing else: further tokens are left
+/// out and counted as ignored.
 pub fn parse_aleang(field: &str) -> NodeSpec {
     let mut out = NodeSpec::default();
-    for token in field.split(':').filter(|t| !t.is_empty()) {
+    let any = field.contains("all");
+    for (i, token) in field.split(':').filter(|t| !t.is_empty()).enumerate() {
         if let Some((n, p)) = token.split_once('x')
             && let (Ok(n), Ok(p)) = (n.parse::<u32>(), p.parse::<u32>())
         {
             out.nodes = Some(n);
             out.ppn = Some(p);
-        } else if token != "all" {
-            property(token, &mut out);
+        } else if i == 0 {
+            if !any {
+                property(token, &mut out);
+            }
+        } else {
+            out.ignored = true;
         }
     }
-    out.properties.sort();
-    out.properties.dedup();
     out
 }
 
@@ -186,5 +193,20 @@ mod tests {
         let s = parse_aleang("dedicated:4x8");
         assert_eq!((s.nodes, s.ppn), (Some(4), Some(8)));
         assert_eq!(props(&s), ["dedicated"]);
+    }
+
+    #[test]
+    fn aleang_reads_the_first_token_as_a_partition_and_all_anywhere_as_any() {
+        // ResourceInfo.canExecuteEver: `properties.contains("all")` → any cluster; else the
+        // partition is `properties.split(":")[0]`; nothing else is looked at.
+        let s = parse_aleang("gpu:ib");
+        assert_eq!(props(&s), ["gpu"]);
+        assert!(s.ignored, "the second token is not AleaNG's");
+        assert!(
+            parse_aleang("small").properties.is_empty(),
+            "`small` contains `all`"
+        );
+        assert!(parse_aleang("all:2x4").properties.is_empty());
+        assert_eq!(parse_aleang("all:2x4").nodes, Some(2));
     }
 }

@@ -10,6 +10,7 @@
 //! aggressive) × a [`Placement`]; docs/semantics.md states each rule on nodes.
 
 mod aggressive;
+mod aleang;
 mod bounds;
 mod conservative;
 mod easy;
@@ -19,6 +20,7 @@ pub(crate) mod pass;
 pub(crate) mod shadow;
 
 pub use aggressive::NodeAggressive;
+pub use aleang::{AleangAggressive, AleangParts};
 pub use conservative::NodeConservative;
 pub use easy::NodeEasy;
 pub use fcfs::NodeFcfs;

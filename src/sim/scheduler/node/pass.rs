@@ -171,6 +171,26 @@ impl Pass {
         }
     }
 
+    /// Gives back what [`Pass::take`] recorded for `shape` on `nodes` of `class`: a rule that
+    /// holds back the nodes of jobs that ended at this instant releases them one by one, in the
+    /// order it models (`compat: aleang`, [`super::AleangAggressive`]).
+    pub fn untake(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        for (i, &node) in nodes.iter().enumerate() {
+            let amount = shape.amount(i as u32);
+            self.taken[node as usize] -= amount;
+            self.class_taken[class as usize] -= amount;
+            if !self.touched(node) && view.free.is_idle(node) {
+                self.idle_taken[class as usize] -= 1;
+            }
+        }
+    }
+
+    /// Free cores of `class` now, after this call's starts.
+    #[inline]
+    pub fn free_cores(&self, view: &NodeView<'_>, class: u32) -> u64 {
+        view.free.class_free(class).0[0] - self.class_taken[class as usize].0[0]
+    }
+
     /// The cheap test: false when `shape` cannot fit `class` now whatever the nodes (not
     /// enough idle nodes for whole nodes, no node with enough free cores, or not enough free in
     /// the class's total).

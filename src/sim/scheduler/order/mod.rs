@@ -40,6 +40,7 @@ pub use tiers::Tiered;
 
 use super::QueuedJob;
 use super::node::Completed;
+use crate::sim::compat::Compat;
 use crate::sim::fairshare::{FairshareError, FairshareSpec, FairshareState};
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::machine::Machine;
@@ -365,6 +366,10 @@ pub struct OrderSpec {
     /// it is the default, so earlier cells keep their keys.
     #[serde(default, skip_serializing_if = "CandidateOrder::is_queue")]
     pub candidates: CandidateOrder,
+    /// Another simulator's behaviours to reproduce (`compat`); absent from the key material
+    /// when none.
+    #[serde(default, skip_serializing_if = "Compat::is_none")]
+    pub compat: Compat,
 }
 
 impl OrderSpec {
@@ -481,4 +486,7 @@ pub enum OrderError {
         "backfill order {0}: the node-level rules on a topology offer backfill candidates in queue order only (yet)"
     )]
     CandidatesOnTopology(CandidateOrder),
+    /// `compat: aleang` outside what it reproduces.
+    #[error("compat: aleang {0}")]
+    Compat(&'static str),
 }
