@@ -1,6 +1,6 @@
 //! The proleptic Gregorian calendar in UTC, for the few places that turn dates into Unix times
-//! and back: manifest windows (`from: 2024-03-01`, docs/manifest.md) and the date-time columns
-//! of job tables (docs/sources.md). Howard Hinnant's `days_from_civil` / `civil_from_days`
+//! and back: manifest windows (`from: 2024-03-01`, docs/manifest.md), the date-time columns of
+//! job tables (docs/sources.md), reports' dates and Slurm batch ids. Howard Hinnant's `days_from_civil` / `civil_from_days`
 //! algorithms (exact for every year, no table, no time-zone database).
 
 /// Days from 1970-01-01 to the civil date `y-m-d`.
@@ -49,6 +49,10 @@ mod tests {
         assert_eq!(days_from_civil(1969, 12, 31), -1);
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
         assert_eq!(days_from_civil(2024, 2, 29), 19_782);
+        // The Slurm batch ids' and the reports' dates (their own copies before).
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_415), (2025, 11, 23));
+        assert_eq!(civil_from_days(15_706), (2013, 1, 1));
         for days in [-800_000, -1, 0, 59, 11_016, 11_017, 19_782, 2_932_896] {
             let (y, m, d) = civil_from_days(days);
             assert_eq!(days_from_civil(y, m, d), days, "{y}-{m}-{d}");

@@ -47,6 +47,19 @@ schedulers:
     )
 }
 
+/// A project with KTH-SP2 and `experiments/study.yaml` (EASY's interval 60 s) in a git
+/// repository of one commit, results ignored.
+fn committed_study() -> tempfile::TempDir {
+    let tmp = common::project_with_kth();
+    let dir = tmp.path();
+    fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
+    git(dir, &["init", "-q"]);
+    fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "first"]);
+    tmp
+}
+
 fn snapshot(name: &str, got: &str) {
     let path = Path::new("tests/fixtures/diff").join(name);
     if std::env::var_os("SCHEDLAB_BLESS").is_some() {
@@ -62,13 +75,8 @@ fn snapshot(name: &str, got: &str) {
 
 #[test]
 fn diff_two_commits_after_running_at_each() {
-    let tmp = common::project_with_kth();
+    let tmp = committed_study();
     let dir = tmp.path();
-    fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
-    git(dir, &["init", "-q"]);
-    fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-q", "-m", "first"]);
     assert!(schedlab(dir, &["run", "--quiet"]).status.success());
     fs::write(dir.join("experiments/study.yaml"), manifest(600)).unwrap();
     git(dir, &["commit", "-q", "-am", "coarser EASY interval"]);
@@ -159,13 +167,8 @@ fn diff_two_commits_after_running_at_each() {
 /// `@baseline`, `@~1` and `@latest` reach both result sets, and `gc` keeps the named one.
 #[test]
 fn diff_work_in_progress_by_run_name_and_by_runs_back() {
-    let tmp = common::project_with_kth();
+    let tmp = committed_study();
     let dir = tmp.path();
-    fs::write(dir.join(".gitignore"), "/results/\n").unwrap();
-    git(dir, &["init", "-q"]);
-    fs::write(dir.join("experiments/study.yaml"), manifest(60)).unwrap();
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-q", "-m", "first"]);
     let ok = |args: &[&str]| {
         let out = schedlab(dir, args);
         assert!(

@@ -200,22 +200,14 @@ impl GymEnvs {
             (None, Some(mapping)) => {
                 // Generated once, for `seed`, on a machine of `procs`: every environment draws
                 // its episodes from this one workload (docs/rl.md, "Generated workloads").
-                let Some(procs) = procs else {
-                    return Err(errors::input(
-                        "a generated workload needs the machine size: give procs=N",
-                    ));
-                };
-                let procs = u32::try_from(procs)
-                    .ok()
-                    .filter(|&p| p > 0)
-                    .ok_or_else(|| {
-                        errors::input(format!("procs must be a positive integer, found {procs}"))
-                    })?;
-                let mapping: serde_json::Value =
-                    serde_json::from_str(mapping).map_err(|e| errors::input(e.to_string()))?;
-                let source = format!("generated workload (seed {seed})");
-                py.detach(|| schedlab::api::generated::generated(&mapping, procs, seed, &source))
-                    .map_err(errors::to_py)?
+                let procs = procs
+                    .map(|p| {
+                        u32::try_from(p).ok().filter(|&p| p > 0).ok_or_else(|| {
+                            errors::input(format!("procs must be a positive integer, found {p}"))
+                        })
+                    })
+                    .transpose()?;
+                crate::trace::generated(py, mapping, procs, seed)?
             }
             _ => {
                 return Err(errors::input(

@@ -201,18 +201,7 @@ pub fn simulate(
     };
     let mut loaded = match (trace, workload) {
         (Some(trace), None) => crate::trace::load(trace, lenient, memory, None)?,
-        (None, Some(mapping)) => {
-            let Some(procs) = procs else {
-                return Err(errors::input(
-                    "a generated workload needs the machine size: give procs=N",
-                ));
-            };
-            let mapping: serde_json::Value =
-                serde_json::from_str(mapping).map_err(|e| errors::input(e.to_string()))?;
-            let source = format!("generated workload (seed {seed})");
-            py.detach(|| schedlab::api::generated::generated(&mapping, procs, seed, &source))
-                .map_err(errors::to_py)?
-        }
+        (None, Some(mapping)) => crate::trace::generated(py, mapping, procs, seed)?,
         _ => {
             return Err(errors::input(
                 "give a trace path or a generated workload (workload=), one of them",

@@ -31,6 +31,21 @@ pub fn load(path: PathBuf, lenient: bool, memory: &str, mapping: Option<&str>) -
     api::trace::load(&path, lenient, &options).map_err(errors::to_py)
 }
 
+/// The generated workload of `mapping` (a manifest's workload mapping as JSON text), made by
+/// the manifest's own generator for `seed` on a machine of `procs` processors (required).
+pub fn generated(py: Python<'_>, mapping: &str, procs: Option<u32>, seed: u64) -> PyResult<Trace> {
+    let Some(procs) = procs else {
+        return Err(errors::input(
+            "a generated workload needs the machine size: give procs=N",
+        ));
+    };
+    let mapping: serde_json::Value =
+        serde_json::from_str(mapping).map_err(|e| errors::input(e.to_string()))?;
+    let source = format!("generated workload (seed {seed})");
+    py.detach(|| api::generated::generated(&mapping, procs, seed, &source))
+        .map_err(errors::to_py)
+}
+
 /// The jobs of `path` as a `pyarrow.RecordBatch` (columns: index, id, submit, runtime,
 /// requested_time, procs, user, group, queue, partition, memory_kb), with the trace's header
 /// and read counts in the schema metadata. With `mapping`, `path` is a job table or a sacct

@@ -4,6 +4,8 @@
 //! time"). A trace without a start time whose submit times are Unix times (Alea's wagap-2013)
 //! is dated in UTC, saying so ([`TraceClock::of_trace`]).
 
+use crate::calendar::civil_from_days as civil;
+
 /// A trace's clock: Unix time of trace second 0 and the offset of its local standard time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceClock {
@@ -20,19 +22,6 @@ pub struct TraceClock {
 /// trace second or later keeps Unix times: no log starts ten years after its own time 0, and
 /// Alea's wagap-2013 submits its first job at 1356996147 (2012-12-31 23:22 UTC).
 pub const UNIX_TIMES_FROM: i64 = 315_532_800;
-
-/// (year, month, day) of a count of days since 1970-01-01 (Howard Hinnant's algorithm).
-pub fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
 
 impl TraceClock {
     /// The clock of a trace: its header's start time (`UnixStartTime`) and offset (`TimeZone`,

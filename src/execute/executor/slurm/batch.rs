@@ -214,7 +214,7 @@ pub fn new_id() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let secs = now.as_secs();
-    let (y, m, d) = civil_date(secs / 86_400);
+    let (y, m, d) = crate::calendar::civil_from_days((secs / 86_400) as i64);
     let t = secs % 86_400;
     format!(
         "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{:06}-{}",
@@ -226,30 +226,9 @@ pub fn new_id() -> String {
     )
 }
 
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_date(days: u64) -> (i64, u64, u64) {
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097) as u64;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe as i64 + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates_are_right_across_leap_years() {
-        assert_eq!(civil_date(0), (1970, 1, 1));
-        assert_eq!(civil_date(11_016), (2000, 2, 29));
-        assert_eq!(civil_date(20_415), (2025, 11, 23));
-    }
 
     #[test]
     fn tasks_map_to_arrays_and_back() {
