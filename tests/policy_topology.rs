@@ -226,7 +226,7 @@ fn explicit_nodes_are_the_nodes_the_jobs_get() {
 
 #[test]
 fn impossible_node_decisions_name_the_job_the_node_and_the_reason() {
-    let fast_job = ["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 1x2:fast"];
+    let fast_job = ["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 fast:1x2"];
     let wide = ["1 0 -1 100 8 -1 -1 8 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 2x4"];
     let cases: Vec<(&[&str], Vec<NodeStart>, &str)> = vec![
         (
@@ -357,7 +357,7 @@ fn nodes_an_advance_reservation_needs_are_refused_naming_it() {
     // A 100-s job of 2 cores on `fast` node 0 at 0 would still hold it at 50: refused, naming
     // the node and the reservation. On the whole-node `slow` cluster it may start (no
     // reservation there), and the placer's own choice for it waits until the window is over.
-    let trace = small_trace(&["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 1x2:fast"]);
+    let trace = small_trace(&["1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1 0 100 fast:1x2"]);
     let reservations =
         common::at_requested_times(vec![common::reserve(0, 50, 100, 2, Some("fast"))]);
     let config = SimConfig::new(small(), SchedulerKind::Fcfs);
