@@ -355,53 +355,45 @@ fn curie_series() {
     }
     println!("\nRatios (CPU time):\n");
     println!("| ratio | 500 nodes | 5,000 nodes | 50,000 nodes |\n|---|---:|---:|---:|");
-    let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2}"));
+    // One table row: the label, then the ratio at each size ("–" where a cell did not run).
+    let ratio_row = |label: String, ratio: &dyn Fn(usize) -> Option<f64>| {
+        let values: Vec<String> = (0..sizes.len())
+            .map(|s| ratio(s).map_or("–".to_string(), |v| format!("{v:.2}")))
+            .collect();
+        println!("| {label} | {} |", values.join(" | "));
+    };
     for order in orders {
-        let r: Vec<_> = (0..sizes.len())
-            .map(|s| {
+        ratio_row(
+            format!("node-level EASY ÷ pool EASY, {order} order"),
+            &|s| {
                 Some(
                     cells.get(&(s, order, SchedulerKind::Easy))?.cost()
                         / pool.get(&(s, order))?.cost(),
                 )
-            })
-            .collect();
-        println!(
-            "| node-level EASY ÷ pool EASY, {order} order | {} | {} | {} |",
-            fmt(r[0]),
-            fmt(r[1]),
-            fmt(r[2])
+            },
         );
-        let r: Vec<_> = (0..sizes.len())
-            .map(|s| {
+        ratio_row(
+            format!("node-level conservative ÷ EASY, {order} order"),
+            &|s| {
                 Some(
                     cells.get(&(s, order, SchedulerKind::Conservative))?.cost()
                         / cells.get(&(s, order, SchedulerKind::Easy))?.cost(),
                 )
-            })
-            .collect();
-        println!(
-            "| node-level conservative ÷ EASY, {order} order | {} | {} | {} |",
-            fmt(r[0]),
-            fmt(r[1]),
-            fmt(r[2])
+            },
         );
     }
     for kind in kinds {
-        let r: Vec<_> = (0..sizes.len())
-            .map(|s| {
+        ratio_row(
+            format!("fairshare ÷ fcfs order, node-level {kind}"),
+            &|s| {
                 Some(
                     cells.get(&(s, OrderKind::Fairshare, kind))?.cost()
                         / cells.get(&(s, OrderKind::Fcfs, kind))?.cost(),
                 )
-            })
-            .collect();
-        println!(
-            "| fairshare ÷ fcfs order, node-level {kind} | {} | {} | {} |",
-            fmt(r[0]),
-            fmt(r[1]),
-            fmt(r[2])
+            },
         );
     }
+    let fmt = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.2}"));
     println!("\n| ratio | fcfs order | fairshare order |\n|---|---:|---:|");
     for kind in kinds {
         let r: Vec<_> = orders

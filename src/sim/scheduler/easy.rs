@@ -241,16 +241,7 @@ impl Easy {
             jobs = self.walk.iter_from(view.queue, k + 1);
         }
         for (pos, job) in jobs {
-            if !job.demand.fits_in(&free) {
-                continue;
-            }
-            let ends_by_shadow = view.now + job.requested_time <= shadow;
-            if ends_by_shadow {
-                free -= job.demand;
-            } else if job.demand.fits_in(&extra) {
-                free -= job.demand;
-                extra -= job.demand;
-            } else {
+            if !backfill_takes(&job, view.now, shadow, &mut free, &mut extra) {
                 continue;
             }
             starts.push(pos);
@@ -287,17 +278,7 @@ impl Easy {
                 .queue
                 .position_of(id)
                 .expect("the index holds waiting jobs only");
-            let job = view.queue[pos];
-            if !job.demand.fits_in(&free) {
-                continue;
-            }
-            let ends_by_shadow = view.now + job.requested_time <= shadow;
-            if ends_by_shadow {
-                free -= job.demand;
-            } else if job.demand.fits_in(&extra) {
-                free -= job.demand;
-                extra -= job.demand;
-            } else {
+            if !backfill_takes(&view.queue[pos], view.now, shadow, &mut free, &mut extra) {
                 continue;
             }
             starts.push(pos);
@@ -306,4 +287,28 @@ impl Easy {
             }
         }
     }
+}
+
+/// EASY's test of one backfill candidate at `now`: it fits in the `free` units and either ends
+/// by the `shadow` time or fits in the `extra` units the head does not need. When it passes,
+/// the job's units are taken from `free` (and from `extra` when it runs past the shadow).
+fn backfill_takes(
+    job: &QueuedJob,
+    now: Time,
+    shadow: Time,
+    free: &mut ResourceVec,
+    extra: &mut ResourceVec,
+) -> bool {
+    if !job.demand.fits_in(free) {
+        return false;
+    }
+    if now + job.requested_time <= shadow {
+        *free -= job.demand;
+    } else if job.demand.fits_in(extra) {
+        *free -= job.demand;
+        *extra -= job.demand;
+    } else {
+        return false;
+    }
+    true
 }
