@@ -76,6 +76,47 @@ fn fairshare_lets_the_user_who_used_less_go_first() {
 }
 
 #[test]
+fn reorder_start_resorts_after_every_single_start() {
+    // Two processors, four one-processor jobs of 100 s submitted at 0: a1, a2 of user 1, then
+    // b1, b2 of user 2. Estimate charging (§3.4) charges a start's requested time at once.
+    // - Every call (the default): both users have no usage, so the order is submission order
+    //   and one call starts a1 and a2; b1 and b2 start at 100.
+    // - `reorder: start`: a1 starts alone; user 1 now has 100 processor-seconds, so the
+    //   re-sort puts user 2 first and b1 starts at 0. At 100 both users have 100: the tie is
+    //   submission order, a2 starts, user 1 has 200, and b2 starts after it, at 100 too.
+    let w = numbered(vec![
+        job(1, 0, 1, 100),
+        job(1, 0, 1, 100),
+        job(2, 0, 1, 100),
+        job(2, 0, 1, 100),
+    ]);
+    let machines = [
+        Machine::pool(2),
+        Machine::exclusive_nodes(2, 1),
+        Machine::topology(Topology::new(vec![Cluster::new(
+            "c",
+            Allocation::ExclusiveNodes,
+            vec![NodeClass::new("n", 2, 1, GIB)],
+        )])),
+    ];
+    for machine in machines {
+        for rule in SchedulerKind::ALL {
+            let mut order = OrderSpec::of(OrderKind::Fairshare);
+            order.fairshare.charging = Charging::Estimate;
+            let every_call = simulate(&w, &config(machine.clone(), rule, order.clone())).unwrap();
+            assert_eq!(starts(&every_call), [0, 0, 100, 100], "{rule}");
+            order.reorder = Reorder::Start;
+            let per_start = simulate(&w, &config(machine.clone(), rule, order)).unwrap();
+            assert_eq!(
+                starts(&per_start),
+                [0, 100, 0, 100],
+                "{rule} on {machine:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn multi_resource_penalty_changes_the_order_on_a_topology() {
     // Examples 3–5's system. User 1 ran (1 CPU, 512 GB) on the big node, user 2 ran
     // (8 CPU, 8 GB) on a small node, both for 100 s. By CPUs user 1 used 100 and user 2 800, so
@@ -344,6 +385,15 @@ proptest! {
                 let fcfs = simulate_reserving(&w, &config(machine.clone(), rule, OrderSpec::default()), &r).unwrap();
                 let fair = simulate_reserving(&w, &config(machine.clone(), rule, OrderSpec::of(OrderKind::Fairshare)), &r).unwrap();
                 prop_assert_eq!(&fcfs, &fair, "{}", rule);
+                // One start per pass changes nothing when the order cannot change, except under
+                // conservative, which compresses its plan at every pass (docs/fairshare.md).
+                if rule == SchedulerKind::Conservative {
+                    continue;
+                }
+                let mut per_start = OrderSpec::of(OrderKind::Fairshare);
+                per_start.reorder = Reorder::Start;
+                let one_by_one = simulate_reserving(&w, &config(machine.clone(), rule, per_start), &r).unwrap();
+                prop_assert_eq!(&fcfs.jobs, &one_by_one.jobs, "reorder: start, {}", rule);
             }
         }
     }

@@ -223,3 +223,25 @@ fn the_window_examples_load_and_each_keeps_jobs() {
     );
     assert_eq!(window("seconds"), (Some(0), Some(2_592_000)));
 }
+
+#[test]
+fn the_fairshare_schedulers_example_loads_as_documented() {
+    use schedlab::sim::scheduler::order::{OrderKind, Reorder};
+    let yaml = format!(
+        "name: orders\nworkloads:\n  kth: {{trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz}}\n{}",
+        yaml_example("fairshare.md", "## A scheduler is")
+    );
+    let (_dir, m) = load_in_project("orders", &yaml);
+    let order_of = |name: &str| {
+        &m.cells
+            .iter()
+            .find(|c| c.scheduler.name == name)
+            .unwrap_or_else(|| panic!("no cell runs `{name}`"))
+            .scheduler
+            .order
+    };
+    assert_eq!(order_of("fair-none").kind, OrderKind::Fairshare);
+    assert_eq!(order_of("fair-easy").reorder, Reorder::Every(300));
+    assert_eq!(order_of("fair-per-start").reorder, Reorder::Start);
+    assert_eq!(order_of("multifactor").kind, OrderKind::Priority);
+}

@@ -470,6 +470,12 @@ pub fn expand(
                     cell.scheduler.policy.name(),
                     cell.scheduler.order.kind.name()
                 ))
+            } else if cell.scheduler.order.reorder == crate::sim::scheduler::order::Reorder::Start {
+                Some(
+                    "it re-sorts after every start by itself; its `reorder` is AleaNG's \
+                     fairshare_update_interval, in seconds, not `start`"
+                        .to_string(),
+                )
             } else {
                 None
             };
@@ -480,7 +486,7 @@ pub fn expand(
                         "compat",
                         format!("cell {id}: scheduler `{name}` sets `compat: aleang`: {problem}"),
                     )
-                    .hint("compat: aleang needs a topology (`machines:` or `topology:`), `backfill: aggressive` and `order: fairshare`; exclude the other combinations"));
+                    .hint("compat: aleang needs a topology (`machines:` or `topology:`), `backfill: aggressive`, `order: fairshare` and `reorder` in seconds or absent; exclude the other combinations"));
             }
         }
         if matches!(

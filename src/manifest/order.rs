@@ -11,6 +11,7 @@ use serde_saphyr::Spanned;
 
 use super::ctx::Ctx;
 use super::error::ManifestError;
+use super::raw::RawReorder;
 use crate::sim::SchedulerKind;
 use crate::sim::fairshare::{
     Charging, Decay, FairshareSpec, Hierarchy, Normalization, PenaltyModel, PenaltySpec,
@@ -101,7 +102,7 @@ pub struct RawPriority {
 /// The raw keys of a scheduler that define its queue order.
 pub struct RawOrderKeys<'a> {
     pub order: Option<OrderKind>,
-    pub reorder: Option<&'a Spanned<i64>>,
+    pub reorder: Option<&'a Spanned<RawReorder>>,
     pub fairshare: Option<&'a RawFairshare>,
     pub priority: Option<&'a RawPriority>,
 }
@@ -113,17 +114,25 @@ pub fn resolve(
     raw: RawOrderKeys<'_>,
 ) -> Result<OrderSpec, ManifestError> {
     let kind = raw.order.unwrap_or_default();
-    let reorder = match raw.reorder {
+    let reorder = match raw.reorder.map(|r| (&r.value, r)) {
         None => Reorder::Call,
-        Some(n) if n.value > 0 => Reorder::Every(n.value),
-        Some(n) => {
+        Some((RawReorder::Seconds(n), _)) if *n > 0 => Reorder::Every(*n),
+        Some((RawReorder::Word(w), _)) if w == "start" => Reorder::Start,
+        Some((value, r)) => {
+            let found = match value {
+                RawReorder::Seconds(n) => n.to_string(),
+                RawReorder::Word(w) => format!("{w:?}"),
+            };
             return Err(ctx
                 .error(
                     &format!("{path}.reorder"),
-                    format!("expected a positive number of seconds, found {}", n.value),
-                    &n.referenced,
+                    format!("expected a positive number of seconds or `start`, found {found}"),
+                    &r.referenced,
                 )
-                .hint("leave `reorder` out to re-order at every scheduler call"));
+                .hint(
+                    "leave `reorder` out to re-order at every scheduler call; `start` \
+                     re-orders after every single start",
+                ));
         }
     };
     let fairshare = match raw.fairshare {

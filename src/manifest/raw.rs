@@ -304,9 +304,10 @@ pub struct RawScheduler {
     /// Queue order: fcfs (default), fairshare, priority or sjf.
     #[schemars(with = "Option<String>")]
     pub order: Option<OrderKind>,
-    /// Seconds between priority recomputations; absent: at every scheduler call.
-    #[schemars(with = "Option<i64>")]
-    pub reorder: Option<Spanned<i64>>,
+    /// Seconds between priority recomputations, or `start`: recompute after every single
+    /// start (one start per pass); absent: at every scheduler call.
+    #[schemars(with = "Option<RawReorder>")]
+    pub reorder: Option<Spanned<RawReorder>>,
     /// The order of backfill candidates after the first job that cannot start: queue
     /// (default), submission, shortest (SJBF) or smallest_area.
     #[schemars(with = "Option<String>")]
@@ -680,6 +681,14 @@ pub struct RawQueue {
 pub enum RawDuration {
     Seconds(i64),
     Text(String),
+}
+
+/// When priorities are recomputed: seconds between recomputations, or a word (`start`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RawReorder {
+    Seconds(i64),
+    Word(String),
 }
 
 /// Caps on users or groups.

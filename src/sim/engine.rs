@@ -9,6 +9,7 @@
 //! The machine's allocation state lives in [`super::machine_state`]: the uniform fast path, or a
 //! topology whose node-level policies name the nodes of every start.
 
+use crate::sim::scheduler::order::Reorder as OrderReorder;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -1415,6 +1416,13 @@ impl<'w> Engine<'w> {
                         starts.sort_unstable();
                     }
                 }
+                if self.config.order.reorder == OrderReorder::Start && !self.decided.is_empty() {
+                    // One start per pass: the first decided, then the scheduler is asked again
+                    // on priorities that count it.
+                    cut = true;
+                    self.decided.truncate(1);
+                    starts.clone_from(&self.decided);
+                }
                 for &pos in starts.iter() {
                     let queued = self.queue[pos];
                     self.start(now, queued, None)?;
@@ -1467,6 +1475,13 @@ impl<'w> Engine<'w> {
                         starts.extend(decisions.starts()[..keep].iter().map(|d| d.pos));
                         starts.sort_unstable();
                     }
+                }
+                if self.config.order.reorder == OrderReorder::Start && keep > 0 {
+                    // One start per pass, as on a uniform machine.
+                    cut = true;
+                    keep = 1;
+                    starts.clear();
+                    starts.push(decisions.starts()[0].pos);
                 }
                 for d in &decisions.starts()[..keep] {
                     let queued = self.queue[d.pos];

@@ -49,7 +49,7 @@ impl QueueOrder for FairshareOrder {
             // Every call: only the waiting users' keys matter. Periodically: all users', frozen
             // until the next period.
             match self.reorder {
-                Reorder::Call => self.state.refresh_waiting(now, queue),
+                Reorder::Call | Reorder::Start => self.state.refresh_waiting(now, queue),
                 Reorder::Every(_) => self.state.refresh(now, None),
             }
             self.last = Some(self.reorder.period(now));

@@ -333,13 +333,18 @@ pub enum Reorder {
     /// At the first call at or after each multiple of this many seconds of trace time; in
     /// between, the last computed priorities stand (new jobs are ranked by them).
     Every(Time),
+    /// After every single start: the scheduler starts at most one job per pass and is asked
+    /// again at the same instant, on priorities that count that start (with `charging:
+    /// estimate`, its owner's charge). AleaNG's selection loop (Klusáček & Rudová §3.4 charge
+    /// the estimate at the start; AleaNG re-sorts after each one), outside `compat: aleang`.
+    Start,
 }
 
 impl Reorder {
     /// Whether a call at `now` recomputes, given the period of the last recomputation.
     fn due(self, now: Time, last: Option<Time>) -> bool {
         match (self, last) {
-            (Reorder::Call, _) | (_, None) => true,
+            (Reorder::Call | Reorder::Start, _) | (_, None) => true,
             (Reorder::Every(n), Some(period)) => now.div_euclid(n) != period,
         }
     }
@@ -347,7 +352,7 @@ impl Reorder {
     /// The period `now` falls in (what [`Reorder::due`] compares).
     fn period(self, now: Time) -> Time {
         match self {
-            Reorder::Call => now,
+            Reorder::Call | Reorder::Start => now,
             Reorder::Every(n) => now.div_euclid(n),
         }
     }

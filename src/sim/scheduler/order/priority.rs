@@ -177,7 +177,7 @@ impl QueueOrder for PriorityOrder {
         }
         if self.reorder.due(now, self.last) {
             match self.reorder {
-                Reorder::Call => self.state.refresh_waiting(now, queue),
+                Reorder::Call | Reorder::Start => self.state.refresh_waiting(now, queue),
                 Reorder::Every(_) => self.state.refresh(now, None),
             }
             self.last = Some(self.reorder.period(now));
