@@ -7,8 +7,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+
+#[path = "common/timed.rs"]
+mod timed;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -49,24 +50,7 @@ fn write_trace(path: &Path, jobs: u64) {
 
 /// Runs `schedlab ARGS` in `dir` under `/usr/bin/time`; (seconds, peak RSS in MB).
 fn measure(dir: &Path, args: &[&str]) -> (f64, f64) {
-    let exe = root().join("target/release/schedlab");
-    let started = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M"])
-        .arg(&exe)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("schedlab runs");
-    let secs = started.elapsed().as_secs_f64();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "schedlab {args:?} failed: {err}");
-    let kb: f64 = err
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .expect("/usr/bin/time -f %M prints the peak RSS in KB");
-    (secs, kb / 1024.0)
+    timed::measure(&root().join("target/release/schedlab"), dir, args)
 }
 
 /// A project in `dir` with one experiment: `trace` under `policy` with `interval`.

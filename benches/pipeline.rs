@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "common/timed.rs"]
+mod timed;
+
 fn exe() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/schedlab")
 }
@@ -100,6 +103,19 @@ fn main() {
     );
     println!("| `schedlab plan` (10,000 cells) | {plan:.3} |");
     println!("| no-op `schedlab run` (10,000 cells, all cached) | {noop:.3} |");
+    // The report reads only stored results: its cost grows with the grid, not the simulation.
+    let reports: Vec<(f64, f64)> = (0..3)
+        .map(|_| timed::measure(&exe(), d, &["report", "big.yaml"]))
+        .collect();
+    let report_secs = median(reports.iter().map(|r| r.0).collect());
+    let report_mb = reports.iter().map(|r| r.1).fold(0.0, f64::max);
+    assert!(
+        d.join("reports/big.html").is_file(),
+        "the report is written"
+    );
+    println!(
+        "| `schedlab report` (10,000 cells; peak of 3: {report_mb:.0} MB) | {report_secs:.3} |"
+    );
 
     // 40-cell grids of real work, cold cache: speed-up from 1 to 2 threads, aggregation of the
     // job rows included. A: 40 alike cells (conservative on 20,000 SDSC-SP2 jobs, 40 scheduling

@@ -195,24 +195,50 @@ fn rows_by_cell<T>(
     columns: Option<&[&str]>,
     make: impl Fn(&dyn Fn(&str) -> Option<f64>) -> T,
 ) -> Result<BTreeMap<String, Vec<T>>, String> {
-    let (batches, _) = read(path, columns)?;
+    rows_of_cells(path, columns, |_| true, make)
+}
+
+/// [`rows_by_cell`] of only the cells `keep` accepts. Streamed a batch at a time, so the
+/// file's other rows are never held.
+fn rows_of_cells<T>(
+    path: &Path,
+    columns: Option<&[&str]>,
+    keep: impl Fn(&str) -> bool,
+    make: impl Fn(&dyn Fn(&str) -> Option<f64>) -> T,
+) -> Result<BTreeMap<String, Vec<T>>, String> {
     let mut out: BTreeMap<String, Vec<T>> = BTreeMap::new();
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
+    for_each_batch(path, columns, |b| {
+        let Some(cells) = strings(&b, "cell") else {
+            return;
         };
         for row in 0..b.num_rows() {
-            let value = |n: &str| number(b, n, row);
-            out.entry(cells.value(row).to_string())
-                .or_default()
-                .push(make(&value));
+            let cell = cells.value(row);
+            if !keep(cell) {
+                continue;
+            }
+            let value = |n: &str| number(&b, n, row);
+            // Rows come grouped by cell: look the cell up before allocating its name.
+            match out.get_mut(cell) {
+                Some(rows) => rows.push(make(&value)),
+                None => {
+                    out.insert(cell.to_string(), vec![make(&value)]);
+                }
+            }
         }
-    }
+    })?;
     Ok(out)
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("failed to read {}: {e}", path.display())
+}
+
+/// The series of `cell`, made on its first row (its name allocated once, not per row).
+fn series_of<'a>(series: &'a mut BTreeMap<String, CellSeries>, cell: &str) -> &'a mut CellSeries {
+    if !series.contains_key(cell) {
+        series.insert(cell.to_string(), CellSeries::default());
+    }
+    series.get_mut(cell).expect("inserted above")
 }
 
 pub(super) fn read(
@@ -452,22 +478,24 @@ pub fn load(
         };
         (get("window_start"), get("window_end"))
     };
-    let (batches, _) = read(
+    for_each_batch(
         &dir.join("timeseries.parquet"),
         Some(&["cell", "time", "utilization", "queue_mean", "reserved"]),
+        |b| {
+            let Some(cells) = strings(&b, "cell") else {
+                return;
+            };
+            for row in 0..b.num_rows() {
+                let s = series_of(&mut data.series, cells.value(row));
+                let v = |n| number(&b, n, row).unwrap_or(0.0);
+                s.bins.push((v("time"), v("utilization"), v("queue_mean")));
+                s.reserved.push(v("reserved"));
+            }
+        },
     )?;
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            let s = data.series.entry(cells.value(row).to_string()).or_default();
-            let v = |n| number(b, n, row).unwrap_or(0.0);
-            s.bins.push((v("time"), v("utilization"), v("queue_mean")));
-            s.reserved.push(v("reserved"));
-        }
-    }
-    let (batches, _) = read(
+    // The Gantt cell's jobs: every one is kept until the window is known (one cell's jobs).
+    let mut cell_jobs: Vec<GanttJob> = Vec::new();
+    for_each_batch(
         &dir.join("jobs.parquet"),
         Some(&[
             "cell",
@@ -478,29 +506,27 @@ pub fn load(
             "bounded_slowdown",
             "backfilled",
         ]),
-    )?;
-    // The Gantt cell's jobs: every one is kept until the window is known (one cell's jobs).
-    let mut cell_jobs: Vec<GanttJob> = Vec::new();
-    for b in &batches {
-        let Some(cells) = strings(b, "cell") else {
-            continue;
-        };
-        for row in 0..b.num_rows() {
-            let cell = cells.value(row);
-            let s = data.series.entry(cell.to_string()).or_default();
-            s.waits.push(number(b, "wait", row).unwrap_or(0.0));
-            s.bounded_slowdowns
-                .push(number(b, "bounded_slowdown", row).unwrap_or(1.0));
-            if cell == gantt_cell {
-                cell_jobs.push(GanttJob {
-                    start: number(b, "start", row).unwrap_or(0.0),
-                    end: number(b, "end", row).unwrap_or(0.0),
-                    units: number(b, "units", row).unwrap_or(1.0) as u64,
-                    backfilled: boolean(b, "backfilled", row),
-                });
+        |b| {
+            let Some(cells) = strings(&b, "cell") else {
+                return;
+            };
+            for row in 0..b.num_rows() {
+                let cell = cells.value(row);
+                let s = series_of(&mut data.series, cell);
+                s.waits.push(number(&b, "wait", row).unwrap_or(0.0));
+                s.bounded_slowdowns
+                    .push(number(&b, "bounded_slowdown", row).unwrap_or(1.0));
+                if cell == gantt_cell {
+                    cell_jobs.push(GanttJob {
+                        start: number(&b, "start", row).unwrap_or(0.0),
+                        end: number(&b, "end", row).unwrap_or(0.0),
+                        units: number(&b, "units", row).unwrap_or(1.0) as u64,
+                        backfilled: boolean(&b, "backfilled", row),
+                    });
+                }
             }
-        }
-    }
+        },
+    )?;
     let (window, moved) =
         gantt_window::choose(&cell_jobs, gantt_start, measured, gantt_seconds as f64);
     data.gantt_window = window;
@@ -691,6 +717,10 @@ fn load_penalties(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     Ok(())
 }
 
+/// The queue orders that rank users (fairshare and the multifactor priority): the fairshare
+/// section reports on their cells.
+pub const USER_ORDERS: [&str; 2] = ["fairshare", "priority"];
+
 /// users.parquet and user_timeseries.parquet, when both are present.
 fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
     if !(data.files.contains("users.parquet") && data.files.contains("user_timeseries.parquet")) {
@@ -722,9 +752,22 @@ fn load_users(dir: &Path, data: &mut ReportData) -> Result<(), String> {
             bounded_slowdown_mean: v("bounded_slowdown_mean"),
         },
     )?;
-    data.users.bins = rows_by_cell(
+    // Only the fairshare section draws bins, and only of queue-ordered-by-user cells: a grid of
+    // other orders would hold every cell's bins for nothing (10,000 cells: over 1 GB).
+    let ordered_by_user: BTreeSet<&str> = data
+        .rows
+        .iter()
+        .filter(|r| {
+            r.text
+                .get("order")
+                .is_some_and(|o| USER_ORDERS.contains(&o.as_str()))
+        })
+        .map(|r| r.cell.as_str())
+        .collect();
+    data.users.bins = rows_of_cells(
         &dir.join("user_timeseries.parquet"),
         Some(&["cell", "time", "user", "usage", "fairshare_factor", "cores"]),
+        |cell| ordered_by_user.contains(cell),
         |v| UserBin {
             time: v("time").unwrap_or(0.0),
             user: v("user").map(|u| u as i64),

@@ -23,7 +23,7 @@ use crate::report::users::{UserBin, UserRow};
 pub struct Fairshare;
 
 /// Orders whose queue follows fairshare factors.
-const FAIR_ORDERS: [&str; 2] = ["fairshare", "priority"];
+const FAIR_ORDERS: [&str; 2] = crate::report::data::USER_ORDERS;
 
 /// Users the per-user tables, the charts and the "heaviest users" findings single out (in the
 /// findings at most half of the users, so that "the others" are never empty). The same number
