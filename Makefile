@@ -13,7 +13,7 @@ VENV   := .venv
 # (tests/common/shipped.rs).
 MANIFESTS := $(wildcard experiments/*.yaml)
 
-.PHONY: all build test bench check-parquet lint clean venv docs-screenshots
+.PHONY: all build test bench check-parquet lint clean venv docs-screenshots check-screenshots
 
 # The package comes first: experiments/python-policies.yaml names Python policies, which the
 # CLI hands to it (docs/policies.md, "In a manifest").
@@ -49,7 +49,7 @@ $(VENV)/.schedlab-package: $(VENV)/.python-deps $(PACKAGE_SOURCES)
 $(VENV)/.python-deps: $(wildcard pyproject.toml)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff gymnasium evalys
+	$(VENV)/bin/pip install --quiet "maturin>=1.8,<2" numpy pyarrow pandas pytest ruff gymnasium evalys pillow
 	touch $@
 
 # Opens our Parquet outputs with pyarrow and checks them against docs/outputs.md.
@@ -60,6 +60,11 @@ check-parquet: build venv
 # packages `chromium` and `pngquant`; scripts/docs-screenshots.sh).
 docs-screenshots: build
 	scripts/docs-screenshots.sh
+
+# Two shipped reports screenshotted into a temporary folder and each PNG checked (size, width and
+# height, not blank): CI runs it, installing chromium as root when missing (scripts/ci-screenshots.sh).
+check-screenshots: build venv
+	PYTHON=$(VENV)/bin/python scripts/ci-screenshots.sh
 
 bench: build
 	$(CARGO) bench --locked --bench simulate
@@ -74,8 +79,8 @@ bench: build
 lint: $(VENV)/.python-deps
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
-	$(VENV)/bin/ruff format --check python policies tests/python examples scripts/peers/python_easy.py
-	$(VENV)/bin/ruff check python policies tests/python examples scripts/peers/python_easy.py
+	$(VENV)/bin/ruff format --check python policies tests/python examples scripts/peers/python_easy.py scripts/check-screenshot.py
+	$(VENV)/bin/ruff check python policies tests/python examples scripts/peers/python_easy.py scripts/check-screenshot.py
 
 clean:
 	$(CARGO) clean

@@ -571,3 +571,57 @@ grid:
     assert_eq!(kinds["aggregate"], [13], "{kinds:?}");
     assert_eq!(total, 2 * 3 + 4 * 3 + 13);
 }
+
+/// Issue 35: with stderr to a file, nothing was printed while a long cell ran. A status line
+/// comes every `SCHEDLAB_PROGRESS_INTERVAL` seconds (20 by default; shortened here) naming the
+/// running cell and the fraction of its submission span simulated, with a time left that is
+/// never "0 seconds".
+#[test]
+fn a_run_with_stderr_to_a_file_says_how_far_a_running_cell_got() {
+    let p = Project::new();
+    p.manifest(
+        "slow",
+        "name: slow
+workloads:
+  kth:
+    trace: ../workloads/kth.swf.gz
+clusters:
+  pool: {procs: 100}
+schedulers:
+  conservative: {policy: conservative}
+",
+    );
+    let log = p.path().join("stderr.txt");
+    let status = p
+        .cmd(&["run", "-j", "1"])
+        .env("SCHEDLAB_PROGRESS_INTERVAL", "0.01")
+        .stderr(Stdio::from(fs::File::create(&log).unwrap()))
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    let err = fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{err}");
+    let status_lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" nodes done; running slow/kth"))
+        .collect();
+    assert!(
+        !status_lines.is_empty(),
+        "no status line while the cell ran:\n{err}"
+    );
+    // The simulation's own progress: "slow/kth 40 % (… of … days simulated)".
+    assert!(
+        status_lines
+            .iter()
+            .any(|l| l.contains("running slow/kth ") && l.contains(" days simulated)")),
+        "{err}"
+    );
+    assert!(
+        status_lines
+            .iter()
+            .all(|l| l.starts_with('[') && l.contains("left") && !l.contains("about 0 seconds")),
+        "{err}"
+    );
+    // The per-node lines are still there.
+    assert!(err.contains("] ran slow/kth ("), "{err}");
+}

@@ -313,3 +313,43 @@ fn counts_in_the_cluster_sentences_and_tables_are_thousands_separated() {
         "{text}"
     );
 }
+
+#[test]
+fn resources_no_job_held_are_left_out_of_the_charts_and_said_once() {
+    // Issue 35: a trace without memory requests drew a memory line flat at 0 in every cluster
+    // panel. With every memory bin at 0 the chart has cores only, and the intro says why once.
+    let mut d = data();
+    for series in d.cluster_series.values_mut() {
+        for (_, bins) in series.iter_mut() {
+            for (_, v) in bins.iter_mut() {
+                v[1] = Some(0.0);
+            }
+        }
+    }
+    let section = clusters_section(&d).unwrap();
+    let svg = &section.charts[0].svg;
+    assert!(svg.contains(">cores<"), "{svg}");
+    assert!(!svg.contains(">memory<"), "{svg}");
+    let said: Vec<&String> = section
+        .intro
+        .iter()
+        .filter(|p| p.contains("leave out memory"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "The charts leave out memory: no job held any in the configurations charted (the jobs request none, or the cells ignore it), so its line would lie flat at 0."
+        ]
+    );
+    assert!(
+        section.charts[0]
+            .caption
+            .starts_with("Utilization of each cluster's cores over time"),
+        "{}",
+        section.charts[0].caption
+    );
+    // Memory that some job held keeps its line, and nothing is said.
+    let section = clusters_section(&data()).unwrap();
+    assert!(section.charts[0].svg.contains(">memory<"));
+    assert!(!section.intro.iter().any(|p| p.contains("leave out")));
+}

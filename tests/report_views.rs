@@ -627,6 +627,48 @@ fn findings_summarise_many_settings_with_counts_median_and_range() {
     );
 }
 
+#[test]
+fn findings_state_each_numeric_axis_effect_once_listing_its_metrics() {
+    // Issue 35: "From the lowest to the highest … in each of the 24 series" was repeated once
+    // per metric. Load scale 1 and 2 on five clusters (five series): the wait doubles in each
+    // (1 → 2 h: ×2.0), the bounded slowdown halves (4 → 2: −50.0 %), utilization stays 0.5.
+    // One sentence for the axis, the three metrics in it.
+    let h = 3600.0;
+    let mut rows = Vec::new();
+    for i in 0..5 {
+        for (x, w, b) in [(1.0, 1.0, 4.0), (2.0, 2.0, 2.0)] {
+            rows.push((
+                vec![
+                    ("cluster", t(&format!("c{i}"))),
+                    ("load_scale", Level::Number(x)),
+                ],
+                vec![
+                    ("wait_mean", w * h),
+                    ("bounded_slowdown_mean", b),
+                    ("utilization", 0.5),
+                ],
+            ));
+        }
+    }
+    let data = data_of(&["cluster", "load_scale"], rows);
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, None, &["load_scale".to_string()]);
+    let load = f
+        .iter()
+        .find(|f| f.title == "Load scale")
+        .expect("a load-scale finding");
+    assert_eq!(
+        load.text,
+        "From the lowest to the highest load scale in each of the 5 series — mean wait: lower in 0 and higher in 5 of 5 (median ×2.0, from ×2.0 to ×2.0); mean bounded slowdown: lower in 5 and higher in 0 of 5 (median −50.0 %, from −50.0 % to −50.0 %); utilization: the same in all 5."
+    );
+    let all: String = f.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        all.matches("From the lowest to the highest").count(),
+        1,
+        "{all}"
+    );
+}
+
 /// A summary row with text columns (axis levels such as `order`) and numbers.
 fn text_row(cell: &str, texts: &[(&str, &str)], numbers: &[(&str, f64)]) -> SummaryRow {
     SummaryRow {

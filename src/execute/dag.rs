@@ -62,6 +62,10 @@ pub trait Observer: Sync {
     /// A status line from an executor (e.g. the Slurm queue's state), for progress displays.
     fn note(&self, _text: &str) {}
     fn finished(&self) {}
+    /// Where running simulations report how far they got, if this observer shows it.
+    fn meters(&self) -> Option<&super::meter::Meters> {
+        None
+    }
 }
 
 /// Executes `nodes` with up to `threads` threads, calling `work(i)` for each node `i` that must

@@ -9,6 +9,7 @@ mod eet_outputs;
 pub mod executor;
 mod git;
 pub mod interrupt;
+pub mod meter;
 pub mod metrics_node;
 pub mod pipeline;
 pub mod progress;

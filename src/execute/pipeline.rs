@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::dag::{DagNode, Event, Observer, Outcome};
 use super::executor::{Context, ExecuteError, Executor, Local};
 use super::interrupt::Interrupt;
+use super::meter::Meter;
 use super::simulate_node::TraceCache;
 use super::{aggregate_node, git, metrics_node, simulate_node};
 use crate::cache::publish::{self, is_current};
@@ -371,7 +372,15 @@ pub fn run_with(
         match &node.kind {
             NodeKind::Simulate { cell: (e, c) } => {
                 let cell = &manifests[*e].cells[*c];
-                let result = simulate_node::run(cell, &manifests[*e].limits, &traces, &entry);
+                // The progress display follows the simulation through its meter while it runs.
+                let detached = Meter::detached();
+                let running = observer
+                    .meters()
+                    .map(|m| m.start(i, &node.label, nodes[i].cost));
+                let meter = running.as_ref().map_or(&detached, |r| &*r.meter);
+                let result =
+                    simulate_node::run(cell, &manifests[*e].limits, &traces, &entry, meter);
+                drop(running);
                 if let Some(path) = cell.workload.trace() {
                     traces.done(path, cell.workload.lenient, &cell.workload.reading);
                 }
@@ -551,6 +560,9 @@ impl Observer for Counting<'_> {
     }
     fn finished(&self) {
         self.observer.finished();
+    }
+    fn meters(&self) -> Option<&super::meter::Meters> {
+        self.observer.meters()
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
+use super::meter::{Meter, Metered};
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
@@ -274,9 +275,10 @@ pub fn run(
     limits: &Limits,
     traces: &TraceCache,
     entry: &EntryWriter,
+    meter: &Meter,
 ) -> Result<(), String> {
     with_workload(cell, limits, traces, |workload, facts| {
-        simulate(cell, workload, facts, entry)
+        simulate(cell, workload, facts, entry, meter)
     })
 }
 
@@ -285,6 +287,7 @@ fn simulate(
     workload: &Workload,
     facts: &SourceFacts,
     entry: &EntryWriter,
+    meter: &Meter,
 ) -> Result<(), String> {
     let machine = cell_machine(cell, facts)?;
     let config = SimConfig {
@@ -310,6 +313,14 @@ fn simulate(
         workload,
     )
     .map_err(|e| e.to_string())?;
+    if let (Some(first), Some(last)) = (workload.jobs.first(), workload.jobs.last()) {
+        meter.span(first.submit, last.submit);
+    }
+    // Progress displays read the simulated time reached through the meter (no I/O here).
+    let mut metered = Metered {
+        inner: &mut schedule,
+        meter,
+    };
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
     let outcome = match (&cell.scheduler.python, &cell.queues) {
@@ -361,7 +372,7 @@ fn simulate(
                     &config,
                     &reservations,
                     &setup.limits,
-                    &mut schedule,
+                    &mut metered,
                     adapt,
                 ),
                 None => adapt(workload).and_then(|policy| {
@@ -370,7 +381,7 @@ fn simulate(
                         &config,
                         policy,
                         &reservations,
-                        &mut schedule,
+                        &mut metered,
                     )
                 }),
             }
@@ -380,9 +391,9 @@ fn simulate(
             &config,
             &reservations,
             &setup.limits,
-            &mut schedule,
+            &mut metered,
         ),
-        (None, None) => simulate_into(workload, &config, &reservations, &mut schedule),
+        (None, None) => simulate_into(workload, &config, &reservations, &mut metered),
     }
     .map_err(|e| e.to_string())?;
     let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL

@@ -247,6 +247,17 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             text: format!("{}.{tail}", parts.join("; ")),
         });
     }
+    let (drawn, unused) = resource_lines(data, &configs);
+    if !unused.is_empty() {
+        let names: Vec<String> = unused.iter().map(|&k| RESOURCES[k].1.to_string()).collect();
+        section.intro.push(format!(
+            "The charts leave out {}: no job held any in the configurations charted (the jobs request none, or the cells ignore it), so {} would lie flat at 0.",
+            crate::report::text::list(&names),
+            if unused.len() == 1 { "its line" } else { "their lines" }
+        ));
+    }
+    let shown: Vec<String> = drawn.iter().map(|&k| RESOURCES[k].1.to_string()).collect();
+    let shown = crate::report::text::list(&shown);
     for (i, c) in configs.iter().take(MAX_CHARTS).enumerate() {
         let Some(cell) = c.rows.first().map(|r| r.cell.as_str()) else {
             continue;
@@ -265,6 +276,7 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
                 series: RESOURCES
                     .iter()
                     .enumerate()
+                    .filter(|(k, _)| !unused.contains(k))
                     .filter_map(|(k, (_, words))| {
                         let points: Vec<(f64, f64)> = bins
                             .iter()
@@ -310,12 +322,35 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
         section.charts.push(Chart {
             id: format!("clusters-{i}"),
             caption: format!(
-                "Utilization of each cluster's cores, memory and GPUs over time, {name} (time-weighted mean per bin of cluster_timeseries.parquet{})",
+                "Utilization of each cluster's {shown} over time, {name} (time-weighted mean per bin of cluster_timeseries.parquet{})",
                 if c.rows.len() > 1 { ", first replica" } else { "" }
             ),
             svg: charts::line_chart(&chart),
         });
     }
+}
+
+/// The resources (indices into [`RESOURCES`]) the charts draw, and those beyond cores (memory,
+/// GPUs) that some charted cluster has but no job held in any bin of any charted configuration:
+/// lines flat at 0 that say nothing (issue 35: a trace without memory requests drew a zero
+/// memory line per cluster in each of 12 charts), left out. A resource no cluster has has no
+/// line anyway.
+fn resource_lines(data: &data::ReportData, configs: &[&Config<'_>]) -> (Vec<usize>, Vec<usize>) {
+    let bins: Vec<&[Option<f64>; 3]> = configs
+        .iter()
+        .take(MAX_CHARTS)
+        .filter_map(|c| data.cluster_series.get(&c.rows.first()?.cell))
+        .flatten()
+        .flat_map(|(_, bins)| bins.iter().map(|(_, v)| v))
+        .collect();
+    let present = |k: usize| bins.iter().any(|v| v[k].is_some());
+    let unused: Vec<usize> = (1..RESOURCES.len())
+        .filter(|&k| present(k) && bins.iter().all(|v| v[k].is_none_or(|u| u == 0.0)))
+        .collect();
+    let drawn = (0..RESOURCES.len())
+        .filter(|&k| present(k) && !unused.contains(&k))
+        .collect();
+    (drawn, unused)
 }
 
 /// The reason columns of the summary (`skipped_<reason>`; not their sum).

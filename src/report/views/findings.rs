@@ -621,6 +621,8 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
     let shape = &grid.shape;
     let x = &shape.axes[xi];
     let mut sentences = Vec::new();
+    // Metrics summarised over many series: (series, phrase), stated together after the loop.
+    let mut summaries: Vec<(usize, String)> = Vec::new();
     // A metric setting is followed only in the metrics it changes, and the series of each
     // metric are the settings of the axes that can change it.
     for m in metrics
@@ -690,13 +692,27 @@ fn trend(grid: &Grid<'_>, xi: usize, metrics: &[&Metric]) -> Option<Finding> {
                 .map(|(_, p)| (p[0].1, p[p.len() - 1].1))
                 .collect();
             if let Some(s) = summary_phrase(m, &pairs, None) {
-                sentences.push(format!(
-                    "From the lowest to the highest {} in each of the {} series, {s}.",
-                    x.short(),
-                    text::whole(lines.len())
-                ));
+                summaries.push((lines.len(), s));
             }
         }
+    }
+    // One sentence per count of series (metric settings can give a metric fewer), listing the
+    // metrics in it, rather than the same lead once per metric (issue 35).
+    let mut counts: Vec<usize> = summaries.iter().map(|(n, _)| *n).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    for n in counts {
+        let parts: Vec<&str> = summaries
+            .iter()
+            .filter(|(k, _)| *k == n)
+            .map(|(_, s)| s.as_str())
+            .collect();
+        sentences.push(format!(
+            "From the lowest to the highest {} in each of the {} series — {}.",
+            x.short(),
+            text::whole(n),
+            parts.join("; ")
+        ));
     }
     (!sentences.is_empty()).then(|| Finding {
         title: capitalize(&x.short()),

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::SlurmError;
 use super::batch::{Batch, TaskNode};
 use crate::cache::{self, DigestCache, EntryStore};
+use crate::execute::meter::Meter;
 use crate::execute::simulate_node::{self, TraceCache};
 use crate::manifest::{self, Manifest};
 use crate::plan::{NodeKey, build::simulate_material};
@@ -191,7 +192,7 @@ fn compute(
         ));
     }
     let entry = entries.begin(&node.key).map_err(|e| e.to_string())?;
-    simulate_node::run(cell, &manifest.limits, traces, &entry)?;
+    simulate_node::run(cell, &manifest.limits, traces, &entry, &Meter::detached())?;
     entry.commit().map_err(|e| e.to_string())?;
     Ok(())
 }
