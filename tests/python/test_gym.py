@@ -495,3 +495,8 @@ def test_topology_parameters_get_clear_errors():
         SchedulingEnv(E1_TRACE, machines=E1_MACHINES, memory="kb_per_node"),
         skip_render_check=True,
     )
+    vec = SchedulingVecEnv(E1_TRACE, machines=E1_MACHINES, memory="kb_per_node", n_envs=3)
+    obs, _ = vec.reset(seed=0)
+    assert obs["machine"].shape == (3, 2 + 2 * 8 + 2) and obs["jobs"].shape == (3, 128, 8)
+    # Example1's nodes have GPUs and memory: at an episode's first decision some are free.
+    assert (obs["machine"][:, -2:] > 0).all() and (obs["machine"][:, -2:] <= 1).all()
