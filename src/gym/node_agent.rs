@@ -112,10 +112,13 @@ impl NodeAgent {
         Self::remove(call, slot, cores);
     }
 
+    /// Removes the job at `slot` from the waiting ones: it holds `cores` from now on (what its
+    /// shape takes, for the free cores), and is described among the running jobs by its
+    /// processors, as the engine's running set describes the jobs started earlier.
     fn remove(call: &mut CallState, slot: usize, cores: i64) {
         let w = call.waiting.remove(slot);
         call.free -= cores;
-        call.ends.push((call.now + w.requested_time, cores));
+        call.ends.push((call.now + w.requested_time, w.units));
         call.started.push(w.pos);
     }
 
