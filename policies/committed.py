@@ -4,8 +4,11 @@ fits, else commit to it — nothing is picked again until it starts — and back
 (``none``, ``easy``, or ``conservative``), walking the other waiting jobs in submission order.
 
 Run through the policy interface, it is what a heuristic action function gives in the
-environment, job for job (tests/python/test_gym.py). With the FCFS score it is the native
-``fcfs`` (``none``) and ``easy`` schedulers."""
+environment with ``none`` and ``easy``, job for job (tests/python/test_gym.py). With the FCFS
+score it is the native ``fcfs`` (``none``) and ``easy`` schedulers. Its ``conservative``
+replans every waiting job from scratch at each call; the environment keeps its reservations
+between calls as the native rule does (a policy is not called where nothing can start, so it
+cannot), and the two differ (docs/rl.md, "Heuristics as actions")."""
 
 from __future__ import annotations
 

@@ -249,8 +249,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     /// A stepped run (the engine suspends each scheduler call for an outside decision) with
-    /// the first waiting job always chosen is native EASY (EASY backfilling) and native FCFS
-    /// (none), start for start: suspending and resuming a call changes nothing.
+    /// the first waiting job always chosen is native EASY (EASY backfilling), native FCFS
+    /// (none) and native conservative (conservative: reservations kept between calls), start
+    /// for start: suspending and resuming a call changes nothing.
     #[test]
     fn stepped_first_job_runs_are_the_native_schedulers(
         jobs in arb_workload(16, false),
@@ -258,7 +259,11 @@ proptest! {
     ) {
         use schedlab::gym::Backfill;
         let w = Workload::new(jobs);
-        for (backfill, kind) in [(Backfill::Easy, SchedulerKind::Easy), (Backfill::None, SchedulerKind::Fcfs)] {
+        for (backfill, kind) in [
+            (Backfill::Easy, SchedulerKind::Easy),
+            (Backfill::None, SchedulerKind::Fcfs),
+            (Backfill::Conservative, SchedulerKind::Conservative),
+        ] {
             let native = simulate(&w, &SimConfig::new(Machine::pool(procs), kind)).unwrap();
             let starts: Vec<Time> = native.jobs.iter().map(|o| o.start).collect();
             prop_assert_eq!(gym_first_job_starts(&w, procs, backfill), starts, "{:?}", kind);

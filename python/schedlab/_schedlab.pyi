@@ -113,6 +113,8 @@ class GymEnvs:
         tau: int = 10,
         time_scale: float = 86400.0,
         lenient: bool = False,
+        machines: str | None = None,
+        memory: str = "kb_per_proc",
     ) -> None: ...
     @property
     def n_envs(self) -> int: ...

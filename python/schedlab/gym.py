@@ -18,7 +18,9 @@ the episode's jobs table), at the end of the episode or, with ``per_step=True``,
 (bounded slowdown and wait only). Instead of a trace,
 ``workload=`` takes a generated workload (a manifest's ``workloads.<name>`` mapping with
 ``synthetic:``, as ``schedlab.simulate(workload=)``), generated once for ``seed`` on ``procs``
-processors.
+processors. ``machines=`` (an Alea/AleaNG machine file) runs the episodes on that topology:
+node-level fit (cores, memory, GPUs, properties), node-level EASY, free memory and GPU
+fractions among the machine features (docs/rl.md, "On a topology").
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def _native(trace, workload, n_envs, seed, reward, kwargs) -> tuple[Any, Callabl
         starts = [int(starts)]
     elif starts is not None:
         starts = [int(s) for s in starts]
+    if kwargs.get("machines") is not None:
+        kwargs["machines"] = os.fspath(kwargs["machines"])
     if kwargs.get("features") is not None:
         kwargs["features"] = list(kwargs["features"])
     native = _schedlab.GymEnvs(
@@ -127,7 +131,9 @@ class SchedulingEnv(gym.Env):
     ``procs``, ``memory``, ``gpus``, ``user_share``, ``queue``, ``can_start``),
     ``running_slots`` (8), ``backfill`` (``"easy"``), ``episode_jobs`` (256; ``None``: the
     whole trace), ``starts`` (``None``: random; an index or a list of indices), ``reward``,
-    ``per_step``, ``tau`` (10 s), ``time_scale`` (86400 s), ``seed``.
+    ``per_step``, ``tau`` (10 s), ``time_scale`` (86400 s), ``seed``; ``machines`` (an
+    Alea/AleaNG machine file: a topology instead of a pool; backfill none or easy) and
+    ``memory`` (how to read the trace's memory field, as ``schedlab.simulate``).
     """
 
     metadata = {"render_modes": []}

@@ -108,7 +108,7 @@ impl GymEnvs {
         trace = None, *, workload = None, n_envs = 1, seed = 0, procs = None, k = 128, features = None,
         running_slots = 8, backfill = "easy", episode_jobs = Some(256), starts = None,
         reward = "bounded_slowdown", per_step = false, tau = 10, time_scale = 86400.0,
-        lenient = false
+        lenient = false, machines = None, memory = "kb_per_proc"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -129,6 +129,8 @@ impl GymEnvs {
         tau: i64,
         time_scale: f64,
         lenient: bool,
+        machines: Option<PathBuf>,
+        memory: &str,
     ) -> PyResult<Self> {
         if n_envs == 0 {
             return Err(errors::input("n_envs must be at least 1"));
@@ -193,9 +195,25 @@ impl GymEnvs {
             tau,
             time_scale,
         };
+        // A topology (docs/rl.md, "On a topology"): the machine file gives the machine.
+        let topology = match machines {
+            None => None,
+            Some(path) => {
+                if procs.is_some() {
+                    return Err(errors::input(
+                        "machines= gives the machine: leave out procs",
+                    ));
+                }
+                Some(crate::policy::topology_machine(&path, None)?)
+            }
+        };
+        let topology_cores = topology
+            .as_ref()
+            .map(|m| u32::try_from(m.capacity().unit_count()).unwrap_or(u32::MAX));
+        let procs = procs.or(topology_cores.map(i64::from));
         let loaded = match (trace, workload) {
             (Some(trace), None) => {
-                py.detach(|| crate::trace::load(trace, lenient, "kb_per_proc", None))?
+                py.detach(|| crate::trace::load(trace, lenient, memory, None))?
             }
             (None, Some(mapping)) => {
                 // Generated once, for `seed`, on a machine of `procs`: every environment draws
@@ -231,17 +249,20 @@ impl GymEnvs {
         let mut envs = Vec::with_capacity(n_envs);
         for i in 0..n_envs {
             // Each environment its own stream: seed, seed + 1, …
+            let machine = topology
+                .clone()
+                .unwrap_or_else(|| schedlab::sim::Machine::pool(procs));
             envs.push(
-                Env::new(
+                Env::on_machine(
                     workload.clone(),
-                    procs,
+                    machine,
                     config.clone(),
                     seed.wrapping_add(i as u64),
                 )
                 .map_err(errors::input)?,
             );
         }
-        let (f, m) = (config.features.len(), config.machine_features());
+        let (f, m) = (config.features.len(), envs[0].machine_features());
         Ok(GymEnvs {
             envs,
             k,

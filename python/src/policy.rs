@@ -263,7 +263,7 @@ pub fn simulate(
 
 /// The topology of an Alea or AleaNG machine file; `allocation` shared or exclusive overrides
 /// the file's.
-fn topology_machine(
+pub(crate) fn topology_machine(
     path: &std::path::Path,
     allocation: Option<&str>,
 ) -> PyResult<schedlab::sim::Machine> {

@@ -3,8 +3,16 @@
 //! and otherwise suspends the call ([`crate::sim::Scheduler::suspended`]) until the driver hands
 //! it the agent's next action. Between suspensions it keeps the call's state (the jobs still
 //! waiting, the units free, the jobs started so far), which is also what the observation reads.
+//!
+//! Conservative backfilling keeps its reservations between calls, as the native
+//! [`crate::sim::scheduler::Conservative`] does ([`Plan`]): at every call (also one at which
+//! nothing can start) each waiting job gives back its reservation and takes the earliest slot
+//! again, the chosen jobs first in the order chosen, then the committed job, then the others in
+//! submission order; those whose slot is now start. With the first waiting job always chosen,
+//! that is the native rule's compression, call for call.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::sim::job::Time;
@@ -20,8 +28,10 @@ pub enum Backfill {
     /// EASY: a later job (in submission order) starts if it fits now and ends by the committed
     /// job's shadow time or uses only the extra units.
     Easy,
-    /// Conservative: the committed job and then every other waiting job (in submission order)
-    /// get a reservation at their earliest fit; those whose earliest fit is now start.
+    /// Conservative: every waiting job holds a reservation, kept between calls; at each call
+    /// the chosen jobs, then the committed one, then every other waiting job (in submission
+    /// order) give theirs back and take their earliest fit; those whose earliest fit is now
+    /// start (a chosen job whose fit is later is committed to).
     Conservative,
 }
 
@@ -67,6 +77,13 @@ pub struct CallState {
     pub total_usage: f64,
     /// Queue positions started by this call.
     pub started: Vec<usize>,
+    /// On a topology: per slot of the first K waiting jobs, 1 when it fits on the nodes now
+    /// (node-level fit: cores, memory, GPUs, properties), after this call's starts.
+    pub fits: Vec<u8>,
+    /// On a topology: the free memory and GPUs now, as fractions of the machine's (0 when it
+    /// has none).
+    pub free_memory: f64,
+    pub free_gpus: f64,
 }
 
 /// What the agent and the driver share.
@@ -86,15 +103,15 @@ pub struct Shared {
     /// Each job's user as a dense index (by the episode's job index).
     pub users: Vec<u32>,
     /// Core-seconds of completed jobs per user (ledger across calls), and their sum.
-    completed_usage: Vec<f64>,
-    completed_total: f64,
+    pub(super) completed_usage: Vec<f64>,
+    pub(super) completed_total: f64,
 }
 
 /// The environment's scheduler (one per episode).
 pub struct Agent {
     pub shared: Rc<RefCell<Shared>>,
     pub backfill: Backfill,
-    profile: Profile,
+    plan: Plan,
 }
 
 impl Agent {
@@ -102,8 +119,73 @@ impl Agent {
         Agent {
             shared,
             backfill,
-            profile: Profile::default(),
+            plan: Plan::default(),
         }
+    }
+}
+
+/// Conservative backfilling's reservations, kept between calls as the native rule keeps them
+/// (its reference formulation, [`crate::sim::scheduler::Conservative::reference`]).
+#[derive(Default)]
+struct Plan {
+    profile: Profile,
+    /// Each waiting job's reserved start (by its index in the episode's workload).
+    slots: HashMap<u32, Time>,
+}
+
+impl Plan {
+    /// The committed future at the start of a call: the units free now, the running jobs
+    /// releasing theirs at their predicted ends, and every kept reservation held. One that
+    /// began in the past (its start was not an instant: the job before it ended early) is
+    /// dropped, and its job planned afresh in its turn.
+    fn begin(&mut self, c: &CallState) {
+        self.profile
+            .reset(c.now, ResourceVec::units(c.free.max(0) as u64));
+        for &(end, units) in &c.ends {
+            self.profile
+                .release_from(end, ResourceVec::units(units.max(0) as u64));
+        }
+        for w in &c.waiting {
+            if let Some(&s) = self.slots.get(&w.job) {
+                if s >= c.now {
+                    self.profile
+                        .reserve(s, s + w.requested_time, Self::demand(w));
+                } else {
+                    self.slots.remove(&w.job);
+                }
+            }
+        }
+    }
+
+    fn demand(w: &Waiting) -> ResourceVec {
+        ResourceVec::units(w.units.max(0) as u64)
+    }
+
+    /// `w` gives back its reservation and takes the earliest slot; that slot (kept unless it
+    /// is now: the job starts).
+    fn replan(&mut self, now: Time, w: &Waiting) -> Option<Time> {
+        let demand = Self::demand(w);
+        if let Some(s) = self.slots.remove(&w.job) {
+            self.profile.unreserve(s, s + w.requested_time, demand);
+        }
+        let at = self.profile.earliest_fit(now, w.requested_time, demand)?;
+        self.profile.reserve(at, at + w.requested_time, demand);
+        if at != now {
+            self.slots.insert(w.job, at);
+        }
+        Some(at)
+    }
+
+    /// Replans every waiting job but the one at `except`, in submission order, and starts
+    /// those whose slot is now; how many.
+    fn replan_others(&mut self, c: &mut CallState, except: Option<usize>) -> u64 {
+        let mut now_slots = Vec::new();
+        for (k, w) in c.waiting.iter().enumerate() {
+            if Some(k) != except && self.replan(c.now, w) == Some(c.now) {
+                now_slots.push(k);
+            }
+        }
+        c.start_slots(&now_slots)
     }
 }
 
@@ -124,8 +206,9 @@ impl Shared {
     }
 
     /// Rebuilds the call state from the engine's view; `false` when nothing can start (no
-    /// waiting job fits in the free units: the call ends at once).
-    fn fill(&mut self, view: &View<'_>) -> bool {
+    /// waiting job fits in the free units: the call ends at once). With `always`, the state is
+    /// rebuilt even then (conservative backfilling replans at every call).
+    fn fill(&mut self, view: &View<'_>, always: bool) -> bool {
         if self.track_usage {
             for (ended, completed) in view.ended.iter().zip(view.completed) {
                 let job = &view.jobs[ended.job as usize];
@@ -138,7 +221,8 @@ impl Shared {
         // only if some waiting job fits in the free units: otherwise nothing can start, and
         // an action would only commit to a job earlier than a policy could.
         let free = view.free.unit_count();
-        if free == 0 || !view.queue.iter().any(|q| q.demand.unit_count() <= free) {
+        let fits = free > 0 && view.queue.iter().any(|q| q.demand.unit_count() <= free);
+        if !fits && !always {
             return false;
         }
         let c = &mut self.call;
@@ -173,7 +257,7 @@ impl Shared {
             }
         }
         c.started.clear();
-        true
+        fits
     }
 }
 
@@ -232,38 +316,37 @@ impl CallState {
         }
         slots.len() as u64
     }
-
-    /// Conservative backfilling with the committed job at `slot` planned first.
-    fn conservative(&mut self, slot: usize, profile: &mut Profile) -> u64 {
-        profile.reset(self.now, ResourceVec::units(self.free.max(0) as u64));
-        for &(end, units) in &self.ends {
-            profile.release_from(end, ResourceVec::units(units.max(0) as u64));
-        }
-        let plan = |profile: &mut Profile, w: &Waiting| -> Option<Time> {
-            let demand = ResourceVec::units(w.units.max(0) as u64);
-            let at = profile.earliest_fit(self.now, w.requested_time, demand)?;
-            profile.reserve(at, at + w.requested_time, demand);
-            Some(at)
-        };
-        let committed = self.waiting[slot];
-        plan(profile, &committed);
-        let mut now_slots = Vec::new();
-        for (k, w) in self.waiting.iter().enumerate() {
-            if k != slot && plan(profile, w) == Some(self.now) {
-                now_slots.push(k);
-            }
-        }
-        self.start_slots(&now_slots)
-    }
 }
 
 impl Scheduler for Agent {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let mut shared = self.shared.borrow_mut();
         let shared = &mut *shared;
+        let conservative = self.backfill == Backfill::Conservative;
         // A resumed call sees the same view: its state is the one it suspended with.
-        if !std::mem::take(&mut shared.suspended) && !shared.fill(view) {
-            return;
+        if !std::mem::take(&mut shared.suspended) {
+            let fits = shared.fill(view, conservative);
+            if conservative {
+                self.plan.begin(&shared.call);
+            }
+            if !fits {
+                // Nothing can start, but the native conservative rule compresses its
+                // reservations at every call: so does the environment (the committed job
+                // first, then the others in submission order).
+                if conservative && !shared.call.waiting.is_empty() {
+                    let call = &mut shared.call;
+                    let slot = shared
+                        .committed
+                        .and_then(|job| call.waiting.iter().position(|w| w.job == job));
+                    if let Some(slot) = slot {
+                        let w = call.waiting[slot];
+                        self.plan.replan(call.now, &w);
+                    }
+                    self.plan.replan_others(call, slot);
+                    debug_assert!(call.started.is_empty(), "nothing fits now");
+                }
+                return;
+            }
         }
         let call = &mut shared.call;
         loop {
@@ -272,7 +355,13 @@ impl Scheduler for Agent {
                     shared.committed = None;
                     continue;
                 };
-                if call.waiting[slot].units <= call.free {
+                let starts_now = if conservative {
+                    let w = call.waiting[slot];
+                    self.plan.replan(call.now, &w) == Some(call.now)
+                } else {
+                    call.waiting[slot].units <= call.free
+                };
+                if starts_now {
                     call.start(slot);
                     shared.committed = None;
                     continue;
@@ -280,17 +369,29 @@ impl Scheduler for Agent {
                 shared.backfilled += match self.backfill {
                     Backfill::None => 0,
                     Backfill::Easy => call.easy(slot),
-                    Backfill::Conservative => call.conservative(slot, &mut self.profile),
+                    Backfill::Conservative => self.plan.replan_others(call, Some(slot)),
                 };
                 break;
             }
-            if call.waiting.is_empty() || call.free <= 0 {
+            if call.waiting.is_empty() {
+                break;
+            }
+            if call.free <= 0 {
+                // The jobs not replanned yet at this call are (nothing starts: no unit free).
+                if conservative {
+                    self.plan.replan_others(call, None);
+                }
                 break;
             }
             match shared.action.take() {
                 Some(slot) => {
                     let w = call.waiting[slot];
-                    if w.units <= call.free {
+                    let starts_now = if conservative {
+                        self.plan.replan(call.now, &w) == Some(call.now)
+                    } else {
+                        w.units <= call.free
+                    };
+                    if starts_now {
                         call.start(slot);
                     } else {
                         shared.committed = Some(w.job);

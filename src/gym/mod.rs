@@ -4,12 +4,14 @@
 //! threads, no clock; the Python package's `schedlab.gym` is a thin layer over [`Env`].
 //!
 //! An episode is `episode_jobs` consecutive jobs of the trace from a start drawn from the
-//! env's seeded stream (or given), on a pool of the trace's processors. At each decision the
-//! agent picks one of the first K waiting jobs; [`agent::Agent`] starts it, or commits to it
-//! and backfills around it until it fits. Same seed and actions: the same episode, byte for
-//! byte.
+//! env's seeded stream (or given), on a pool of the trace's processors or on a topology (an
+//! Alea/AleaNG machine file). At each decision the agent picks one of the first K waiting
+//! jobs; [`agent::Agent`] (on a pool) or [`node_agent::NodeAgent`] (on a topology, node-level
+//! fit and EASY) starts it, or commits to it and backfills around it until it fits. Same seed
+//! and actions: the same episode, byte for byte.
 
 pub mod agent;
+pub mod node_agent;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -20,6 +22,7 @@ use rand_core::{RngCore, SeedableRng};
 
 pub use agent::Backfill;
 use agent::{Agent, Shared};
+use node_agent::NodeAgent;
 
 use crate::sim::engine::JobOutcome;
 use crate::sim::reservation::Reservations;
@@ -44,7 +47,8 @@ pub enum Feature {
     UserShare,
     /// The SWF queue number (-1 when unknown), as is.
     Queue,
-    /// 1 when the job fits in the units free now, else 0.
+    /// 1 when the job fits now (in the units free on a pool; on a topology, on the nodes: some
+    /// class it may use has enough nodes with its per-node cores, memory and GPUs free), else 0.
     CanStart,
 }
 
@@ -152,8 +156,9 @@ impl EnvConfig {
         }
     }
 
-    /// Machine features: free fraction, waiting jobs beyond K (fraction of K), then per running
-    /// slot its remaining requested time (/ time scale) and units (/ capacity).
+    /// Machine features on a pool: free fraction, waiting jobs beyond K (fraction of K), then
+    /// per running slot its remaining requested time (/ time scale) and units (/ capacity). On
+    /// a topology ([`Env::machine_features`]) the free memory and GPU fractions follow.
     pub fn machine_features(&self) -> usize {
         2 + 2 * self.running_slots
     }
@@ -221,7 +226,9 @@ struct Episode {
 /// One environment.
 pub struct Env {
     trace: Arc<Workload>,
+    /// Processors of the pool, or cores of the topology.
     procs: u32,
+    machine: Machine,
     pub config: EnvConfig,
     rng: ChaCha8Rng,
     next_fixed: usize,
@@ -263,6 +270,25 @@ impl Env {
         config: EnvConfig,
         seed: u64,
     ) -> Result<Self, String> {
+        Self::on_machine(trace, Machine::pool(procs), config, seed)
+    }
+
+    /// An environment over `trace` on `machine`: a pool, or a topology (node-level fit;
+    /// backfilling none or EASY).
+    pub fn on_machine(
+        trace: Arc<Workload>,
+        machine: Machine,
+        config: EnvConfig,
+        seed: u64,
+    ) -> Result<Self, String> {
+        if matches!(machine, Machine::Topology(_)) && config.backfill == Backfill::Conservative {
+            return Err(
+                "backfill=\"conservative\" is not available on a topology (machines=): give \"none\" or \"easy\""
+                    .to_string(),
+            );
+        }
+        let procs = u32::try_from(machine.capacity().unit_count() * machine.procs_per_unit())
+            .map_err(|_| "the machine has more than 2^32 processors".to_string())?;
         if config.k == 0 {
             return Err("k must be at least 1".to_string());
         }
@@ -323,6 +349,7 @@ impl Env {
             users,
             trace,
             procs,
+            machine,
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             next_fixed: 0,
@@ -373,16 +400,22 @@ impl Env {
             Vec::new()
         };
         *self.shared.borrow_mut() = Shared::new(track_usage, users, self.n_users);
-        let agent = Agent::new(self.shared.clone(), self.config.backfill);
-        let config = SimConfig::new(Machine::pool(self.procs), SchedulerKind::Fcfs);
+        let config = SimConfig::new(self.machine.clone(), SchedulerKind::Fcfs);
         // SAFETY: the run borrows the workload and the reservations, which live in boxes owned
         // by the same `Episode`, never moved out of or mutated while the run exists, and
         // dropped after it (field order). The 'static lifetime never leaves this module.
         let run = unsafe {
             let w: &'static Workload = &*(workload.as_ref() as *const Workload);
             let r: &'static Reservations = &*(reservations.as_ref() as *const Reservations);
-            Stepped::new(w, &config, Box::new(agent), r)
-                .map_err(|e| EnvError::Sim(e.to_string()))?
+            if self.is_topology() {
+                let agent =
+                    NodeAgent::new(self.shared.clone(), self.config.backfill, self.config.k);
+                Stepped::on_nodes(w, &config, Box::new(agent), r)
+            } else {
+                let agent = Agent::new(self.shared.clone(), self.config.backfill);
+                Stepped::new(w, &config, Box::new(agent), r)
+            }
+            .map_err(|e| EnvError::Sim(e.to_string()))?
         };
         let submits = workload.jobs.iter().map(|j| j.submit).collect();
         self.episode = Some(Episode {
@@ -418,6 +451,17 @@ impl Env {
                 Ok(true)
             }
         }
+    }
+
+    /// Whether the machine is a topology (node-level decisions).
+    pub fn is_topology(&self) -> bool {
+        matches!(self.machine, Machine::Topology(_))
+    }
+
+    /// Machine features of the observation: [`EnvConfig::machine_features`], and on a topology
+    /// the free memory and GPU fractions after them.
+    pub fn machine_features(&self) -> usize {
+        self.config.machine_features() + if self.is_topology() { 2 } else { 0 }
     }
 
     /// Whether the episode is over (or none was started).
@@ -549,6 +593,9 @@ impl Env {
                     }
                     Feature::UserShare => 0.0,
                     Feature::Queue => f64::from(job.queue),
+                    Feature::CanStart if self.is_topology() => {
+                        f64::from(c.fits.get(slot).copied().unwrap_or(0))
+                    }
                     Feature::CanStart => f64::from(u8::from(w.units <= c.free)),
                 };
                 *x = v as f32;
@@ -565,6 +612,10 @@ impl Env {
                 machine[2 + 2 * s] = ((end - c.now) as f64 / scale) as f32;
                 machine[3 + 2 * s] = (*units as f64 / capacity) as f32;
             }
+        }
+        if self.is_topology() {
+            machine[2 + 2 * r] = c.free_memory as f32;
+            machine[3 + 2 * r] = c.free_gpus as f32;
         }
     }
 

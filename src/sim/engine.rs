@@ -530,7 +530,9 @@ pub fn simulate_with_reserving(
 /// driver hands the scheduler what it waited for (through state they share) and advances
 /// again: the scheduler is called again at the same instant with the same view. Instants,
 /// calls and outcomes reach the sink exactly as in a run to completion of a scheduler that
-/// decided the same without suspending. Uniform machines, no queues and limits.
+/// decided the same without suspending. No queues and limits; a uniform machine with a
+/// [`Scheduler`] ([`Stepped::new`]) or a topology with a [`NodeScheduler`]
+/// ([`Stepped::on_nodes`]).
 pub struct Stepped<'w> {
     engine: Engine<'w>,
 }
@@ -546,6 +548,23 @@ impl<'w> Stepped<'w> {
             workload,
             config,
             AnyPolicy::Units(scheduler),
+            reservations,
+            None,
+        )?;
+        Ok(Stepped { engine })
+    }
+
+    /// A stepped run on a topology (`config.machine`), decided by a node-level `scheduler`.
+    pub fn on_nodes(
+        workload: &'w Workload,
+        config: &SimConfig,
+        scheduler: Box<dyn NodeScheduler>,
+        reservations: &'w Reservations,
+    ) -> Result<Self, SimError> {
+        let engine = Engine::new(
+            workload,
+            config,
+            AnyPolicy::Nodes(scheduler),
             reservations,
             None,
         )?;
@@ -1452,6 +1471,16 @@ impl<'w> Engine<'w> {
                 scheduler.schedule(&view, &mut self.decisions);
                 if let Some(failure) = scheduler.failure() {
                     return Err(failure);
+                }
+                if scheduler.suspended() {
+                    if !self.decisions.starts().is_empty() {
+                        return Err(SimError::Policy {
+                            time: now,
+                            message: "the scheduler suspended its call after deciding starts"
+                                .to_string(),
+                        });
+                    }
+                    return Ok(Called::Suspended);
                 }
                 t.completed.clear();
                 let decisions = std::mem::take(&mut self.decisions);

@@ -67,14 +67,21 @@ def test_same_seed_and_actions_give_the_same_episode_byte_for_byte():
 
 
 @pytest.mark.parametrize("trace", [KTH, SDSC])
-@pytest.mark.parametrize("backfill, native", [("easy", "easy"), ("none", "fcfs")])
+@pytest.mark.parametrize(
+    "backfill, native",
+    [("easy", "easy"), ("none", "fcfs"), ("conservative", "conservative")],
+)
 def test_fcfs_actions_reproduce_the_native_schedulers(trace, backfill, native):
+    """Conservative included: the environment keeps its reservations between calls and
+    compresses them at every call, as the native rule does (docs/rl.md, "Action")."""
     env = SchedulingEnv(trace, backfill=backfill, episode_jobs=None, starts=0, k=4096)
     run_episode(env, heuristic("fcfs"))
     got = env.episode_jobs(finished=True)
     expected = schedlab.simulate(trace, scheduler=native).jobs
     assert len(got["start"]) == expected.num_rows > 20_000
     assert np.array_equal(got["start"], expected.column("start").to_numpy())
+    if backfill != "none":
+        assert env.status()["backfilled"] > 1000
 
 
 SCORES = {
@@ -101,29 +108,20 @@ def test_heuristic_actions_reproduce_the_policy_through_the_policy_interface(nam
     assert not np.array_equal(got["start"], fcfs), "the heuristic is FCFS in disguise"
 
 
-def test_conservative_backfilling_matches_the_policy_interface():
+def test_conservative_keeps_reservations_that_replanning_from_scratch_would_move():
+    """Under SJF actions the environment's conservative backfilling keeps each job's
+    reservation between calls; policies/committed.py, which replans every waiting job from
+    scratch at each call (what the policy interface allows: it is not called where nothing can
+    start), gives another schedule — so the two are told apart, and the kept reservations
+    change the outcome."""
     k = 4096
-    path = KTH
-    env = SchedulingEnv(path, backfill="conservative", episode_jobs=3000, starts=0, k=k)
+    env = SchedulingEnv(KTH, backfill="conservative", episode_jobs=None, starts=0, k=k)
     run_episode(env, heuristic("sjf"))
-    got = env.episode_jobs(finished=True)
+    got = env.episode_jobs(finished=True)["start"]
     assert env.status()["backfilled"] > 0
-    # The policy over the same 3000 jobs: the env's episode is a window of the trace.
-    table = schedlab.read_trace(path).slice(0, 3000)
-    lines = ["; MaxProcs: 100"]
-    for r in table.to_pylist():
-        lines.append(
-            f"{r['id']} {r['submit']} -1 {r['runtime']} {r['procs']} -1 -1 {r['procs']} "
-            f"{r['requested_time']} -1 1 {r['user']} {r['group']} -1 {r['queue']} -1 -1 -1"
-        )
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        window = f"{d}/window.swf"
-        with open(window, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        policy = schedlab.simulate(window, policy=Committed(SCORES["sjf"], "conservative", k=k))
-    assert np.array_equal(got["start"], policy.jobs.column("start").to_numpy())
+    replanned = schedlab.simulate(KTH, policy=Committed(SCORES["sjf"], "conservative", k=k))
+    assert len(got) == replanned.jobs.num_rows == 28_467
+    assert not np.array_equal(got, replanned.jobs.column("start").to_numpy())
 
 
 def test_the_mask_marks_the_waiting_jobs_and_a_masked_action_is_refused():
@@ -343,3 +341,162 @@ def test_the_eet_reward_is_the_simulations_violated_fraction():
     assert rewards[-1] == pytest.approx(-violated.mean(), abs=1e-12)
     with pytest.raises(schedlab.InputError, match="end of an episode only"):
         SchedulingEnv(KTH, reward="eet_violations", per_step=True)
+
+
+# --- On a topology (docs/rl.md, "On a topology") ---------------------------------------------
+
+EXAMPLE1 = WORKLOADS / "aleang-example1"
+E1_TRACE = EXAMPLE1 / "Example1-load_75%-urgent_10%-instance_0.swf.gz"
+E1_MACHINES = EXAMPLE1 / "example1.swf.machines"
+WAGAP = WORKLOADS / "wagap-2013.swf.gz"
+WAGAP_MACHINES = WORKLOADS / "wagap-2013.swf.machines"
+TOPOLOGIES = {
+    "example1": (E1_TRACE, E1_MACHINES, "kb_per_node"),
+    "wagap": (WAGAP, WAGAP_MACHINES, "bytes_per_node"),
+}
+
+
+@pytest.mark.parametrize("machine", sorted(TOPOLOGIES))
+@pytest.mark.parametrize("backfill, native", [("easy", "easy"), ("none", "fcfs")])
+def test_fcfs_actions_on_a_topology_reproduce_the_native_node_level_schedulers(
+    machine, backfill, native
+):
+    """AleaNG's Example1 (GPUs, partitions, memory per node) and wagap-2013 (80- and 12-core
+    nodes shared by jobs with memory): FCFS actions give the native node-level FCFS and EASY
+    schedules, job for job."""
+    trace, machines, memory = TOPOLOGIES[machine]
+    env = SchedulingEnv(
+        trace,
+        machines=machines,
+        memory=memory,
+        backfill=backfill,
+        episode_jobs=None,
+        starts=0,
+        k=4096,
+    )
+    run_episode(env, heuristic("fcfs"))
+    got = env.episode_jobs(finished=True)
+    expected = schedlab.simulate(trace, machines=machines, memory=memory, scheduler=native).jobs
+    assert len(got["start"]) == expected.num_rows > 2000
+    assert np.array_equal(got["start"], expected.column("start").to_numpy())
+    assert np.array_equal(got["end"], expected.column("end").to_numpy())
+    if backfill == "easy":
+        assert env.status()["backfilled"] > 100
+
+
+# Two clusters: "small", 2 nodes of 4 cores and 8 GB, partition cpu, no GPU; "gpu", one node
+# of 4 cores, 16 GB and 2 GPUs, partition gpu (AleaNG columns: id name nodes CPUs speed GB_RAM
+# properties GPUs).
+SMALL_MACHINES = """0 small 2 4 1 8 cpu 0
+1 gpu 1 4 1 16 gpu 2
+"""
+GB = 1048576  # KB
+
+
+def _aleang_job(i, submit, procs, run, memory_kb, gpus, requires):
+    return (
+        f"{i} {submit} -1 {run} {procs} -1 -1 {procs} {run} {memory_kb} 1 1 1 -1 1 -1 -1 -1 "
+        f"{gpus} -1 {requires}"
+    )
+
+
+def test_on_a_topology_the_mask_never_offers_an_unfittable_job_and_can_start_is_node_level(
+    tmp_path,
+):
+    """Hand-worked: jobs that no node can ever run (3 GPUs on one node, an unknown partition,
+    32 GB on one node) never reach a slot; after the first three jobs start, a 2-core job of
+    partition cpu does not fit (both cpu nodes are full) although 3 cores are free on the
+    machine, and a 2-core job of any partition does (on the GPU node)."""
+    (tmp_path / "small.machines").write_text(SMALL_MACHINES)
+    jobs = [
+        _aleang_job(1, 0, 4, 100, GB, 0, "all:1x4"),  # a small node
+        _aleang_job(2, 0, 1, 100, GB, 2, "gpu:1x1"),  # the GPU node, both GPUs
+        _aleang_job(3, 0, 1, 100, GB, 3, "all:1x1"),  # 3 GPUs on a node: never
+        _aleang_job(4, 0, 1, 100, GB, 0, "nosuch:1x1"),  # no such partition: never
+        _aleang_job(5, 0, 1, 100, 32 * GB, 0, "all:1x1"),  # 32 GB on a node: never
+        _aleang_job(6, 0, 4, 100, GB, 0, "cpu:1x4"),  # the other small node
+        _aleang_job(7, 0, 2, 50, GB, 0, "cpu:1x2"),  # cpu nodes full: waits
+        _aleang_job(8, 0, 2, 50, GB, 0, "all:1x2"),  # fits on the GPU node
+    ]
+    trace = tmp_path / "small.swf"
+    trace.write_text("; MaxProcs: 12\n" + "\n".join(jobs) + "\n")
+    env = SchedulingEnv(
+        trace,
+        machines=tmp_path / "small.machines",
+        memory="kb_per_node",
+        backfill="none",
+        k=8,
+        episode_jobs=None,
+        starts=0,
+        features=["procs", "gpus", "can_start"],
+    )
+    obs, _ = env.reset()
+    assert obs["machine"].shape == (2 + 2 * 8 + 2,)
+    indices = list(env.raw()["index"][: int(obs["mask"].sum())])
+    assert indices == [0, 1, 5, 6, 7]  # trace indices: jobs 3, 4 and 5 are never offered
+    assert list(obs["jobs"][:5, 2]) == [1, 1, 1, 1, 1]
+    assert list(obs["machine"][-2:]) == [1.0, 1.0]  # all memory and GPUs free
+    for _ in range(3):
+        obs, *_ = env.step(0)  # FCFS: jobs 1, 2 and 6 start at 0
+    assert env.status()["now"] == 0
+    assert list(env.raw()["index"][: int(obs["mask"].sum())]) == [6, 7]
+    assert list(obs["jobs"][:2, 2]) == [0, 1]  # job 7 does not fit on the nodes, job 8 does
+    assert obs["machine"][0] == pytest.approx(3 / 12)  # 3 cores free in all
+    assert obs["machine"][-2] == pytest.approx((32 - 3) / 32)  # 3 GB of 32 used
+    assert obs["machine"][-1] == 0.0  # both GPUs taken
+    obs, _, done, _, _ = env.step(1)  # job 8 starts now on the GPU node
+    assert not done and env.status()["now"] == 0
+    assert list(env.raw()["index"][: int(obs["mask"].sum())]) == [6]
+    while not done:
+        obs, _, done, _, _ = env.step(0)
+    jobs = env.episode_jobs(finished=True)
+    assert dict(zip(jobs["index"], jobs["start"])) == {0: 0, 1: 0, 5: 0, 6: 100, 7: 0}
+
+
+def test_on_a_topology_a_chosen_job_starts_now_exactly_when_can_start_says_so():
+    """Random actions on Example1: every chosen job with can_start 1 starts at the decision's
+    instant, every one with can_start 0 later (it is committed to), and the same seed and
+    actions give the same episode, byte for byte."""
+
+    def episode(seed):
+        env = SchedulingEnv(
+            E1_TRACE, machines=E1_MACHINES, memory="kb_per_node", k=16, episode_jobs=400
+        )
+        rng = np.random.default_rng(seed)
+        obs, _ = env.reset(seed=seed)
+        can = env.features.index("can_start")
+        chosen, blocks, done = [], [], False
+        while not done:
+            valid = int(obs["mask"].sum())
+            a = int(rng.integers(valid))
+            chosen.append((int(env.raw()["index"][a]), env.status()["now"], obs["jobs"][a, can]))
+            obs, reward, done, _, _ = env.step(a)
+            blocks.append(obs["jobs"].tobytes() + obs["machine"].tobytes() + str(reward).encode())
+        jobs = env.episode_jobs(finished=True)
+        return chosen, blocks, dict(zip(jobs["index"], jobs["start"]))
+
+    chosen, blocks, starts = episode(4)
+    fits = [starts[i] == now for i, now, can in chosen if can == 1]
+    blocked = [starts[i] > now for i, now, can in chosen if can == 0]
+    assert len(fits) > 50 and all(fits)
+    assert len(blocked) > 5 and all(blocked)
+    assert episode(4)[1] == blocks
+    assert episode(5)[1] != blocks
+
+
+def test_topology_parameters_get_clear_errors():
+    with pytest.raises(schedlab.InputError, match="not available on a topology"):
+        SchedulingEnv(E1_TRACE, machines=E1_MACHINES, backfill="conservative")
+    with pytest.raises(schedlab.InputError, match="leave out procs"):
+        SchedulingEnv(E1_TRACE, machines=E1_MACHINES, procs=64)
+    with pytest.raises(schedlab.InputError, match="machine file"):
+        SchedulingEnv(E1_TRACE, machines=E1_TRACE)
+    check_env(
+        SchedulingEnv(E1_TRACE, machines=E1_MACHINES, memory="kb_per_node"),
+        skip_render_check=True,
+    )
+    vec = SchedulingVecEnv(E1_TRACE, machines=E1_MACHINES, memory="kb_per_node", n_envs=3)
+    obs, _ = vec.reset(seed=0)
+    assert obs["machine"].shape == (3, 2 + 2 * 8 + 2) and obs["jobs"].shape == (3, 128, 8)
+    # Example1's nodes have GPUs and memory: at an episode's first decision some are free.
+    assert (obs["machine"][:, -2:] > 0).all() and (obs["machine"][:, -2:] <= 1).all()

@@ -235,6 +235,14 @@ pub trait NodeScheduler {
     fn failure(&mut self) -> Option<crate::sim::SimError> {
         None
     }
+
+    /// As [`super::Scheduler::suspended`]: the last call was suspended rather than decided (it
+    /// decided nothing) and wants to be called again at the same instant with the same view,
+    /// once the driver of a [`crate::sim::engine::Stepped`] run has given it what it waits for.
+    /// The built-in rules never suspend.
+    fn suspended(&mut self) -> bool {
+        false
+    }
 }
 
 /// The built-in backfilling rule `kind` on nodes, over the submission order.

@@ -191,6 +191,12 @@ impl Pass {
         view.free.class_free(class).0[0] - self.class_taken[class as usize].0[0]
     }
 
+    /// What `class` has free now in all, after this call's starts.
+    #[inline]
+    pub fn class_free(&self, view: &NodeView<'_>, class: u32) -> ResourceVec {
+        view.free.class_free(class) - self.class_taken[class as usize]
+    }
+
     /// The cheap test: false when `shape` cannot fit `class` now whatever the nodes (not
     /// enough idle nodes for whole nodes, no node with enough free cores, or not enough free in
     /// the class's total).
