@@ -495,7 +495,9 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     // Jobs of varied shapes on the one node of the test cluster (2 CPUs): time limits in every
     // form sbatch takes, memory per job and per CPU, CPUs per task, a whole node, steps, a
     // failing job, a job cancelled while it runs.
-    let shapes: [(&[&str], u32, i64, Option<u64>, &str); 14] = [
+    // (sbatch arguments, CPUs, time limit in seconds, KB asked on the node, final state).
+    type JobShape<'a> = (&'a [&'a str], u32, i64, Option<u64>, &'a str);
+    let shapes: [JobShape; 14] = [
         (&["-n", "1", "--time=2"], 1, 120, None, "COMPLETED"),
         (
             &["-n", "2", "--time=1:30:00", "--mem-per-cpu=100M"],
@@ -797,7 +799,7 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     for file in [&path, &json_path] {
         let t = schedlab::api::trace::load(file, false, &failed).unwrap();
         let ids: Vec<String> = t.workload.jobs.iter().map(|j| j.id.to_string()).collect();
-        assert_eq!(ids, [failing.clone()], "{dump}");
+        assert_eq!(&ids, std::slice::from_ref(failing), "{dump}");
     }
     // And the command line reads both, and imports them to SWF.
     for file in ["sacct.txt", "sacct.json"] {

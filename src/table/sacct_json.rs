@@ -236,9 +236,8 @@ impl<'a> Document<'a> {
         let instant = |path: &'static [&'static str]| -> Result<Owned, SwfError> {
             Ok(match number(path, epoch)? {
                 Some(v) if v > 0.0 => Owned::Num(v),
-                Some(v) if v == 0.0 => Owned::Null,
-                None => Owned::Null,
-                Some(_) => return Err(err(&segs(path), epoch, at(path))),
+                Some(v) if v < 0.0 => return Err(err(&segs(path), epoch, at(path))),
+                _ => Owned::Null,
             })
         };
         let limit_path = &["time", "limit"];
