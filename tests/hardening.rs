@@ -1252,7 +1252,7 @@ fn output_options_refuse_a_missing_folder_and_create_none() {
     let p = Project::new();
     fs::write(p.path().join("plain"), "a file, not a folder").unwrap();
     let kth = "workloads/kth.swf.gz";
-    let cases: [&[&str]; 10] = [
+    let cases: [&[&str]; 11] = [
         &[
             "simulate",
             kth,
@@ -1290,6 +1290,7 @@ fn output_options_refuse_a_missing_folder_and_create_none() {
             "-o",
             "missing/x.swf",
         ],
+        &["trace", "import", kth, "-o", "missing/x.swf"],
         &["run", "--events", "missing/events.jsonl"],
         &[
             "simulate",

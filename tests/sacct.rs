@@ -386,6 +386,212 @@ fn the_documented_manifest_runs() {
     let jobs = common::parquet_batches(&project.path().join("results/ours/jobs.parquet"));
     let n: usize = jobs.iter().map(|b| b.num_rows()).sum();
     assert_eq!(n, 9);
+    // The GPU types of the dump (`gres/gpu:v100`, `gres/gpu:a100`) in the per-job outputs.
+    use arrow_array::Array;
+    let mut types = std::collections::BTreeMap::new();
+    for b in &jobs {
+        let ids = b
+            .column_by_name("job_id")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .unwrap();
+        let props = b
+            .column_by_name("required_properties")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        for i in 0..b.num_rows() {
+            types.insert(
+                ids.value(i),
+                props.is_valid(i).then(|| props.value(i).to_string()),
+            );
+        }
+    }
+    assert_eq!(types[&101], Some("v100".to_string()));
+    assert_eq!(types[&108], Some("a100".to_string()));
+    assert_eq!(
+        types.values().filter(|t| t.is_some()).count(),
+        2,
+        "{types:?}"
+    );
+}
+
+#[test]
+fn a_slurm_workload_is_a_table_read_through_the_slurm_mapping() {
+    // `slurm: FILE` (issue 34's shorthand) and `table: FILE` with `mapping: slurm` resolve to
+    // the same workload: the same source, reading and filters, hence the same cache key.
+    let project = common::project::Project::new();
+    let to = project.path().join("workloads/samples/slurm");
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::copy(sample(), to.join("sacct.txt")).unwrap();
+    let body = |source: &str| {
+        format!(
+            "workloads:
+  ours:
+    {source}
+    keep: {{status: [COMPLETED]}}
+clusters:
+  ours: {{procs: 64}}
+schedulers:
+  easy: {{policy: easy}}
+"
+        )
+    };
+    project.manifest(
+        "short",
+        &body("slurm: ../workloads/samples/slurm/sacct.txt"),
+    );
+    project.manifest(
+        "long",
+        &body("table: ../workloads/samples/slurm/sacct.txt\n    mapping: slurm"),
+    );
+    let load = |name: &str| {
+        schedlab::manifest::load(&project.path().join(format!("experiments/{name}.yaml")))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (short, long) = (load("short"), load("long"));
+    assert_eq!(short.cells.len(), 1);
+    assert_eq!(short.cells[0].workload, long.cells[0].workload);
+    let TraceFormat::Table(reading) = &short.cells[0].workload.reading.format else {
+        panic!("read as a table");
+    };
+    assert_eq!(reading.name, "slurm");
+    assert_eq!(reading.keep_status, Some(vec!["COMPLETED".to_string()]));
+    // Each run keeps the 5 COMPLETED jobs of the sample (100, 101, 106, 107, 108).
+    let (out, _) = project.run(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for name in ["short", "long"] {
+        let path = project.path().join(format!("results/{name}/jobs.parquet"));
+        let n: usize = common::parquet_batches(&path)
+            .iter()
+            .map(|b| b.num_rows())
+            .sum();
+        assert_eq!(n, 5, "{name}");
+    }
+}
+
+/// Every field of every job, with its request and required properties, in order.
+fn jobs_shown(t: &Trace) -> Vec<String> {
+    let w = &t.workload;
+    w.jobs
+        .iter()
+        .map(|j| {
+            let r = w.request(j);
+            format!(
+                "{j:?} {:?} {:?} {:?}",
+                r.shape,
+                r.memory_kb,
+                w.constraints.get(r.constraint)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_json_form_of_the_sample_gives_the_same_workload() {
+    // workloads/samples/slurm/sacct.json: the jobs of sacct.txt as `sacct --json` prints them
+    // (its README).
+    let json = root().join("workloads/samples/slurm/sacct.json");
+    let txt = read(&sample(), Keep::default()).unwrap();
+    let js = read(&json, Keep::default()).unwrap();
+    assert_eq!(js.workload.len(), 9);
+    assert_eq!(jobs_shown(&js), jobs_shown(&txt));
+    // The same counts: 19 records (14 allocations, 5 nested steps), the same reasons.
+    assert_eq!(js.records, 19);
+    assert_eq!(js.anomalies, txt.anomalies);
+    assert_eq!(js.header.unix_start_time, Some(1_790_812_800));
+    assert_eq!(js.workload.names, txt.workload.names);
+    assert_eq!(js.workload.queue_names, txt.workload.queue_names);
+    // States from strings and from 23.11's lists filter alike.
+    let keep = |s: &str| Keep {
+        status: Some(vec![s.to_string()]),
+        ..Keep::default()
+    };
+    for state in ["COMPLETED", "OUT_OF_MEMORY", "CANCELLED"] {
+        let a = read(&json, keep(state)).unwrap();
+        let b = read(&sample(), keep(state)).unwrap();
+        assert_eq!(jobs_shown(&a), jobs_shown(&b), "{state}");
+    }
+    // The command line and a manifest's `slurm:` take it as they take the text dump.
+    let out = schedlab(
+        root(),
+        &[
+            "trace",
+            "info",
+            "workloads/samples/slurm/sacct.json",
+            "--mapping",
+            "slurm",
+        ],
+    );
+    let info = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for line in [
+        "job lines        19",
+        "jobs kept        9",
+        "  job steps (Slurm)    5",
+    ] {
+        assert!(info.contains(line), "{line}:\n{info}");
+    }
+}
+
+#[test]
+fn bad_json_values_name_the_file_line_and_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let original =
+        std::fs::read_to_string(root().join("workloads/samples/slurm/sacct.json")).unwrap();
+    let cases = [
+        // Job 101's submission as text.
+        (
+            original.replacen(
+                "\"submission\": 1790812860",
+                "\"submission\": \"yesterday\"",
+                1,
+            ),
+            "jobs[1].time.submission: expected epoch seconds (0: none), found \"yesterday\"",
+        ),
+        (
+            original.replacen("\"limit\": 2880", "\"limit\": -5", 1),
+            "jobs[1].time.limit: expected minutes ≥ 0, found -5",
+        ),
+        (
+            "{\"jobs\": {}}".to_string(),
+            "jobs: expected an array of jobs, found {}",
+        ),
+        ("{\"jobs\": [1,]}".to_string(), "not valid JSON"),
+    ];
+    for (body, message) in cases {
+        let path = dir.path().join("bad.json");
+        std::fs::write(&path, &body).unwrap();
+        let e = read(&path, Keep::default()).unwrap_err();
+        assert!(
+            e.contains("bad.json:") && e.contains(message),
+            "{message}: {e}"
+        );
+    }
+    // Where it is: job 101's `submission` line.
+    let body = original.replacen(
+        "\"submission\": 1790812860",
+        "\"submission\": \"yesterday\"",
+        1,
+    );
+    let line = 1 + body[..body.find("\"yesterday\"").unwrap()]
+        .matches('\n')
+        .count();
+    std::fs::write(dir.path().join("bad.json"), &body).unwrap();
+    let e = read(&dir.path().join("bad.json"), Keep::default()).unwrap_err();
+    assert!(e.contains(&format!("bad.json:{line}:")), "{line}: {e}");
+    // Read leniently, the job is skipped and counted.
+    let path = dir.path().join("bad.json");
+    let t = read_with(
+        &path,
+        mapping::shipped("slurm").unwrap(),
+        Keep::default(),
+        true,
+    )
+    .unwrap();
+    assert_eq!((t.workload.len(), t.malformed.count), (8, 1));
 }
 
 // Slurm's value formats, one cell at a time (src/table/slurm.rs).

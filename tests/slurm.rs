@@ -5,7 +5,8 @@
 //! a local run, that a cancelled run resumes without resubmitting finished work, that a failing
 //! node is reported with its cause, that `--detach` then `run` completes, and that inside an
 //! allocation the tasks are `srun` steps, and that `sacct` of real jobs (with the cluster's
-//! slurmdbd) imports as they were submitted.
+//! slurmdbd) — a few dozen of varied shapes — imports as they were submitted, from
+//! `--parsable2` and from `--json` alike.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -433,20 +434,48 @@ fn sbatch(args: &[&str]) -> String {
     id.split(';').next().unwrap().to_string()
 }
 
-/// What `sacct` prints for `ids`, in UTC.
-fn sacct(ids: &[String]) -> String {
+/// What `sacct` prints for `ids`, in UTC: `--parsable2` with the recommended format, or
+/// `--json`.
+fn sacct(ids: &[String], json: bool) -> String {
+    let jobs = format!("--jobs={}", ids.join(","));
+    let format = format!("--format={SACCT_FORMAT}");
+    let args: Vec<&str> = if json {
+        vec!["--json", "--allusers", &jobs]
+    } else {
+        vec!["--parsable2", "--allusers", &jobs, &format]
+    };
     let out = Command::new("sacct")
         .env("TZ", "UTC")
-        .args([
-            "--parsable2",
-            "--allusers",
-            &format!("--jobs={}", ids.join(",")),
-            &format!("--format={SACCT_FORMAT}"),
-        ])
+        .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "sacct: {}", stderr(&out));
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A job as submitted, and what its import must give.
+struct Submitted {
+    id: String,
+    procs: u32,
+    /// The time limit in seconds as submitted (Slurm keeps whole minutes, rounding up);
+    /// 0: UNLIMITED.
+    limit: i64,
+    /// The memory asked for on its one node, in KB, where the job names it.
+    memory_kb: Option<u64>,
+    state: &'static str,
+}
+
+/// Every field of every job, with its request and required properties, in order.
+fn jobs_shown(t: &schedlab::swf::Trace) -> Vec<String> {
+    let w = &t.workload;
+    w.jobs
+        .iter()
+        .map(|j| {
+            let r = w.request(j);
+            let c = w.constraints.get(r.constraint);
+            format!("{j:?} {:?} {:?} {c:?}", r.shape, r.memory_kb)
+        })
+        .collect()
 }
 
 #[test]
@@ -462,65 +491,182 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         "no slurmdbd answers: run this test through scripts/slurm-tests.sh"
     );
     let dir = tempfile::tempdir().unwrap();
-    // (id, processors, time limit in seconds; 0: UNLIMITED) of each job as submitted.
-    let mut submitted: Vec<(String, u32, i64)> = vec![];
-    let one = sbatch(&["-n", "1", "--time=2", "--wrap", "sleep 2"]);
-    submitted.push((one, 1, 120));
-    let two = sbatch(&[
-        "-n",
-        "2",
-        "--time=1:30:00",
-        "--mem-per-cpu=100M",
-        "--wrap",
-        "sleep 1",
-    ]);
-    submitted.push((two.clone(), 2, 5400));
-    let failing = sbatch(&[
-        "-n",
-        "1",
-        "--time=0-00:05:00",
-        "--mem=300M",
-        "--wrap",
-        "sleep 1; exit 3",
-    ]);
-    submitted.push((failing.clone(), 1, 300));
-    let steps = sbatch(&["-n", "1", "--time=2", "--wrap", "srun sleep 1"]);
-    submitted.push((steps, 1, 120));
-    let unlimited = sbatch(&["-n", "1", "--time=UNLIMITED", "--wrap", "sleep 1"]);
-    submitted.push((unlimited, 1, 0));
-    let array = sbatch(&["-n", "1", "--time=3", "--array=0-2", "--wrap", "sleep 1"]);
-    // Cancelled while pending: it never starts.
-    let cancelled = sbatch(&["-n", "1", "--time=2", "--begin=now+3600", "--wrap", "true"]);
-    let out = Command::new("scancel").arg(&cancelled).output().unwrap();
+    const MB: u64 = 1024;
+    // Jobs of varied shapes on the one node of the test cluster (2 CPUs): time limits in every
+    // form sbatch takes, memory per job and per CPU, CPUs per task, a whole node, steps, a
+    // failing job, a job cancelled while it runs.
+    // (sbatch arguments, CPUs, time limit in seconds, KB asked on the node, final state).
+    type JobShape<'a> = (&'a [&'a str], u32, i64, Option<u64>, &'a str);
+    let shapes: [JobShape; 14] = [
+        (&["-n", "1", "--time=2"], 1, 120, None, "COMPLETED"),
+        (
+            &["-n", "2", "--time=1:30:00", "--mem-per-cpu=100M"],
+            2,
+            5400,
+            Some(200 * MB),
+            "COMPLETED",
+        ),
+        (&["-n", "1", "--time=UNLIMITED"], 1, 0, None, "COMPLETED"),
+        (&["-n", "1", "--time=1-0"], 1, 86_400, None, "COMPLETED"),
+        (&["-n", "1", "--time=2-12"], 1, 216_000, None, "COMPLETED"),
+        (&["-n", "1", "--time=1-2:30"], 1, 95_400, None, "COMPLETED"),
+        // Minutes and seconds: Slurm keeps whole minutes, rounding up (04:00).
+        (&["-n", "1", "--time=3:30"], 1, 240, None, "COMPLETED"),
+        (
+            &["-n", "1", "--time=2", "--mem=1G"],
+            1,
+            120,
+            Some(1024 * MB),
+            "COMPLETED",
+        ),
+        (
+            &["-n", "2", "--time=2", "--mem-per-cpu=50M"],
+            2,
+            120,
+            Some(100 * MB),
+            "COMPLETED",
+        ),
+        (
+            &["-N", "1", "-n", "2", "--time=2", "--mem=500M"],
+            2,
+            120,
+            Some(500 * MB),
+            "COMPLETED",
+        ),
+        (
+            &["-n", "1", "-c", "2", "--time=2"],
+            2,
+            120,
+            None,
+            "COMPLETED",
+        ),
+        // A whole node: both CPUs.
+        (
+            &["-n", "1", "--exclusive", "--time=2"],
+            2,
+            120,
+            None,
+            "COMPLETED",
+        ),
+        (
+            &[
+                "-n",
+                "1",
+                "--time=0-00:05:00",
+                "--mem=300M",
+                "--wrap",
+                "sleep 1; exit 3",
+            ],
+            1,
+            300,
+            Some(300 * MB),
+            "FAILED",
+        ),
+        (
+            &["-n", "1", "--time=2", "--wrap", "srun sleep 1"],
+            1,
+            120,
+            None,
+            "COMPLETED",
+        ),
+    ];
+    let mut submitted: Vec<Submitted> = vec![];
+    for (args, procs, limit, memory_kb, state) in shapes {
+        let mut args = args.to_vec();
+        if !args.contains(&"--wrap") {
+            args.extend(["--wrap", "sleep 1"]);
+        }
+        submitted.push(Submitted {
+            id: sbatch(&args),
+            procs,
+            limit,
+            memory_kb,
+            state,
+        });
+    }
+    // Arrays: each task a job of its own.
+    let arrays = [
+        sbatch(&["-n", "1", "--time=3", "--array=0-4", "--wrap", "sleep 1"]),
+        sbatch(&["-n", "1", "--time=3", "--array=1,3,5", "--wrap", "sleep 1"]),
+        sbatch(&["-n", "1", "--time=3", "--array=0-3%2", "--wrap", "sleep 1"]),
+    ];
+    // Cancelled while it ran: kept, with the time it ran.
+    let running = sbatch(&["-n", "1", "--time=5", "--wrap", "sleep 60"]);
+    let started = Instant::now();
+    loop {
+        let out = Command::new("squeue")
+            .args(["--noheader", "--format=%T", &format!("--jobs={running}")])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&out.stdout).trim() == "RUNNING" {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "job {running} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let out = Command::new("scancel").arg(&running).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    submitted.push(Submitted {
+        id: running.clone(),
+        procs: 1,
+        limit: 300,
+        memory_kb: None,
+        state: "CANCELLED",
+    });
+    // Never started: cancelled while pending (a begin time ahead, a hold) and a heterogeneous
+    // job (its two components; the one-node cluster cannot start it) cancelled while pending.
+    let pending = [
+        sbatch(&["-n", "1", "--time=2", "--begin=now+3600", "--wrap", "true"]),
+        sbatch(&["-n", "1", "--time=2", "--hold", "--wrap", "true"]),
+        sbatch(&[
+            "-n", "1", "--time=2", ":", "-n", "1", "--time=2", "--wrap", "true",
+        ]),
+    ];
+    for id in &pending {
+        let out = Command::new("scancel").arg(id).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
 
-    let mut ids: Vec<String> = submitted.iter().map(|s| s.0.clone()).collect();
-    ids.push(array.clone());
-    ids.push(cancelled.clone());
+    let mut ids: Vec<String> = submitted.iter().map(|s| s.id.clone()).collect();
+    ids.extend(arrays.iter().cloned());
+    ids.extend(pending.iter().cloned());
+    // 15 jobs, 12 array tasks, 2 cancelled while pending and 2 heterogeneous components.
+    let allocations = 15 + 12 + 2 + 2;
     // Finished when every allocation row has an end; slurmdbd records them asynchronously.
     let started = Instant::now();
     let dump = loop {
-        let dump = sacct(&ids);
-        let allocations: Vec<&str> = dump
+        let dump = sacct(&ids, false);
+        let header: Vec<&str> = dump.lines().next().unwrap_or("").split('|').collect();
+        let end = header.iter().position(|c| *c == "End").unwrap();
+        let rows: Vec<Vec<&str>> = dump
             .lines()
             .skip(1)
-            .filter(|l| !l.split('|').next().unwrap().contains('.'))
+            .map(|l| l.split('|').collect())
+            .filter(|r: &Vec<&str>| !r[0].contains('.'))
             .collect();
-        let done = allocations.len() == 5 + 3 + 1
-            && allocations.iter().all(|l| {
-                !l.contains("|Unknown|") && !l.contains("RUNNING") && !l.contains("PENDING")
+        // (A held job's `Eligible` stays `Unknown`: only the end tells.)
+        let done = rows.len() == allocations
+            && rows.iter().all(|r| {
+                r[end] != "Unknown" && !r.iter().any(|c| *c == "RUNNING" || *c == "PENDING")
             });
         if done {
             break dump;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "jobs not finished in sacct after 120 s:\n{dump}"
+            started.elapsed() < Duration::from_secs(300),
+            "jobs not finished in sacct after 300 s:\n{dump}"
         );
         std::thread::sleep(Duration::from_millis(500));
     };
+    let json = sacct(&ids, true);
     let path = dir.path().join("sacct.txt");
     fs::write(&path, &dump).unwrap();
+    let json_path = dir.path().join("sacct.json");
+    fs::write(&json_path, &json).unwrap();
 
     // The array's tasks are jobs of their own: their JobIDRaw from the dump's JobID.
     let header: Vec<&str> = dump.lines().next().unwrap().split('|').collect();
@@ -530,16 +676,35 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         .skip(1)
         .map(|l| l.split('|').collect())
         .collect();
-    for r in &rows {
-        if r[col("JobID")].starts_with(&format!("{array}_")) && !r[col("JobID")].contains('.') {
-            submitted.push((r[col("JobIDRaw")].to_string(), 1, 180));
+    for array in &arrays {
+        for r in &rows {
+            if r[col("JobID")].starts_with(&format!("{array}_")) && !r[col("JobID")].contains('.') {
+                submitted.push(Submitted {
+                    id: r[col("JobIDRaw")].to_string(),
+                    procs: 1,
+                    limit: 180,
+                    memory_kb: None,
+                    state: "COMPLETED",
+                });
+            }
         }
     }
-    assert_eq!(submitted.len(), 5 + 3, "{dump}");
+    assert_eq!(submitted.len(), 15 + 12, "{dump}");
+    // The heterogeneous job's components, as sacct names them.
+    let het: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[col("JobID")].starts_with(&format!("{}+", pending[2])))
+        .map(|r| r[col("JobID")])
+        .collect();
+    assert_eq!(het.len(), 2, "{dump}");
     // Slurm's own record: submit ≤ start ≤ end for every job that ran.
     let at = |t: &str| schedlab::table::time::parse_datetime(t, 0).unwrap_or_else(|| panic!("{t}"));
     for r in &rows {
-        if r[col("JobIDRaw")] == cancelled {
+        if r[col("Start")] == "None"
+            || pending
+                .iter()
+                .any(|p| r[col("JobID")].starts_with(p.as_str()))
+        {
             continue;
         }
         let (s, b, e) = (at(r[col("Submit")]), at(r[col("Start")]), at(r[col("End")]));
@@ -557,45 +722,66 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     let t = schedlab::api::trace::load(&path, false, &options)
         .unwrap_or_else(|e| panic!("{e}\n{dump}"));
     let w = &t.workload;
-    assert_eq!(t.anomalies.never_started, 1, "{dump}");
-    // Each of the 8 jobs that ran has its batch step; `srun` made one more.
-    assert!(t.anomalies.job_steps >= 9, "{dump}");
-    assert_eq!(w.len(), 8, "{dump}");
+    assert_eq!(t.anomalies.never_started, 4, "{dump}");
+    // Each of the 27 jobs that ran has its batch step; `srun` made one more.
+    assert!(t.anomalies.job_steps >= 28, "{dump}");
+    assert_eq!(w.len(), 27, "{dump}");
     let user = String::from_utf8_lossy(&Command::new("id").arg("-un").output().unwrap().stdout)
         .trim()
         .to_string();
     let origin = t.header.unix_start_time.unwrap();
-    for (id, procs, limit) in &submitted {
+    for s in &submitted {
+        let id = &s.id;
         let job = w
             .jobs
             .iter()
             .find(|j| j.id.to_string() == *id)
             .unwrap_or_else(|| panic!("job {id} imported:\n{dump}"));
         let r = rows.iter().find(|r| r[col("JobIDRaw")] == id).unwrap();
-        assert_eq!(job.procs, *procs, "job {id}");
+        assert_eq!(job.procs, s.procs, "job {id}");
         let runtime = at(r[col("End")]) - at(r[col("Start")]);
         assert!(runtime >= 1.0, "job {id} ran: {r:?}");
         assert_eq!(job.runtime as f64, runtime, "job {id}");
         // UNLIMITED: the run time stands for the request.
-        let expected_limit = if *limit == 0 { job.runtime } else { *limit };
+        let expected_limit = if s.limit == 0 { job.runtime } else { s.limit };
         assert_eq!(job.requested_time, expected_limit, "job {id}");
         assert_eq!(job.submit + origin, at(r[col("Submit")]) as i64, "job {id}");
         assert_eq!(w.names.users[&job.user], user, "job {id}");
-    }
-    assert!(w.jobs.iter().all(|j| j.id.to_string() != cancelled));
-    // 100 MB per CPU on 2 CPUs: 200 MB on the one node.
-    let job = w.jobs.iter().find(|j| j.id.to_string() == two).unwrap();
-    match w.request(job).shape {
-        schedlab::sim::topology::Shape::Nodes { count, per_node } => {
-            assert_eq!(
-                (count, per_node.cores, per_node.memory_kb),
-                (1, 2, 200 * 1024)
-            );
+        assert_eq!(w.queue_name(job.queue), Some("debug"), "job {id}");
+        assert_eq!(
+            schedlab::table::slurm::state(r[col("State")]),
+            s.state,
+            "job {id}"
+        );
+        // Every Slurm job is one node of its CPUs, with the memory asked.
+        match w.request(job).shape {
+            schedlab::sim::topology::Shape::Nodes { count, per_node } => {
+                assert_eq!((count, per_node.cores), (1, s.procs), "job {id}");
+                if let Some(kb) = s.memory_kb {
+                    assert_eq!(per_node.memory_kb, kb, "job {id}");
+                }
+                assert_eq!(per_node.gpus, 0, "job {id}");
+            }
+            other => panic!("job {id}: {other:?}"),
         }
-        other => panic!("{other:?}"),
     }
-    // The states as Slurm recorded them, notes dropped: the failing job alone FAILED, the
-    // cancelled one CANCELLED (counted as never started).
+    for id in &pending {
+        assert!(w.jobs.iter().all(|j| j.id.to_string() != *id), "{id}");
+    }
+    // The same jobs from `sacct --json`: every field, every count. Jobs submitted in the same
+    // second keep each dump's order, which differs (`--json` lists array tasks by job id).
+    let from_json = schedlab::api::trace::load(&json_path, false, &options)
+        .unwrap_or_else(|e| panic!("{e}\n{json}"));
+    let sorted = |t: &schedlab::swf::Trace| {
+        let mut v = jobs_shown(t);
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&from_json), sorted(&t), "{json}");
+    assert_eq!(from_json.anomalies, t.anomalies, "{json}");
+    assert_eq!(from_json.records, t.records, "{json}");
+    assert_eq!(from_json.workload.names, w.names);
+    // The states as Slurm recorded them, notes dropped: the failing job alone FAILED.
     let keep = schedlab::table::Keep {
         status: Some(vec!["FAILED".into()]),
         ..Default::default()
@@ -605,19 +791,41 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         .with_keep(Some(keep))
         .resolve("slurm")
         .unwrap();
-    let options = schedlab::swf::ReadOptions {
+    let failed = schedlab::swf::ReadOptions {
         format: schedlab::swf::TraceFormat::Table(std::sync::Arc::new(reading)),
         ..Default::default()
     };
-    let t = schedlab::api::trace::load(&path, false, &options).unwrap();
-    let ids: Vec<String> = t.workload.jobs.iter().map(|j| j.id.to_string()).collect();
-    assert_eq!(ids, [failing], "{dump}");
-    // And the command line reads it as well.
+    let failing = &submitted.iter().find(|s| s.state == "FAILED").unwrap().id;
+    for file in [&path, &json_path] {
+        let t = schedlab::api::trace::load(file, false, &failed).unwrap();
+        let ids: Vec<String> = t.workload.jobs.iter().map(|j| j.id.to_string()).collect();
+        assert_eq!(&ids, std::slice::from_ref(failing), "{dump}");
+    }
+    // And the command line reads both, and imports them to SWF.
+    for file in ["sacct.txt", "sacct.json"] {
+        let out = schedlab(dir.path(), &["trace", "info", file, "--mapping", "slurm"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let info = String::from_utf8_lossy(&out.stdout);
+        assert!(info.contains("jobs kept        27"), "{info}");
+    }
     let out = schedlab(
         dir.path(),
-        &["trace", "info", "sacct.txt", "--mapping", "slurm"],
+        &[
+            "trace",
+            "import",
+            "sacct.json",
+            "--mapping",
+            "slurm",
+            "-o",
+            "sacct.swf",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let info = String::from_utf8_lossy(&out.stdout);
-    assert!(info.contains("jobs kept        8"), "{info}");
+    let back = schedlab::api::trace::load(
+        &dir.path().join("sacct.swf"),
+        false,
+        &schedlab::swf::ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(jobs_shown(&back), jobs_shown(&from_json));
 }

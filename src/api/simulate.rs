@@ -357,6 +357,7 @@ impl Simulated {
             queue_names: &workload.queue_names,
             names: &workload.names,
             eet: Some(&eet.report.jobs),
+            workload: Some(workload),
         };
         crate::store::jobs_batch(&self.records, &labels).map_err(ApiError::failed)
     }
@@ -385,6 +386,7 @@ impl Simulated {
                 queue_names: &workload.queue_names,
                 names: &workload.names,
                 eet: Some(eet),
+                workload: Some(workload),
             };
             writer
                 .write("", records, &labels)

@@ -6,7 +6,7 @@
 //! applies the SWF reader's rules and anomaly counts.
 
 pub mod jobs_csv;
-mod locate;
+pub(crate) mod locate;
 mod workload;
 
 pub use workload::{read_bytes, read_path};

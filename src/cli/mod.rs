@@ -9,6 +9,7 @@ mod export;
 mod fit;
 mod gc;
 mod generate;
+mod import;
 mod machine;
 mod manifests;
 mod output;

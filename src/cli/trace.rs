@@ -17,6 +17,10 @@ pub enum Command {
     /// Every job's penalty under each fairshare model on a system, and who pays more under
     /// pe_min than under cpu (Klusáček & Rudová §4).
     Penalties(Box<super::penalties::PenaltiesArgs>),
+    /// Write a trace from any source (a sacct dump or job table with --mapping, a Batsim
+    /// workload) as an SWF file for other tools, its header saying where the jobs came from and
+    /// how many rows were left out, by reason.
+    Import(Box<super::import::ImportArgs>),
 }
 
 #[derive(Debug, clap::Args)]
@@ -51,6 +55,7 @@ pub fn run(command: Command) -> Result<(), CliError> {
         Command::Stats(args) => super::stats::run(args),
         Command::Eet(args) => super::eet::run(*args),
         Command::Penalties(args) => super::penalties::run(*args),
+        Command::Import(args) => super::import::run(*args),
         Command::Info(args) => {
             if args.topology.machines.is_some() && args.procs.is_some() {
                 return Err(CliError::input("give --machines or --procs, not both"));

@@ -288,6 +288,7 @@ fn compute(
             queue_names: &workload.queue_names,
             names: &workload.names,
             eet: Some(&results),
+            workload: Some(workload),
         };
         jobs.write("", &records, &job_labels)
             .map_err(|e| e.to_string())

@@ -77,12 +77,17 @@ pub struct RawWorkload {
     /// Exclusive with `trace`, `batsim` and `synthetic`.
     #[schemars(with = "Option<String>")]
     pub table: Option<Spanned<String>>,
+    /// Slurm accounting as `sacct --parsable2` prints it with the recommended `--format`
+    /// (docs/sources.md, "Slurm accounting"): the same as `table:` with `mapping: slurm`.
+    /// `keep` filters its rows. Exclusive with `trace`, `batsim`, `table` and `synthetic`.
+    #[schemars(with = "Option<String>")]
+    pub slurm: Option<Spanned<String>>,
     /// How a job table's columns become job fields: a shipped mapping (`pm100`, `philly`,
-    /// `helios`, `alibaba_pai`), a mapping file (`.yaml`, relative to the manifest's folder), or
-    /// the mapping itself.
+    /// `helios`, `alibaba_pai`, `slurm`), a mapping file (`.yaml`, relative to the manifest's
+    /// folder), or the mapping itself.
     pub mapping: Option<crate::table::MappingRef>,
-    /// Which rows of a job table to keep: `status`, `partitions`, `since`, `until` (each row
-    /// left out is counted).
+    /// Which rows of a job table (or of a `slurm` dump) to keep: `status`, `partitions`,
+    /// `since`, `until` (each row left out is counted).
     pub keep: Option<crate::table::Keep>,
     /// Keep jobs submitted in a window: `{start, end}` in trace seconds, `{first: 60d}` or
     /// `{from: 30d, to: 90d}` after the first submission, or dates `{from: 2004-03-01, to:

@@ -138,10 +138,11 @@ fn table_reading(
     ctx: &Ctx<'_>,
     path: &str,
     w: &RawWorkload,
+    mapping_ref: Option<&crate::table::MappingRef>,
 ) -> Result<crate::table::TableReading, ManifestError> {
     use crate::table::{MappingRef, mapping};
     let at = format!("{path}.mapping");
-    let (raw, name) = match &w.mapping {
+    let (raw, name) = match mapping_ref {
         None => {
             return Err(ctx
                 .key_error(path, "table", "a `table` needs a `mapping`: how its columns become job fields")
@@ -195,6 +196,9 @@ fn table_reading(
         })
 }
 
+/// What a workload without exactly one source is told.
+const ONE_SOURCE: &str = "a workload needs a `trace`, a `batsim` workload, a `table`, a `slurm` dump or a `synthetic` model (one of them)";
+
 /// The longest experiment name: it becomes `results/<name>/`, `reports/<name>.html` and
 /// staging names with a prefix and suffix, within the 255 bytes file systems allow a name.
 pub const MAX_EXPERIMENT_NAME: usize = 200;
@@ -245,7 +249,38 @@ pub fn resolve(
         check_name(ctx, "workloads", wname)?;
         let path = format!("workloads.{wname}");
         let mut format = TraceFormat::Swf;
-        if w.table.is_none() {
+        let sources = [
+            w.trace.is_some(),
+            w.batsim.is_some(),
+            w.table.is_some(),
+            w.slurm.is_some(),
+            w.synthetic.is_some(),
+        ];
+        if sources.iter().filter(|&&s| s).count() > 1 {
+            return Err(ctx
+                .key_error(&path, wname, ONE_SOURCE)
+                .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
+        }
+        if let (Some(_), Some(_)) = (&w.slurm, &w.mapping) {
+            return Err(ctx
+                .key_error(
+                    &format!("{path}.mapping"),
+                    "mapping",
+                    "`slurm` reads a dump with the shipped mapping `slurm`; `mapping` is for a `table`",
+                )
+                .hint("to read a dump with a mapping of your own (another timezone, other columns), write `table: DUMP` with `mapping: FILE.yaml` (docs/sources.md, \"Slurm accounting\")"));
+        }
+        if let Some(s) = &w.slurm {
+            ctx.existing_file(&format!("{path}.slurm"), "slurm", s)?;
+            let slurm = crate::table::MappingRef::Named("slurm".into());
+            format = TraceFormat::Table(std::sync::Arc::new(table_reading(
+                ctx,
+                &path,
+                w,
+                Some(&slurm),
+            )?));
+        }
+        if w.table.is_none() && w.slurm.is_none() {
             for (key, set) in [("mapping", w.mapping.is_some()), ("keep", w.keep.is_some())] {
                 if set {
                     return Err(ctx
@@ -259,21 +294,18 @@ pub fn resolve(
             }
         }
         if let Some(t) = &w.table {
-            if w.trace.is_some() || w.batsim.is_some() || w.synthetic.is_some() {
-                return Err(ctx
-                    .key_error(
-                        &path,
-                        wname,
-                        "a workload needs a `trace`, a `batsim` workload, a `table` or a `synthetic` model (one of them)",
-                    )
-                    .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
-            }
             ctx.existing_file(&format!("{path}.table"), "table", t)?;
-            format = TraceFormat::Table(std::sync::Arc::new(table_reading(ctx, &path, w)?));
+            format = TraceFormat::Table(std::sync::Arc::new(table_reading(
+                ctx,
+                &path,
+                w,
+                w.mapping.as_ref(),
+            )?));
         }
         let source = match (&w.trace, &w.batsim, &w.synthetic) {
-            (None, None, None) if w.table.is_some() => {
-                WorkloadSource::Trace(ctx.base_dir.join(&w.table.as_ref().expect("checked").value))
+            (None, None, None) if w.table.is_some() || w.slurm.is_some() => {
+                let file = w.table.as_ref().or(w.slurm.as_ref()).expect("checked");
+                WorkloadSource::Trace(ctx.base_dir.join(&file.value))
             }
             (Some(t), None, None) | (None, Some(t), None) => {
                 let key = if w.trace.is_some() { "trace" } else { "batsim" };
@@ -319,11 +351,7 @@ pub fn resolve(
             }
             _ => {
                 return Err(ctx
-                    .key_error(
-                        &path,
-                        wname,
-                        "a workload needs a `trace`, a `batsim` workload, a `table` or a `synthetic` model (one of them)",
-                    )
+                    .key_error(&path, wname, ONE_SOURCE)
                     .hint("e.g. `trace: ../workloads/KTH-SP2-1996-2.1-cln.swf.gz`"));
             }
         };

@@ -32,6 +32,9 @@ pub struct JobLabels<'a> {
     /// The expected-end-time results, one per record in the order written (the EET columns are
     /// null without them).
     pub eet: Option<&'a [JobEet]>,
+    /// The simulated workload, whose jobs (by `JobRecord::index`) give the node properties
+    /// they require (`required_properties`: a job table's GPU type); null without it.
+    pub workload: Option<&'a crate::sim::Workload>,
 }
 
 /// Rows per row group of a `jobs.parquet` written here.
@@ -67,7 +70,7 @@ const COLUMNS: [(&str, DataType); 18] = [
 ];
 
 /// Columns of topologies and named queues, after the others; nullable.
-const NAMED_COLUMNS: [(&str, DataType); 9] = [
+const NAMED_COLUMNS: [(&str, DataType); 10] = [
     ("cluster", DataType::Utf8),
     ("nodes", DataType::Int64),
     ("cores", DataType::Int64),
@@ -77,6 +80,7 @@ const NAMED_COLUMNS: [(&str, DataType); 9] = [
     ("queue_name", DataType::Utf8),
     ("user_name", DataType::Utf8),
     ("group_name", DataType::Utf8),
+    ("required_properties", DataType::Utf8),
 ];
 
 /// Columns of queues and limits (docs/queues.md), last; `sim_queue`, `held_by` and `killed_by`
@@ -288,10 +292,28 @@ fn batch(
         Arc::new(queue.finish()),
         named(&labels.names.users, |r| r.user),
         named(&labels.names.groups, |r| r.group),
+        required_properties(records, labels.workload),
     ]);
     columns.extend(limit_columns(records, labels.limits));
     columns.extend(eet_columns(records.len(), labels.eet));
     RecordBatch::try_new(schema.clone(), columns)
+}
+
+/// `required_properties`: the node properties each record's job requires, comma-separated
+/// (sorted, as the constraint holds them); null when none or without the workload.
+fn required_properties(records: &[JobRecord], workload: Option<&crate::sim::Workload>) -> ArrayRef {
+    let mut b = StringBuilder::with_capacity(records.len(), 0);
+    for r in records {
+        let properties = workload
+            .and_then(|w| w.jobs.get(r.index as usize).map(|j| (w, j)))
+            .map(|(w, j)| &w.constraints.get(w.request(j).constraint).properties)
+            .filter(|p| !p.is_empty());
+        match properties {
+            Some(p) => b.append_value(p.join(",")),
+            None => b.append_null(),
+        }
+    }
+    Arc::new(b.finish())
 }
 
 /// `sim_queue`, `held_by`, `held_seconds`, `killed_by`. Without limits a job has no simulated

@@ -30,4 +30,4 @@ pub use reader::{
 pub use schedule::{
     ScheduleHeader, ScheduledJob, write_schedule, write_schedule_header, write_scheduled_job,
 };
-pub use writer::{to_swf, write_swf};
+pub use writer::{Inexact, to_swf, write_swf, write_trace};

@@ -97,6 +97,22 @@ fn is_zero(v: &u64) -> bool {
 }
 
 impl Anomalies {
+    /// The reasons a job line is left out of the workload, each with its count (in
+    /// [`Anomalies::skipped`]'s order; they sum to it).
+    pub fn skipped_by_reason(&self) -> [(&'static str, u64); 9] {
+        [
+            ("unknown_runtime", self.unknown_runtime),
+            ("zero_runtime", self.zero_runtime),
+            ("unknown_procs", self.unknown_procs),
+            ("unknown_submit", self.unknown_submit),
+            ("filtered_status", self.filtered_status),
+            ("filtered_partition", self.filtered_partition),
+            ("filtered_time", self.filtered_time),
+            ("job_steps", self.job_steps),
+            ("never_started", self.never_started),
+        ]
+    }
+
     /// Job lines left out of the workload.
     pub fn skipped(&self) -> u64 {
         self.unknown_runtime

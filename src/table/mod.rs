@@ -1,7 +1,7 @@
 //! Job tables of modern clusters (docs/sources.md, "Job tables"): CSV or Parquet files of one
 //! row per job (PM100, Philly, Helios, Alibaba PAI, or your own), and Slurm accounting as
 //! `sacct --parsable2` prints it (`format: sacct`, the shipped mapping `slurm`, with Slurm's
-//! value formats in [`slurm`]), read through a column mapping (`mapping`: shipped ones by name,
+//! value formats in [`slurm`]) or `sacct --json` ([`sacct_json`]), read through a column mapping (`mapping`: shipped ones by name,
 //! or written in YAML) into a [`crate::swf::Trace`].
 //!
 //! File in, trace out: the reader knows nothing of machines or schedulers, applies the SWF
@@ -10,6 +10,7 @@
 mod cells;
 pub mod mapping;
 mod reader;
+pub mod sacct_json;
 pub mod slurm;
 pub mod time;
 

@@ -9,14 +9,15 @@
 //! job steps are left out (counted), states lose their notes (`CANCELLED by 0`), `Unknown` and
 //! `None` times are missing, jobs that never started are counted apart, memory carries its
 //! unit (and, before Slurm 21.08, its scope), and TRES lists give processors, nodes, GPUs and
-//! the GPU type (`super::slurm`).
+//! the GPU type (`super::slurm`). `sacct --json` output is read job by job as the rows
+//! `--parsable2` would print (`super::sacct_json`), under the same rules.
 
 use std::path::Path;
 
 use super::cells::{Cell, CsvTable, OpenError, ParquetTable};
 use super::mapping::{Column, Per, TableFormat, TableReading};
-use super::slurm;
 use super::time::parse_datetime;
+use super::{sacct_json, slurm};
 use crate::sim::topology::{
     Constraint, ConstraintId, ConstraintTable, JobRequest, NodeDemand, RequestInterner,
 };
@@ -72,6 +73,31 @@ pub fn read_path(path: &Path, mode: Mode, reading: &TableReading) -> Result<Trac
     };
     let mut reader = Reader::new(&source, mode, reading);
     reader.sacct = format == TableFormat::Sacct;
+    if reader.sacct && sacct_json::is_json(path) {
+        let bytes = sacct_json::read_bytes(path).map_err(|e| open_err(OpenError::Io(e)))?;
+        let doc = sacct_json::Document::parse(&bytes, &source)?;
+        let columns = sacct_json::COLUMNS.map(String::from);
+        let index = reader.index(&columns)?;
+        for i in 0..doc.len() {
+            match doc.job(i) {
+                Ok(job) => {
+                    // Its steps are rows of their own in `--parsable2`: counted the same.
+                    reader.records += job.steps;
+                    reader.anomalies.job_steps += job.steps;
+                    let row = Row {
+                        line: 0,
+                        cells: &|c| job.cells[c].cell(),
+                    };
+                    reader.row(&row, &index)?;
+                }
+                Err(e) => {
+                    reader.row += 1;
+                    reader.malformed(e)?;
+                }
+            }
+        }
+        return reader.finish();
+    }
     match format {
         TableFormat::Csv | TableFormat::Sacct => {
             let mut table = CsvTable::open(
