@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod generated;
+pub mod sections;
 pub mod simulate;
 pub mod trace;
 
