@@ -68,6 +68,9 @@ impl Labels {
 const SETUP: &str = "setup";
 const CLUSTER: &str = "machine";
 const SCHEDULER: &str = "simulate";
+const WORKLOAD: &str = "workload";
+/// How the manifest's cell-level checks begin (the one cell's id is its workload's name).
+const CELL_PREFIX: &str = "cell workload: ";
 
 /// Resolves `mappings` as a manifest resolves its sections, in a one-cell manifest whose
 /// workload is `workload` (a manifest's workload mapping: `{"trace": path}` or a generated
@@ -121,7 +124,7 @@ pub fn resolve(
     let mut doc = json!({
         "name": "simulate",
         "seed": seed,
-        "workloads": { "workload": workload },
+        "workloads": { WORKLOAD: workload },
         "clusters": { cluster_name.clone(): cluster },
         "schedulers": { SCHEDULER: scheduler },
     });
@@ -177,7 +180,7 @@ fn located(e: ManifestError, labels: &Labels, cluster: &str) -> ApiError {
         ),
         (format!("schedulers.{SCHEDULER}.overrun"), &labels.overrun),
         (format!("clusters.{cluster}"), "the machine"),
-        ("workloads.workload".to_string(), "the workload"),
+        (format!("workloads.{WORKLOAD}"), "the workload"),
     ];
     let path = e.key_path.as_str();
     let place = prefixes.iter().find_map(|(prefix, keyword)| {
@@ -192,10 +195,12 @@ fn located(e: ManifestError, labels: &Labels, cluster: &str) -> ApiError {
             None
         }
     });
+    // Checks of a scenario against its cluster name the one cell, which the caller never saw.
+    let text = e.message.strip_prefix(CELL_PREFIX).unwrap_or(&e.message);
     let message = match (place, path.is_empty()) {
-        (Some(place), _) => format!("{place}: {}", e.message),
-        (None, true) => e.message.clone(),
-        (None, false) => format!("at {path}: {}", e.message),
+        (Some(place), _) => format!("{place}: {text}"),
+        (None, true) => text.to_string(),
+        (None, false) => format!("at {path}: {text}"),
     };
     let error = ApiError::input(message);
     match e.hint {
