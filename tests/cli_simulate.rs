@@ -546,6 +546,40 @@ fn manifest_sections_are_files_of_simulate() {
         [0, 110, 100]
     );
 
+    // Priority weights of a scheduler, from a file: with the whole weight on the job's size,
+    // favouring small jobs, the narrower of the two jobs waiting at 100 goes first (EASY over
+    // submission order would start job 2 at 100 and job 3 at 110).
+    write(
+        "size.swf",
+        "; MaxProcs: 2\n\
+         1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 1 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 2 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    write(
+        "size.yaml",
+        "{age: 0, fairshare: 0, size: 1000, favor_small: true}\n",
+    );
+    run(&[&path("size.swf")], &path("fifo.parquet"));
+    assert_eq!(
+        starts(dir.path().join("fifo.parquet").as_path()),
+        [0, 100, 110]
+    );
+    run(
+        &[
+            &path("size.swf"),
+            "--order",
+            "priority",
+            "--priority",
+            &path("size.yaml"),
+        ],
+        &path("size.parquet"),
+    );
+    assert_eq!(
+        starts(dir.path().join("size.parquet").as_path()),
+        [0, 110, 100]
+    );
+
     // A mistake names the flag, the file and the key path, exit code 2.
     write("bad.yaml", "queues: [{name: batch, max_runing: 1}]\n");
     let bad = schedlab(&[

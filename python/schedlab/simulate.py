@@ -108,6 +108,8 @@ def simulate(
     queues: Mapping[str, Any] | None = None,
     reservations: Mapping[str, Any] | None = None,
     fairshare: Mapping[str, Any] | None = None,
+    priority: Mapping[str, Any] | None = None,
+    reorder: int | None = None,
 ) -> Result:
     """Simulates the SWF trace at ``trace`` (plain or gzip), or the generated ``workload``,
     and returns a :class:`Result`.
@@ -146,7 +148,9 @@ def simulate(
     ``fairshare`` a scheduler's ``fairshare`` settings (docs/fairshare.md: what
     ``order="fairshare"`` or ``"priority"`` ranks by, or what a policy's view shows). Each applies
     to a built-in scheduler and to a policy, on a pool, whole nodes or a topology, as in a
-    manifest's cell.
+    manifest's cell. ``priority`` (a scheduler's ``priority`` weights, for ``order="priority"``)
+    and ``reorder`` (recompute the priorities of ``fairshare`` or ``priority`` every that many
+    seconds) set a built-in rule's order as a manifest's scheduler does.
     """
     jobs, summary, calls, nodes, booked = _schedlab.simulate(
         None if trace is None else os.fspath(trace),
@@ -171,6 +175,8 @@ def simulate(
         queues=_json(queues),
         reservations=_json(reservations),
         fairshare=_json(fairshare),
+        priority=_json(priority),
+        reorder=reorder,
     )
     return Result(jobs, summary, calls, nodes, booked)
 

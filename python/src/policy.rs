@@ -125,8 +125,8 @@ type Simulated = (
 
 /// Simulates `trace`, or the generated `workload` (a manifest's workload mapping as JSON text,
 /// generated for `seed`), under a built-in `scheduler` (with its `order`) or a Python `policy`,
-/// with the manifest sections `queues`, `reservations` and `fairshare` when given (each a
-/// manifest's mapping as JSON text, read by `schedlab::api::sections`). Returns (jobs as a
+/// with the manifest sections `queues`, `reservations`, `fairshare` and `priority` when given
+/// (each a manifest's mapping as JSON text, read by `schedlab::api::sections`) and `reorder`. Returns (jobs as a
 /// pyarrow RecordBatch, the summary as JSON text, policy calls, nodes, reservations).
 #[pyfunction]
 #[pyo3(signature = (
@@ -135,7 +135,8 @@ type Simulated = (
     procs = None, node_size = None,
     interval = None, overrun = "kill", tau = 10, warmup_jobs = None, warmup_seconds = None,
     lenient = false, memory = "kb_per_proc", machines = None, allocation = None,
-    placement = "first_fit", queues = None, reservations = None, fairshare = None
+    placement = "first_fit", queues = None, reservations = None, fairshare = None,
+    priority = None, reorder = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
@@ -162,6 +163,8 @@ pub fn simulate(
     queues: Option<&str>,
     reservations: Option<&str>,
     fairshare: Option<&str>,
+    priority: Option<&str>,
+    reorder: Option<i64>,
 ) -> PyResult<Simulated> {
     let kind: SchedulerKind = match (scheduler, &policy) {
         (Some(_), Some(_)) => {
@@ -218,15 +221,19 @@ pub fn simulate(
         text.map(|t| serde_json::from_str(t).map_err(|e| errors::input(format!("{keyword}=: {e}"))))
             .transpose()
     };
-    let (queues, reservations, fairshare) = (
+    let (queues, reservations, fairshare, priority) = (
         json("queues", queues)?,
         json("reservations", reservations)?,
         json("fairshare", fairshare)?,
+        json("priority", priority)?,
     );
+    let reorder = reorder.map(serde_json::Value::from);
     let mappings = Mappings {
         queues: queues.as_ref(),
         reservations: reservations.as_ref(),
         fairshare: fairshare.as_ref(),
+        priority: priority.as_ref(),
+        reorder: reorder.as_ref(),
     };
     // Kept for the sections' one-cell manifest: its workload and cluster mirror the run's.
     let workload_mapping = match (&trace, workload) {

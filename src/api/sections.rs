@@ -1,6 +1,6 @@
 //! A manifest's sections as options of one run: `schedlab.simulate(queues=..., reservations=...,
-//! fairshare=...)` takes the mapping a manifest takes at `queues.<setup>`,
-//! `reservations.<scenario>` and `schedulers.<name>.fairshare`. Each is read by the manifest's
+//! fairshare=..., priority=..., reorder=...)` takes what a manifest takes at `queues.<setup>`,
+//! `reservations.<scenario>` and `schedulers.<name>.fairshare` (`.priority`, `.reorder`). Each is read by the manifest's
 //! own parser and resolver inside a one-cell manifest — on a cluster that mirrors the run's
 //! machine, so that the checks of a scenario against its cluster are the manifest's too — never
 //! a second copy of either. Errors are the manifest's messages, with the key path given from
@@ -15,6 +15,7 @@ use super::ApiError;
 use crate::manifest::queues::QueueSetup;
 use crate::manifest::{self, ManifestError, ReservationSpec};
 use crate::sim::fairshare::FairshareSpec;
+use crate::sim::scheduler::order::{PriorityWeights, Reorder};
 
 /// The resolved options of a run from a manifest's sections; all absent by default.
 #[derive(Clone, Debug, Default)]
@@ -26,6 +27,10 @@ pub struct Sections {
     /// The fairshare of `order: fairshare` and of `priority`'s fairshare factor, or of a
     /// policy's view (docs/fairshare.md).
     pub fairshare: Option<FairshareSpec>,
+    /// The weights of `order: priority` (docs/fairshare.md).
+    pub priority: Option<PriorityWeights>,
+    /// When `fairshare` and `priority` orders recompute priorities (a scheduler's `reorder`).
+    pub reorder: Option<Reorder>,
 }
 
 /// The mappings given, each a manifest section's entry as JSON.
@@ -34,11 +39,18 @@ pub struct Mappings<'a> {
     pub queues: Option<&'a Value>,
     pub reservations: Option<&'a Value>,
     pub fairshare: Option<&'a Value>,
+    pub priority: Option<&'a Value>,
+    /// A number of seconds, as a manifest's `reorder`.
+    pub reorder: Option<&'a Value>,
 }
 
 impl Mappings<'_> {
     pub fn is_empty(&self) -> bool {
-        self.queues.is_none() && self.reservations.is_none() && self.fairshare.is_none()
+        self.queues.is_none()
+            && self.reservations.is_none()
+            && self.fairshare.is_none()
+            && self.priority.is_none()
+            && self.reorder.is_none()
     }
 }
 
@@ -49,6 +61,8 @@ pub struct Labels {
     pub queues: String,
     pub reservations: String,
     pub fairshare: String,
+    pub priority: String,
+    pub reorder: String,
     pub overrun: String,
 }
 
@@ -59,6 +73,8 @@ impl Labels {
             queues: "queues=".into(),
             reservations: "reservations=".into(),
             fairshare: "fairshare=".into(),
+            priority: "priority=".into(),
+            reorder: "reorder=".into(),
             overrun: "overrun=".into(),
         }
     }
@@ -94,6 +110,7 @@ pub fn resolve(
         ("queues", &labels.queues, mappings.queues),
         ("reservations", &labels.reservations, mappings.reservations),
         ("fairshare", &labels.fairshare, mappings.fairshare),
+        ("priority", &labels.priority, mappings.priority),
     ] {
         if let Some(v) = value
             && !v.is_object()
@@ -103,7 +120,14 @@ pub fn resolve(
                 section_of(keyword),
                 kind(v)
             ))
-            .with_hint(format!("see docs/{keyword}.md")));
+            .with_hint(format!(
+                "see docs/{}.md",
+                if keyword == "priority" {
+                    "fairshare"
+                } else {
+                    keyword
+                }
+            )));
         }
     }
     // A generated workload's `target_load` names the cluster it targets: the cluster takes that
@@ -118,8 +142,14 @@ pub fn resolve(
     let mut scheduler = Map::new();
     scheduler.insert("policy".into(), json!("easy"));
     scheduler.insert("overrun".into(), json!(overrun));
-    if let Some(f) = mappings.fairshare {
-        scheduler.insert("fairshare".into(), f.clone());
+    for (key, value) in [
+        ("fairshare", mappings.fairshare),
+        ("priority", mappings.priority),
+        ("reorder", mappings.reorder),
+    ] {
+        if let Some(v) = value {
+            scheduler.insert(key.into(), v.clone());
+        }
     }
     let mut doc = json!({
         "name": "simulate",
@@ -137,13 +167,21 @@ pub fn resolve(
     let text = doc.to_string();
     let m = manifest::load_str(&text, "simulate", base_dir, "simulate")
         .map_err(|e| located(e, labels, &cluster_name))?;
-    let cell = m.cells.first().expect("a one-cell manifest has a cell");
+    let Some(cell) = m.cells.first() else {
+        return Err(ApiError::failed(
+            "the one-cell manifest of the options has no cell",
+        ));
+    };
     Ok(Sections {
         queues: cell.queues.clone(),
         reservations: cell.reservations.clone(),
         fairshare: mappings
             .fairshare
             .map(|_| cell.scheduler.order.fairshare.clone()),
+        priority: mappings
+            .priority
+            .map(|_| cell.scheduler.order.priority.clone()),
+        reorder: mappings.reorder.map(|_| cell.scheduler.order.reorder),
     })
 }
 
@@ -152,6 +190,7 @@ fn section_of(keyword: &str) -> &'static str {
     match keyword {
         "queues" => "queues.<setup>",
         "reservations" => "reservations.<scenario>",
+        "priority" => "schedulers.<name>.priority",
         _ => "schedulers.<name>.fairshare",
     }
 }
@@ -178,6 +217,8 @@ fn located(e: ManifestError, labels: &Labels, cluster: &str) -> ApiError {
             format!("schedulers.{SCHEDULER}.fairshare"),
             &labels.fairshare,
         ),
+        (format!("schedulers.{SCHEDULER}.priority"), &labels.priority),
+        (format!("schedulers.{SCHEDULER}.reorder"), &labels.reorder),
         (format!("schedulers.{SCHEDULER}.overrun"), &labels.overrun),
         (format!("clusters.{cluster}"), "the machine"),
         (format!("workloads.{WORKLOAD}"), "the workload"),

@@ -149,22 +149,13 @@ pub fn simulate(
         )));
     }
     let sections = &settings.sections;
-    // A configured fairshare orders a built-in rule only through `fairshare` or `priority`'s
-    // fairshare factor: elsewhere it would be silently unused.
-    if policy.is_none()
-        && sections.fairshare.is_some()
-        && !matches!(settings.order, OrderKind::Fairshare | OrderKind::Priority)
-    {
-        return Err(ApiError::input(format!(
-            "a fairshare is given, but the queue order `{}` does not use it",
-            settings.order.name()
-        ))
-        .with_hint("give order=\"fairshare\" (or \"priority\", whose fairshare factor it sets), or leave the fairshare out"));
-    }
+    check_order_settings(settings, policy.is_some())?;
     let config = SimConfig {
         order: OrderSpec {
             candidates: settings.backfill_order,
             fairshare: sections.fairshare.clone().unwrap_or_default(),
+            priority: sections.priority.clone().unwrap_or_default(),
+            reorder: sections.reorder.unwrap_or_default(),
             ..OrderSpec::of(settings.order)
         },
         machine: machine.clone(),
@@ -316,6 +307,49 @@ pub fn simulate(
         reservations,
         capacities,
     })
+}
+
+/// Refuses order settings that the run would leave unused: priority weights and a re-order
+/// period only order a built-in rule (a policy orders itself), the weights only under
+/// `priority`, a fairshare and a period only under `fairshare` or `priority`.
+fn check_order_settings(settings: &Settings, policy: bool) -> Result<(), ApiError> {
+    let s = &settings.sections;
+    let ranked = matches!(settings.order, OrderKind::Fairshare | OrderKind::Priority);
+    let unused = |what: &str, hint: &str| {
+        Err(ApiError::input(format!(
+            "{what} given, but the queue order `{}` does not use it",
+            settings.order.name()
+        ))
+        .with_hint(hint.to_string()))
+    };
+    if policy {
+        if s.priority.is_some() || s.reorder.is_some() {
+            return Err(ApiError::input(
+                "priority weights and a re-order period are settings of the built-in rules; a policy orders the queue itself",
+            )
+            .with_hint("leave them out, or give them to the policy's constructor"));
+        }
+        return Ok(());
+    }
+    if s.fairshare.is_some() && !ranked {
+        return unused(
+            "a fairshare",
+            "use the order fairshare (or priority, whose fairshare factor it sets), or leave the fairshare out",
+        );
+    }
+    if s.priority.is_some() && settings.order != OrderKind::Priority {
+        return unused(
+            "priority weights",
+            "use the order priority, or leave the weights out",
+        );
+    }
+    if s.reorder.is_some() && !ranked {
+        return unused(
+            "a re-order period",
+            "use the order fairshare or priority, or leave the period out",
+        );
+    }
+    Ok(())
 }
 
 /// A policy that counts its calls.

@@ -78,6 +78,14 @@ pub struct Args {
     /// scheduler's `fairshare` mapping (docs/fairshare.md).
     #[arg(long, value_name = "FILE.yaml")]
     pub fairshare: Option<PathBuf>,
+    /// The weights of --order priority: a YAML file holding a manifest scheduler's `priority`
+    /// mapping (docs/fairshare.md).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub priority: Option<PathBuf>,
+    /// Recompute the priorities of --order fairshare or priority every N seconds of trace time
+    /// (a manifest scheduler's `reorder`; default: at every scheduler call).
+    #[arg(long, value_name = "SECONDS")]
+    pub reorder: Option<i64>,
     /// The seed of generated reservation requests (a manifest's `seed`).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -214,10 +222,14 @@ fn sections(args: &Args, machine: &Machine) -> Result<api::sections::Sections, C
     let queues = read("--queues", &args.queues)?;
     let reservations = read("--reservations", &args.reservations)?;
     let fairshare = read("--fairshare", &args.fairshare)?;
+    let priority = read("--priority", &args.priority)?;
+    let reorder = args.reorder.map(serde_json::Value::from);
     let mappings = api::sections::Mappings {
         queues: queues.as_ref(),
         reservations: reservations.as_ref(),
         fairshare: fairshare.as_ref(),
+        priority: priority.as_ref(),
+        reorder: reorder.as_ref(),
     };
     if mappings.is_empty() {
         return Ok(Default::default());
@@ -230,6 +242,8 @@ fn sections(args: &Args, machine: &Machine) -> Result<api::sections::Sections, C
         queues: label("--queues", &args.queues),
         reservations: label("--reservations", &args.reservations),
         fairshare: label("--fairshare", &args.fairshare),
+        priority: label("--priority", &args.priority),
+        reorder: "--reorder".into(),
         overrun: "--overrun".into(),
     };
     let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());

@@ -222,6 +222,9 @@ def test_reservations_give_the_manifest_cells_schedule(tmp_path, write_trace):
     assert not other.reservations.equals(booked)
 
 
+# Multifactor weights: a day of waiting is worth as much as the whole fairshare factor.
+PRIORITY = {"age": 1000, "fairshare": 1000, "size": 100, "max_age": 86400}
+
 # A fairshare with decay and unequal shares, as a manifest's scheduler takes it.
 FAIR = {"charging": "continuous", "decay": {"half_life": 86400}, "shares": {"users": {"2": 3}}}
 
@@ -237,7 +240,8 @@ def test_a_configured_fairshare_gives_the_manifest_cells_schedule(tmp_path):
                 "policy": "easy",
                 "order": "priority",
                 "fairshare": FAIR,
-                "priority": {"fairshare": 10000, "age": 1000},
+                "priority": PRIORITY,
+                "reorder": 3600,
             },
         },
     }
@@ -250,6 +254,14 @@ def test_a_configured_fairshare_gives_the_manifest_cells_schedule(tmp_path):
     assert starts(mine) == fair.column("start").to_pylist()
     # The mapping matters: the default fairshare gives another schedule.
     assert starts(mine) != starts(schedlab.simulate(KTH, scheduler="easy", order="fairshare"))
+    # Multifactor priority with its weights, the fairshare factor and a re-order period.
+    prio = jobs.filter(jobs.column("cell").to_numpy(zero_copy_only=False) == "prio")
+    mine = schedlab.simulate(
+        KTH, scheduler="easy", order="priority", fairshare=FAIR, priority=PRIORITY, reorder=3600
+    )
+    assert starts(mine) == prio.column("start").to_pylist()
+    default = schedlab.simulate(KTH, scheduler="easy", order="priority", fairshare=FAIR)
+    assert starts(mine) != starts(default)
 
 
 def test_a_fairshare_in_a_policys_view_is_the_native_order(write_trace):
@@ -285,13 +297,17 @@ def test_a_fairshare_in_a_policys_view_is_the_native_order(write_trace):
         ),
         ("fairshare", {"penalty": "nope"}, "fairshare=, at penalty"),
         ("fairshare", {"decay": {"factor": 2, "every": 10}}, "fairshare=, at decay"),
+        ("priority", {"age": 1, "agee": 2}, "priority=, at agee"),
+        ("reorder", 0, "reorder=: expected a positive number of seconds"),
     ],
 )
 def test_a_bad_mapping_is_an_input_error_naming_the_key_path(
     write_trace, keyword, mapping, expected
 ):
     trace = write_trace(ONE_RUNNING_JOBS)
-    order = "fairshare" if keyword == "fairshare" else "fcfs"
+    order = {"fairshare": "fairshare", "priority": "priority", "reorder": "fairshare"}.get(
+        keyword, "fcfs"
+    )
     with pytest.raises(schedlab.InputError) as e:
         schedlab.simulate(trace, scheduler="easy", order=order, **{keyword: mapping})
     assert expected in str(e.value), str(e.value)
@@ -302,8 +318,17 @@ def test_keywords_that_cannot_apply_are_input_errors(write_trace):
     with pytest.raises(schedlab.InputError, match="takes a mapping"):
         schedlab.simulate(trace, queues=[1, 2])
     # A fairshare that the queue order would not use.
-    with pytest.raises(schedlab.InputError, match="does not use it"):
+    with pytest.raises(
+        schedlab.InputError, match="a fairshare given, but the queue order `fcfs` does not use it"
+    ):
         schedlab.simulate(trace, scheduler="easy", fairshare={"penalty": "cpu"})
+    # Priority weights under another order, and the built-in order's settings with a policy.
+    with pytest.raises(
+        schedlab.InputError, match="priority weights given, but the queue order `fairshare`"
+    ):
+        schedlab.simulate(trace, scheduler="easy", order="fairshare", priority={"age": 1})
+    with pytest.raises(schedlab.InputError, match="a policy orders the queue itself"):
+        schedlab.simulate(trace, policy=EASY(), reorder=60)
     # Node widths on a processor pool.
     with pytest.raises(schedlab.InputError, match="processor pool"):
         schedlab.simulate(
