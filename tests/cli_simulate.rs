@@ -427,3 +427,174 @@ fn table_prints_times_with_their_unit() {
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["wait_mean"], 3600.0);
 }
+
+/// The `start` column of a `--jobs-out` file, in submission order.
+fn starts(jobs: &Path) -> Vec<i64> {
+    use arrow_array::Int64Array;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = std::fs::File::open(jobs).unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut starts = vec![];
+    for batch in reader {
+        let batch = batch.unwrap();
+        let col = batch.column_by_name("start").unwrap();
+        let col = col.as_any().downcast_ref::<Int64Array>().unwrap();
+        starts.extend(col.values().iter().copied());
+    }
+    starts
+}
+
+/// `--queues`, `--reservations` and `--fairshare` take a manifest's mappings from YAML files
+/// (issue 31), on traces worked by hand.
+#[test]
+fn manifest_sections_are_files_of_simulate() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    // Fields: id submit wait run procs cpu mem req_procs req_time req_mem status user group
+    // exe queue partition preceding think.
+    write(
+        "limit.swf",
+        "; MaxProcs: 4\n\
+         1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 10 -1 50 1 -1 -1 1 50 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    // One running job per user: job 2 waits for job 1's end although 3 processors are free.
+    write(
+        "queues.yaml",
+        "queues: [{name: batch, swf_queue: [1]}]\nusers:\n  default: {max_running: 1}\n",
+    );
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec!["simulate", "-s", "easy", "--jobs-out", out];
+        args.extend_from_slice(extra);
+        let o = schedlab(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    let trace = path("limit.swf");
+    run(&[&trace], &path("free.parquet"));
+    assert_eq!(
+        starts(dir.path().join("free.parquet").as_path()),
+        [0, 0, 10]
+    );
+    run(
+        &[&trace, "--queues", &path("queues.yaml")],
+        &path("held.parquet"),
+    );
+    assert_eq!(
+        starts(dir.path().join("held.parquet").as_path()),
+        [0, 100, 10]
+    );
+
+    // The whole pool reserved over [50, 150): the 100 s job waits for its end, the 30 s one
+    // fits before it.
+    write(
+        "booked.swf",
+        "; MaxProcs: 4\n\
+         1 10 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 10 -1 30 2 -1 -1 2 30 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    write(
+        "lab.yaml",
+        "requests:\n  - {id: 1, created: 0, start: 50, duration: 100, procs: 4}\n",
+    );
+    let o = run(
+        &[
+            &path("booked.swf"),
+            "--reservations",
+            &path("lab.yaml"),
+            "--reservations-out",
+            &path("lab.parquet"),
+            "--format",
+            "json",
+        ],
+        &path("booked.parquet"),
+    );
+    assert_eq!(
+        starts(dir.path().join("booked.parquet").as_path()),
+        [150, 10]
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["reservations_granted"], 1);
+    assert!(dir.path().join("lab.parquet").exists());
+
+    // One processor; user 1 ran first, so fairshare runs user 2's job before user 1's second.
+    write(
+        "fair.swf",
+        "; MaxProcs: 1\n\
+         1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 1 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 2 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    write("fair.yaml", "charging: estimate\npenalty: cpu\n");
+    run(
+        &[
+            &path("fair.swf"),
+            "--order",
+            "fairshare",
+            "--fairshare",
+            &path("fair.yaml"),
+        ],
+        &path("fair.parquet"),
+    );
+    assert_eq!(
+        starts(dir.path().join("fair.parquet").as_path()),
+        [0, 110, 100]
+    );
+
+    // Priority weights of a scheduler, from a file: with the whole weight on the job's size,
+    // favouring small jobs, the narrower of the two jobs waiting at 100 goes first (EASY over
+    // submission order would start job 2 at 100 and job 3 at 110).
+    write(
+        "size.swf",
+        "; MaxProcs: 2\n\
+         1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 1 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 2 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1\n",
+    );
+    write(
+        "size.yaml",
+        "{age: 0, fairshare: 0, size: 1000, favor_small: true}\n",
+    );
+    run(&[&path("size.swf")], &path("fifo.parquet"));
+    assert_eq!(
+        starts(dir.path().join("fifo.parquet").as_path()),
+        [0, 100, 110]
+    );
+    run(
+        &[
+            &path("size.swf"),
+            "--order",
+            "priority",
+            "--priority",
+            &path("size.yaml"),
+        ],
+        &path("size.parquet"),
+    );
+    assert_eq!(
+        starts(dir.path().join("size.parquet").as_path()),
+        [0, 110, 100]
+    );
+
+    // A mistake names the flag, the file and the key path, exit code 2.
+    write("bad.yaml", "queues: [{name: batch, max_runing: 1}]\n");
+    let bad = schedlab(&[
+        "simulate",
+        &trace,
+        "-s",
+        "easy",
+        "--queues",
+        &path("bad.yaml"),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains(&format!("--queues {}, at queues[0]", path("bad.yaml"))),
+        "{err}"
+    );
+    assert!(err.contains("max_runing"), "{err}");
+}

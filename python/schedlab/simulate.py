@@ -28,6 +28,9 @@ class Result:
     - ``nodes``: on a topology (``machines=``), each simulated job's nodes — ``index`` (the
       job's position in the workload) and ``nodes`` (node indices, as ``View.nodes``); empty on
       a uniform machine.
+    - ``reservations``: with ``reservations=``, every reservation request and its outcome, the
+      columns of ``reservations.parquet`` without ``experiment`` and ``cell``
+      (docs/outputs.md); ``None`` without reservations.
     """
 
     def __init__(
@@ -36,6 +39,7 @@ class Result:
         summary: str,
         policy_calls: int,
         nodes: list[tuple[int, list[int]]] = (),
+        reservations: pa.RecordBatch | None = None,
     ):
         self.jobs: pa.Table = pa.Table.from_batches([jobs])
         self.report: dict[str, Any] = json.loads(summary)
@@ -45,6 +49,9 @@ class Result:
         self.summary: pa.Table = _one_row(flat)
         self.policy_calls: int = policy_calls
         self._nodes = list(nodes)
+        self.reservations: pa.Table | None = (
+            None if reservations is None else pa.Table.from_batches([reservations])
+        )
 
     @property
     def nodes(self) -> pa.Table:
@@ -98,6 +105,11 @@ def simulate(
     machines: PathLike | None = None,
     allocation: str | None = None,
     placement: str = "first_fit",
+    queues: Mapping[str, Any] | None = None,
+    reservations: Mapping[str, Any] | None = None,
+    fairshare: Mapping[str, Any] | None = None,
+    priority: Mapping[str, Any] | None = None,
+    reorder: int | None = None,
 ) -> Result:
     """Simulates the SWF trace at ``trace`` (plain or gzip), or the generated ``workload``,
     and returns a :class:`Result`.
@@ -126,10 +138,23 @@ def simulate(
 
     With a ``policy``, ``order`` orders nothing (the policy does): ``order="fairshare"`` puts
     the default fairshare into ``view.waiting.fairshare_usage`` and ``fairshare_factor``.
+
+    A manifest's sections come as keywords, each taking the mapping the manifest takes there
+    and read by the manifest's own code (errors name the key path from the keyword):
+    ``queues`` a queue setup (``queues.<setup>``, docs/queues.md: routing, limits, quotas; the
+    jobs table's ``sim_queue``, ``held_by``, ``held_seconds`` and ``killed_by`` columns are then
+    filled), ``reservations`` a reservation scenario (``reservations.<scenario>``,
+    docs/reservations.md; generated requests drawn for ``seed``; ``Result.reservations``),
+    ``fairshare`` a scheduler's ``fairshare`` settings (docs/fairshare.md: what
+    ``order="fairshare"`` or ``"priority"`` ranks by, or what a policy's view shows). Each applies
+    to a built-in scheduler and to a policy, on a pool, whole nodes or a topology, as in a
+    manifest's cell. ``priority`` (a scheduler's ``priority`` weights, for ``order="priority"``)
+    and ``reorder`` (recompute the priorities of ``fairshare`` or ``priority`` every that many
+    seconds) set a built-in rule's order as a manifest's scheduler does.
     """
-    jobs, summary, calls, nodes = _schedlab.simulate(
+    jobs, summary, calls, nodes, booked = _schedlab.simulate(
         None if trace is None else os.fspath(trace),
-        workload=None if workload is None else json.dumps(workload),
+        workload=_json(workload),
         seed=seed,
         scheduler=scheduler,
         policy=policy,
@@ -147,8 +172,19 @@ def simulate(
         machines=None if machines is None else os.fspath(machines),
         allocation=allocation,
         placement=placement,
+        queues=_json(queues),
+        reservations=_json(reservations),
+        fairshare=_json(fairshare),
+        priority=_json(priority),
+        reorder=reorder,
     )
-    return Result(jobs, summary, calls, nodes)
+    return Result(jobs, summary, calls, nodes, booked)
+
+
+def _json(mapping: Mapping[str, Any] | None) -> str | None:
+    """A keyword's mapping as JSON text for the native module (None stays None; a value that is
+    not a mapping goes through too, for the native module to refuse with its message)."""
+    return None if mapping is None else json.dumps(mapping)
 
 
 def read_trace(

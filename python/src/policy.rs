@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+use schedlab::api::sections::{self, Mappings};
 use schedlab::api::simulate::{self as api_simulate, Settings};
 use schedlab::sim::metrics::Warmup;
 use schedlab::sim::policy::{NodeStart, Policy, PolicyError, PolicyView};
@@ -112,12 +113,21 @@ impl Policy for PyPolicy {
 }
 
 /// What `simulate` returns: the jobs (a pyarrow RecordBatch), the summary as JSON text, the
-/// policy calls, and on a topology each job's (index, nodes).
-type Simulated = (Py<PyAny>, String, u64, Vec<(u32, Vec<u32>)>);
+/// policy calls, on a topology each job's (index, nodes), and the reservations (a pyarrow
+/// RecordBatch) when some were given.
+type Simulated = (
+    Py<PyAny>,
+    String,
+    u64,
+    Vec<(u32, Vec<u32>)>,
+    Option<Py<PyAny>>,
+);
 
 /// Simulates `trace`, or the generated `workload` (a manifest's workload mapping as JSON text,
-/// generated for `seed`), under a built-in `scheduler` (with its `order`) or a Python `policy`.
-/// Returns (jobs as a pyarrow RecordBatch, the summary as JSON text, policy calls).
+/// generated for `seed`), under a built-in `scheduler` (with its `order`) or a Python `policy`,
+/// with the manifest sections `queues`, `reservations`, `fairshare` and `priority` when given
+/// (each a manifest's mapping as JSON text, read by `schedlab::api::sections`) and `reorder`. Returns (jobs as a
+/// pyarrow RecordBatch, the summary as JSON text, policy calls, nodes, reservations).
 #[pyfunction]
 #[pyo3(signature = (
     trace = None, *, workload = None, seed = 0,
@@ -125,7 +135,8 @@ type Simulated = (Py<PyAny>, String, u64, Vec<(u32, Vec<u32>)>);
     procs = None, node_size = None,
     interval = None, overrun = "kill", tau = 10, warmup_jobs = None, warmup_seconds = None,
     lenient = false, memory = "kb_per_proc", machines = None, allocation = None,
-    placement = "first_fit"
+    placement = "first_fit", queues = None, reservations = None, fairshare = None,
+    priority = None, reorder = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
@@ -149,6 +160,11 @@ pub fn simulate(
     machines: Option<PathBuf>,
     allocation: Option<&str>,
     placement: &str,
+    queues: Option<&str>,
+    reservations: Option<&str>,
+    fairshare: Option<&str>,
+    priority: Option<&str>,
+    reorder: Option<i64>,
 ) -> PyResult<Simulated> {
     let kind: SchedulerKind = match (scheduler, &policy) {
         (Some(_), Some(_)) => {
@@ -184,7 +200,7 @@ pub fn simulate(
         (None, Some(t)) => Warmup::Seconds(t),
         (None, None) => Warmup::None,
     };
-    let settings = Settings {
+    let mut settings = Settings {
         scheduler: kind,
         order: order.parse().map_err(errors::input)?,
         backfill_order: backfill_order.parse().map_err(errors::input)?,
@@ -198,7 +214,42 @@ pub fn simulate(
             .map_err(errors::input)?
             .name(),
         placement: placement.parse().map_err(errors::input)?,
+        sections: Default::default(),
+        seed,
     };
+    let json = |keyword: &str, text: Option<&str>| -> PyResult<Option<serde_json::Value>> {
+        text.map(|t| serde_json::from_str(t).map_err(|e| errors::input(format!("{keyword}=: {e}"))))
+            .transpose()
+    };
+    let (queues, reservations, fairshare, priority) = (
+        json("queues", queues)?,
+        json("reservations", reservations)?,
+        json("fairshare", fairshare)?,
+        json("priority", priority)?,
+    );
+    let reorder = reorder.map(serde_json::Value::from);
+    let mappings = Mappings {
+        queues: queues.as_ref(),
+        reservations: reservations.as_ref(),
+        fairshare: fairshare.as_ref(),
+        priority: priority.as_ref(),
+        reorder: reorder.as_ref(),
+    };
+    // Kept for the sections' one-cell manifest: its workload and cluster mirror the run's.
+    let workload_mapping = match (&trace, workload) {
+        (Some(path), _) => {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            let key = if path.extension().is_some_and(|e| e == "json") {
+                "batsim"
+            } else {
+                "trace"
+            };
+            serde_json::json!({ key: path })
+        }
+        (None, Some(mapping)) => json("workload", Some(mapping))?.unwrap_or_default(),
+        (None, None) => serde_json::Value::Null,
+    };
+    let machines_file = machines.clone();
     let mut loaded = match (trace, workload) {
         (Some(trace), None) => crate::trace::load(trace, lenient, memory, None)?,
         (None, Some(mapping)) => crate::trace::generated(py, mapping, procs, seed)?,
@@ -237,6 +288,35 @@ pub fn simulate(
                 .map_err(errors::to_py)?
         }
     };
+    if !mappings.is_empty() {
+        let cluster = match (&machines_file, &machine) {
+            (Some(path), _) => {
+                let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+                let mut c = serde_json::json!({ "machines": path });
+                if let Some(a) = allocation {
+                    c["allocation"] = serde_json::json!(a);
+                }
+                c
+            }
+            (None, m) => {
+                let mut c = serde_json::json!({ "procs": m.procs() });
+                if let Some(k) = node_size {
+                    c["node_size"] = serde_json::json!(k);
+                }
+                c
+            }
+        };
+        settings.sections = sections::resolve(
+            &sections::Labels::keywords(),
+            mappings,
+            workload_mapping,
+            cluster,
+            overrun,
+            seed,
+            std::path::Path::new("."),
+        )
+        .map_err(errors::to_py)?;
+    }
     let simulated = match policy {
         // A built-in rule needs no Python: other threads run meanwhile.
         None => py.detach(|| api_simulate::simulate(&mut loaded, &machine, &settings, None, true)),
@@ -258,7 +338,11 @@ pub fn simulate(
         .iter()
         .map(|a| (a.job, a.nodes.clone()))
         .collect();
-    Ok((jobs, summary, simulated.policy_calls, nodes))
+    let reservations = match simulated.reservations_batch().map_err(errors::to_py)? {
+        Some(batch) => Some(crate::arrow::to_pyarrow(py, batch)?.unbind()),
+        None => None,
+    };
+    Ok((jobs, summary, simulated.policy_calls, nodes, reservations))
 }
 
 /// The topology of an Alea or AleaNG machine file; `allocation` shared or exclusive overrides

@@ -14,20 +14,22 @@ use arrow_array::RecordBatch;
 use serde::Serialize;
 
 use super::ApiError;
+use super::sections::Sections;
 use crate::sim::engine::JobOutcome;
-use crate::sim::fairshare::{FairshareSpec, FairshareState};
+use crate::sim::fairshare::FairshareSpec;
 use crate::sim::metrics::usage::{self, Fractions};
 use crate::sim::metrics::{
     self, JobRecord, MetricsConfig, ReservationCounts, RunAccumulator, RunSummary, SizeClasses,
     Warmup, WindowScan,
 };
-use crate::sim::policy::{NodePolicyScheduler, NodeStart, Policy, PolicyScheduler};
+use crate::sim::policy::{NodeStart, Policy};
 use crate::sim::reservation::Reservations;
+use crate::sim::run::{CustomPolicy, run_into};
 use crate::sim::schedule::{Instant, InstantRun, RunLength, ScheduleSink, ScheduledJob};
 use crate::sim::scheduler::order::{CandidateOrder, OrderKind, OrderSpec};
 use crate::sim::{
-    AnyPolicy, Infeasible, Machine, Overrun, Placement, ResourceVec, SchedulerKind, SimConfig,
-    SimError, SimOutcome, Time, Workload,
+    Infeasible, Machine, Overrun, Placement, ResourceVec, SchedulerKind, SimConfig, SimError,
+    SimOutcome, Time, Workload,
 };
 use crate::store::JobLabels;
 use crate::swf::Trace;
@@ -52,6 +54,11 @@ pub struct Settings {
     pub node_size: Option<u32>,
     /// How the memory fields were read (reported only).
     pub memory_reading: &'static str,
+    /// A queue setup, advance reservations and a configured fairshare: a manifest's sections
+    /// (docs/python.md, "A manifest's sections as keywords").
+    pub sections: Sections,
+    /// The replica seed of generated reservation requests (a manifest's `seed`).
+    pub seed: u64,
 }
 
 impl Settings {
@@ -68,6 +75,8 @@ impl Settings {
             warmup: Warmup::None,
             node_size: None,
             memory_reading: "kb_per_proc",
+            sections: Sections::default(),
+            seed: 0,
         }
     }
 }
@@ -117,11 +126,16 @@ pub struct Simulated {
     pub clusters: Vec<String>,
     /// How many times a custom policy was called (0 with a built-in scheduler).
     pub policy_calls: u64,
+    /// The run's advance reservations (requests in id order; their outcomes are in
+    /// [`Self::outcome`]); `None` when the settings gave none.
+    pub reservations: Option<Reservations>,
     capacities: Vec<ResourceVec>,
 }
 
-/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given (on a
-/// topology through [`NodePolicyScheduler`]). With `keep_records`, [`Simulated::records`] holds every job's record.
+/// Runs `trace` on `machine` under `settings`, or under `policy` when one is given, with the
+/// settings' queue setup, reservations and fairshare ([`Settings::sections`]) applied as a
+/// manifest's cell applies them ([`run_into`]). With `keep_records`, [`Simulated::records`]
+/// holds every job's record.
 pub fn simulate(
     trace: &mut Trace,
     machine: &Machine,
@@ -134,9 +148,14 @@ pub fn simulate(
             "the scheduling interval must be a positive number of seconds, found {n}"
         )));
     }
+    let sections = &settings.sections;
+    check_order_settings(settings, policy.is_some())?;
     let config = SimConfig {
         order: OrderSpec {
             candidates: settings.backfill_order,
+            fairshare: sections.fairshare.clone().unwrap_or_default(),
+            priority: sections.priority.clone().unwrap_or_default(),
+            reorder: sections.reorder.unwrap_or_default(),
             ..OrderSpec::of(settings.order)
         },
         machine: machine.clone(),
@@ -191,58 +210,43 @@ pub fn simulate(
         runs: Vec::new(),
     };
     let policy_name = policy.as_ref().map(|p| p.name().to_string());
+    let reservations = match &sections.reservations {
+        Some(spec) => Some(
+            spec.for_run(machine, workload, settings.seed)
+                .map_err(|e| ApiError::input(format!("reservations=: {e}")))?,
+        ),
+        None => None,
+    };
+    let no_reservations = Reservations::default();
     // The engine owns its policy for the run: the call count comes back through a shared cell.
     let calls = Rc::new(Cell::new(0u64));
-    let outcome = match policy {
-        None => crate::sim::simulate_into(workload, &config, &Reservations::default(), &mut kept),
-        Some(policy) => {
-            let policy = CountCalls(policy, calls.clone());
-            // `order: fairshare` orders nothing under a policy: it puts the default fairshare
-            // (the one the built-in order would use) in the view.
-            let fairshare = match settings.order {
-                OrderKind::Fairshare => Some(
-                    FairshareState::new(workload, machine, &FairshareSpec::default())
-                        .map_err(ApiError::input)?,
-                ),
-                _ => None,
-            };
-            let adapted = match machine.as_uniform() {
-                Some(uniform) => {
-                    let adapter = PolicyScheduler::new(
-                        policy,
-                        workload.requests.clone(),
-                        uniform.procs_per_unit(),
-                    );
-                    let adapter = match fairshare {
-                        Some(state) => adapter.with_fairshare(state),
-                        None => adapter,
-                    };
-                    AnyPolicy::Units(Box::new(adapter))
-                }
-                None => {
-                    let adapter = NodePolicyScheduler::new(policy, workload);
-                    let adapter = match fairshare {
-                        Some(state) => adapter.with_fairshare(state),
-                        None => adapter,
-                    };
-                    AnyPolicy::Nodes(Box::new(adapter))
-                }
-            };
-            crate::sim::simulate_policy_into(
-                workload,
-                &config,
-                adapted,
-                &Reservations::default(),
-                &mut kept,
-            )
-        }
-    }
+    let custom = policy.map(|policy| CustomPolicy {
+        policy: Box::new(CountCalls(policy, calls.clone())),
+        // `order: fairshare` orders nothing under a policy: it puts a fairshare in the view —
+        // the one given, else the default (the one the built-in order would use).
+        fairshare: sections
+            .fairshare
+            .clone()
+            .or_else(|| (settings.order == OrderKind::Fairshare).then(FairshareSpec::default)),
+    });
+    let outcome = run_into(
+        workload,
+        &config,
+        reservations.as_ref().unwrap_or(&no_reservations),
+        sections.queues.as_deref().map(|setup| &setup.limits),
+        custom,
+        &mut kept,
+    )
     .map_err(|e| match e {
         SimError::Stalled { time, waiting } if policy_name.is_some() => ApiError::failed(format!(
             "policy {}: at t={time}, {waiting} jobs wait on an idle machine with nothing left to happen, and the policy starts none of them",
             policy_name.as_deref().unwrap_or_default()
         ))
         .with_hint("a policy must start a waiting job that fits an idle machine sooner or later"),
+        // The view's fairshare could not be set up: the settings are at fault (a decay, shares).
+        e @ SimError::Order {
+            order: "fairshare", ..
+        } if policy_name.is_some() => ApiError::input(e),
         other => ApiError::failed(other),
     })?;
     kept.runs.extend(kept.folding.finish());
@@ -260,6 +264,10 @@ pub fn simulate(
         *skipped_by_reason
             .entry(Infeasible::name(*reason))
             .or_insert(0) += 1;
+    }
+    // Jobs the queue setup refused at submission, as a manifest's summary counts them.
+    for (_, why) in outcome.limits.iter().flat_map(|l| &l.rejected) {
+        *skipped_by_reason.entry(why.name()).or_insert(0) += 1;
     }
     let topology = matches!(machine, Machine::Topology(_));
     let report = Report {
@@ -296,8 +304,52 @@ pub fn simulate(
         outcome,
         clusters,
         policy_calls: calls.get(),
+        reservations,
         capacities,
     })
+}
+
+/// Refuses order settings that the run would leave unused: priority weights and a re-order
+/// period only order a built-in rule (a policy orders itself), the weights only under
+/// `priority`, a fairshare and a period only under `fairshare` or `priority`.
+fn check_order_settings(settings: &Settings, policy: bool) -> Result<(), ApiError> {
+    let s = &settings.sections;
+    let ranked = matches!(settings.order, OrderKind::Fairshare | OrderKind::Priority);
+    let unused = |what: &str, hint: &str| {
+        Err(ApiError::input(format!(
+            "{what} given, but the queue order `{}` does not use it",
+            settings.order.name()
+        ))
+        .with_hint(hint.to_string()))
+    };
+    if policy {
+        if s.priority.is_some() || s.reorder.is_some() {
+            return Err(ApiError::input(
+                "priority weights and a re-order period are settings of the built-in rules; a policy orders the queue itself",
+            )
+            .with_hint("leave them out, or give them to the policy's constructor"));
+        }
+        return Ok(());
+    }
+    if s.fairshare.is_some() && !ranked {
+        return unused(
+            "a fairshare",
+            "use the order fairshare (or priority, whose fairshare factor it sets), or leave the fairshare out",
+        );
+    }
+    if s.priority.is_some() && settings.order != OrderKind::Priority {
+        return unused(
+            "priority weights",
+            "use the order priority, or leave the weights out",
+        );
+    }
+    if s.reorder.is_some() && !ranked {
+        return unused(
+            "a re-order period",
+            "use the order fairshare or priority, or leave the period out",
+        );
+    }
+    Ok(())
 }
 
 /// A policy that counts its calls.
@@ -360,6 +412,18 @@ impl Simulated {
             workload: Some(workload),
         };
         crate::store::jobs_batch(&self.records, &labels).map_err(ApiError::failed)
+    }
+
+    /// The `reservations.parquet` columns of this run (docs/outputs.md): every request with
+    /// its outcome; `None` when the run had no reservations given.
+    pub fn reservations_batch(&self) -> Result<Option<RecordBatch>, ApiError> {
+        self.reservations
+            .as_ref()
+            .map(|r| {
+                crate::store::reservations_batch(&r.requests, &self.outcome.reservations)
+                    .map_err(ApiError::failed)
+            })
+            .transpose()
     }
 
     /// Writes the rows of [`Self::jobs_batch`] to the Parquet file at `path` a slice at a

@@ -66,9 +66,36 @@ pub struct Args {
     /// Skip malformed trace lines (counted) instead of stopping at the first.
     #[arg(long)]
     pub lenient: bool,
+    /// Queues, limits and quotas: a YAML file holding the mapping of a manifest's
+    /// `queues.<setup>` (docs/queues.md).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub queues: Option<PathBuf>,
+    /// Advance reservations: a YAML file holding the mapping of a manifest's
+    /// `reservations.<scenario>` (docs/reservations.md).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub reservations: Option<PathBuf>,
+    /// The fairshare of --order fairshare or priority: a YAML file holding a manifest
+    /// scheduler's `fairshare` mapping (docs/fairshare.md).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub fairshare: Option<PathBuf>,
+    /// The weights of --order priority: a YAML file holding a manifest scheduler's `priority`
+    /// mapping (docs/fairshare.md).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub priority: Option<PathBuf>,
+    /// Recompute the priorities of --order fairshare or priority every N seconds of trace time
+    /// (a manifest scheduler's `reorder`; default: at every scheduler call).
+    #[arg(long, value_name = "SECONDS")]
+    pub reorder: Option<i64>,
+    /// The seed of generated reservation requests (a manifest's `seed`).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Write per-job records to this Parquet file.
     #[arg(long, value_name = "FILE.parquet")]
     pub jobs_out: Option<PathBuf>,
+    /// With --reservations: write every request and its outcome to this Parquet file (the
+    /// columns of reservations.parquet without `experiment` and `cell`).
+    #[arg(long, value_name = "FILE.parquet", requires = "reservations")]
+    pub reservations_out: Option<PathBuf>,
     /// Output format of the summary.
     #[arg(long, default_value = "table")]
     pub format: Format,
@@ -80,7 +107,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
             "--machines gives the machine: leave out --procs and --node-size",
         ));
     }
-    super::output::check_folders(&[("--jobs-out", args.jobs_out.as_deref())])?;
+    super::output::check_folders(&[
+        ("--jobs-out", args.jobs_out.as_deref()),
+        ("--reservations-out", args.reservations_out.as_deref()),
+    ])?;
     let mut trace = load_trace_with(&args.trace, args.lenient, &args.read.options()?)?;
     let machine = match args.topology.machine()? {
         Some(m) => m,
@@ -119,6 +149,8 @@ pub fn run(args: Args) -> Result<(), CliError> {
         warmup,
         node_size: args.node_size,
         memory_reading: args.read.memory.name(),
+        sections: sections(&args, &machine)?,
+        seed: args.seed,
     };
     let simulated = api::simulate::simulate(
         &mut trace,
@@ -152,6 +184,10 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ]);
         simulated.write_jobs(&trace.workload, path, &metadata)?;
     }
+    if let (Some(path), Some(r)) = (&args.reservations_out, &simulated.reservations) {
+        crate::store::write_reservations(path, &r.requests, &simulated.outcome.reservations, &[])
+            .map_err(|e| CliError::failed(e.to_string()))?;
+    }
     let report = &simulated.report;
     match args.format {
         Format::Json => println!(
@@ -167,6 +203,78 @@ pub fn run(args: Args) -> Result<(), CliError> {
         ),
     }
     Ok(())
+}
+
+/// The queue setup, reservations and fairshare of `--queues`, `--reservations` and
+/// `--fairshare`: each file's mapping read by the manifest's own code, in a one-cell manifest
+/// on the trace and a cluster mirroring `machine` (`api::sections`).
+fn sections(args: &Args, machine: &Machine) -> Result<api::sections::Sections, CliError> {
+    let read = |flag: &str,
+                path: &Option<PathBuf>|
+     -> Result<Option<serde_json::Value>, CliError> {
+        let Some(path) = path else { return Ok(None) };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::input(format!("{flag}: cannot read {}: {e}", path.display())))?;
+        serde_saphyr::from_str(&text)
+            .map(Some)
+            .map_err(|e| CliError::input(format!("{flag} {}: {e}", path.display())))
+    };
+    let queues = read("--queues", &args.queues)?;
+    let reservations = read("--reservations", &args.reservations)?;
+    let fairshare = read("--fairshare", &args.fairshare)?;
+    let priority = read("--priority", &args.priority)?;
+    let reorder = args.reorder.map(serde_json::Value::from);
+    let mappings = api::sections::Mappings {
+        queues: queues.as_ref(),
+        reservations: reservations.as_ref(),
+        fairshare: fairshare.as_ref(),
+        priority: priority.as_ref(),
+        reorder: reorder.as_ref(),
+    };
+    if mappings.is_empty() {
+        return Ok(Default::default());
+    }
+    let label = |flag: &str, path: &Option<PathBuf>| {
+        path.as_ref()
+            .map_or_else(String::new, |p| format!("{flag} {}", p.display()))
+    };
+    let labels = api::sections::Labels {
+        queues: label("--queues", &args.queues),
+        reservations: label("--reservations", &args.reservations),
+        fairshare: label("--fairshare", &args.fairshare),
+        priority: label("--priority", &args.priority),
+        reorder: "--reorder".into(),
+        overrun: "--overrun".into(),
+    };
+    let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
+    let cluster = match &args.topology.machines {
+        Some(path) => {
+            let mut c = serde_json::json!({ "machines": absolute(path) });
+            if let Some(a) = args.topology.allocation {
+                c["allocation"] = serde_json::json!(match a {
+                    super::machine::AllocationArg::Shared => "shared",
+                    super::machine::AllocationArg::Exclusive => "exclusive",
+                });
+            }
+            c
+        }
+        None => {
+            let mut c = serde_json::json!({ "procs": machine.procs() });
+            if let Some(k) = args.node_size {
+                c["node_size"] = serde_json::json!(k);
+            }
+            c
+        }
+    };
+    Ok(api::sections::resolve(
+        &labels,
+        mappings,
+        serde_json::json!({ "trace": absolute(&args.trace) }),
+        cluster,
+        args.overrun.name(),
+        args.seed,
+        std::path::Path::new("."),
+    )?)
 }
 
 /// The machine for `procs` processors, in whole nodes of `node_size` when given.

@@ -16,13 +16,11 @@ use super::meter::{Meter, Metered};
 use crate::analysis::Moments;
 use crate::cache::EntryWriter;
 use crate::manifest::{Cell, Limits, WorkloadSource, synthetic};
-use crate::sim::fairshare::FairshareState;
 use crate::sim::limits::LimitsOutcome;
 use crate::sim::metrics::ReservationCounts;
 use crate::sim::reservation::Reservations;
-use crate::sim::{
-    Infeasible, Machine, SimConfig, SimError, Time, Workload, simulate_into, simulate_limited_into,
-};
+use crate::sim::run::{CustomPolicy, run_into};
+use crate::sim::{Infeasible, Machine, SimConfig, Time, Workload};
 use crate::store::schedule::ScheduleWriter;
 use crate::store::write_reservations;
 use crate::swf::{Anomalies, Mode, ReadOptions, Trace};
@@ -126,13 +124,6 @@ pub struct ScheduleFacts {
     pub limits: Option<LimitsOutcome>,
     /// The first and last processed instants (none for an empty schedule).
     pub span: Option<(Time, Time)>,
-}
-
-/// The seed of a cell's generated reservation requests: derived from the replica seed, so
-/// replicas draw different requests and no other random stream shares it.
-pub fn reservation_seed(seed: u64) -> u64 {
-    let hash = blake3::hash(format!("schedlab/reservations/{seed}").as_bytes());
-    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 /// CV of the gaps between consecutive submissions (population standard deviation over mean);
@@ -299,12 +290,9 @@ fn simulate(
         placement: cell.scheduler.placement,
     };
     let reservations = match &cell.reservations {
-        Some(spec) => {
-            let first = workload.jobs.first().map_or(0, |j| j.submit);
-            let last = workload.jobs.last().map_or(first, |j| j.submit);
-            spec.to_reservations(&machine, (first, last), reservation_seed(cell.seed))
-                .map_err(|e| format!("reservations `{}`: {e}", spec.name))?
-        }
+        Some(spec) => spec
+            .for_run(&machine, workload, cell.seed)
+            .map_err(|e| format!("reservations `{}`: {e}", spec.name))?,
         None => Reservations::default(),
     };
     let mut schedule = ScheduleWriter::create(
@@ -321,80 +309,23 @@ fn simulate(
         inner: &mut schedule,
         meter,
     };
+    let custom = match &cell.scheduler.python {
+        Some(python) => Some(CustomPolicy {
+            policy: super::custom_policy::build(python)?,
+            fairshare: python.fairshare.clone(),
+        }),
+        None => None,
+    };
     // The schedule streams into the entry as it is simulated: nothing per scheduler call stays
     // in memory.
-    let outcome = match (&cell.scheduler.python, &cell.queues) {
-        (Some(python), queues) => {
-            let policy = super::custom_policy::build(python)?;
-            // Built on the workload the policy is shown (under limits: requests cut to their
-            // queues' maximum walltimes), with the fairshare charged on it: the uniform adapter
-            // on a pool or whole nodes of one size, the node-level one on a topology.
-            let adapt = |workload: &Workload| {
-                let fairshare = python
-                    .fairshare
-                    .as_ref()
-                    .map(|spec| {
-                        FairshareState::new(workload, &machine, spec).map_err(|source| {
-                            SimError::Order {
-                                order: "fairshare",
-                                source: source.into(),
-                            }
-                        })
-                    })
-                    .transpose()?;
-                Ok(match machine.as_uniform() {
-                    Some(uniform) => {
-                        let adapter = crate::sim::policy::PolicyScheduler::new(
-                            policy,
-                            workload.requests.clone(),
-                            uniform.procs_per_unit(),
-                        );
-                        let adapter = match fairshare {
-                            Some(state) => adapter.with_fairshare(state),
-                            None => adapter,
-                        };
-                        crate::sim::AnyPolicy::Units(Box::new(adapter))
-                    }
-                    None => {
-                        let adapter =
-                            crate::sim::policy::NodePolicyScheduler::new(policy, workload);
-                        let adapter = match fairshare {
-                            Some(state) => adapter.with_fairshare(state),
-                            None => adapter,
-                        };
-                        crate::sim::AnyPolicy::Nodes(Box::new(adapter))
-                    }
-                })
-            };
-            match queues {
-                Some(setup) => crate::sim::simulate_limited_policy_into(
-                    workload,
-                    &config,
-                    &reservations,
-                    &setup.limits,
-                    &mut metered,
-                    adapt,
-                ),
-                None => adapt(workload).and_then(|policy| {
-                    crate::sim::simulate_policy_into(
-                        workload,
-                        &config,
-                        policy,
-                        &reservations,
-                        &mut metered,
-                    )
-                }),
-            }
-        }
-        (None, Some(setup)) => simulate_limited_into(
-            workload,
-            &config,
-            &reservations,
-            &setup.limits,
-            &mut metered,
-        ),
-        (None, None) => simulate_into(workload, &config, &reservations, &mut metered),
-    }
+    let outcome = run_into(
+        workload,
+        &config,
+        &reservations,
+        cell.queues.as_deref().map(|setup| &setup.limits),
+        custom,
+        &mut metered,
+    )
     .map_err(|e| e.to_string())?;
     let mut skipped_by_reason: BTreeMap<String, u64> = Infeasible::ALL
         .iter()

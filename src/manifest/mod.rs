@@ -17,7 +17,7 @@ mod order;
 pub mod python_policy;
 pub mod queues;
 pub mod raw;
-mod reservations;
+pub mod reservations;
 mod resolve;
 pub mod synthetic;
 mod topology;

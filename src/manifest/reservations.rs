@@ -16,7 +16,7 @@ use crate::sim::reservation::{
     Throttles, WindowCap,
 };
 use crate::sim::topology::Topology;
-use crate::sim::{Machine, Time};
+use crate::sim::{Machine, Time, Workload};
 
 /// A width as the manifest gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -81,6 +81,13 @@ pub struct ReservationSpec {
     pub throttle: ThrottleSpec,
     /// On a topology: the cluster whose nodes its requests hold unless they name one.
     pub cluster: Option<String>,
+}
+
+/// The seed of a cell's generated reservation requests: derived from the replica seed, so
+/// replicas draw different requests and no other random stream shares it.
+pub fn reservation_seed(seed: u64) -> u64 {
+    let hash = blake3::hash(format!("schedlab/reservations/{seed}").as_bytes());
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
 const HOUR: f64 = 3600.0;
@@ -184,6 +191,21 @@ impl ReservationSpec {
             }
         }
         Ok(())
+    }
+
+    /// The simulator's reservations of a run of `workload` on `machine`: generated requests
+    /// over the workload's submissions (first to last submit), drawn from the stream of
+    /// [`reservation_seed`]`(seed)` — what a cell of replica seed `seed` simulates, and
+    /// `schedlab.simulate(reservations=..., seed=seed)`.
+    pub fn for_run(
+        &self,
+        machine: &Machine,
+        workload: &Workload,
+        seed: u64,
+    ) -> Result<Reservations, String> {
+        let first = workload.jobs.first().map_or(0, |j| j.submit);
+        let last = workload.jobs.last().map_or(first, |j| j.submit);
+        self.to_reservations(machine, (first, last), reservation_seed(seed))
     }
 
     /// The simulator's reservations on `machine` for a workload submitted over `[from, to]`,

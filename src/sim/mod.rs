@@ -17,6 +17,7 @@ pub mod queue;
 pub mod random;
 pub mod reservation;
 pub mod resources;
+pub mod run;
 pub mod running;
 pub mod schedule;
 pub mod scheduler;

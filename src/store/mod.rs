@@ -21,7 +21,7 @@ pub use columns::OutputFile;
 pub use eet::{write_eet_heatmap, write_eet_jobs, write_eet_usage, write_eet_users};
 pub use jobs::{JobLabels, JobsWriter, jobs_batch};
 pub use penalties::write_job_penalties;
-pub use reservations::{reservations_schema, write_reservations};
+pub use reservations::{reservations_batch, reservations_schema, write_reservations};
 pub use sink::ParquetSink;
 pub use table::{Table, Value};
 pub use timeseries::write_timeseries;

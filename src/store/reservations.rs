@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::columns::{OutputFile, described};
 use super::{StoreError, write_columns};
@@ -38,7 +38,25 @@ pub fn write_reservations(
     outcomes: &[ReservationOutcome],
     metadata: &[(String, String)],
 ) -> Result<(), StoreError> {
-    let schema = reservations_schema();
+    write_columns(
+        path,
+        reservations_schema(),
+        columns(requests, outcomes),
+        metadata,
+    )
+}
+
+/// The rows of `reservations.parquet` as an Arrow batch (the Python package's
+/// `Result.reservations`).
+pub fn reservations_batch(
+    requests: &[ReservationRequest],
+    outcomes: &[ReservationOutcome],
+) -> Result<RecordBatch, ArrowError> {
+    RecordBatch::try_new(reservations_schema(), columns(requests, outcomes))
+}
+
+/// The columns of `reservations.parquet`, one row per outcome in its order.
+fn columns(requests: &[ReservationRequest], outcomes: &[ReservationOutcome]) -> Vec<ArrayRef> {
     let rows: Vec<(&ReservationRequest, &ReservationOutcome)> = outcomes
         .iter()
         .map(|o| (&requests[o.request as usize], o))
@@ -46,7 +64,7 @@ pub fn write_reservations(
     let ints = |f: &dyn Fn(&ReservationRequest, &ReservationOutcome) -> Option<i64>| -> ArrayRef {
         Arc::new(Int64Array::from_iter(rows.iter().map(|(r, o)| f(r, o))))
     };
-    let columns: Vec<ArrayRef> = vec![
+    vec![
         ints(&|r, _| Some(r.id as i64)),
         Arc::new(StringArray::from_iter_values(
             rows.iter().map(|(r, _)| r.owner.as_str()),
@@ -71,6 +89,5 @@ pub fn write_reservations(
         ints(&|_, o| o.window.map(|w| w.0)),
         ints(&|_, o| o.window.map(|w| w.1)),
         ints(&|r, o| o.window.map(|w| w.0 - r.start)),
-    ];
-    write_columns(path, schema, columns, metadata)
+    ]
 }
