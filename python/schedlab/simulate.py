@@ -109,7 +109,7 @@ def simulate(
     reservations: Mapping[str, Any] | None = None,
     fairshare: Mapping[str, Any] | None = None,
     priority: Mapping[str, Any] | None = None,
-    reorder: int | None = None,
+    reorder: int | str | None = None,
 ) -> Result:
     """Simulates the SWF trace at ``trace`` (plain or gzip), or the generated ``workload``,
     and returns a :class:`Result`.
@@ -150,7 +150,8 @@ def simulate(
     to a built-in scheduler and to a policy, on a pool, whole nodes or a topology, as in a
     manifest's cell. ``priority`` (a scheduler's ``priority`` weights, for ``order="priority"``)
     and ``reorder`` (recompute the priorities of ``fairshare`` or ``priority`` every that many
-    seconds) set a built-in rule's order as a manifest's scheduler does.
+    seconds, or ``"start"``: after every single start) set a built-in rule's order as a
+    manifest's scheduler does.
     """
     jobs, summary, calls, nodes, booked = _schedlab.simulate(
         None if trace is None else os.fspath(trace),

@@ -164,7 +164,7 @@ pub fn simulate(
     reservations: Option<&str>,
     fairshare: Option<&str>,
     priority: Option<&str>,
-    reorder: Option<i64>,
+    reorder: Option<ReorderArg>,
 ) -> PyResult<Simulated> {
     let kind: SchedulerKind = match (scheduler, &policy) {
         (Some(_), Some(_)) => {
@@ -227,7 +227,10 @@ pub fn simulate(
         json("fairshare", fairshare)?,
         json("priority", priority)?,
     );
-    let reorder = reorder.map(serde_json::Value::from);
+    let reorder = reorder.map(|r| match r {
+        ReorderArg::Seconds(n) => serde_json::Value::from(n),
+        ReorderArg::Word(w) => serde_json::Value::from(w),
+    });
     let mappings = Mappings {
         queues: queues.as_ref(),
         reservations: reservations.as_ref(),
@@ -376,4 +379,11 @@ pub(crate) fn topology_machine(
         .validate()
         .map_err(|e| errors::input(format!("{}: {e}", path.display())))?;
     Ok(Machine::Topology(TopologyMachine::new(topology)))
+}
+
+/// `reorder=`: seconds, or a word (`"start"`), as a manifest's `reorder` takes.
+#[derive(FromPyObject)]
+enum ReorderArg {
+    Seconds(i64),
+    Word(String),
 }

@@ -82,10 +82,11 @@ pub struct Args {
     /// mapping (docs/fairshare.md).
     #[arg(long, value_name = "FILE.yaml")]
     pub priority: Option<PathBuf>,
-    /// Recompute the priorities of --order fairshare or priority every N seconds of trace time
-    /// (a manifest scheduler's `reorder`; default: at every scheduler call).
-    #[arg(long, value_name = "SECONDS")]
-    pub reorder: Option<i64>,
+    /// Recompute the priorities of --order fairshare or priority every N seconds of trace time,
+    /// or `start`: after every single start (a manifest scheduler's `reorder`; default: at
+    /// every scheduler call).
+    #[arg(long, value_name = "SECONDS|start")]
+    pub reorder: Option<String>,
     /// The seed of generated reservation requests (a manifest's `seed`).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -223,7 +224,11 @@ fn sections(args: &Args, machine: &Machine) -> Result<api::sections::Sections, C
     let reservations = read("--reservations", &args.reservations)?;
     let fairshare = read("--fairshare", &args.fairshare)?;
     let priority = read("--priority", &args.priority)?;
-    let reorder = args.reorder.map(serde_json::Value::from);
+    // A number is seconds, as in a manifest; any other word goes to the manifest's check.
+    let reorder = args.reorder.as_deref().map(|r| match r.parse::<i64>() {
+        Ok(n) => serde_json::Value::from(n),
+        Err(_) => serde_json::Value::from(r),
+    });
     let mappings = api::sections::Mappings {
         queues: queues.as_ref(),
         reservations: reservations.as_ref(),

@@ -407,3 +407,19 @@ def test_on_a_topology_the_sections_give_the_manifest_cells_schedule(tmp_path):
     assert mine(policy=NodeEASY())[0] == cell("py-easy")
     assert mine(policy=NodeFairshare(), fairshare=fair)[0] == cell("py-fair")
     assert cell("fair") != easy
+
+
+def test_reorder_start_resorts_after_every_start_as_worked_by_hand(write_trace):
+    # Two processors; users 1 and 2 each submit two one-processor jobs of 100 s at 0. Every
+    # call (the default) ranks both users equal and starts user 1's two jobs; `reorder="start"`
+    # re-sorts after each start, user 1's estimate charge puts user 2 first, and one job of
+    # each user starts at 0 (docs/fairshare.md, tests/fairshare_order.rs).
+    trace = write_trace([(0, 100, 1, 100, 1), (0, 100, 1, 100, 1)] + [(0, 100, 1, 100, 2)] * 2)
+    every_call = schedlab.simulate(trace, scheduler="easy", order="fairshare", procs=2)
+    assert starts(every_call) == [0, 0, 100, 100]
+    per_start = schedlab.simulate(
+        trace, scheduler="easy", order="fairshare", procs=2, reorder="start"
+    )
+    assert starts(per_start) == [0, 100, 0, 100]
+    with pytest.raises(schedlab.InputError, match="reorder"):
+        schedlab.simulate(trace, scheduler="easy", order="fairshare", procs=2, reorder="later")
