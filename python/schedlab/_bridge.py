@@ -13,9 +13,14 @@ def decide(policy, state):
     placer (nodes None: the engine places the row)."""
     view = View(state)
     rows = policy.decide(view)
-    # The usual answer, a list of non-negative ints, is checked in one pass.
-    if type(rows) is list and all(type(r) is int and r >= 0 for r in rows):
-        return _on_nodes(view, rows, {}) if view._placers else rows
+    # The usual answer, a list of non-negative ints, is checked in one pass (a loop: a
+    # generator costs more than the few rows a call returns).
+    if type(rows) is list:
+        for r in rows:
+            if type(r) is not int or r < 0:
+                break
+        else:
+            return _on_nodes(view, rows, {}) if view._placers else rows
     if rows is None:
         return []
     if isinstance(rows, (list, tuple)) and any(isinstance(r, (tuple, list)) for r in rows):

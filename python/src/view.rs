@@ -129,6 +129,20 @@ impl ViewState {
         ViewState::default()
     }
 
+    /// What every call's `View` reads first, in one crossing: (now, capacity, free,
+    /// procs_per_unit, on_topology, n_waiting, n_running).
+    fn header(&self) -> (i64, i64, i64, i64, bool, usize, usize) {
+        (
+            self.now,
+            self.capacity,
+            self.free,
+            self.procs_per_unit,
+            self.topology.is_some(),
+            self.waiting.len(),
+            self.running.len(),
+        )
+    }
+
     #[getter]
     fn n_waiting(&self) -> usize {
         self.waiting.len()
