@@ -383,7 +383,7 @@ pub(crate) fn topology_machine(
 
 /// `reorder=`: seconds, or a word (`"start"`), as a manifest's `reorder` takes.
 #[derive(FromPyObject)]
-enum ReorderArg {
+pub(crate) enum ReorderArg {
     Seconds(i64),
     Word(String),
 }

@@ -72,7 +72,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Simulate one trace under one scheduler and print the run summary.
-    Simulate(simulate::Args),
+    Simulate(Box<simulate::Args>),
     /// Inspect SWF traces.
     #[command(subcommand)]
     Trace(trace::Command),
@@ -263,7 +263,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, 
 /// Runs a parsed command.
 pub fn dispatch(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Simulate(args) => simulate::run(args),
+        Command::Simulate(args) => simulate::run(*args),
         Command::Trace(command) => trace::run(command),
         Command::Run(args) => run::run(args),
         Command::Plan(args) => plan::run(args),
