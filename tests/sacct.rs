@@ -6,7 +6,6 @@
 //! documented commands and manifest. The real-Slurm test (slurmdbd, sacct) is in tests/slurm.rs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use schedlab::sim::topology::{NodeDemand, Shape};
@@ -28,17 +27,7 @@ fn sample() -> PathBuf {
     root().join("workloads/samples/slurm/sacct.txt")
 }
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{schedlab_in as schedlab, text};
 
 fn read_with(path: &Path, m: RawMapping, keep: Keep, lenient: bool) -> Result<Trace, String> {
     let reading = m.with_keep(Some(keep)).resolve("slurm").unwrap();

@@ -3,7 +3,6 @@
 //! command line, and `export --format batsim` writing Batsim's `jobs.csv`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use schedlab::swf::{Mode, ReadOptions, TraceFormat};
 
@@ -17,17 +16,7 @@ fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/batsim").join(name)
 }
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{schedlab_in as schedlab, text};
 
 /// A Batsim workload given inline: one job with `job` as its fields and a delay profile `p`.
 fn one_job(job: &str) -> String {

@@ -3,7 +3,6 @@
 //! sample's rows; filters counted by reason; located errors; the command line and manifests.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use schedlab::sim::topology::{JobRequest, NodeDemand, Shape};
@@ -21,17 +20,7 @@ fn sample(path: &str) -> PathBuf {
     root().join("workloads/samples").join(path)
 }
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{schedlab_in as schedlab, text};
 
 fn options(name: &str, keep: Keep) -> ReadOptions {
     let reading = mapping::shipped(name)

@@ -4,8 +4,9 @@
 //! GPUs and GPU types included); the header names the source and the rows left out by reason;
 //! `trace info` reads the result; the standard fields of a line worked out by hand.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use schedlab::sim::topology::Shape;
@@ -16,17 +17,7 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn schedlab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{schedlab_in as schedlab, text};
 
 /// The source read directly, as `trace info` and a manifest read it.
 fn read_source(path: &Path, mapping_name: Option<&str>) -> Trace {

@@ -15,8 +15,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::sim::job::Time;
+use crate::sim::job::{Job, Time};
+use crate::sim::queue::Queue;
 use crate::sim::resources::ResourceVec;
+use crate::sim::running::RunningSet;
 use crate::sim::scheduler::profile::Profile;
 use crate::sim::scheduler::{Scheduler, View};
 
@@ -190,6 +192,46 @@ impl Plan {
 }
 
 impl Shared {
+    /// Copies into the call what the agent is shown of the jobs, on a pool or on nodes alike:
+    /// the waiting jobs, the running jobs' expected ends (`predicted_end` of the view), and,
+    /// when the observation needs them, the users' usage at `now`. The caller sets the
+    /// machine's figures (`now`, `capacity`, `free`).
+    pub(super) fn fill_jobs(
+        &mut self,
+        now: Time,
+        queue: &Queue,
+        running: &RunningSet,
+        jobs: &[Job],
+        predicted_end: impl Fn(Time) -> Time,
+    ) {
+        let c = &mut self.call;
+        c.waiting.clear();
+        for (pos, q) in queue.iter().enumerate() {
+            c.waiting.push(Waiting {
+                pos,
+                job: q.job,
+                units: q.demand.unit_count() as i64,
+                requested_time: q.requested_time,
+                submit: q.submit,
+            });
+        }
+        c.ends.clear();
+        for r in running.iter() {
+            c.ends
+                .push((predicted_end(r.expected_end), r.demand.unit_count() as i64));
+        }
+        if self.track_usage {
+            c.usage.clone_from(&self.completed_usage);
+            c.total_usage = self.completed_total;
+            for r in running.iter() {
+                let job = &jobs[r.job as usize];
+                let used = (now - r.start).max(0) as f64 * f64::from(job.procs);
+                c.usage[self.users[r.job as usize] as usize] += used;
+                c.total_usage += used;
+            }
+        }
+        c.started.clear();
+    }
     /// A fresh state for an episode; `track_usage` when the observation needs the users'
     /// usage.
     pub fn new(track_usage: bool, users: Vec<u32>, n_users: usize) -> Self {
@@ -229,34 +271,9 @@ impl Shared {
         c.now = view.now;
         c.capacity = view.capacity.unit_count() as i64;
         c.free = view.free.unit_count() as i64;
-        c.waiting.clear();
-        for (pos, q) in view.queue.iter().enumerate() {
-            c.waiting.push(Waiting {
-                pos,
-                job: q.job,
-                units: q.demand.unit_count() as i64,
-                requested_time: q.requested_time,
-                submit: q.submit,
-            });
-        }
-        c.ends.clear();
-        for r in view.running.iter() {
-            c.ends.push((
-                view.predicted_end(r.expected_end),
-                r.demand.unit_count() as i64,
-            ));
-        }
-        if self.track_usage {
-            c.usage.clone_from(&self.completed_usage);
-            c.total_usage = self.completed_total;
-            for r in view.running.iter() {
-                let job = &view.jobs[r.job as usize];
-                let used = (view.now - r.start).max(0) as f64 * f64::from(job.procs);
-                c.usage[self.users[r.job as usize] as usize] += used;
-                c.total_usage += used;
-            }
-        }
-        c.started.clear();
+        self.fill_jobs(view.now, view.queue, view.running, view.jobs, |end| {
+            view.predicted_end(end)
+        });
         fits
     }
 }

@@ -138,7 +138,7 @@ impl NodeAgent {
         self.failed.clear();
         let now = call.now;
         let mut chosen: Vec<(usize, i64)> = Vec::new();
-        'queue: for k in 0..call.waiting.len() {
+        for k in 0..call.waiting.len() {
             if k == slot {
                 continue;
             }
@@ -148,26 +148,19 @@ impl NodeAgent {
             if self.failed.contains(job, !ends_by_shadow) {
                 continue;
             }
-            for &class in view.classes_of(w.job) {
-                let Some(shape) = view.shape(w.job, class) else {
-                    continue;
-                };
-                if !self.pass.may_fit(view, class, &shape) {
-                    continue;
-                }
-                let ok = if ends_by_shadow {
-                    self.pass.select_any(view, class, &shape, &mut self.nodes)
-                } else {
-                    self.shadow
-                        .select_long(view, &mut self.pass, class, &shape, &mut self.nodes)
-                };
-                if ok {
+            match self.shadow.backfill_class(
+                view,
+                &mut self.pass,
+                w.job,
+                ends_by_shadow,
+                &mut self.nodes,
+            ) {
+                Some((class, shape)) => {
                     let cores = self.record(view, &w, class, shape);
                     chosen.push((k, cores));
-                    continue 'queue;
                 }
+                None => self.failed.insert(job, !ends_by_shadow),
             }
-            self.failed.insert(job, !ends_by_shadow);
         }
         for (removed, &(k, cores)) in chosen.iter().enumerate() {
             Self::remove(call, k - removed, cores);
@@ -222,34 +215,9 @@ impl NodeAgent {
         c.free = (0..view.layout.classes().len() as u32)
             .map(|class| self.pass.free_cores(view, class) as i64)
             .sum();
-        c.waiting.clear();
-        for (pos, q) in view.queue.iter().enumerate() {
-            c.waiting.push(Waiting {
-                pos,
-                job: q.job,
-                units: q.demand.unit_count() as i64,
-                requested_time: q.requested_time,
-                submit: q.submit,
-            });
-        }
-        c.ends.clear();
-        for r in view.running.iter() {
-            c.ends.push((
-                view.predicted_end(r.expected_end),
-                r.demand.unit_count() as i64,
-            ));
-        }
-        if shared.track_usage {
-            c.usage.clone_from(&shared.completed_usage);
-            c.total_usage = shared.completed_total;
-            for r in view.running.iter() {
-                let job = &view.jobs[r.job as usize];
-                let used = (view.now - r.start).max(0) as f64 * f64::from(job.procs);
-                c.usage[shared.users[r.job as usize] as usize] += used;
-                c.total_usage += used;
-            }
-        }
-        c.started.clear();
+        shared.fill_jobs(view.now, view.queue, view.running, view.jobs, |end| {
+            view.predicted_end(end)
+        });
         self.started.clear();
         self.started_nodes.clear();
         self.decided.clear();

@@ -64,6 +64,11 @@ pub fn project_with_kth() -> tempfile::TempDir {
     dir
 }
 
+/// A command's output bytes as text (lossy).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Runs the schedlab binary in `dir` with `args`.
 pub fn schedlab_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))

@@ -131,32 +131,25 @@ impl NodeEasy {
         };
         self.last_shadow = Some((head, shadow));
         self.failed.clear();
-        'queue: for (pos, q) in queue {
+        for (pos, q) in queue {
             let ends_by_shadow = now + q.requested_time <= shadow;
             let job = &view.jobs[q.job as usize];
             if self.failed.contains(job, !ends_by_shadow) {
                 continue;
             }
-            for &class in view.classes_of(q.job) {
-                let Some(shape) = view.shape(q.job, class) else {
-                    continue;
-                };
-                if !self.pass.may_fit(view, class, &shape) {
-                    continue;
-                }
-                let ok = if ends_by_shadow {
-                    self.pass.select_any(view, class, &shape, &mut self.nodes)
-                } else {
-                    self.shadow
-                        .select_long(view, &mut self.pass, class, &shape, &mut self.nodes)
-                };
-                if ok {
+            match self.shadow.backfill_class(
+                view,
+                &mut self.pass,
+                q.job,
+                ends_by_shadow,
+                &mut self.nodes,
+            ) {
+                Some((class, shape)) => {
                     self.pass.take(view, class, &shape, &self.nodes);
                     decisions.start(pos, class, &self.nodes);
-                    continue 'queue;
                 }
+                None => self.failed.insert(job, !ends_by_shadow),
             }
-            self.failed.insert(job, !ends_by_shadow);
         }
     }
 }

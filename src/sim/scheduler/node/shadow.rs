@@ -178,6 +178,37 @@ impl Shadow {
         current.filter(|_| self.fitting > 0)
     }
 
+    /// EASY's backfilling test of waiting job `job` on nodes: the first of its classes on
+    /// which it can start now — on any nodes when it ends by the shadow time, else only as
+    /// [`Shadow::select_long`] allows — with its shape there; its nodes are left in `out`.
+    /// `None` when no class takes it now.
+    pub fn backfill_class(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        job: u32,
+        ends_by_shadow: bool,
+        out: &mut Vec<u32>,
+    ) -> Option<(u32, NodeShape)> {
+        for &class in view.classes_of(job) {
+            let Some(shape) = view.shape(job, class) else {
+                continue;
+            };
+            if !pass.may_fit(view, class, &shape) {
+                continue;
+            }
+            let ok = if ends_by_shadow {
+                pass.select_any(view, class, &shape, out)
+            } else {
+                self.select_long(view, pass, class, &shape, out)
+            };
+            if ok {
+                return Some((class, shape));
+            }
+        }
+        None
+    }
+
     /// Chooses nodes now for a job that would still run at the shadow time (see the module
     /// documentation) and takes its amounts from the shadow state. False, with nothing
     /// changed, if the head would no longer fit.
