@@ -468,25 +468,19 @@ fn manifest_sections_are_files_of_simulate() {
         "queues.yaml",
         "queues: [{name: batch, swf_queue: [1]}]\nusers:\n  default: {max_running: 1}\n",
     );
+    // Simulates with `extra` arguments: the output and the jobs' start times.
     let run = |extra: &[&str], out: &str| {
-        let mut args = vec!["simulate", "-s", "easy", "--jobs-out", out];
+        let jobs = path(out);
+        let mut args = vec!["simulate", "-s", "easy", "--jobs-out", &jobs];
         args.extend_from_slice(extra);
         let o = schedlab(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        o
+        (o, starts(dir.path().join(out).as_path()))
     };
     let trace = path("limit.swf");
-    run(&[&trace], &path("free.parquet"));
+    assert_eq!(run(&[&trace], "free.parquet").1, [0, 0, 10]);
     assert_eq!(
-        starts(dir.path().join("free.parquet").as_path()),
-        [0, 0, 10]
-    );
-    run(
-        &[&trace, "--queues", &path("queues.yaml")],
-        &path("held.parquet"),
-    );
-    assert_eq!(
-        starts(dir.path().join("held.parquet").as_path()),
+        run(&[&trace, "--queues", &path("queues.yaml")], "held.parquet").1,
         [0, 100, 10]
     );
 
@@ -502,7 +496,7 @@ fn manifest_sections_are_files_of_simulate() {
         "lab.yaml",
         "requests:\n  - {id: 1, created: 0, start: 50, duration: 100, procs: 4}\n",
     );
-    let o = run(
+    let (o, started) = run(
         &[
             &path("booked.swf"),
             "--reservations",
@@ -512,12 +506,9 @@ fn manifest_sections_are_files_of_simulate() {
             "--format",
             "json",
         ],
-        &path("booked.parquet"),
+        "booked.parquet",
     );
-    assert_eq!(
-        starts(dir.path().join("booked.parquet").as_path()),
-        [150, 10]
-    );
+    assert_eq!(started, [150, 10]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["reservations_granted"], 1);
     assert!(dir.path().join("lab.parquet").exists());
@@ -531,18 +522,18 @@ fn manifest_sections_are_files_of_simulate() {
          3 2 -1 10 1 -1 -1 1 10 -1 1 2 1 -1 1 -1 -1 -1\n",
     );
     write("fair.yaml", "charging: estimate\npenalty: cpu\n");
-    run(
-        &[
-            &path("fair.swf"),
-            "--order",
-            "fairshare",
-            "--fairshare",
-            &path("fair.yaml"),
-        ],
-        &path("fair.parquet"),
-    );
     assert_eq!(
-        starts(dir.path().join("fair.parquet").as_path()),
+        run(
+            &[
+                &path("fair.swf"),
+                "--order",
+                "fairshare",
+                "--fairshare",
+                &path("fair.yaml"),
+            ],
+            "fair.parquet"
+        )
+        .1,
         [0, 110, 100]
     );
 
@@ -560,23 +551,19 @@ fn manifest_sections_are_files_of_simulate() {
         "size.yaml",
         "{age: 0, fairshare: 0, size: 1000, favor_small: true}\n",
     );
-    run(&[&path("size.swf")], &path("fifo.parquet"));
+    assert_eq!(run(&[&path("size.swf")], "fifo.parquet").1, [0, 100, 110]);
     assert_eq!(
-        starts(dir.path().join("fifo.parquet").as_path()),
-        [0, 100, 110]
-    );
-    run(
-        &[
-            &path("size.swf"),
-            "--order",
-            "priority",
-            "--priority",
-            &path("size.yaml"),
-        ],
-        &path("size.parquet"),
-    );
-    assert_eq!(
-        starts(dir.path().join("size.parquet").as_path()),
+        run(
+            &[
+                &path("size.swf"),
+                "--order",
+                "priority",
+                "--priority",
+                &path("size.yaml"),
+            ],
+            "size.parquet"
+        )
+        .1,
         [0, 110, 100]
     );
 

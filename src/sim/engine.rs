@@ -544,14 +544,7 @@ impl<'w> Stepped<'w> {
         scheduler: Box<dyn Scheduler>,
         reservations: &'w Reservations,
     ) -> Result<Self, SimError> {
-        let engine = Engine::new(
-            workload,
-            config,
-            AnyPolicy::Units(scheduler),
-            reservations,
-            None,
-        )?;
-        Ok(Stepped { engine })
+        Self::with(workload, config, AnyPolicy::Units(scheduler), reservations)
     }
 
     /// A stepped run on a topology (`config.machine`), decided by a node-level `scheduler`.
@@ -561,13 +554,16 @@ impl<'w> Stepped<'w> {
         scheduler: Box<dyn NodeScheduler>,
         reservations: &'w Reservations,
     ) -> Result<Self, SimError> {
-        let engine = Engine::new(
-            workload,
-            config,
-            AnyPolicy::Nodes(scheduler),
-            reservations,
-            None,
-        )?;
+        Self::with(workload, config, AnyPolicy::Nodes(scheduler), reservations)
+    }
+
+    fn with(
+        workload: &'w Workload,
+        config: &SimConfig,
+        policy: AnyPolicy,
+        reservations: &'w Reservations,
+    ) -> Result<Self, SimError> {
+        let engine = Engine::new(workload, config, policy, reservations, None)?;
         Ok(Stepped { engine })
     }
 
