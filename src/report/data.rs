@@ -12,6 +12,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::dates::TraceClock;
+use super::fields::Fields;
 use super::gantt::{GanttJob, GanttReservation};
 use super::gantt_window;
 use super::users::{UserBin, UserData, UserRow};
@@ -22,8 +23,10 @@ use crate::manifest::{Manifest, WorkloadSource};
 #[derive(Clone, Debug, Default)]
 pub struct SummaryRow {
     pub cell: String,
-    pub text: BTreeMap<String, String>,
-    pub numbers: BTreeMap<String, Option<f64>>,
+    /// Text and flag columns (`""`: null).
+    pub text: Fields<String>,
+    /// Numeric columns (`None`: null).
+    pub numbers: Fields<Option<f64>>,
 }
 
 /// `v × scale` with `decimals`, thousands separated (`text::fixed`), or `–`.
@@ -300,7 +303,11 @@ fn boolean(b: &RecordBatch, name: &str, row: usize) -> bool {
 }
 
 pub(super) fn number(b: &RecordBatch, name: &str, row: usize) -> Option<f64> {
-    let c = b.column_by_name(name)?;
+    number_in(b.column_by_name(name)?.as_ref(), row)
+}
+
+/// Row `row` of a Float64 or Int64 column (`None`: null, or another type).
+fn number_in(c: &dyn Array, row: usize) -> Option<f64> {
     if c.is_null(row) {
         return None;
     }
@@ -434,38 +441,55 @@ pub fn load(
     for b in &batches {
         let cells = strings(b, "cell")
             .ok_or_else(|| err(&dir.join("summary.parquet"), "no cell column"))?;
-        for row in 0..b.num_rows() {
-            let mut r = SummaryRow {
-                cell: cells.value(row).to_string(),
-                ..SummaryRow::default()
-            };
-            for field in b.schema().fields() {
-                let flag = b
-                    .column_by_name(field.name())
-                    .and_then(|c| c.as_any().downcast_ref::<BooleanArray>());
-                if let Some(f) = flag {
-                    // Flags (`ignore_memory`) are categorical levels, `true` or `false`.
-                    let text = if f.is_null(row) {
-                        String::new()
-                    } else {
-                        f.value(row).to_string()
-                    };
-                    r.text.insert(field.name().clone(), text);
-                } else if let Some(s) = strings(b, field.name()) {
-                    r.text.insert(
-                        field.name().clone(),
-                        if s.is_null(row) {
-                            String::new()
-                        } else {
-                            s.value(row).to_string()
-                        },
-                    );
-                } else {
-                    r.numbers
-                        .insert(field.name().clone(), number(b, field.name(), row));
-                }
+        // The batch's columns, sorted by name as a row's fields are kept: flags (`ignore_memory`,
+        // categorical levels `true` or `false`) and strings as text, the rest as numbers.
+        let mut text_columns: Vec<(&str, usize)> = Vec::new();
+        let mut number_columns: Vec<(&str, usize)> = Vec::new();
+        for (i, field) in b.schema_ref().fields().iter().enumerate() {
+            let column = b.column(i);
+            if column.as_any().is::<BooleanArray>() || column.as_any().is::<StringArray>() {
+                text_columns.push((field.name(), i));
+            } else {
+                number_columns.push((field.name(), i));
             }
-            data.rows.push(r);
+        }
+        text_columns.sort();
+        number_columns.sort();
+        let names = |columns: &[(&str, usize)]| {
+            std::sync::Arc::new(
+                columns
+                    .iter()
+                    .map(|(n, _)| n.to_string())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (text_names, number_names) = (names(&text_columns), names(&number_columns));
+        for row in 0..b.num_rows() {
+            let text = text_columns
+                .iter()
+                .map(|&(_, i)| {
+                    let column = b.column(i);
+                    if column.is_null(row) {
+                        String::new()
+                    } else if let Some(f) = column.as_any().downcast_ref::<BooleanArray>() {
+                        f.value(row).to_string()
+                    } else {
+                        column
+                            .as_any()
+                            .downcast_ref::<StringArray>()
+                            .map_or(String::new(), |s| s.value(row).to_string())
+                    }
+                })
+                .collect();
+            let numbers = number_columns
+                .iter()
+                .map(|&(_, i)| number_in(b.column(i).as_ref(), row))
+                .collect();
+            data.rows.push(SummaryRow {
+                cell: cells.value(row).to_string(),
+                text: Fields::with_names(text_names.clone(), text),
+                numbers: Fields::with_names(number_names.clone(), numbers),
+            });
         }
     }
     load_clusters(dir, &mut data)?;

@@ -10,6 +10,7 @@ pub mod boxplot;
 pub mod charts;
 pub mod data;
 pub mod dates;
+pub mod fields;
 pub mod gantt;
 pub mod gantt_window;
 pub mod heatmap;

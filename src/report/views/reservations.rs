@@ -897,17 +897,17 @@ mod tests {
         v.replace([DIR, CAP, END], "")
     }
     use crate::report::data::ReportData;
+    use crate::report::fields::Fields;
     use crate::report::palette::Palette;
     use crate::report::shape::Grid;
-    use std::collections::BTreeMap;
 
     fn row(cell: &str, scenario: &str, cap: Option<f64>, ef: f64, wait_h: f64) -> SummaryRow {
-        let mut text = BTreeMap::new();
+        let mut text = Fields::default();
         text.insert("workload".to_string(), "month".to_string());
         text.insert("scheduler".to_string(), "easy".to_string());
         text.insert("reservations".to_string(), scenario.to_string());
         let baseline = scenario == "none";
-        let mut numbers = BTreeMap::new();
+        let mut numbers = Fields::default();
         numbers.insert("procs".to_string(), Some(1368.0));
         numbers.insert("node_size".to_string(), Some(8.0));
         numbers.insert("reservation_rate".to_string(), (!baseline).then_some(15.0));
