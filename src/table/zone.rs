@@ -137,7 +137,7 @@ pub fn offset_name(offset: i64) -> String {
 fn parse_tzif(b: &[u8]) -> Option<(i64, Vec<(i64, i64)>)> {
     fn be(b: &[u8], at: usize, n: usize) -> Option<i64> {
         let s = b.get(at..at + n)?;
-        let v = s.iter().fold(0u64, |acc, x| acc << 8 | u64::from(*x));
+        let v = s.iter().fold(0u64, |acc, x| (acc << 8) | u64::from(*x));
         // Sign-extend from n bytes.
         let shift = 64 - 8 * n as u32;
         Some(((v << shift) as i64) >> shift)
