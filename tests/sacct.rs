@@ -670,3 +670,169 @@ fn tres_lists() {
     assert_eq!(tres_gpus("cpu=4,mem=1G,node=1"), Some(0.0));
     assert_eq!(tres_gpu_type("cpu=4,gres/gpu=1"), None);
 }
+
+/// The header and a row of the recommended format, with the times given.
+fn dump_row(id: u64, submit: &str, start: &str, end: &str) -> String {
+    format!(
+        "{id}|{id}|alice|physics|cpu|normal|{submit}|{submit}|{start}|{end}|00:00:00|1-00:00:00|1|1|1|1G|billing=1,cpu=1,mem=1G,node=1|COMPLETED|0:0\n"
+    )
+}
+
+#[test]
+fn local_times_of_a_zone_with_daylight_saving() {
+    // Europe/Prague in 2026 (the time-zone database): clocks go forward at 2026-03-29 01:00
+    // UTC (02:00 CET → 03:00 CEST) and back at 2026-10-25 01:00 UTC (03:00 CEST → 02:00
+    // CET). Every UTC instant below is worked by hand from those two changes.
+    let dir = tempfile::tempdir().unwrap();
+    let header = std::fs::read_to_string(sample()).unwrap();
+    let header = header.lines().next().unwrap();
+    let rows = [
+        // Across the spring change: 01:59 CET is 00:59 UTC, 03:01 CEST is 01:01 UTC: 2 min
+        // (a fixed +01:00 would say 62 min).
+        dump_row(
+            1,
+            "2026-03-29T01:30:00",
+            "2026-03-29T01:59:00",
+            "2026-03-29T03:01:00",
+        ),
+        // Across the autumn change: 01:30 CEST is 23:30 UTC the day before, 03:30 CET is
+        // 02:30 UTC: 3 h.
+        dump_row(
+            2,
+            "2026-10-25T01:00:00",
+            "2026-10-25T01:30:00",
+            "2026-10-25T03:30:00",
+        ),
+        // In the hour lived twice: 02:10 and 02:30 are read as their first occurrence (CEST,
+        // 00:10 and 00:30 UTC); 04:00 CET is 03:00 UTC: 2 h 30 min.
+        dump_row(
+            3,
+            "2026-10-25T02:10:00",
+            "2026-10-25T02:30:00",
+            "2026-10-25T04:00:00",
+        ),
+        // 02:30 on 2026-03-29 never showed on a clock in Prague.
+        dump_row(
+            4,
+            "2026-03-29T01:00:00",
+            "2026-03-29T02:30:00",
+            "2026-03-29T04:00:00",
+        ),
+    ];
+    let path = dir.path().join("prague.txt");
+    std::fs::write(&path, format!("{header}\n{}", rows.concat())).unwrap();
+    let mut m = mapping::shipped("slurm").unwrap();
+    m.timezone = Some("Europe/Prague".into());
+
+    let err = read_with(&path, m.clone(), Keep::default(), false).unwrap_err();
+    assert!(
+        err.contains("prague.txt:5: row 4, column `Start`: expected a local time of Europe/Prague: this one does not exist there (skipped when clocks went forward)"),
+        "{err}"
+    );
+    assert!(err.contains("found \"2026-03-29T02:30:00\""), "{err}");
+
+    let t = read_with(&path, m.clone(), Keep::default(), true).unwrap();
+    assert_eq!((t.workload.len(), t.malformed.count), (3, 1));
+    // 2026-03-29 00:30:00 UTC, job 1's submission (01:30 CET).
+    assert_eq!(t.header.unix_start_time, Some(1_774_744_200));
+    assert_eq!(t.header.time_zone, Some(3600));
+    assert_eq!(t.header.time_zone_string.as_deref(), Some("Europe/Prague"));
+    let w = &t.workload;
+    assert_eq!((job(w, 1).submit, job(w, 1).runtime), (0, 120));
+    // 2026-10-24 23:00:00 UTC − 2026-03-29 00:30:00 UTC.
+    assert_eq!(
+        (job(w, 2).submit, job(w, 2).runtime),
+        (1_792_882_800 - 1_774_744_200, 10_800)
+    );
+    assert_eq!(
+        (job(w, 3).submit, job(w, 3).runtime),
+        (1_792_887_000 - 1_774_744_200, 9_000)
+    );
+
+    // A filter's local time is read in the zone too: 2026-10-01 00:00 CEST is
+    // 2026-09-30 22:00 UTC, after the submissions of jobs 1 and 4 (left out before their
+    // start is read).
+    let keep = Keep {
+        since: Some("2026-10-01T00:00:00".into()),
+        ..Keep::default()
+    };
+    let t = read_with(&path, m.clone(), keep, false).unwrap();
+    assert_eq!((t.workload.len(), t.anomalies.filtered_time), (2, 2));
+
+    // A zone the database does not have is a mapping error.
+    m.timezone = Some("Mars/Olympus_Mons".into());
+    let (key, err) = m.with_keep(None).resolve("slurm").unwrap_err();
+    assert_eq!(key, "timezone");
+    assert!(
+        err.contains("or a zone of the time-zone database such as `Europe/Prague`, found \"Mars/Olympus_Mons\" (no zone \"Mars/Olympus_Mons\" in the time-zone database"),
+        "{err}"
+    );
+}
+
+#[test]
+fn text_dumps_with_crlf_blank_lines_and_a_byte_order_mark() {
+    // Read line by line, as the `csv` crate read them: `\r\n` ends a line, blank lines are
+    // skipped but counted, a byte-order mark opening the file is no part of the header.
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(sample()).unwrap();
+    let mut text = String::from("\u{feff}");
+    for (i, line) in full.lines().enumerate() {
+        text.push_str(line);
+        text.push_str("\r\n");
+        if i == 0 {
+            text.push_str("\r\n\n");
+        }
+    }
+    let path = dir.path().join("crlf.txt");
+    std::fs::write(&path, &text).unwrap();
+    let clean = read(&sample(), Keep::default()).unwrap();
+    let t = read(&path, Keep::default()).unwrap();
+    assert_eq!(jobs_shown(&t), jobs_shown(&clean));
+    assert_eq!((t.records, t.anomalies), (clean.records, clean.anomalies));
+    // Job 103 is data row 8, on line 11: the header, two blank lines, then rows 1 to 8.
+    let bad = text.replacen("|UNLIMITED|", "|2 hours|", 1);
+    std::fs::write(&path, bad).unwrap();
+    let err = read(&path, Keep::default()).unwrap_err();
+    assert!(
+        err.contains("crlf.txt:11: row 8, column `Timelimit`: expected a duration"),
+        "{err}"
+    );
+    // Bytes that are not UTF-8 stop the reading at their line.
+    let mut bytes = full.into_bytes();
+    let at = bytes.iter().position(|b| *b == b'\n').unwrap() + 1 + 4;
+    bytes[at] = 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    let err = read(&path, Keep::default()).unwrap_err();
+    assert!(err.contains("text that is not UTF-8"), "{err}");
+    assert!(err.contains("at line 2"), "{err}");
+}
+
+#[test]
+fn json_dumps_are_read_one_job_at_a_time_with_the_same_result() {
+    // Keys in another order, keys schedlab does not read, and gzip: the same jobs as the
+    // document read whole (a bad value still located; `bad_json_values_…`).
+    let dir = tempfile::tempdir().unwrap();
+    let json = root().join("workloads/samples/slurm/sacct.json");
+    let whole = read(&json, Keep::default()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let reordered = format!(
+        "{{\"warnings\": [{{\"note\": [1, {{\"jobs\": 2}}]}}], \"jobs\": {}, \"meta\": {}}}",
+        doc["jobs"], doc["meta"]
+    );
+    let path = dir.path().join("reordered.json");
+    std::fs::write(&path, &reordered).unwrap();
+    let t = read(&path, Keep::default()).unwrap();
+    assert_eq!(jobs_shown(&t), jobs_shown(&whole));
+    assert_eq!((t.records, t.anomalies), (whole.records, whole.anomalies));
+    let gz = dir.path().join("dump.json.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, reordered.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let t = read(&gz, Keep::default()).unwrap();
+    assert_eq!(jobs_shown(&t), jobs_shown(&whole));
+    // Text after the document is an error even when every job read.
+    std::fs::write(&path, format!("{reordered} ]")).unwrap();
+    let err = read(&path, Keep::default()).unwrap_err();
+    assert!(err.contains("not valid JSON: trailing characters"), "{err}");
+}

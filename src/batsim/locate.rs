@@ -4,6 +4,17 @@
 
 use std::fmt;
 
+/// A JSON syntax error as the readers report it: its line, its column and serde_json's message
+/// without the " at line L column C" that the error's location already says.
+pub fn syntax(e: &serde_json::Error) -> (u64, u64, String) {
+    let message = e.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message,
+    };
+    (e.line() as u64, e.column() as u64, message)
+}
+
 /// One step of a path into a JSON document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Seg<'a> {

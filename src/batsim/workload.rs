@@ -48,18 +48,11 @@ pub fn read_path(path: &Path, mode: Mode) -> Result<Trace, SwfError> {
 pub fn read_bytes(bytes: &[u8], source: &str, mode: Mode) -> Result<Trace, SwfError> {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let doc: Value = serde_json::from_slice(text).map_err(|e| {
-        let message = e.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(at) => message[..at].to_string(),
-            None => message,
-        };
+        let (line, column, message) = super::locate::syntax(&e);
         SwfError {
             source_name: source.to_string(),
-            line: e.line() as u64,
-            kind: ErrorKind::JsonSyntax {
-                column: e.column() as u64,
-                message,
-            },
+            line,
+            kind: ErrorKind::JsonSyntax { column, message },
         }
     })?;
     Reader { text, source, mode }.read(&doc)

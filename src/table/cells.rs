@@ -1,8 +1,10 @@
 //! The cells of a job table, whatever its file: CSV text (through the `csv` crate, gzip
-//! sniffed from the magic bytes) or Parquet columns (through arrow), seen one row at a time as
-//! [`Cell`]s of the columns the mapping names.
+//! sniffed from the magic bytes), text without quoting such as `sacct --parsable2` (split at
+//! the delimiter line by line, without the `csv` crate: a million-line dump is read in a
+//! buffer per line and no copy per cell) or Parquet columns (through arrow), seen one row at a
+//! time as [`Cell`]s of the columns the mapping names.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -44,20 +46,128 @@ impl Cell<'_> {
     }
 }
 
+/// `t` without white space around it, at no cost for text that has none (most cells).
+fn trim(t: &str) -> &str {
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(b)) if a.is_ascii_graphic() && b.is_ascii_graphic() => t,
+        _ => t.trim(),
+    }
+}
+
 /// Whether CSV text is one of the ways tables write "no value".
 fn is_null_text(t: &str) -> bool {
-    let t = t.trim();
-    t.is_empty()
-        || ["na", "n/a", "nan", "none", "null", "nat"]
-            .iter()
-            .any(|n| t.eq_ignore_ascii_case(n))
+    let t = trim(t);
+    // Every "no value" word is at most 4 letters: most cells are told apart by length alone.
+    t.len() <= 4
+        && (t.is_empty()
+            || ["na", "n/a", "nan", "none", "null", "nat"]
+                .iter()
+                .any(|n| t.eq_ignore_ascii_case(n)))
 }
 
 /// A CSV table: its header and its records, read one at a time.
 pub struct CsvTable {
     pub columns: Vec<String>,
-    reader: csv::Reader<Box<dyn Read>>,
-    record: csv::StringRecord,
+    records: Records,
+}
+
+enum Records {
+    /// Quoted CSV, through the `csv` crate.
+    Csv {
+        reader: csv::Reader<Box<dyn Read>>,
+        record: csv::StringRecord,
+    },
+    /// Text without quoting: lines split at the delimiter.
+    Lines(Lines),
+}
+
+/// Text without quoting read line by line, as the `csv` crate reads it with quoting off:
+/// `\n` or `\r\n` ends a line, empty lines are skipped, a line's fields are the text between
+/// delimiters; the text must be UTF-8 (the same error as the `csv` crate's).
+struct Lines {
+    input: std::io::BufReader<Box<dyn Read>>,
+    delimiter: u8,
+    /// The bytes of the line being read.
+    buf: Vec<u8>,
+    /// The current line, without its end (`buf` once checked to be UTF-8; its storage goes
+    /// back to `buf` for the next line).
+    text: String,
+    /// Where each field of `buf` ends (the next starts one byte later).
+    ends: Vec<usize>,
+    /// Lines read (1-based number of the current one).
+    line: u64,
+}
+
+impl Lines {
+    /// Reads the next non-empty line; `Ok(None)` at the end. Returns its line number.
+    fn next(&mut self) -> Result<Option<u64>, OpenError> {
+        self.buf = std::mem::take(&mut self.text).into_bytes();
+        loop {
+            self.buf.clear();
+            if self
+                .input
+                .read_until(b'\n', &mut self.buf)
+                .map_err(OpenError::Io)?
+                == 0
+            {
+                return Ok(None);
+            }
+            self.line += 1;
+            // A byte-order mark opening the text is no part of it (as for the `csv` crate).
+            if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+                self.buf.drain(..3);
+            }
+            if self.buf.last() == Some(&b'\n') {
+                self.buf.pop();
+            }
+            if self.buf.last() == Some(&b'\r') {
+                self.buf.pop();
+            }
+            if !self.buf.is_empty() {
+                break;
+            }
+        }
+        self.ends.clear();
+        self.ends.extend(
+            self.buf
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == self.delimiter)
+                .map(|(i, _)| i),
+        );
+        self.ends.push(self.buf.len());
+        match String::from_utf8(std::mem::take(&mut self.buf)) {
+            Ok(text) => self.text = text,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let field = self.ends.iter().take_while(|end| **end < at).count();
+                let start = if field == 0 {
+                    0
+                } else {
+                    self.ends[field - 1] + 1
+                };
+                return Err(OpenError::Format(
+                    self.line,
+                    format!(
+                        "text that is not UTF-8 (invalid utf-8: invalid UTF-8 in field {field} near byte index {})",
+                        at - start
+                    ),
+                ));
+            }
+        }
+        Ok(Some(self.line))
+    }
+
+    fn get(&self, field: usize) -> Option<&str> {
+        let end = *self.ends.get(field)?;
+        let start = if field == 0 {
+            0
+        } else {
+            self.ends[field - 1] + 1
+        };
+        // Split at an ASCII byte: whole characters on both sides.
+        self.text.get(start..end)
+    }
 }
 
 /// What went wrong opening or reading a table, before the mapping looks at cells.
@@ -87,6 +197,32 @@ impl CsvTable {
         } else {
             Box::new(file)
         };
+        if !quoting {
+            let mut lines = Lines {
+                input: std::io::BufReader::with_capacity(1 << 18, input),
+                delimiter,
+                buf: Vec::new(),
+                text: String::new(),
+                ends: Vec::new(),
+                line: 0,
+            };
+            let columns = match header {
+                Some(h) => h.to_vec(),
+                None => match lines.next()? {
+                    None => Vec::new(),
+                    Some(_) => (0..lines.ends.len())
+                        .map(|i| {
+                            let c = lines.get(i).unwrap_or_default();
+                            c.trim().trim_start_matches('\u{feff}').to_string()
+                        })
+                        .collect(),
+                },
+            };
+            return Ok(CsvTable {
+                columns,
+                records: Records::Lines(lines),
+            });
+        }
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .has_headers(header.is_none())
@@ -104,30 +240,42 @@ impl CsvTable {
         };
         Ok(CsvTable {
             columns,
-            reader,
-            record: csv::StringRecord::new(),
+            records: Records::Csv {
+                reader,
+                record: csv::StringRecord::new(),
+            },
         })
     }
 
     /// Reads the next record; `Ok(None)` at the end. Returns its line.
     pub fn next(&mut self) -> Result<Option<u64>, OpenError> {
-        match self.reader.read_record(&mut self.record) {
-            Ok(true) => Ok(Some(self.record.position().map_or(0, |p| p.line()))),
-            Ok(false) => Ok(None),
-            Err(e) => Err(csv_error(e)),
+        match &mut self.records {
+            Records::Csv { reader, record } => match reader.read_record(record) {
+                Ok(true) => Ok(Some(record.position().map_or(0, |p| p.line()))),
+                Ok(false) => Ok(None),
+                Err(e) => Err(csv_error(e)),
+            },
+            Records::Lines(lines) => lines.next(),
         }
     }
 
     /// The current record's field count.
     pub fn len(&self) -> usize {
-        self.record.len()
+        match &self.records {
+            Records::Csv { record, .. } => record.len(),
+            Records::Lines(lines) => lines.ends.len(),
+        }
     }
 
     pub fn cell(&self, column: usize) -> Cell<'_> {
-        match self.record.get(column) {
+        let text = match &self.records {
+            Records::Csv { record, .. } => record.get(column),
+            Records::Lines(lines) => lines.get(column),
+        };
+        match text {
             None => Cell::Null,
             Some(t) if is_null_text(t) => Cell::Null,
-            Some(t) => Cell::Text(t.trim()),
+            Some(t) => Cell::Text(trim(t)),
         }
     }
 }
@@ -298,6 +446,6 @@ fn text_cell(t: &str) -> Cell<'_> {
     if is_null_text(t) {
         Cell::Null
     } else {
-        Cell::Text(t.trim())
+        Cell::Text(trim(t))
     }
 }

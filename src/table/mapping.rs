@@ -6,6 +6,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::zone::Zone;
+
 /// Whether a table is CSV text, a Parquet file, or Slurm accounting as `sacct --parsable2`
 /// prints it (delimited text read with Slurm's rules: docs/sources.md, "Slurm accounting").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -177,7 +179,9 @@ pub struct RawMapping {
     pub header: Option<Vec<String>>,
     /// The field separator (one byte; default `,`, and `|` for `format: sacct`).
     pub delimiter: Option<String>,
-    /// The UTC offset of times written without one (`+08:00`, `-07:00`, `UTC`; default UTC).
+    /// The zone of times written without an offset: a UTC offset (`+08:00`, `-07:00`, `UTC`;
+    /// default UTC) or a zone of the time-zone database (`Europe/Prague`), whose
+    /// daylight-saving changes apply.
     pub timezone: Option<String>,
     pub columns: Columns,
     /// Rows to keep (more in a manifest's `keep`).
@@ -220,8 +224,12 @@ pub struct TableReading {
     pub format: Option<TableFormat>,
     pub header: Option<Vec<String>>,
     pub delimiter: u8,
-    /// Seconds to add to UTC for local time, for times written without an offset.
+    /// Seconds to add to UTC for local time, for times written without an offset (0 with a
+    /// named `zone`).
     pub utc_offset: i64,
+    /// A zone of the time-zone database (`Europe/Prague`) instead of a fixed offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
     pub id: Option<Column>,
     pub submit: Column,
     pub start: Option<Column>,
@@ -428,22 +436,29 @@ impl RawMapping {
                 ));
             }
         };
-        let utc_offset = match &self.timezone {
-            None => 0,
-            Some(t) => parse_offset(t).ok_or_else(|| {
-                (
-                    "timezone".to_string(),
-                    format!(
-                        "expected a UTC offset such as `+08:00`, `-07:00` or `UTC`, found {t:?}"
-                    ),
-                )
-            })?,
+        let (utc_offset, zone) = match &self.timezone {
+            None => (0, None),
+            Some(t) => match parse_offset(t) {
+                Some(offset) => (offset, None),
+                None => {
+                    let zone = Zone::named(t.trim()).map_err(|e| {
+                        (
+                            "timezone".to_string(),
+                            format!(
+                                "expected a UTC offset such as `+08:00`, `-07:00` or `UTC`, or a zone of the time-zone database such as `Europe/Prague`, found {t:?} ({e})"
+                            ),
+                        )
+                    })?;
+                    (0, Some(zone))
+                }
+            },
         };
+        let zone_of_times = zone.clone().unwrap_or(Zone::Fixed(utc_offset));
         let keep = self.keep.clone().unwrap_or_default();
         let instant = |key: &str, v: &Option<String>| -> Result<Option<i64>, (String, String)> {
             match v {
                 None => Ok(None),
-                Some(t) => super::time::parse_instant(t, utc_offset)
+                Some(t) => super::time::parse_instant(t, &zone_of_times)
                     .map(Some)
                     .ok_or_else(|| {
                         (
@@ -483,6 +498,7 @@ impl RawMapping {
             header: self.header.clone(),
             delimiter,
             utc_offset,
+            zone: zone.map(|z| z.name()),
             id: column("id", &c.id, &text, &job)?,
             submit,
             start,

@@ -13,6 +13,7 @@ mod reader;
 pub mod sacct_json;
 pub mod slurm;
 pub mod time;
+pub mod zone;
 
 pub use mapping::{Keep, MappingRef, RawMapping, TableFormat, TableReading};
 pub use reader::read_path;

@@ -16,7 +16,8 @@ use std::path::Path;
 
 use super::cells::{Cell, CsvTable, OpenError, ParquetTable};
 use super::mapping::{Column, Per, TableFormat, TableReading};
-use super::time::parse_datetime;
+use super::time::{DayCache, parse_datetime_in};
+use super::zone::Zone;
 use super::{sacct_json, slurm};
 use crate::sim::topology::{
     Constraint, ConstraintId, ConstraintTable, JobRequest, NodeDemand, RequestInterner,
@@ -71,12 +72,45 @@ pub fn read_path(path: &Path, mode: Mode, reading: &TableReading) -> Result<Trac
             })),
         },
     };
-    let mut reader = Reader::new(&source, mode, reading);
+    let zone = match &reading.zone {
+        None => Zone::Fixed(reading.utc_offset),
+        Some(name) => Zone::named(name).map_err(|e| SwfError {
+            source_name: source.clone(),
+            line: 0,
+            kind: ErrorKind::Table(Box::new(TableValueError {
+                row: None,
+                column: "(timezone)".into(),
+                expected: "a zone of the time-zone database".into(),
+                found: e,
+                hint: None,
+            })),
+        })?,
+    };
+    let mut reader = Reader::new(&source, mode, reading, zone.clone());
     reader.sacct = format == TableFormat::Sacct;
     if reader.sacct && sacct_json::is_json(path) {
+        let columns = sacct_json::COLUMNS.map(String::from);
+        // One job at a time, so that memory does not grow with the dump; a document with
+        // anything amiss is read again whole below, which locates it.
+        if let Ok(index) = reader.index(&columns) {
+            let streamed = sacct_json::stream(path, &mut |job| {
+                // Its steps are rows of their own in `--parsable2`: counted the same.
+                reader.records += job.steps;
+                reader.anomalies.job_steps += job.steps;
+                let row = Row {
+                    line: 0,
+                    cells: &|c| job.cells[c].cell(),
+                };
+                reader.row(&row, &index)
+            });
+            if streamed {
+                return reader.finish();
+            }
+        }
+        let mut reader = Reader::new(&source, mode, reading, zone);
+        reader.sacct = true;
         let bytes = sacct_json::read_bytes(path).map_err(|e| open_err(OpenError::Io(e)))?;
         let doc = sacct_json::Document::parse(&bytes, &source)?;
-        let columns = sacct_json::COLUMNS.map(String::from);
         let index = reader.index(&columns)?;
         for i in 0..doc.len() {
             match doc.job(i) {
@@ -211,6 +245,10 @@ struct Reader<'a> {
     constraints: ConstraintTable,
     gpu_types: std::collections::HashMap<String, ConstraintId>,
     previous_submit: i64,
+    /// The day of the last date-time cell read.
+    days: DayCache,
+    /// The zone of local times (the mapping's `timezone`).
+    zone: Zone,
 }
 
 /// What reading one row gave.
@@ -221,7 +259,7 @@ enum Outcome {
 }
 
 impl<'a> Reader<'a> {
-    fn new(source: &'a str, mode: Mode, r: &'a TableReading) -> Self {
+    fn new(source: &'a str, mode: Mode, r: &'a TableReading, zone: Zone) -> Self {
         Reader {
             source,
             mode,
@@ -237,6 +275,8 @@ impl<'a> Reader<'a> {
             constraints: ConstraintTable::default(),
             gpu_types: std::collections::HashMap::new(),
             previous_submit: i64::MIN,
+            days: DayCache::default(),
+            zone,
         }
     }
 
@@ -401,17 +441,50 @@ impl<'a> Reader<'a> {
                 return Ok(Outcome::Skipped);
             }
         }
-        let offset = r.utc_offset;
+        let (days, zone) = (&self.days, &self.zone);
+        // A local time the zone skipped (clocks went forward): the table was not written there.
+        let skipped = |slot: usize| {
+            bad(
+                slot,
+                &format!(
+                    "a local time of {}: this one does not exist there (skipped when clocks went forward), so the table was not written in that zone; dump with TZ=UTC, or name the zone that wrote it",
+                    zone.name()
+                ),
+            )
+        };
+        let date_time = |slot: usize, t: &str| -> Result<Option<f64>, SwfError> {
+            match parse_datetime_in(t, zone, days) {
+                Some(Err(_)) => Err(skipped(slot)),
+                v => Ok(v.and_then(Result::ok)),
+            }
+        };
         let instant = |slot: usize| -> Result<Option<f64>, SwfError> {
             let c = cell(slot);
             let v = match c {
                 Cell::Null => return Ok(None),
                 Cell::Text(t) if sacct && slurm::is_no_time(t) => return Ok(None),
                 Cell::Num(v) => Some(v * col(slot).factor()),
-                Cell::Time { secs, utc } => Some(if utc { secs } else { secs - offset as f64 }),
+                Cell::Time { secs, utc: true } => Some(secs),
+                Cell::Time { secs, utc: false } => match zone {
+                    Zone::Fixed(offset) => Some(secs - *offset as f64),
+                    Zone::Named(_) => {
+                        let whole = secs.floor();
+                        match zone.utc(whole as i64) {
+                            Ok(utc) => Some(utc as f64 + (secs - whole)),
+                            Err(_) => return Err(skipped(slot)),
+                        }
+                    }
+                },
+                // A date (`-` at bytes 4 and 7) is never a number, which has at most a sign
+                // and an exponent's sign: no number parse first.
+                Cell::Text(t)
+                    if t.as_bytes().get(4) == Some(&b'-') && t.as_bytes().get(7) == Some(&b'-') =>
+                {
+                    date_time(slot, t)?
+                }
                 Cell::Text(t) => match t.parse::<f64>() {
                     Ok(v) => Some(v * col(slot).factor()),
-                    Err(_) => parse_datetime(t, offset),
+                    Err(_) => date_time(slot, t)?,
                 },
             };
             v.filter(|v| v.is_finite() && v.abs() <= MAX_SECONDS)
@@ -487,6 +560,8 @@ impl<'a> Reader<'a> {
         }
         // Slurm jobs that never ran: no start (`None`, `Unknown`), or cancelled while pending
         // (Slurm then writes the cancel time as both start and end).
+        // Start and end, read once where both rules need them.
+        let mut start_end = None;
         if sacct && r.start.is_some() {
             let start = instant(START)?;
             let end = if r.end.is_some() { instant(END)? } else { None };
@@ -495,6 +570,7 @@ impl<'a> Reader<'a> {
                 self.anomalies.never_started += 1;
                 return Ok(Outcome::Skipped);
             }
+            start_end = Some((start, end));
         }
         let duration = if r.duration.is_some() {
             span(DURATION)?
@@ -504,7 +580,11 @@ impl<'a> Reader<'a> {
         let runtime = match duration {
             Some(d) => Some(d),
             None if r.start.is_some() && r.end.is_some() => {
-                match (instant(START)?, instant(END)?) {
+                let (start, end) = match start_end {
+                    Some(read) => read,
+                    None => (instant(START)?, instant(END)?),
+                };
+                match (start, end) {
                     (Some(s), Some(e)) if e < s => {
                         return Err(bad(END, "an end at or after the row's start"));
                     }
@@ -768,8 +848,8 @@ impl<'a> Reader<'a> {
         };
         let header = Header {
             unix_start_time: Some(origin),
-            time_zone: Some(self.r.utc_offset),
-            time_zone_string: Some(offset_name(self.r.utc_offset)),
+            time_zone: Some(self.zone.offset_at(origin)),
+            time_zone_string: Some(self.zone.name()),
             notes: vec![format!("job table read with the mapping `{}`", self.r.name)],
             ..Header::default()
         };
@@ -804,11 +884,4 @@ fn is_unlimited(t: &str) -> bool {
     ["unlimited", "infinite", "partition_limit"]
         .iter()
         .any(|u| t.eq_ignore_ascii_case(u))
-}
-
-/// A UTC offset as `UTC+08:00`.
-fn offset_name(offset: i64) -> String {
-    let sign = if offset < 0 { '-' } else { '+' };
-    let a = offset.abs();
-    format!("UTC{sign}{:02}:{:02}", a / 3600, a % 3600 / 60)
 }
