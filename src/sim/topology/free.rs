@@ -15,7 +15,6 @@
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::hash::BuildHasherDefault;
 
 use super::layout::Layout;
@@ -81,6 +80,9 @@ pub struct FreeNodes {
     /// particular order; and where each (class, free vector) is in its class's list.
     counts: Vec<Vec<(ResourceVec, u32)>>,
     count_at: HashMap<(u32, ResourceVec), u32, BuildHasherDefault<MixHasher>>,
+    /// Per class: the two entries of `counts` last looked up (a job's nodes mostly move
+    /// between the same two free vectors), forgotten when entries move.
+    recent: Vec<[(ResourceVec, u32); 2]>,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -120,6 +122,7 @@ impl FreeNodes {
             .map(|(c, class)| ((c as u32, class.capacity.per_node), 0))
             .collect();
         FreeNodes {
+            recent: vec![[(ResourceVec::ZERO, u32::MAX); 2]; classes.len()],
             counts,
             count_at,
             hist,
@@ -218,10 +221,24 @@ impl FreeNodes {
         self.class_of[node as usize]
     }
 
+    /// Where free vector `v` is in `class`'s counts, if some node has it.
+    #[inline]
+    fn entry(&mut self, class: u32, v: ResourceVec) -> Option<u32> {
+        let recent = &mut self.recent[class as usize];
+        if let Some(&(_, i)) = recent.iter().find(|r| r.0 == v && r.1 != u32::MAX) {
+            return Some(i);
+        }
+        let i = *self.count_at.get(&(class, v))?;
+        recent[1] = recent[0];
+        recent[0] = (v, i);
+        Some(i)
+    }
+
     /// Moves one node of `class` from free vector `old` to `new` in the class's counts.
     fn recount(&mut self, class: u32, old: ResourceVec, new: ResourceVec) {
-        let list = &mut self.counts[class as usize];
-        let i = self.count_at[&(class, old)] as usize;
+        let c = class as usize;
+        let i = self.entry(class, old).expect("a node has it") as usize;
+        let list = &mut self.counts[c];
         list[i].1 -= 1;
         if list[i].1 == 0 {
             list.swap_remove(i);
@@ -229,11 +246,13 @@ impl FreeNodes {
             if let Some(&(moved, _)) = list.get(i) {
                 self.count_at.insert((class, moved), i as u32);
             }
+            self.recent[c] = [(ResourceVec::ZERO, u32::MAX); 2];
         }
-        match self.count_at.entry((class, new)) {
-            Entry::Occupied(e) => list[*e.get() as usize].1 += 1,
-            Entry::Vacant(e) => {
-                e.insert(list.len() as u32);
+        match self.entry(class, new) {
+            Some(j) => self.counts[c][j as usize].1 += 1,
+            None => {
+                let list = &mut self.counts[c];
+                self.count_at.insert((class, new), list.len() as u32);
                 list.push((new, 1));
             }
         }

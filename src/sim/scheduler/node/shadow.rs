@@ -210,13 +210,28 @@ impl Shadow {
                     &started_nodes[s.nodes.0 as usize..s.nodes.1 as usize],
                 )
             };
-            if self.slot[class as usize] == NONE {
+            let slot = self.slot[class as usize];
+            if slot == NONE {
                 continue;
             }
+            // A release only adds: a node can only start to qualify. The counts are
+            // gathered over the job's nodes and `fitting` brought up to date once.
+            let mut h = self.heads[slot as usize];
+            let before = h.fits();
             for (i, &node) in nodes.iter().enumerate() {
-                let v = self.get(view, node) + shape.amount(i as u32);
-                self.set(view, node, class, v);
+                let old = self.get(view, node);
+                let new = old + shape.amount(i as u32);
+                let (f0, l0) = h.qualifies(&old);
+                if !f0 {
+                    let (f1, l1) = h.qualifies(&new);
+                    h.q_full += u32::from(f1);
+                    h.q_last += u32::from(l1 && !l0);
+                }
+                self.s[node as usize] = new;
+                self.stamp[node as usize] = self.epoch;
             }
+            self.fitting = self.fitting + u32::from(h.fits()) - u32::from(before);
+            self.heads[slot as usize] = h;
         }
         current.filter(|_| self.fitting > 0)
     }
