@@ -9,7 +9,8 @@
 //! Per class also: its nodes' *distinct* free vectors, each with how many nodes have it
 //! ([`FreeNodes::free_counts`]). A class's nodes mostly share a few free vectors (idle, full,
 //! a few common remainders), so "how many nodes of this class can take this amount" is a pass
-//! over those few entries instead of over the nodes (EASY's shadow, [`crate::sim::scheduler::node::shadow`]).
+//! over those few entries instead of over the nodes (node-level EASY's shadow,
+//! `scheduler::node::shadow`).
 //!
 //! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
