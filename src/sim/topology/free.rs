@@ -6,11 +6,21 @@
 //! with no free core are in neither set and are skipped by every search for a job that needs a
 //! core. Sets are bitsets in node order, so searches visit nodes by increasing index.
 //!
+//! Per class also: its nodes' *distinct* free vectors, each with how many nodes have it
+//! ([`FreeNodes::free_counts`]). A class's nodes mostly share a few free vectors (idle, full,
+//! a few common remainders), so "how many nodes of this class can take this amount" is a pass
+//! over those few entries instead of over the nodes (node-level EASY's shadow,
+//! `scheduler::node::shadow`).
+//!
 //! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use super::layout::Layout;
 use crate::sim::resources::ResourceVec;
+use crate::sim::scheduler::node::pass::MixHasher;
 
 /// A set of a class's nodes, by offset from the class's first node.
 #[derive(Clone, Debug, Default)]
@@ -67,6 +77,13 @@ pub struct FreeNodes {
     hist: Vec<u32>,
     hist_at: Vec<usize>,
     max_cores: Vec<u64>,
+    /// Per class: its nodes' distinct free vectors, each with its number of nodes (> 0), in no
+    /// particular order; and where each (class, free vector) is in its class's list.
+    counts: Vec<Vec<(ResourceVec, u32)>>,
+    count_at: HashMap<(u32, ResourceVec), u32, BuildHasherDefault<MixHasher>>,
+    /// Per class: the two entries of `counts` last looked up (a job's nodes mostly move
+    /// between the same two free vectors), forgotten when entries move.
+    recent: Vec<[(ResourceVec, u32); 2]>,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -96,7 +113,19 @@ impl FreeNodes {
             hist.resize(hist.len() + cores + 1, 0);
             *hist.last_mut().expect("cores + 1 > 0") = class.capacity.nodes;
         }
+        let counts: Vec<Vec<(ResourceVec, u32)>> = classes
+            .iter()
+            .map(|c| vec![(c.capacity.per_node, c.capacity.nodes)])
+            .collect();
+        let count_at = classes
+            .iter()
+            .enumerate()
+            .map(|(c, class)| ((c as u32, class.capacity.per_node), 0))
+            .collect();
         FreeNodes {
+            recent: vec![[(ResourceVec::ZERO, u32::MAX); 2]; classes.len()],
+            counts,
+            count_at,
             hist,
             hist_at,
             max_cores: classes.iter().map(|c| c.capacity.per_node.0[0]).collect(),
@@ -166,7 +195,7 @@ impl FreeNodes {
         self.free[node as usize] = old.checked_sub(&amount).ok_or(NotFree { node })?;
         let c = self.class_of[node as usize] as usize;
         self.class_free[c] -= amount;
-        self.reindex(node, old.0[0]);
+        self.reindex(node, old);
         Ok(())
     }
 
@@ -177,12 +206,66 @@ impl FreeNodes {
         self.free[node as usize] += amount;
         debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
         self.class_free[c] += amount;
-        self.reindex(node, old.0[0]);
+        self.reindex(node, old);
     }
 
-    fn reindex(&mut self, node: u32, old_cores: u64) {
+    /// The distinct free vectors of `class`'s nodes, each with how many nodes have it (in no
+    /// particular order; every count > 0).
+    #[inline]
+    pub fn free_counts(&self, class: u32) -> &[(ResourceVec, u32)] {
+        &self.counts[class as usize]
+    }
+
+    /// The class of `node`.
+    #[inline]
+    pub fn class_of(&self, node: u32) -> u32 {
+        self.class_of[node as usize]
+    }
+
+    /// Where free vector `v` is in `class`'s counts, if some node has it.
+    #[inline]
+    fn entry(&mut self, class: u32, v: ResourceVec) -> Option<u32> {
+        let recent = &mut self.recent[class as usize];
+        if let Some(&(_, i)) = recent.iter().find(|r| r.0 == v && r.1 != u32::MAX) {
+            return Some(i);
+        }
+        let i = *self.count_at.get(&(class, v))?;
+        recent[1] = recent[0];
+        recent[0] = (v, i);
+        Some(i)
+    }
+
+    /// Moves one node of `class` from free vector `old` to `new` in the class's counts.
+    fn recount(&mut self, class: u32, old: ResourceVec, new: ResourceVec) {
+        let c = class as usize;
+        let i = self.entry(class, old).expect("a node has it") as usize;
+        let list = &mut self.counts[c];
+        list[i].1 -= 1;
+        if list[i].1 == 0 {
+            list.swap_remove(i);
+            self.count_at.remove(&(class, old));
+            if let Some(&(moved, _)) = list.get(i) {
+                self.count_at.insert((class, moved), i as u32);
+            }
+            self.recent[c] = [(ResourceVec::ZERO, u32::MAX); 2];
+        }
+        match self.entry(class, new) {
+            Some(j) => self.counts[c][j as usize].1 += 1,
+            None => {
+                let list = &mut self.counts[c];
+                self.count_at.insert((class, new), list.len() as u32);
+                list.push((new, 1));
+            }
+        }
+    }
+
+    fn reindex(&mut self, node: u32, old: ResourceVec) {
         let c = self.class_of[node as usize] as usize;
         let free = self.free[node as usize];
+        if free != old {
+            self.recount(c as u32, old, free);
+        }
+        let old_cores = old.0[0];
         let new_cores = free.0[0];
         if new_cores != old_cores {
             let h = &mut self.hist[self.hist_at[c]..];
@@ -350,5 +433,47 @@ mod tests {
         assert!(f.is_idle(65));
         assert_eq!(f.max_free_cores(0), 8);
         assert_eq!(f.candidates(0, 1, false).count(), 70);
+    }
+    /// The distinct free vectors and their node counts, after random takes and gives, are
+    /// those of a tally of every node's free vector.
+    #[test]
+    fn the_free_counts_are_a_tally_of_the_nodes() {
+        let l = layout(70);
+        let mut f = FreeNodes::new(&l);
+        let mut held: Vec<(u32, ResourceVec)> = Vec::new();
+        let mut x = 0x9E37_79B9_u64;
+        let mut next = |n: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % n
+        };
+        for step in 0..5_000 {
+            if held.is_empty() || next(3) > 0 {
+                let node = next(71) as u32;
+                let amount = ResourceVec([1 + next(4), next(3) * 2, 0]);
+                if f.take(node, amount).is_ok() {
+                    held.push((node, amount));
+                }
+            } else {
+                let (node, amount) = held.swap_remove(next(held.len() as u64) as usize);
+                f.give(node, amount);
+            }
+            if step % 97 == 0 || step == 4_999 {
+                for class in 0..2u32 {
+                    let mut tally = std::collections::BTreeMap::new();
+                    for node in l.class(class).nodes.clone() {
+                        *tally.entry(f.free(node)).or_insert(0u32) += 1;
+                    }
+                    let mut counts = f.free_counts(class).to_vec();
+                    counts.sort();
+                    assert_eq!(counts, tally.into_iter().collect::<Vec<_>>());
+                }
+            }
+        }
+        assert!(
+            f.free_counts(0).len() > 5,
+            "the run reached varied free vectors"
+        );
     }
 }

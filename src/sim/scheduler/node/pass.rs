@@ -150,6 +150,13 @@ impl Pass {
         self.taken[node as usize] != ResourceVec::ZERO
     }
 
+    /// The nodes this call has started something on (a node may repeat when a rule gave back
+    /// what it took and took again, [`Pass::untake`]).
+    #[inline]
+    pub fn touched_nodes(&self) -> &[u32] {
+        &self.touched
+    }
+
     /// Idle nodes of `class` now.
     #[inline]
     pub fn idle(&self, view: &NodeView<'_>, class: u32) -> u32 {

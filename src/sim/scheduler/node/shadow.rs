@@ -7,6 +7,13 @@
 //! that instant `S` (per node of the head's classes) and the number of nodes that qualify for
 //! the head in each class are kept.
 //!
+//! Nothing here visits every node of a class: the counts start from the class's distinct free
+//! vectors ([`crate::sim::topology::FreeNodes::free_counts`]), corrected for the nodes this call
+//! has started something on, and `S` is kept only where it differs from the engine's free
+//! vectors now — the nodes of this call's starts, of the releases and of the long backfills —
+//! each marked with the call's epoch, so a call costs what it releases and takes, not the
+//! machine's size.
+//!
 //! A job that would still run at the shadow time takes its amounts from `S` too, and may start
 //! only if the head still fits on some class afterwards. Its nodes are chosen so as to spare the
 //! head: first among nodes whose loss does not change what the head can use, then — only if it
@@ -58,8 +65,13 @@ pub struct Started {
 
 #[derive(Clone, Debug, Default)]
 pub struct Shadow {
-    /// Per node of the head's classes: free at the shadow time, after long backfills.
+    /// Per node of the head's classes: free at the shadow time, after long backfills — where
+    /// `stamp[node] == epoch`; every other node has at the shadow time what the engine has free
+    /// now.
     s: Vec<ResourceVec>,
+    stamp: Vec<u32>,
+    /// Of the last [`Shadow::compute`]; never 0, so a fresh `stamp` marks nothing.
+    epoch: u32,
     /// Per class: index into `heads`, or NONE.
     slot: Vec<u32>,
     heads: Vec<HeadClass>,
@@ -70,16 +82,28 @@ pub struct Shadow {
 }
 
 impl Shadow {
-    fn set(&mut self, node: u32, class: u32, value: ResourceVec) {
+    /// `S` at `node`.
+    #[inline]
+    fn get(&self, view: &NodeView<'_>, node: u32) -> ResourceVec {
+        if self.stamp[node as usize] == self.epoch {
+            self.s[node as usize]
+        } else {
+            view.free.free(node)
+        }
+    }
+
+    fn set(&mut self, view: &NodeView<'_>, node: u32, class: u32, value: ResourceVec) {
+        let old = self.get(view, node);
         let h = &mut self.heads[self.slot[class as usize] as usize];
         let before = h.fits();
-        let (f0, l0) = h.qualifies(&self.s[node as usize]);
+        let (f0, l0) = h.qualifies(&old);
         let (f1, l1) = h.qualifies(&value);
         h.q_full = h.q_full + u32::from(f1) - u32::from(f0);
         h.q_last = h.q_last + u32::from(l1) - u32::from(l0);
         let after = h.fits();
         self.fitting = self.fitting + u32::from(after) - u32::from(before);
         self.s[node as usize] = value;
+        self.stamp[node as usize] = self.epoch;
     }
 
     /// The head's shadow time: the first instant at which, with every release up to then, it
@@ -96,6 +120,12 @@ impl Shadow {
         let nodes = layout.node_count() as usize;
         if self.s.len() != nodes {
             self.s = vec![ResourceVec::ZERO; nodes];
+            self.stamp = vec![0; nodes];
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
         }
         self.slot.clear();
         self.slot.resize(layout.classes().len(), NONE);
@@ -111,17 +141,30 @@ impl Shadow {
                 q_full: 0,
                 q_last: 0,
             };
-            for node in layout.class(class).nodes.clone() {
-                let v = pass.free(view, node);
-                self.s[node as usize] = v;
+            for &(v, count) in view.free.free_counts(class) {
                 let (f, l) = h.qualifies(&v);
-                h.q_full += u32::from(f);
-                h.q_last += u32::from(l);
+                h.q_full += count * u32::from(f);
+                h.q_last += count * u32::from(l);
             }
-            self.fitting += u32::from(h.fits());
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
         }
+        // This call's starts: S there is what the pass left, not what the engine has.
+        for &node in pass.touched_nodes() {
+            let slot = self.slot[view.free.class_of(node) as usize];
+            if slot == NONE || self.stamp[node as usize] == self.epoch {
+                continue;
+            }
+            let h = &mut self.heads[slot as usize];
+            let (f0, l0) = h.qualifies(&view.free.free(node));
+            let now = pass.free(view, node);
+            let (f1, l1) = h.qualifies(&now);
+            h.q_full = h.q_full + u32::from(f1) - u32::from(f0);
+            h.q_last = h.q_last + u32::from(l1) - u32::from(l0);
+            self.s[node as usize] = now;
+            self.stamp[node as usize] = self.epoch;
+        }
+        self.fitting = self.heads.iter().map(|h| u32::from(h.fits())).sum();
         if self.heads.is_empty() {
             return None;
         }
@@ -167,13 +210,28 @@ impl Shadow {
                     &started_nodes[s.nodes.0 as usize..s.nodes.1 as usize],
                 )
             };
-            if self.slot[class as usize] == NONE {
+            let slot = self.slot[class as usize];
+            if slot == NONE {
                 continue;
             }
+            // A release only adds: a node can only start to qualify. The counts are
+            // gathered over the job's nodes and `fitting` brought up to date once.
+            let mut h = self.heads[slot as usize];
+            let before = h.fits();
             for (i, &node) in nodes.iter().enumerate() {
-                let v = self.s[node as usize] + shape.amount(i as u32);
-                self.set(node, class, v);
+                let old = self.get(view, node);
+                let new = old + shape.amount(i as u32);
+                let (f0, l0) = h.qualifies(&old);
+                if !f0 {
+                    let (f1, l1) = h.qualifies(&new);
+                    h.q_full += u32::from(f1);
+                    h.q_last += u32::from(l1 && !l0);
+                }
+                self.s[node as usize] = new;
+                self.stamp[node as usize] = self.epoch;
             }
+            self.fitting = self.fitting + u32::from(h.fits()) - u32::from(before);
+            self.heads[slot as usize] = h;
         }
         current.filter(|_| self.fitting > 0)
     }
@@ -231,7 +289,7 @@ impl Shadow {
             2,
             &mut |node, amount, sweep| {
                 let h = &self.heads[self.slot[class as usize] as usize];
-                let old = self.s[node as usize];
+                let old = self.get(view, node);
                 let new = old.checked_sub(&amount).unwrap_or(ResourceVec::ZERO);
                 let (f0, l0) = h.qualifies(&old);
                 let (f1, l1) = h.qualifies(&new);
@@ -239,9 +297,9 @@ impl Shadow {
                 if costly && sweep == 0 {
                     return false;
                 }
-                self.set(node, class, new);
+                self.set(view, node, class, new);
                 if self.fitting == 0 {
-                    self.set(node, class, old);
+                    self.set(view, node, class, old);
                     return false;
                 }
                 self.log.push((node, old));
@@ -251,7 +309,7 @@ impl Shadow {
         );
         if !ok {
             while let Some((node, old)) = self.log.pop() {
-                self.set(node, class, old);
+                self.set(view, node, class, old);
             }
         }
         ok
