@@ -1380,7 +1380,12 @@ fn many_fairshare_configurations_are_one_table_and_one_paragraph() {
             );
         };
         for i in 1..=schedulers {
-            add(format!("s{i}"), "fairshare", i as f64, 0.5 + 0.05 * i as f64);
+            add(
+                format!("s{i}"),
+                "fairshare",
+                i as f64,
+                0.5 + 0.05 * i as f64,
+            );
         }
         if fcfs {
             add("fifo".into(), "fcfs", 1.0, 0.5);
@@ -1421,7 +1426,9 @@ fn many_fairshare_configurations_are_one_table_and_one_paragraph() {
     assert_eq!(users.rows.len(), 5 * 4);
     assert_eq!(users.headers[0], "scheduler");
     assert!(
-        users.caption.starts_with("Per fairshare-ordered configuration: the 4 users"),
+        users
+            .caption
+            .starts_with("Per fairshare-ordered configuration: the 4 users"),
         "{}",
         users.caption
     );

@@ -456,11 +456,15 @@ pub fn folded(grid: &Grid<'_>, data: &ReportData) -> Option<(Finding, Table)> {
             row
         })
         .collect();
-    // What differs most: the column (of those kept, counts and user ids aside) whose highest
+    // What differs most: the column (of those kept, counts, user ids and FCFS aside) whose highest
     // value is the largest multiple of its lowest.
     let spread = kept
         .iter()
-        .filter(|&&i| columns[i].2.is_some() || columns[i].0 == "lowest FF")
+        // The FCFS columns are the comparison, not the fairshare configurations' own figures.
+        .filter(|&&i| {
+            (columns[i].2.is_some() || columns[i].0 == "lowest FF")
+                && !columns[i].0.contains("FCFS")
+        })
         .filter_map(|&i| {
             let values = &columns[i].1;
             let lo = (0..rows.len())
