@@ -1273,3 +1273,174 @@ fn fairshare_sections_say_once_what_every_configuration_shares() {
     assert!(!cores.svg.contains("other users"));
     assert!(!cores.caption.contains("grey"), "{}", cores.caption);
 }
+
+/// Issue 35's wall: three schedulers under two queue setups on three workloads gave four pairs
+/// of three metrics per workload. Now one sentence per workload names each metric's lowest and
+/// highest scheduler and the spread, and the pair whose effect reverses is still named.
+/// Waits (h) at every workload × k (k = 1, 2, 3; ratios unchanged): a 10 under both setups, b 8
+/// (−20 %), c 12 under none (+20 %) and 7 under q (−30 %). Relative to each setting's mean
+/// (none 10, q 25/3): a 1.0 and 1.2, b 0.8 and 0.96, c 1.2 and 0.84; medians a 1.1, b 0.88,
+/// c 1.02 — lowest b, highest a, and a against b is 10/8 = +25.0 % in each setting. c against
+/// a: +20.0 % under none, −30.0 % under q: a reversal.
+#[test]
+fn findings_per_workload_are_one_sentence_with_three_schedulers_and_name_the_interaction() {
+    let mut rows = Vec::new();
+    for (k, workload) in ["w1", "w2", "w3"].iter().enumerate() {
+        for queues in ["none", "q"] {
+            for (scheduler, wait) in [
+                ("a", 10.0),
+                ("b", 8.0),
+                ("c", if queues == "none" { 12.0 } else { 7.0 }),
+            ] {
+                let mut numbers: Vec<(&str, f64)> = METRICS.iter().map(|m| (*m, 1.0)).collect();
+                numbers.retain(|(m, _)| *m != "wait_mean");
+                numbers.push(("wait_mean", wait * (k + 1) as f64 * 3600.0));
+                rows.push(text_row(
+                    &format!("{workload}.{queues}.{scheduler}"),
+                    &[
+                        ("workload", workload),
+                        ("queues", queues),
+                        ("scheduler", scheduler),
+                    ],
+                    &numbers,
+                ));
+            }
+        }
+    }
+    let data = ReportData {
+        rows,
+        axis_names: ["workload", "queues", "scheduler"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+        files: ["summary.parquet"].iter().map(|f| f.to_string()).collect(),
+        ..ReportData::default()
+    };
+    let grid = Grid::new(&data);
+    let f = findings_for(&grid, Some("scheduler"), &[]);
+    let per_workload: Vec<_> = f
+        .iter()
+        .filter(|f| f.title.starts_with("workload = "))
+        .collect();
+    assert_eq!(per_workload.len(), 3, "{f:#?}");
+    for w in &per_workload {
+        assert!(
+            w.text.starts_with("Of the 3 settings of scheduler, over the 2 settings of queue setup: mean wait lowest at scheduler = b, highest at a (+25.0 % in each setting)"),
+            "{}",
+            w.text
+        );
+        // One sentence, no pairs.
+        assert_eq!(w.text.matches(". ").count(), 0, "{}", w.text);
+        assert!(!w.text.contains(" vs "), "{}", w.text);
+    }
+    // Pairs only where an effect changes: c against a reverses with the queue setup.
+    let text: String = f
+        .iter()
+        .map(|f| format!("{}. {}\n", f.title, f.text))
+        .collect();
+    assert!(
+        text.contains("How the effect of scheduler = c vs a changes. On mean wait the effect reverses with queue setup: +20.0 % at queue setup = none and −30.0 % at queue setup = q"),
+        "{text}"
+    );
+    assert!(!text.contains("scheduler = b vs a changes"), "{text}");
+}
+
+/// Issue 35's other wall: a paragraph per fairshare-ordered configuration (eighteen in
+/// aleang-example1). Five schedulers ordering by fairshare, each with the four users of
+/// `fairshare_findings_worked_by_hand` (usage 600, 300, 60, 40; jobs 2, 1, 1, 3): the heaviest
+/// two hold 90.0 % of the usage on 50.0 % of the shares; under scheduler s_i users 1 and 2 wait
+/// i h and 2i h, so the heaviest wait (2·i + 1·2i)/3 = 4i/3 h (1.33 h to 6.67 h: ×5, what differs
+/// most), the others (1·0 + 3·1/3)/4 = 0.250 h under every scheduler. One table and one
+/// paragraph instead of five paragraphs; the per-user tables one table; four configurations
+/// keep their paragraphs.
+#[test]
+fn many_fairshare_configurations_are_one_table_and_one_paragraph() {
+    let build = |schedulers: usize, fcfs: bool| {
+        let mut rows = Vec::new();
+        let mut data = ReportData::default();
+        let ff = |u: f64| 2f64.powf(-(u / 1000.0) / 0.25);
+        let mut add = |name: String, order: &str, wait: f64, jain: f64| {
+            rows.push(text_row(
+                &format!("w.{name}"),
+                &[("workload", "w"), ("scheduler", &name), ("order", order)],
+                &[
+                    ("wait_mean", 3.0 * 3600.0),
+                    ("jain_wait", jain),
+                    ("jain_bounded_slowdown", 0.7),
+                ],
+            ));
+            data.users.users.insert(
+                format!("w.{name}"),
+                vec![
+                    user(1, 600.0, 2.0, wait, ff(600.0)),
+                    user(2, 300.0, 1.0, 2.0 * wait, ff(300.0)),
+                    user(3, 60.0, 1.0, 0.0, ff(60.0)),
+                    user(4, 40.0, 3.0, 1.0 / 3.0, ff(40.0)),
+                ],
+            );
+        };
+        for i in 1..=schedulers {
+            add(
+                format!("s{i}"),
+                "fairshare",
+                i as f64,
+                0.5 + 0.05 * i as f64,
+            );
+        }
+        if fcfs {
+            add("fifo".into(), "fcfs", 1.0, 0.5);
+        }
+        data.rows = rows;
+        data.axis_names = vec!["workload".into(), "scheduler".into()];
+        data.files = ["summary.parquet"].iter().map(|f| f.to_string()).collect();
+        with_user_files(data)
+    };
+    // Five fairshare-ordered configurations and a FCFS one: the Jain table (it has the FCFS
+    // row), the folded table, the users' table.
+    let section = fairshare_section(&build(5, true));
+    assert_eq!(section.findings.len(), 1, "{:#?}", section.findings);
+    let f = &section.findings[0];
+    assert_eq!(f.title, "All 5 fairshare-ordered configurations");
+    assert!(
+        f.text.ends_with(
+            "What differs most between them is their wait: from 1.33 h at scheduler = s1 to 6.67 h at scheduler = s5."
+        ),
+        "{}",
+        f.text
+    );
+    assert_eq!(section.tables.len(), 3, "{:#?}", section.tables);
+    let folded = &section.tables[1];
+    // FCFS: the heaviest wait (2·1 + 1·2)/3 = 1.33 h, the others 0.250 h, under every row.
+    assert_eq!(folded.headers, ["scheduler", "their wait (h)"]);
+    assert_eq!(folded.rows.len(), 5);
+    assert_eq!(folded.rows[0], ["s1", "1.33"]);
+    assert_eq!(folded.rows[4], ["s5", "6.67"]);
+    assert!(
+        folded.caption.contains(
+            "The same in every configuration, so not a column: 2 heaviest users, their usage 90.0 %, their share 50.0 %, others' wait 0.250 h, their wait, FCFS 1.33 h, others' wait, FCFS 0.250 h, lowest FF 0.189 and lowest FF user 1."
+        ),
+        "{}",
+        folded.caption
+    );
+    let users = &section.tables[2];
+    assert_eq!(users.rows.len(), 5 * 4);
+    assert_eq!(users.headers[0], "scheduler");
+    assert!(
+        users
+            .caption
+            .starts_with("Per fairshare-ordered configuration: the 4 users"),
+        "{}",
+        users.caption
+    );
+    // Every configuration fairshare-ordered: the Jain columns join the table, no Jain table.
+    let section = fairshare_section(&build(5, false));
+    assert_eq!(section.tables.len(), 2, "{:#?}", section.tables);
+    assert_eq!(
+        section.tables[0].headers,
+        ["scheduler", "their wait (h)", "Jain wait"]
+    );
+    // Four: a paragraph each (after the one saying what they share), a user table each.
+    let section = fairshare_section(&build(4, true));
+    assert_eq!(section.findings.len(), 5, "{:#?}", section.findings);
+    assert_eq!(section.tables.len(), 1 + 4);
+}

@@ -5,7 +5,10 @@
 //! fairshare-ordered configuration), a per-user table of each, Jain's indexes across users for
 //! every configuration, and findings in words — how the heaviest users waited against the
 //! others (and against the same users under the FCFS-ordered configuration of the same
-//! setting), how evenly waits and slowdowns are spread, and whose factor ended lowest.
+//! setting), how evenly waits and slowdowns are spread, and whose factor ended lowest. Beyond
+//! four fairshare-ordered configurations those figures are one table with one paragraph saying
+//! once what they mean, and the per-user tables one table (issue 35: no wall of look-alike
+//! paragraphs).
 //! Replicas: per-user figures are the first replica's (trace workloads replicate exactly);
 //! Jain's indexes are averaged over replicas.
 
@@ -30,6 +33,10 @@ const FAIR_ORDERS: [&str; 2] = crate::report::data::USER_ORDERS;
 /// everywhere, and the number of users user_timeseries.parquet keeps one by one (the rest are
 /// one "other users" row), so that a table's users are the chart's lines (issue 35).
 const HEAVIEST: usize = 10;
+
+/// Fairshare-ordered configurations up to which each gets a paragraph of findings; beyond, the
+/// paragraphs' figures are one table, what they mean said once above it ([`folded`]).
+pub const MAX_PARAGRAPHS: usize = 4;
 
 /// Panels (fairshare-ordered configurations) per chart.
 const MAX_PANELS: usize = 9;
@@ -254,6 +261,301 @@ pub fn fairshare_findings(grid: &Grid<'_>, data: &ReportData) -> Vec<Finding> {
     out
 }
 
+/// The figures one configuration's paragraph gives, for the folded table.
+struct Figures {
+    /// How many users count as the heaviest, their part of the penalised usage and of the
+    /// shares, their mean wait per job and the other users' (seconds, job-weighted).
+    heavy: Option<(usize, f64, f64, f64, f64)>,
+    /// The same users' and the others' mean waits under the FCFS-ordered configuration.
+    base: Option<(f64, f64)>,
+    /// Jain's indexes of mean waits, mean bounded slowdowns and usage per share.
+    jain: [Option<f64>; 3],
+    /// The lowest final fairshare factor and whose.
+    lowest: Option<(i64, f64)>,
+}
+
+/// The figures of one fairshare-ordered configuration (as `said_of` words them); `None`
+/// without its users.
+fn figures_of(grid: &Grid<'_>, data: &ReportData, config: &Config<'_>) -> Option<Figures> {
+    let users = cell(config).and_then(|c| data.users.users.get(c))?;
+    let total: f64 = users.iter().map(|u| u.penalised_usage).sum();
+    let k = heaviest_count(users.len());
+    let heavy_ids: Vec<i64> = by_usage(users)[..k].iter().map(|u| u.user).collect();
+    let wait = |set: &[&UserRow]| job_mean(set.iter().copied(), |u| u.wait_mean);
+    let split = |of: &[UserRow]| -> Option<(f64, f64)> {
+        let (h, rest): (Vec<&UserRow>, Vec<&UserRow>) =
+            of.iter().partition(|u| heavy_ids.contains(&u.user));
+        Some((wait(&h)?, wait(&rest)?))
+    };
+    let heavy = (k > 0 && total > 0.0)
+        .then(|| {
+            let (hw, rw) = split(users)?;
+            let (usage, share) = users
+                .iter()
+                .filter(|u| heavy_ids.contains(&u.user))
+                .fold((0.0, 0.0), |(a, b), u| (a + u.penalised_usage, b + u.share));
+            Some((k, usage / total, share, hw, rw))
+        })
+        .flatten();
+    let base = heavy
+        .and(baseline(grid, config))
+        .and_then(|b| cell(b))
+        .and_then(|c| data.users.users.get(c))
+        .and_then(|bu| split(bu));
+    let jain = ["jain_wait", "jain_bounded_slowdown", "jain_usage_per_share"]
+        .map(|col| config.estimate(col, 1.0).map(|e| e.mean));
+    let lowest = (total > 0.0)
+        .then(|| {
+            users.iter().min_by(|a, b| {
+                a.fairshare_factor
+                    .total_cmp(&b.fairshare_factor)
+                    .then(a.user.cmp(&b.user))
+            })
+        })
+        .flatten()
+        .map(|u| (u.user, u.fairshare_factor));
+    Some(Figures {
+        heavy,
+        base,
+        jain,
+        lowest,
+    })
+}
+
+/// Beyond [`MAX_PARAGRAPHS`] fairshare-ordered configurations, the figures their paragraphs
+/// would give as one table — a row per configuration, a column per figure; a column with one
+/// value in every row left out and said once in the caption — and one paragraph saying once
+/// what the figures mean and which differs most between configurations (issue 35: eighteen
+/// look-alike paragraphs are a wall). `None` at or below the limit.
+pub fn folded(grid: &Grid<'_>, data: &ReportData) -> Option<(Finding, Table)> {
+    let rows: Vec<(&Config<'_>, Figures)> = fair_configs(grid)
+        .into_iter()
+        .filter_map(|c| figures_of(grid, data, c).map(|f| (c, f)))
+        .collect();
+    if rows.len() <= MAX_PARAGRAPHS {
+        return None;
+    }
+    let shape = &grid.shape;
+    let blind = blind_axes(grid);
+    // The axes that tell the rows apart.
+    let axes: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| {
+            !blind.contains(&i) && rows.iter().any(|(c, _)| c.levels[i] != rows[0].0.levels[i])
+        })
+        .collect();
+    let unit = grid.waits;
+    let with_jain = rows.len() == grid.configs.len();
+    let pct_of = |v: Option<f64>| v.map(|v| v * 100.0);
+    let waits = |v: Option<f64>| v.map(|v| unit.of(v));
+    // (header, values, decimals; None: a count or a user id, written whole).
+    type Column = (String, Vec<Option<f64>>, Option<usize>);
+    let column = |header: String,
+                  f: &dyn Fn(&Figures) -> Option<f64>,
+                  decimals: Option<usize>|
+     -> Column { (header, rows.iter().map(|(_, r)| f(r)).collect(), decimals) };
+    let w = unit.symbol();
+    let mut columns: Vec<Column> = vec![
+        column(
+            "heaviest users".into(),
+            &|r| r.heavy.map(|h| h.0 as f64),
+            None,
+        ),
+        column(
+            "their usage (%)".into(),
+            &|r| pct_of(r.heavy.map(|h| h.1)),
+            Some(1),
+        ),
+        column(
+            "their share (%)".into(),
+            &|r| pct_of(r.heavy.map(|h| h.2)),
+            Some(1),
+        ),
+        column(
+            format!("their wait ({w})"),
+            &|r| waits(r.heavy.map(|h| h.3)),
+            Some(WAIT_DECIMALS),
+        ),
+        column(
+            format!("others' wait ({w})"),
+            &|r| waits(r.heavy.map(|h| h.4)),
+            Some(WAIT_DECIMALS),
+        ),
+    ];
+    if rows.iter().any(|(_, r)| r.base.is_some()) {
+        columns.push(column(
+            format!("their wait, FCFS ({w})"),
+            &|r| waits(r.base.map(|b| b.0)),
+            Some(WAIT_DECIMALS),
+        ));
+        columns.push(column(
+            format!("others' wait, FCFS ({w})"),
+            &|r| waits(r.base.map(|b| b.1)),
+            Some(WAIT_DECIMALS),
+        ));
+    }
+    if with_jain {
+        columns.push(column("Jain wait".into(), &|r| r.jain[0], Some(3)));
+        columns.push(column("Jain bsld".into(), &|r| r.jain[1], Some(3)));
+        columns.push(column("Jain usage/share".into(), &|r| r.jain[2], Some(3)));
+    }
+    columns.push(column("lowest FF".into(), &|r| r.lowest.map(|l| l.1), None));
+    columns.push(column(
+        "lowest FF user".into(),
+        &|r| r.lowest.map(|l| l.0 as f64),
+        None,
+    ));
+    // Cells as written: fixed decimals per column (waits alike in a column), factors as
+    // `factor` writes them, counts and user ids whole.
+    let written: Vec<Vec<String>> = columns
+        .iter()
+        .map(|(header, values, decimals)| match decimals {
+            Some(d) if header.contains("wait (") || header.contains("FCFS (") => {
+                text::column(values, *d)
+            }
+            Some(d) => values
+                .iter()
+                .map(|v| v.map_or("–".into(), |v| text::fixed(v, *d)))
+                .collect(),
+            None if header == "lowest FF" => values
+                .iter()
+                .map(|v| v.map_or("–".into(), factor))
+                .collect(),
+            None => values
+                .iter()
+                .map(|v| v.map_or("–".into(), |v| format!("{v:.0}")))
+                .collect(),
+        })
+        .collect();
+    let constant = |v: &[String]| v.iter().all(|x| x == &v[0]);
+    let mut headers: Vec<String> = axes.iter().map(|&i| shape.axes[i].label()).collect();
+    let text_columns = headers.len();
+    let mut same = Vec::new();
+    let mut kept = Vec::new();
+    for (i, ((header, _, _), cells)) in columns.iter().zip(&written).enumerate() {
+        if constant(cells) {
+            // "2 heaviest users", "their usage 90.0 %", "others' wait 1.02 min".
+            same.push(match header.split_once(" (") {
+                _ if header == "heaviest users" => format!("{} {header}", cells[0]),
+                Some((name, unit)) => format!("{name} {} {}", cells[0], unit.trim_end_matches(')')),
+                None => format!("{header} {}", cells[0]),
+            });
+        } else {
+            headers.push(header.clone());
+            kept.push(i);
+        }
+    }
+    let table_rows: Vec<Vec<String>> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, (c, _))| {
+            let mut row: Vec<String> = axes
+                .iter()
+                .map(|&i| shape.axes[i].bare(&c.levels[i]))
+                .collect();
+            row.extend(kept.iter().map(|&i| written[i][r].clone()));
+            row
+        })
+        .collect();
+    // What differs most: the column (of those kept, counts, user ids and FCFS aside) whose highest
+    // value is the largest multiple of its lowest.
+    let spread = kept
+        .iter()
+        // The FCFS columns are the comparison, not the fairshare configurations' own figures.
+        .filter(|&&i| {
+            (columns[i].2.is_some() || columns[i].0 == "lowest FF")
+                && !columns[i].0.contains("FCFS")
+        })
+        .filter_map(|&i| {
+            let values = &columns[i].1;
+            let lo = (0..rows.len())
+                .filter(|&r| values[r].is_some_and(|v| v > 0.0))
+                .min_by(|&a, &b| values[a].unwrap().total_cmp(&values[b].unwrap()))?;
+            let hi = (0..rows.len())
+                .filter(|&r| values[r].is_some())
+                .max_by(|&a, &b| {
+                    values[a]
+                        .unwrap()
+                        .total_cmp(&values[b].unwrap())
+                        .then(b.cmp(&a))
+                })?;
+            Some((values[hi].unwrap() / values[lo].unwrap(), i, lo, hi))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let ks: Vec<usize> = rows
+        .iter()
+        .filter_map(|(_, r)| r.heavy.map(|h| h.0))
+        .collect();
+    let heaviest = match ks.first() {
+        Some(&k) if ks.iter().all(|&x| x == k) => format!("the {} heaviest users", text::count(k)),
+        _ => "the heaviest users (ten at most, and at most half of the users)".into(),
+    };
+    let mut text = format!(
+        "The table below gives a row to each of the {} fairshare-ordered configurations, in place of a paragraph each: {heaviest} by penalised usage, their part of that usage and of the shares, and their mean wait per job against the other users' (job-weighted){}; {}and the lowest final fairshare factor (FF) and whose it is (lowest FF user).",
+        text::whole(rows.len()),
+        if rows.iter().any(|(_, r)| r.base.is_some()) {
+            ", also under the FCFS-ordered configuration of the same setting"
+        } else {
+            ""
+        },
+        if with_jain {
+            "Jain's indexes of the users' mean waits, mean bounded slowdowns and penalised usage per share (1: every user alike; 1/n: one user bears or takes everything); "
+        } else {
+            ""
+        }
+    );
+    if let Some((_, i, lo, hi)) = spread {
+        let at = |r: usize| super::finding_label(shape, rows[r].0, &blind);
+        // "others' wait (min)" → "others' wait", and its values with the unit: "1.02 min".
+        let header = &columns[i].0;
+        let (name, said) = match header.split_once(" (") {
+            Some((name, unit)) => {
+                let unit = unit.trim_end_matches(')');
+                let with = |r: usize| {
+                    columns[i].1[r].map_or("–".into(), |v| format!("{} {unit}", text::number(v)))
+                };
+                (name.to_string(), [with(lo), with(hi)])
+            }
+            None => (
+                header.clone(),
+                [written[i][lo].clone(), written[i][hi].clone()],
+            ),
+        };
+        text += &format!(
+            " What differs most between them is {name}: from {} at {} to {} at {}.",
+            said[0],
+            at(lo),
+            said[1],
+            at(hi)
+        );
+    }
+    let mut caption =
+        "The fairshare-ordered configurations' findings in figures: a row per configuration."
+            .to_string();
+    if !same.is_empty() {
+        caption += &format!(
+            " The same in every configuration, so not a column: {}.",
+            text::list(&same)
+        );
+    }
+    let finding = Finding {
+        title: format!(
+            "All {} fairshare-ordered configurations",
+            text::whole(rows.len())
+        ),
+        text,
+    };
+    Some((
+        finding,
+        Table {
+            caption,
+            headers,
+            folded: table_rows.len() > 40,
+            rows: table_rows,
+            text_columns,
+        },
+    ))
+}
+
 /// The sentences of one configuration's finding; `None` without its users.
 fn said_of(grid: &Grid<'_>, data: &ReportData, config: &Config<'_>) -> Option<Said> {
     let users = cell(config).and_then(|c| data.users.users.get(c))?;
@@ -356,11 +658,27 @@ fn build(ctx: &Context<'_>, section: &mut Section) {
             "one run per configuration"
         }
     ));
-    section.findings.extend(fairshare_findings(grid, data));
-    section.tables.push(jain_table(grid));
-    for (i, config) in fair.iter().enumerate() {
-        if let Some(t) = user_table(grid, data, config, i > 0) {
-            section.tables.push(t);
+    match folded(grid, data) {
+        Some((finding, table)) => {
+            section.findings.push(finding);
+            // With every configuration a row of the folded table, its Jain columns are the
+            // Jain table's.
+            if fair.len() < grid.configs.len() {
+                section.tables.push(jain_table(grid));
+            }
+            section.tables.push(table);
+            section.tables.extend(merged_user_tables(grid, data, &fair));
+        }
+        None => {
+            section.findings.extend(fairshare_findings(grid, data));
+            section.tables.push(jain_table(grid));
+        }
+    }
+    if fair.len() <= MAX_PARAGRAPHS {
+        for (i, config) in fair.iter().enumerate() {
+            if let Some(t) = user_table(grid, data, config, i > 0) {
+                section.tables.push(t);
+            }
         }
     }
     let shown: Vec<&Config<'_>> = fair.iter().copied().take(MAX_PANELS).collect();
@@ -438,6 +756,55 @@ fn jain_table(grid: &Grid<'_>) -> Table {
         rows,
         text_columns,
     }
+}
+
+/// Beyond [`MAX_PARAGRAPHS`] configurations, their user tables as one: a block of rows per
+/// configuration, its settings in the leading columns (one caption and one header instead of
+/// one per configuration; collapsed in HTML when long).
+fn merged_user_tables(grid: &Grid<'_>, data: &ReportData, fair: &[&Config<'_>]) -> Option<Table> {
+    let shape = &grid.shape;
+    let blind = blind_axes(grid);
+    let first = fair.first()?;
+    let axes: Vec<usize> = (0..shape.axes.len())
+        .filter(|&i| !blind.contains(&i) && fair.iter().any(|c| c.levels[i] != first.levels[i]))
+        .collect();
+    let mut merged: Option<Table> = None;
+    for config in fair {
+        let Some(t) = user_table(grid, data, config, false) else {
+            continue;
+        };
+        let settings: Vec<String> = axes
+            .iter()
+            .map(|&i| shape.axes[i].bare(&config.levels[i]))
+            .collect();
+        let table = merged.get_or_insert_with(|| Table {
+            caption: String::new(),
+            headers: axes
+                .iter()
+                .map(|&i| shape.axes[i].label())
+                .chain(t.headers.iter().cloned())
+                .collect(),
+            rows: Vec::new(),
+            text_columns: axes.len() + t.text_columns,
+            folded: false,
+        });
+        if table.caption.is_empty() {
+            // The single table's caption, without its configuration: "the 4 users with …".
+            let lead = label(grid, config);
+            table.caption = format!(
+                "Per fairshare-ordered configuration{}",
+                t.caption.strip_prefix(lead.as_str()).unwrap_or(&t.caption)
+            );
+        }
+        for row in t.rows {
+            table
+                .rows
+                .push(settings.iter().cloned().chain(row).collect());
+        }
+    }
+    let mut table = merged?;
+    table.folded = table.rows.len() > 40;
+    Some(table)
 }
 
 /// The heaviest users of one fairshare-ordered configuration, and everyone else in one row.
