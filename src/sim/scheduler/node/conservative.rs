@@ -25,6 +25,27 @@
 //! longer the one the plan was made in (the previous order of the jobs still waiting, then the
 //! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
 //! planned afresh in the new order (docs/semantics.md, "Conservative over a priority order").
+//!
+//! # Keeping the prefix the new order did not change (issue 36)
+//!
+//! Planning afresh gives each job, in order, its earliest slot over the committed work and the
+//! jobs before it: a job's fresh slot depends only on what precedes it. So when the plan *is*
+//! the fresh plan of the previous order (`fresh`) and the new order keeps that order's first
+//! `k` waiting jobs, the fresh plan of those `k` is the plan they hold, and only the jobs after
+//! them are given back and planned again — the same decisions at the cost of the changed part.
+//! The plan stays the fresh plan across the calls that only start jobs at their reservation and
+//! place arrivals after the others (no compression): a job that started holds as a running job
+//! exactly what its reservation held, a job that ended at its requested time gave back nothing
+//! in the future, so over the kept jobs' slots capacity has only shrunk (jobs placed after a
+//! kept job, then started, hold what it left) and each kept job's slot is still its earliest.
+//! Anything that raises capacity or breaks that argument plans afresh as before: an early
+//! completion, an overrun, a stale reservation, a new advance reservation, a compression, a
+//! waiting job the scheduler could not plan, a queued job that left without being started here.
+//! The nodes are those a fresh plan chooses only under first fit (the first nodes, in index
+//! order, that fit: shrunk capacity elsewhere does not change them); best fit ranks nodes by
+//! their free amounts at the slot, which later starts change, so it always plans afresh.
+//! `NodeConservative::afresh` is the formulation without the shortcut, and
+//! `tests/node_conservative_prefix.rs` compares the two on random workloads and topologies.
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
@@ -36,7 +57,7 @@ use crate::sim::job::Time;
 use crate::sim::scheduler::QueuedJob;
 use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
 use crate::sim::topology::steps::vector;
-use crate::sim::topology::{NodeShape, RisenWindows, Timeline};
+use crate::sim::topology::{NodeShape, Placement, RisenWindows, Timeline};
 
 /// A queued job's reservation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +100,14 @@ pub struct NodeConservative {
     earlier: Vec<(u32, NodeShape, Time)>,
     /// Where one-node requests can start, shared by the checks of one compression.
     bounds: OneNodeBounds,
+    /// The plan is the fresh plan of the order it was made in over the present state (module
+    /// documentation, "Keeping the prefix the new order did not change").
+    fresh: bool,
+    /// Whether a new order keeps the plan of its unchanged prefix (false: the reference,
+    /// [`NodeConservative::afresh`]).
+    keeps_prefix: bool,
+    /// Calls that kept a prefix of the plan, and the jobs kept (for tests and benches).
+    kept: (u64, u64),
 }
 
 impl NodeConservative {
@@ -99,7 +128,57 @@ impl NodeConservative {
             running: ByJob::default(),
             earlier: Vec::new(),
             bounds: OneNodeBounds::default(),
+            fresh: false,
+            keeps_prefix: true,
+            kept: (0, 0),
         }
+    }
+
+    /// The formulation that plans the whole queue afresh whenever the order changes, without
+    /// keeping the prefix it did not change: the same decisions (the tests compare the two).
+    pub fn afresh(order: Box<dyn QueueOrder>) -> Self {
+        NodeConservative {
+            keeps_prefix: false,
+            ..NodeConservative::new(order)
+        }
+    }
+
+    /// How many calls kept the plan of an unchanged prefix of a new order, and how many
+    /// planned jobs they kept in all.
+    pub fn kept_prefixes(&self) -> (u64, u64) {
+        self.kept
+    }
+
+    /// How many of this call's first jobs in order (`self.positions`) are, in the same order,
+    /// the previous call's first jobs still waiting, each holding the plan made for it. 0
+    /// when that cannot be told: a job of the previous order that is neither waiting with a
+    /// plan nor started here (it could not be planned, or left the queue otherwise).
+    fn unchanged_prefix(&self, view: &NodeView<'_>) -> usize {
+        let mut previous = self.tracker.previous().iter();
+        for (k, &pos) in self.positions.iter().enumerate() {
+            let job = view.queue[pos].job;
+            loop {
+                let Some(&old) = previous.next() else {
+                    // Past the previous order: an arrival (kept out of the prefix).
+                    return k;
+                };
+                if old == job {
+                    break;
+                }
+                if self.plans.contains_key(&old) {
+                    // Still waiting, no longer at this place in the order.
+                    return k;
+                }
+                if !self.running.contains_key(&old) {
+                    return 0;
+                }
+                // Started at its reservation since: its hold is a running job's now.
+            }
+            if !self.plans.contains_key(&job) {
+                return 0;
+            }
+        }
+        self.positions.len()
     }
 
     /// The reserved start of a queued job after the last call, if it has one.
@@ -323,7 +402,12 @@ impl NodeConservative {
     /// `self.positions` already holds). Otherwise the timeline kept from the last call is
     /// what a rebuild would give once jobs that ended early have given back the rest of their
     /// hold and stale reservations theirs.
-    fn replan(&mut self, view: &NodeView<'_>, rebuild: bool, afresh: bool) {
+    ///
+    /// `keep` > 0 (the order changed after its first `keep` jobs, whose plan is the fresh
+    /// one: module documentation, "Keeping the prefix the new order did not change"; no
+    /// rebuild): every other plan is given back and those jobs are planned afresh after the
+    /// kept ones.
+    fn replan(&mut self, view: &NodeView<'_>, rebuild: bool, afresh: bool, keep: usize) {
         let now = view.now;
         let mut ordered = std::mem::take(&mut self.ordered);
         ordered.clear();
@@ -333,7 +417,32 @@ impl NodeConservative {
             // `schedule` computed this call's order into `self.positions`.
             ordered.extend(self.positions.iter().map(|&pos| (pos, view.queue[pos])));
         }
-        if rebuild {
+        if keep > 0 {
+            debug_assert!(afresh && !rebuild);
+            let mut old = std::mem::take(&mut self.plans);
+            for &(_, q) in &ordered[..keep] {
+                let plan = old.remove(&q.job).expect("a kept job has a plan");
+                self.plans.insert(q.job, plan);
+            }
+            // Given back in start order (every plan is in `by_start`), as deterministic as
+            // the rest; each give-back is a rise the kept jobs' next checks look at.
+            let starts = std::mem::take(&mut self.by_start);
+            for (start, job) in starts {
+                match old.remove(&job) {
+                    Some(p) => {
+                        let requested = view.jobs[job as usize].requested_time;
+                        self.tl
+                            .unhold(p.class, &p.shape, &p.nodes, p.start, p.start + requested);
+                    }
+                    None => {
+                        self.by_start.insert((start, job));
+                    }
+                }
+            }
+            debug_assert!(old.is_empty(), "every plan is in by_start");
+            self.kept.0 += 1;
+            self.kept.1 += keep as u64;
+        } else if rebuild {
             view.committed_timeline(&mut self.tl);
             let mut old = std::mem::take(&mut self.plans);
             for (_, q) in &ordered {
@@ -369,7 +478,7 @@ impl NodeConservative {
         // place: one lookup per queued job, not a removal and an insertion (no method called
         // below reads `self.plans`).
         let mut plans = std::mem::take(&mut self.plans);
-        for &(_, q) in &ordered {
+        for &(_, q) in &ordered[keep..] {
             let requested = q.requested_time;
             let (was, start) = match plans.get_mut(&q.job) {
                 Some(p) => {
@@ -483,9 +592,14 @@ impl NodeScheduler for NodeConservative {
     fn schedule(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         let now = view.now;
         report_ended(&mut *self.order, view.completed);
+        // How much of a new order's plan can be kept (when it changed).
+        let mut keep = 0;
         let afresh = !self.order.is_submission() && {
             self.order
                 .order(now, view.queue, view.jobs, &mut self.positions);
+            if self.fresh && self.keeps_prefix && view.placement == Placement::FirstFit {
+                keep = self.unchanged_prefix(view);
+            }
             self.tracker.changed(view.queue, &self.positions)
         };
         self.pass.begin(view);
@@ -494,7 +608,8 @@ impl NodeScheduler for NodeConservative {
             .iter()
             .next()
             .is_some_and(|r| r.expected_end <= now);
-        let mut rebuild = afresh || overrun || self.epoch != Some(view.reservations_epoch);
+        let granted = self.epoch != Some(view.reservations_epoch);
+        let mut rebuild = afresh || overrun || granted;
         self.epoch = Some(view.reservations_epoch);
         self.tl.advance(now);
         let mut early = false;
@@ -516,7 +631,16 @@ impl NodeScheduler for NodeConservative {
         }
         let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
         if rebuild || early || stale || self.unsettled {
-            self.replan(view, rebuild, afresh);
+            // Only a new order over a fresh plan with nothing risen can keep a prefix.
+            let keep = if afresh && !overrun && !granted && !early && !stale && !self.unsettled {
+                keep
+            } else {
+                0
+            };
+            self.replan(view, rebuild && keep == 0, afresh, keep);
+            // A compression's plan is not the fresh one; an overrunning job's predicted end
+            // moves with the clock.
+            self.fresh = afresh && !overrun;
         } else {
             for q in view.queue.iter_from(self.planned) {
                 let best = self.earliest(view, q.job, Time::MAX, Time::MAX);

@@ -222,6 +222,12 @@ pub struct OrderTracker {
 }
 
 impl OrderTracker {
+    /// The previous call's order, as job indices (before [`OrderTracker::changed`] records
+    /// this call's).
+    pub fn previous(&self) -> &[u32] {
+        &self.previous
+    }
+
     /// Records this call's order (queue positions in order) and says whether it breaks the plan.
     pub fn changed(&mut self, queue: &Queue, positions: &[usize]) -> bool {
         let highest = queue.iter().map(|q| q.job as usize + 1).max().unwrap_or(0);
