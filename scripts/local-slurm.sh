@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# A single-machine Slurm cluster for schedlab's Slurm tests (docs/slurm.md).
+# A single-machine Slurm cluster for schedlab's Slurm tests (docs/slurm.md): two nodes, n1 and
+# n2, each a slurmd of its own on this machine with all its CPUs and half its memory, so that
+# jobs of several nodes run (and sacct records them).
 #
 #   scripts/local-slurm.sh start    install (when missing) and start munged, slurmctld, slurmd
 #   scripts/local-slurm.sh stop     stop exactly the daemons `start` started; remove the state
@@ -31,6 +33,9 @@ ctld_port=${SCHEDLAB_SLURM_PORT:-16817}
 slurmd_port=$((ctld_port + 1))
 dbd_port=$((ctld_port + 2))
 db_port=$((ctld_port + 3))
+# The nodes, each a slurmd listening on its own port (n1 on $slurmd_port, n2 on ctld_port + 4).
+nodes=(n1 n2)
+node_port() { if [[ $1 == n1 ]]; then echo "$slurmd_port"; else echo $((ctld_port + 4)); fi; }
 
 say() { echo "local-slurm: $*" >&2; }
 fail() {
@@ -187,18 +192,17 @@ write_config() {
 ClusterName=schedlab-local
 SlurmctldHost=$host
 SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
 StateSaveLocation=$dir/ctld
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/run/slurmctld.pid
-SlurmdPidFile=$dir/run/slurmd.pid
+SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
 PlugStackConfig=$dir/plugstack.conf
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -219,13 +223,15 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 ReturnToService=2
-DefMemPerCPU=$((mem_mb / cpus))
+DefMemPerCPU=$((mem_mb / 2 / cpus))
 MaxArraySize=1001
 MinJobAge=300
 KillWait=5
 SchedulerParameters=sched_interval=2,bf_interval=2
-NodeName=$host CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+$(for n in "${nodes[@]}"; do
+    echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$(node_port "$n") CPUs=$cpus RealMemory=$((mem_mb / 2)) State=UNKNOWN"
+  done)
+PartitionName=debug Nodes=n[1-2] Default=YES MaxTime=INFINITE State=UP
 EOF
   : >"$dir/plugstack.conf"
   echo "export SLURM_CONF=$conf"
@@ -259,22 +265,26 @@ start() {
     echo "turned off (SCHEDLAB_SLURM_ACCOUNTING=0)" >"$dir/run/accounting.failed"
   fi
   slurmctld -f "$conf" || fail "slurmctld did not start (see $dir/log/slurmctld.log)"
-  slurmd -f "$conf" || fail "slurmd did not start (see $dir/log/slurmd.log)"
+  local n
+  for n in "${nodes[@]}"; do
+    mkdir -p "$dir/spool/$n"
+    slurmd -f "$conf" -N "$n" || fail "slurmd of $n did not start (see $dir/log/slurmd-$n.log)"
+  done
   touch "$dir/run/started"
-  # Ready when the node is idle.
+  # Ready when every node is idle.
   local state=""
   for _ in $(seq 1 120); do
-    state=$(sinfo -h -o %T 2>/dev/null | head -1 || true)
-    [[ $state == idle* ]] && break
+    state=$(sinfo -h -N -o %T 2>/dev/null | sort -u | tr '\n' ' ' || true)
+    [[ $state == "idle " ]] && break
     sleep 0.25
   done
-  if [[ $state != idle* ]]; then
-    say "the node did not become idle (state '${state}'); logs in $dir/log"
-    tail -5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 || true
+  if [[ $state != "idle " ]]; then
+    say "the nodes did not become idle (states '${state}'); logs in $dir/log"
+    tail -5 "$dir/log/slurmctld.log" "$dir/log"/slurmd-*.log >&2 || true
     stop_daemons quiet
     exit 1
   fi
-  say "up in $((SECONDS - t0)) s: $(nproc) CPUs, partition debug ($conf)"
+  say "up in $((SECONDS - t0)) s: nodes ${nodes[*]} of $(nproc) CPUs each, partition debug ($conf)"
   echo "export SLURM_CONF=$conf"
 }
 
@@ -282,7 +292,7 @@ start() {
 stop_daemons() {
   local quiet=${1:-}
   local name pid
-  for name in slurmd slurmctld slurmdbd mariadb munged; do
+  for name in slurmd-n2 slurmd-n1 slurmctld slurmdbd mariadb munged; do
     pid=$(pid_of "$dir/run/$name.pid")
     if pid_alive "$pid"; then
       kill -TERM "$pid" 2>/dev/null || true

@@ -457,10 +457,12 @@ fn sacct(ids: &[String], json: bool) -> String {
 struct Submitted {
     id: String,
     procs: u32,
+    /// The nodes it ran on.
+    nodes: u32,
     /// The time limit in seconds as submitted (Slurm keeps whole minutes, rounding up);
     /// 0: UNLIMITED.
     limit: i64,
-    /// The memory asked for on its one node, in KB, where the job names it.
+    /// The memory asked for on each of its nodes, in KB, where the job names it.
     memory_kb: Option<u64>,
     state: &'static str,
 }
@@ -492,7 +494,7 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     );
     let dir = tempfile::tempdir().unwrap();
     const MB: u64 = 1024;
-    // Jobs of varied shapes on the one node of the test cluster (2 CPUs): time limits in every
+    // Jobs of varied shapes on one node of the test cluster (2 CPUs each): time limits in every
     // form sbatch takes, memory per job and per CPU, CPUs per task, a whole node, steps, a
     // failing job, a job cancelled while it runs.
     // (sbatch arguments, CPUs, time limit in seconds, KB asked on the node, final state).
@@ -579,9 +581,39 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         submitted.push(Submitted {
             id: sbatch(&args),
             procs,
+            nodes: 1,
             limit,
             memory_kb,
             state,
+        });
+    }
+    // Jobs of several nodes, on both of the cluster's: (sbatch arguments, nodes, CPUs, KB asked
+    // on each node). Four tasks on two nodes of 2 CPUs are two a node.
+    let several: [(&[&str], u32, u32, Option<u64>); 3] = [
+        (&["-N", "2", "-n", "2", "--time=2"], 2, 2, None),
+        (
+            &["-N", "2", "--ntasks-per-node=2", "--time=3", "--mem=100M"],
+            2,
+            4,
+            Some(100 * MB),
+        ),
+        (
+            &["-N", "2", "-n", "4", "--time=2", "--mem-per-cpu=50M"],
+            2,
+            4,
+            Some(100 * MB),
+        ),
+    ];
+    for (args, nodes, procs, memory_kb) in several {
+        let mut args = args.to_vec();
+        args.extend(["--wrap", "srun sleep 1"]);
+        submitted.push(Submitted {
+            id: sbatch(&args),
+            procs,
+            nodes,
+            limit: if args.contains(&"--time=3") { 180 } else { 120 },
+            memory_kb,
+            state: "COMPLETED",
         });
     }
     // Arrays: each task a job of its own.
@@ -613,17 +645,18 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     submitted.push(Submitted {
         id: running.clone(),
         procs: 1,
+        nodes: 1,
         limit: 300,
         memory_kb: None,
         state: "CANCELLED",
     });
     // Never started: cancelled while pending (a begin time ahead, a hold) and a heterogeneous
-    // job (its two components; the one-node cluster cannot start it) cancelled while pending.
+    // job (its two components, the first held so that it cannot start) cancelled while pending.
     let pending = [
         sbatch(&["-n", "1", "--time=2", "--begin=now+3600", "--wrap", "true"]),
         sbatch(&["-n", "1", "--time=2", "--hold", "--wrap", "true"]),
         sbatch(&[
-            "-n", "1", "--time=2", ":", "-n", "1", "--time=2", "--wrap", "true",
+            "-n", "1", "--time=2", "--hold", ":", "-n", "1", "--time=2", "--wrap", "true",
         ]),
     ];
     for id in &pending {
@@ -634,8 +667,8 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
     let mut ids: Vec<String> = submitted.iter().map(|s| s.id.clone()).collect();
     ids.extend(arrays.iter().cloned());
     ids.extend(pending.iter().cloned());
-    // 15 jobs, 12 array tasks, 2 cancelled while pending and 2 heterogeneous components.
-    let allocations = 15 + 12 + 2 + 2;
+    // 18 jobs, 12 array tasks, 2 cancelled while pending and 2 heterogeneous components.
+    let allocations = 18 + 12 + 2 + 2;
     // Finished when every allocation row has an end; slurmdbd records them asynchronously.
     let started = Instant::now();
     let dump = loop {
@@ -682,6 +715,7 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
                 submitted.push(Submitted {
                     id: r[col("JobIDRaw")].to_string(),
                     procs: 1,
+                    nodes: 1,
                     limit: 180,
                     memory_kb: None,
                     state: "COMPLETED",
@@ -689,7 +723,7 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
             }
         }
     }
-    assert_eq!(submitted.len(), 15 + 12, "{dump}");
+    assert_eq!(submitted.len(), 18 + 12, "{dump}");
     // The heterogeneous job's components, as sacct names them.
     let het: Vec<&str> = rows
         .iter()
@@ -723,9 +757,9 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         .unwrap_or_else(|e| panic!("{e}\n{dump}"));
     let w = &t.workload;
     assert_eq!(t.anomalies.never_started, 4, "{dump}");
-    // Each of the 27 jobs that ran has its batch step; `srun` made one more.
-    assert!(t.anomalies.job_steps >= 28, "{dump}");
-    assert_eq!(w.len(), 27, "{dump}");
+    // Each of the 30 jobs that ran has its batch step; each `srun` made one more.
+    assert!(t.anomalies.job_steps >= 34, "{dump}");
+    assert_eq!(w.len(), 30, "{dump}");
     let user = String::from_utf8_lossy(&Command::new("id").arg("-un").output().unwrap().stdout)
         .trim()
         .to_string();
@@ -753,10 +787,14 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
             s.state,
             "job {id}"
         );
-        // Every Slurm job is one node of its CPUs, with the memory asked.
+        // Every Slurm job is its nodes, each with its share of the CPUs and the memory asked.
         match w.request(job).shape {
             schedlab::sim::topology::Shape::Nodes { count, per_node } => {
-                assert_eq!((count, per_node.cores), (1, s.procs), "job {id}");
+                assert_eq!(
+                    (count, per_node.cores),
+                    (s.nodes, s.procs / s.nodes),
+                    "job {id}"
+                );
                 if let Some(kb) = s.memory_kb {
                     assert_eq!(per_node.memory_kb, kb, "job {id}");
                 }
@@ -806,7 +844,7 @@ fn sacct_of_real_jobs_imports_as_they_were_submitted() {
         let out = schedlab(dir.path(), &["trace", "info", file, "--mapping", "slurm"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let info = String::from_utf8_lossy(&out.stdout);
-        assert!(info.contains("jobs kept        27"), "{info}");
+        assert!(info.contains("jobs kept        30"), "{info}");
     }
     let out = schedlab(
         dir.path(),
