@@ -6,6 +6,8 @@
 //! classes), in fairshare and priority order, under both placements, with and without a
 //! scheduling interval, early completions and overruns — and the shortcut must be taken.
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -14,12 +16,10 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use schedlab::sim::reservation::Reservations;
 use schedlab::sim::scheduler::node::{Decisions, NodeConservative, NodeScheduler, NodeView};
 use schedlab::sim::scheduler::order::{OrderKind, OrderSpec};
-use schedlab::sim::topology::{
-    Cluster, JobRequest, NodeClass, NodeDemand, Placement, Shape, Topology,
-};
+use schedlab::sim::topology::{JobRequest, NodeClass, NodeDemand, Placement, Shape, Topology};
 use schedlab::sim::{
-    Allocation, AnyPolicy, Job, Machine, Overrun, SchedulerKind, SimConfig, SimOutcome, Time,
-    Workload, simulate_policy,
+    AnyPolicy, Job, Machine, Overrun, SchedulerKind, SimConfig, SimOutcome, Time, Workload,
+    simulate_policy,
 };
 
 /// Shares a scheduler with the test, to read its counters after the run.
@@ -44,27 +44,13 @@ fn arb_topology() -> impl Strategy<Value = Topology> {
         1..3,
     )
     .prop_map(|clusters| {
-        Topology::new(
-            clusters
+        common::numbered_topology(clusters.into_iter().map(|(exclusive, classes)| {
+            let classes = classes
                 .into_iter()
-                .enumerate()
-                .map(|(i, (exclusive, classes))| {
-                    let classes = classes
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, (count, cores, mem))| {
-                            NodeClass::new(format!("k{k}"), count, cores, mem * 16)
-                        })
-                        .collect();
-                    let allocation = if exclusive {
-                        Allocation::ExclusiveNodes
-                    } else {
-                        Allocation::Shared
-                    };
-                    Cluster::new(format!("c{i}"), allocation, classes)
-                })
-                .collect(),
-        )
+                .map(|(count, cores, mem)| NodeClass::new(String::new(), count, cores, mem * 16))
+                .collect();
+            (exclusive, classes)
+        }))
     })
 }
 

@@ -54,25 +54,7 @@ fn arb_topology() -> impl Strategy<Value = Topology> {
         ),
         1..4,
     )
-    .prop_map(|clusters| {
-        Topology::new(
-            clusters
-                .into_iter()
-                .enumerate()
-                .map(|(i, (exclusive, mut classes))| {
-                    for (k, c) in classes.iter_mut().enumerate() {
-                        c.name = format!("k{k}");
-                    }
-                    let allocation = if exclusive {
-                        Allocation::ExclusiveNodes
-                    } else {
-                        Allocation::Shared
-                    };
-                    Cluster::new(format!("c{i}"), allocation, classes)
-                })
-                .collect(),
-        )
-    })
+    .prop_map(common::numbered_topology)
 }
 
 /// Jobs with flexible or node requests, constraints (none, a property, a cluster, a missing

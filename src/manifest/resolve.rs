@@ -80,8 +80,10 @@ fn reading(
     format: TraceFormat,
 ) -> Result<ReadOptions, ManifestError> {
     let format = &format;
-    if !format.is_swf() {
-        let (what, has) = match format {
+    // SWF reading options on a workload that has no SWF fields: why they do not apply, and
+    // where that workload's fields are described.
+    let misplaced = if !format.is_swf() {
+        let (what, hint) = match format {
             TraceFormat::Batsim => (
                 "a Batsim workload",
                 "a Batsim workload's jobs give `res`, `subtime`, `walltime` and a profile: see docs/sources.md",
@@ -91,6 +93,19 @@ fn reading(
                 "a job table's mapping says how its columns are read: see docs/sources.md, \"Job tables\"",
             ),
         };
+        Some((
+            format!("says how to read SWF fields, but this workload is {what}"),
+            hint,
+        ))
+    } else if matches!(source, WorkloadSource::Synthetic(_)) {
+        Some((
+            "says how to read a trace, but this workload is synthetic".to_string(),
+            "synthetic users give `memory_kb` per processor",
+        ))
+    } else {
+        None
+    };
+    if let Some((why, hint)) = misplaced {
         for (key, set) in [
             ("memory", w.memory.is_some()),
             ("used_memory_fallback", w.used_memory_fallback.is_some()),
@@ -98,29 +113,8 @@ fn reading(
         ] {
             if set {
                 return Err(ctx
-                    .key_error(
-                        &format!("{path}.{key}"),
-                        key,
-                        format!("`{key}` says how to read SWF fields, but this workload is {what}"),
-                    )
-                    .hint(has));
-            }
-        }
-    }
-    if matches!(source, WorkloadSource::Synthetic(_)) {
-        for (key, set) in [
-            ("memory", w.memory.is_some()),
-            ("used_memory_fallback", w.used_memory_fallback.is_some()),
-            ("extended_fields", w.extended_fields.is_some()),
-        ] {
-            if set {
-                return Err(ctx
-                    .key_error(
-                        &format!("{path}.{key}"),
-                        key,
-                        format!("`{key}` says how to read a trace, but this workload is synthetic"),
-                    )
-                    .hint("synthetic users give `memory_kb` per processor"));
+                    .key_error(&format!("{path}.{key}"), key, format!("`{key}` {why}"))
+                    .hint(hint));
             }
         }
     }

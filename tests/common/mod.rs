@@ -8,7 +8,8 @@ pub mod shared;
 pub mod shipped;
 
 use schedlab::sim::reservation::{OnConflict, Placement as When, ReservationRequest, Reservations};
-use schedlab::sim::{Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
+use schedlab::sim::topology::{Cluster, NodeClass, Topology};
+use schedlab::sim::{Allocation, Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
 
 /// A job with runtime = requested time unless `requested` says otherwise.
 pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) -> Job {
@@ -25,6 +26,29 @@ pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) ->
         partition: -1,
         request: Default::default(),
     }
+}
+
+/// A topology of the given clusters (exclusive nodes or shared, and their node classes), the
+/// clusters named `c0`, `c1`, … and each cluster's classes `k0`, `k1`, …: the shape the random
+/// topologies of the property tests take.
+pub fn numbered_topology(clusters: impl IntoIterator<Item = (bool, Vec<NodeClass>)>) -> Topology {
+    Topology::new(
+        clusters
+            .into_iter()
+            .enumerate()
+            .map(|(i, (exclusive, mut classes))| {
+                for (k, class) in classes.iter_mut().enumerate() {
+                    class.name = format!("k{k}");
+                }
+                let allocation = if exclusive {
+                    Allocation::ExclusiveNodes
+                } else {
+                    Allocation::Shared
+                };
+                Cluster::new(format!("c{i}"), allocation, classes)
+            })
+            .collect(),
+    )
 }
 
 pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {

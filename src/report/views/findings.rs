@@ -442,6 +442,16 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 .filter(|&i| metric::can_change(&shape.axes[i].name, m.column))
                 .collect()
         };
+        // A metric's settings in this workload: its own axes, the axes blind to it (held at
+        // their first level) and the combinations of its axes' levels.
+        let settings_of = |m: &Metric| {
+            let axes = scope_of(m);
+            let blind = metric::blind_axes(shape, &[m.column]);
+            let contexts = shape.combos_among(&axes, |c| {
+                in_workload(c) && metric::at_first_levels(shape, &blind, c)
+            });
+            (axes, blind, contexts)
+        };
         let mut sentences = Vec::new();
         if axis.levels.len() > 2 && (axis.levels.len() - 1) * contexts.len() > MAX_PAIRS {
             // Three settings or more: a clause per pair and setting would be a wall (issue 35);
@@ -451,11 +461,7 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
             let parts: Vec<String> = metrics
                 .iter()
                 .filter_map(|m| {
-                    let axes = scope_of(m);
-                    let blind = metric::blind_axes(shape, &[m.column]);
-                    let contexts = shape.combos_among(&axes, |c| {
-                        in_workload(c) && metric::at_first_levels(shape, &blind, c)
-                    });
+                    let (axes, blind, contexts) = settings_of(m);
                     let table: Vec<Vec<Estimate>> = contexts
                         .iter()
                         .filter_map(|ctx| {
@@ -561,11 +567,7 @@ fn comparisons(grid: &Grid<'_>, ci: usize, metrics: &[&Metric]) -> Vec<Finding> 
                 let parts: Vec<String> = metrics
                     .iter()
                     .filter_map(|m| {
-                        let axes = scope_of(m);
-                        let blind = metric::blind_axes(shape, &[m.column]);
-                        let contexts = shape.combos_among(&axes, |c| {
-                            in_workload(c) && metric::at_first_levels(shape, &blind, c)
-                        });
+                        let (axes, _, contexts) = settings_of(m);
                         let pairs: Vec<(Estimate, Estimate)> = contexts
                             .iter()
                             .filter_map(|c| pair(&axes, c, level, m))
