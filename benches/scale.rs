@@ -9,7 +9,7 @@
 //!    machine of the measurement: 5,040 thin nodes of 16 cores and 64 GiB, 360 fat
 //!    nodes of 32 cores and 128 GiB) in that proportion at three sizes, with the same jobs at
 //!    every size: FCFS, EASY and conservative, node-level, over submission and fairshare order,
-//!    and pool EASY on the same jobs and cores as the yardstick. The Curie log itself is not on
+//!    and pool EASY (and pool conservative) on the same jobs and cores as the yardsticks. The Curie log itself is not on
 //!    this machine (not in `../shared`, no network), so the jobs are a seeded synthetic stream
 //!    of Curie's shape ([`curie_jobs`]); no data is read, the series always runs.
 //! 2. **EASY and conservative under sustained overload**: HPC2N's first 50,000 / 100,000 /
@@ -313,9 +313,11 @@ fn curie_series() {
         SchedulerKind::Easy,
         SchedulerKind::Conservative,
     ];
-    // cells[(size, order, kind)]; pool EASY in pool[(size, order)].
+    // cells[(size, order, kind)]; pool EASY in pool[(size, order)], pool conservative in
+    // pool_conservative[(size, order)].
     let mut cells = std::collections::HashMap::new();
     let mut pool = std::collections::HashMap::new();
+    let mut pool_conservative = std::collections::HashMap::new();
     for (si, &nodes) in sizes.iter().enumerate() {
         if !run_size(nodes) {
             continue;
@@ -334,6 +336,20 @@ fn curie_series() {
                 &cell,
             );
             pool.insert((si, order), cell);
+            // Pool conservative on the same jobs and cores: what conservative backfilling
+            // itself costs on this window, whatever the nodes (the yardstick of the
+            // node-level conservative ÷ EASY goal).
+            if run_kind(SchedulerKind::Conservative) {
+                config.scheduler = SchedulerKind::Conservative;
+                let (cell, out) = measure(3, || simulate(&w, &config).expect("simulates"));
+                assert_eq!(out.jobs.len() + out.skipped.len(), w.len());
+                row(
+                    &format!("{nodes} nodes, pool conservative, {order} order"),
+                    w.len(),
+                    &cell,
+                );
+                pool_conservative.insert((si, order), cell);
+            }
             for kind in kinds.into_iter().filter(|&k| run_kind(k)) {
                 let mut config = SimConfig::new(machine.clone(), kind);
                 config.order = OrderSpec::of(order);
@@ -378,6 +394,19 @@ fn curie_series() {
                 Some(
                     cells.get(&(s, order, SchedulerKind::Conservative))?.cost()
                         / cells.get(&(s, order, SchedulerKind::Easy))?.cost(),
+                )
+            },
+        );
+        ratio_row(
+            format!("pool conservative ÷ pool EASY, {order} order"),
+            &|s| Some(pool_conservative.get(&(s, order))?.cost() / pool.get(&(s, order))?.cost()),
+        );
+        ratio_row(
+            format!("node-level conservative ÷ pool conservative, {order} order"),
+            &|s| {
+                Some(
+                    cells.get(&(s, order, SchedulerKind::Conservative))?.cost()
+                        / pool_conservative.get(&(s, order))?.cost(),
                 )
             },
         );
