@@ -737,7 +737,7 @@ impl Conservative {
         let now = view.now;
         self.walk
             .prepare(&mut *self.order, now, view.queue, view.jobs);
-        if !self.walk.is_identity() && self.tracker.changed(view.queue, self.walk.positions()) {
+        if !self.walk.is_identity() && self.tracker.changed_jobs(self.walk.jobs_in_order()) {
             self.reference_slots.clear();
         }
         self.plan_reference(view, starts);
@@ -767,8 +767,7 @@ impl Conservative {
         let mut next = HashMap::with_capacity(view.queue.len());
         let mut blocked_yet = false;
         for k in 0..self.walk.len() {
-            let pos = self.walk.pos(k);
-            let job = &view.queue[pos];
+            let (pos, job) = self.walk.at(view.queue, k);
             if let Some(s) = held[pos] {
                 self.profile
                     .unreserve(s, s + job.requested_time, job.demand);
@@ -807,7 +806,7 @@ impl Conservative {
             // previous order. The reference decides this call from the reservations held.
             self.reorders = view.queue.reorders();
             self.reference_slots.clear();
-            if !self.tracker.changed(view.queue, self.walk.positions()) {
+            if !self.tracker.changed_jobs(self.walk.jobs_in_order()) {
                 let held = self.plan.iter().filter(|p| p.held != NONE);
                 self.reference_slots.extend(held.map(|p| (p.job, p.held)));
             }
@@ -820,7 +819,7 @@ impl Conservative {
         } else {
             0
         };
-        let changed = self.tracker.changed(view.queue, self.walk.positions());
+        let changed = self.tracker.changed_jobs(self.walk.jobs_in_order());
         if changed && keep == 0 {
             self.plan_afresh(view, starts, first);
             return;
