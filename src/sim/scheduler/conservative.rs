@@ -14,7 +14,8 @@
 //! longer the one the plan was made in (the previous order of the jobs still waiting, then the
 //! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
 //! planned afresh in the new order — reservations are then a plan, not a promise
-//! (docs/semantics.md, "Conservative over a priority order").
+//! (docs/semantics.md, "Conservative over a priority order"). The plan is kept between calls
+//! then too ("Over a reordering queue" below).
 //!
 //! # Planning incrementally (issue 10)
 //!
@@ -85,6 +86,53 @@
 //! reservation granted or given back); otherwise every job is searched. On SDSC-BLUE it
 //! answers 3.0 M of 8.2 M checks with one comparison; decisions are unchanged (the same
 //! property tests, which fail if any of the three sources of rises is left out).
+//!
+//! # Over a reordering queue (issue 36)
+//!
+//! The reference runs at every call over any order; the default scheduler keeps its plan in
+//! the order it was made in (`plan[k]` is the k-th job of the order, each call's starts are
+//! given in that order, as the reference gives them). Three cases, by what [`OrderTracker`]
+//! says of this call's order:
+//!
+//! - **Unchanged** (the previous order of the jobs still waiting, then the arrivals in
+//!   submission order): the reference keeps every reservation and compresses in that order,
+//!   which is the submission-order case above with "queue order" read as "the plan's order" —
+//!   every argument there (fixed points, an arrival planned after every older job, [`NoFit`])
+//!   is about the order jobs are compressed and placed in, not about which order it is. So the
+//!   same machinery runs on the plan as kept, the arrivals placed after it. [`Rises`] alone is
+//!   left out: it follows the movers of a pass by job index, which is the plan's order only
+//!   in submission order.
+//! - **Changed after an unchanged prefix of a fresh plan**: the reference plans the queue
+//!   afresh, each job in the new order at its earliest slot over the committed work and the
+//!   jobs before it — a job's fresh slot depends only on what precedes it. When the plan *is*
+//!   the fresh plan of the previous order over the present state (`fresh`) and the new order
+//!   keeps its first `k` jobs, the fresh plan of those `k` is the plan they hold: they keep
+//!   it, every later reservation is given back, and the rest of the queue is placed after them
+//!   in the new order. The plan is fresh after planning afresh (or keeping a prefix) and stays
+//!   so across calls that neither compress nor raise capacity: those only start jobs at their
+//!   reservation — a started job holds as a running job what its reservation held — place
+//!   arrivals after the others, and see jobs end at their requested time, which frees nothing
+//!   in the future; over the kept jobs' slots capacity has only shrunk, so each one's slot
+//!   still fits and nothing earlier does. An early completion, a stale reservation, a newly
+//!   granted advance reservation, an overrun (whose predicted end moves with the clock), a job
+//!   left unplanned or a compression end it (the prefix's fresh slots could be earlier than the
+//!   ones held): such a call plans afresh. This is node-level conservative's shortcut
+//!   ([`crate::sim::scheduler::node::NodeConservative`]) on a pool, where there is no node
+//!   choice to keep.
+//! - **Changed otherwise**: planned afresh by the reference's own code, whose profile — the
+//!   committed work with every reservation held — is then the one the incremental plan keeps.
+//!   A fresh plan is a fixed point (each job holds its earliest slot over the jobs before it,
+//!   and the jobs after it were placed around it), so the next call need not compress.
+//!
+//! When the plan no longer lines up with the previous order — a queued job left without
+//! starting, or starts were not all applied (queue limits, `reorder: start`): the queue's
+//! [`crate::sim::queue::Queue::reorders`] moved — the reference decides that call from the
+//! reservations held, and its plan is taken over as after planning afresh, but compressed again
+//! at the next call (a compression need not reach a fixed point). Backfill candidates in
+//! another order than the queue's (`backfill_order`) compress in an order that is not the
+//! plan's: that case runs the reference at every call. `tests/conservative_order.rs` compares
+//! the scheduler with the reference over fairshare, priority and shortest-first order on random
+//! workloads, and fails unless each shortcut was taken many times.
 
 use std::collections::HashMap;
 
@@ -359,6 +407,26 @@ pub struct Conservative {
     /// Where capacity rose since each planned job was last checked, to tell most jobs that
     /// they stay with one comparison.
     rises: Rises,
+    /// Over a reordering queue: the plan is the fresh plan of the order it was made in over
+    /// the present state (module documentation, "Over a reordering queue").
+    fresh: bool,
+    /// Over a reordering queue: how often each way of planning was taken (for tests and
+    /// benches).
+    ordered: OrderedCalls,
+}
+
+/// How the calls over a reordering queue were planned ([`Conservative::ordered_calls`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OrderedCalls {
+    /// Calls whose order was the plan's: the plan kept, compressed only if needed.
+    pub unchanged: u64,
+    /// Calls whose new order kept an unchanged prefix of a fresh plan.
+    pub kept_prefix: u64,
+    /// The planned jobs those calls kept, in all.
+    pub kept_jobs: u64,
+    /// Calls planned afresh (the order changed) or by the reference (the plan no longer lined
+    /// up with the queue).
+    pub afresh: u64,
 }
 
 impl Default for Conservative {
@@ -384,16 +452,28 @@ impl Conservative {
             reorders: 0,
             last_no_fit: LastNoFit::default(),
             rises: Rises::default(),
+            fresh: false,
+            ordered: OrderedCalls::default(),
         }
     }
 
     /// The straightforward formulation: the same decisions, recomputed from scratch at every
     /// call (the property tests compare the two).
     pub fn reference() -> Self {
+        Conservative::reference_over(Box::new(Submission))
+    }
+
+    /// The straightforward formulation over `order`.
+    pub fn reference_over(order: Box<dyn QueueOrder>) -> Self {
         Conservative {
             reference: true,
-            ..Conservative::default()
+            ..Conservative::new(order)
         }
+    }
+
+    /// How the calls over a reordering queue were planned so far.
+    pub fn ordered_calls(&self) -> OrderedCalls {
+        self.ordered
     }
 
     /// The reserved start of a queued job after the last call, if it has one.
@@ -401,10 +481,15 @@ impl Conservative {
         if self.reference {
             return self.reference_slots.get(&job).copied();
         }
-        // The plan is in queue order, which is submission order (the queue keeps it so even
-        // when limits insert a held job).
-        let i = self.plan.binary_search_by_key(&job, |p| p.job).ok()?;
-        Some(self.plan[i].held).filter(|&s| s != NONE && s != STARTED)
+        let held = if self.order.is_submission() {
+            // The plan is in queue order, which is submission order (the queue keeps it so
+            // even when limits insert a held job).
+            let i = self.plan.binary_search_by_key(&job, |p| p.job).ok()?;
+            self.plan[i].held
+        } else {
+            self.plan.iter().find(|p| p.job == job)?.held
+        };
+        Some(held).filter(|&s| s != NONE && s != STARTED)
     }
 
     /// Takes away the reservations of the planned jobs that begin by `until`, and brings
@@ -619,14 +704,17 @@ impl Conservative {
         self.plan_arrivals(view, starts);
     }
 
-    /// Plans the jobs that arrived since the last call, in submission order, after all others.
+    /// Plans the jobs of this call's walk after the plan (the arrivals since the last call, in
+    /// submission order), after all others.
     fn plan_arrivals(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
-        for job in view.queue.iter_from(self.plan.len()) {
-            self.admit(job);
+        let walk = std::mem::take(&mut self.walk);
+        for (_, job) in walk.iter_from(view.queue, self.plan.len()) {
+            self.admit(&job);
             let start = self.place(now, job.requested_time, job.demand);
             self.settle(now, self.plan.len() - 1, start, starts);
         }
+        self.walk = walk;
     }
 
     /// At a fixed point: starts the jobs whose reservation begins now and plans the new ones.
@@ -649,9 +737,16 @@ impl Conservative {
         let now = view.now;
         self.walk
             .prepare(&mut *self.order, now, view.queue, view.jobs);
-        if !self.walk.is_identity() && self.tracker.changed(view.queue, self.walk.positions()) {
+        if !self.walk.is_identity() && self.tracker.changed_jobs(self.walk.jobs_in_order()) {
             self.reference_slots.clear();
         }
+        self.plan_reference(view, starts);
+    }
+
+    /// The reference's planning, in the order `self.walk` holds, from the reservations in
+    /// `self.reference_slots`: the profile rebuilt and the whole queue compressed.
+    fn plan_reference(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let now = view.now;
         // Running jobs and reservations first: queued jobs are planned around both.
         view.committed_profile(&mut self.profile);
         // Existing reservations hold their place while earlier jobs are compressed. One already
@@ -672,8 +767,7 @@ impl Conservative {
         let mut next = HashMap::with_capacity(view.queue.len());
         let mut blocked_yet = false;
         for k in 0..self.walk.len() {
-            let pos = self.walk.pos(k);
-            let job = &view.queue[pos];
+            let (pos, job) = self.walk.at(view.queue, k);
             if let Some(s) = held[pos] {
                 self.profile
                     .unreserve(s, s + job.requested_time, job.demand);
@@ -700,6 +794,165 @@ impl Conservative {
         self.reference_slots = next;
     }
 
+    /// Over a reordering queue (module documentation, "Over a reordering queue").
+    fn schedule_ordered(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let now = view.now;
+        self.walk
+            .prepare(&mut *self.order, now, view.queue, view.jobs);
+        let first = starts.len();
+        if view.queue.reorders() != self.reorders {
+            // Jobs left the queue without starting, or this scheduler's starts were not all
+            // applied (queue limits, `reorder: start`): the plan no longer lines up with the
+            // previous order. The reference decides this call from the reservations held.
+            self.reorders = view.queue.reorders();
+            self.reference_slots.clear();
+            if !self.tracker.changed_jobs(self.walk.jobs_in_order()) {
+                let held = self.plan.iter().filter(|p| p.held != NONE);
+                self.reference_slots.extend(held.map(|p| (p.job, p.held)));
+            }
+            self.plan_reference(view, starts);
+            self.adopt_reference(view, starts, first, false);
+            return;
+        }
+        let keep = if self.fresh {
+            self.unchanged_prefix(view)
+        } else {
+            0
+        };
+        let changed = self.tracker.changed_jobs(self.walk.jobs_in_order());
+        if changed && keep == 0 {
+            self.plan_afresh(view, starts, first);
+            return;
+        }
+        let compress = self.sync(view);
+        // `Rises` follows movers by job index, which is queue order only in submission order.
+        self.rises.sync(None);
+        self.unsettled = false;
+        if changed {
+            if compress {
+                // Capacity rose or changed since the plan was made: the prefix's fresh slots
+                // may differ from the ones it holds.
+                self.plan_afresh(view, starts, first);
+                return;
+            }
+            self.keep_prefix(view, keep, starts);
+        } else {
+            debug_assert_eq!(self.unchanged_prefix_jobs(view), self.plan.len());
+            self.ordered.unchanged += 1;
+            if compress {
+                self.compress(view, starts);
+                self.fresh = false;
+            } else {
+                self.extend(view, starts);
+            }
+        }
+        // The plan is in this call's order: plan index k is the walk's k-th job. Starts are
+        // given in that order, as the reference gives them (queue limits and `reorder: start`
+        // apply a prefix of them).
+        let ours = &mut starts[first..];
+        if !ours.is_empty() {
+            ours.sort_unstable();
+            for s in ours.iter_mut() {
+                *s = self.walk.pos(*s);
+            }
+            self.plan.retain(|p| p.held != STARTED);
+        }
+        debug_assert_eq!(self.plan.len(), view.queue.len() - (starts.len() - first));
+    }
+
+    /// How many of the plan's first jobs this call's order keeps in place, each holding a
+    /// reservation. The plan is the previous order's jobs still waiting, in that order.
+    fn unchanged_prefix(&self, view: &View<'_>) -> usize {
+        let walk = self.walk.iter_from(view.queue, 0);
+        self.plan
+            .iter()
+            .zip(walk)
+            .take_while(|(p, (_, q))| p.job == q.job && p.held != NONE)
+            .count()
+    }
+
+    /// How many of the plan's first jobs are this call's first jobs in order.
+    fn unchanged_prefix_jobs(&self, view: &View<'_>) -> usize {
+        let walk = self.walk.iter_from(view.queue, 0);
+        let same = |(p, (_, q)): &(&Planned, (usize, QueuedJob))| p.job == q.job;
+        self.plan.iter().zip(walk).take_while(same).count()
+    }
+
+    /// The order changed after the plan's first `keep` jobs, whose plan is the fresh one and
+    /// over which capacity did not rise: they keep it, every later reservation is given back
+    /// and the rest of the queue is planned in the new order after them.
+    fn keep_prefix(&mut self, view: &View<'_>, keep: usize, starts: &mut Vec<usize>) {
+        let now = view.now;
+        for p in &self.plan[keep..] {
+            if p.held != NONE {
+                self.profile
+                    .unreserve(p.held, p.held + p.duration, p.demand());
+            }
+        }
+        self.plan.truncate(keep);
+        self.last_no_fit.clear(now);
+        // Kept jobs whose reservation begins now start (and `next_start` forgets the others').
+        for (_, pos, _) in self.take_starting(now) {
+            starts.push(pos);
+            self.plan[pos].held = STARTED;
+        }
+        self.plan_arrivals(view, starts);
+        self.ordered.kept_prefix += 1;
+        self.ordered.kept_jobs += keep as u64;
+    }
+
+    /// The order changed: the queue is planned afresh in it, as the reference does.
+    fn plan_afresh(&mut self, view: &View<'_>, starts: &mut Vec<usize>, first: usize) {
+        self.reference_slots.clear();
+        self.plan_reference(view, starts);
+        self.adopt_reference(view, starts, first, true);
+    }
+
+    /// Takes the reference's plan of this call as the incremental plan: its profile is the
+    /// committed work with every reservation held, the one the incremental path keeps. After
+    /// planning afresh (`fresh`) the plan is a fixed point (each job holds its earliest slot
+    /// over the jobs before it, and the jobs after it were placed around it); after a
+    /// compression it need not be, and the next call compresses.
+    fn adopt_reference(&mut self, view: &View<'_>, starts: &[usize], first: usize, fresh: bool) {
+        let now = view.now;
+        self.plan.clear();
+        let mut unplanned = false;
+        let mut next = Time::MAX;
+        // The reference gives its starts in walk order.
+        let mut started = starts[first..].iter().peekable();
+        for (pos, q) in self.walk.iter_from(view.queue, 0) {
+            if started.next_if_eq(&&pos).is_some() {
+                continue;
+            }
+            let held = self.reference_slots.get(&q.job).copied().unwrap_or(NONE);
+            unplanned |= held == NONE;
+            if held != NONE {
+                next = next.min(held);
+            }
+            self.plan.push(Planned {
+                job: q.job,
+                units: q.demand.unit_count(),
+                duration: q.requested_time,
+                held,
+            });
+        }
+        debug_assert!(started.next().is_none(), "starts in walk order");
+        self.reference_slots.clear();
+        self.next_start = next;
+        self.windows.clear();
+        self.windows.extend_from_slice(view.reservations);
+        let overrunning = view
+            .running
+            .iter()
+            .next()
+            .is_some_and(|r| r.expected_end <= now);
+        self.synced = true;
+        self.unsettled = unplanned || !fresh;
+        self.fresh = fresh && !overrunning;
+        self.rises = Rises::default();
+        self.ordered.afresh += 1;
+    }
+
     /// Main's incremental formulation (submission order only).
     fn schedule_incremental(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         if view.queue.reorders() != self.reorders {
@@ -710,6 +963,8 @@ impl Conservative {
                 ..Conservative::new(order)
             };
         }
+        self.walk
+            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
         let compress = self.sync(view);
         self.unsettled = false;
         let first = starts.len();
@@ -744,12 +999,16 @@ fn granted_since<'a>(
 impl Scheduler for Conservative {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        // The incremental plan follows submission order; any other order is planned by the
-        // straightforward formulation in that order (rebuilt when the order changes).
-        if self.reference || !self.order.is_submission() {
+        if self.reference {
             self.schedule_reference(view, starts);
-        } else {
+        } else if self.order.is_submission() {
             self.schedule_incremental(view, starts);
+        } else if self.order.candidates().is_queue() {
+            self.schedule_ordered(view, starts);
+        } else {
+            // Backfill candidates re-sorted after the first job that cannot start: the
+            // compression's order is not the plan's (the straightforward formulation).
+            self.schedule_reference(view, starts);
         }
     }
 

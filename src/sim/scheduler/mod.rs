@@ -17,7 +17,7 @@ pub mod order;
 pub mod profile;
 
 pub use aggressive::Aggressive;
-pub use conservative::Conservative;
+pub use conservative::{Conservative, OrderedCalls};
 pub use easy::Easy;
 pub use fcfs::Fcfs;
 

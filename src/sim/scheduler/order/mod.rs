@@ -188,6 +188,25 @@ impl Walk {
         if self.identity { k } else { self.positions[k] }
     }
 
+    /// The k-th job in order with its queue position: `queue` (the queue this walk was
+    /// prepared on) is read only in submission order, other orders read the walk's copy.
+    #[inline]
+    pub fn at(&self, queue: &Queue, k: usize) -> (usize, QueuedJob) {
+        if self.identity {
+            (k, queue[k])
+        } else {
+            let pos = self.positions[k];
+            (pos, self.jobs[pos])
+        }
+    }
+
+    /// The jobs in order (their workload indices), from the walk's copy: a walk over
+    /// another order than submission order only.
+    pub fn jobs_in_order(&self) -> impl Iterator<Item = u32> + Clone + '_ {
+        debug_assert!(!self.identity, "submission order is not copied");
+        self.positions.iter().map(|&pos| self.jobs[pos].job)
+    }
+
     /// The positions in order, materialised (empty for submission order).
     pub fn positions(&self) -> &[usize] {
         if self.identity { &[] } else { &self.positions }
@@ -230,15 +249,20 @@ impl OrderTracker {
 
     /// Records this call's order (queue positions in order) and says whether it breaks the plan.
     pub fn changed(&mut self, queue: &Queue, positions: &[usize]) -> bool {
-        let highest = queue.iter().map(|q| q.job as usize + 1).max().unwrap_or(0);
+        self.changed_jobs(positions.iter().map(|&pos| queue[pos].job))
+    }
+
+    /// [`OrderTracker::changed`] of this call's order given as the jobs in order (a
+    /// [`Walk`]'s copy reads them without a look-up in the queue per job).
+    pub fn changed_jobs(&mut self, order: impl Iterator<Item = u32> + Clone) -> bool {
+        let highest = order.clone().map(|job| job as usize + 1).max().unwrap_or(0);
         if self.rank.len() < highest {
             self.rank.resize(highest, 0);
         }
         let mut changed = false;
         let mut last_old = 0u32;
         let mut last_new: Option<u32> = None;
-        for &pos in positions {
-            let job = queue[pos].job;
+        for job in order.clone() {
             match self.rank[job as usize] {
                 0 => {
                     // A new arrival: after every old job, in submission order.
@@ -259,8 +283,7 @@ impl OrderTracker {
             self.rank[job as usize] = 0;
         }
         self.previous.clear();
-        for (k, &pos) in positions.iter().enumerate() {
-            let job = queue[pos].job;
+        for (k, job) in order.enumerate() {
             self.previous.push(job);
             self.rank[job as usize] = k as u32 + 1;
         }
