@@ -12,7 +12,8 @@ use schedlab::sim::scheduler::QueuedJob;
 use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder};
 use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 
-/// One step of the run: `arrive` jobs arrive (one of them perhaps out of order), the jobs at
+/// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
+/// one held is inserted at its place), the jobs at
 /// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
 /// lazy pass is read before the comparison of that prefix, and `end` running jobs end.
 #[derive(Clone, Debug)]
@@ -127,6 +128,7 @@ proptest! {
         let mut queue = Queue::default();
         let mut pending: Vec<u32> = (0..workload.jobs.len() as u32).rev().collect();
         let mut running: Vec<(u32, Time)> = Vec::new();
+        let mut held: Option<u32> = None;
         let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
         for step in steps {
             now += step.dt;
@@ -135,14 +137,17 @@ proptest! {
                 whole.ended(job, now);
                 lazy.ended(job, now);
             }
+            // A job held back on arrival (a queue limit) is made eligible after later ones:
+            // inserted at its place.
+            if step.out_of_order {
+                match held.take() {
+                    Some(job) => queue.insert(queued(&workload.jobs[job as usize], job)),
+                    None => held = pending.pop(),
+                }
+            }
             for _ in 0..step.arrive {
                 let Some(job) = pending.pop() else { break };
                 queue.push(queued(&workload.jobs[job as usize], job));
-            }
-            // A held job made eligible after later ones: inserted at its place.
-            if step.out_of_order && pending.len() >= 2 {
-                let job = pending.remove(pending.len() - 2);
-                queue.insert(queued(&workload.jobs[job as usize], job));
             }
             whole.order(now, &queue, &workload.jobs, &mut expected);
             prop_assert!(lazy.begin(now, &queue, &workload.jobs));
