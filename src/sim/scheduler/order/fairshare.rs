@@ -121,7 +121,7 @@ impl QueueOrder for FairshareOrder {
     }
 
     fn next(&mut self, queue: &Queue) -> Option<(usize, QueuedJob)> {
-        let job = self.queues.next()?;
+        let job = self.queues.next_job()?;
         let (pos, q) = queue.find(job).expect("the pass reads waiting jobs only");
         Some((pos, *q))
     }

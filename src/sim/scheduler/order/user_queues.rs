@@ -174,7 +174,7 @@ impl UserQueues {
     }
 
     /// The next waiting job of the pass, as a workload index.
-    pub fn next(&mut self) -> Option<u32> {
+    pub fn next_job(&mut self) -> Option<u32> {
         if self.heap.is_empty() {
             // The next group: the users of exactly equal keys (mostly a user alone).
             let start = self.next_group;
