@@ -91,8 +91,15 @@ impl Queue {
 
     /// The queue position of the waiting job with workload index `job`, if it waits.
     pub fn position_of(&self, job: u32) -> Option<usize> {
+        self.find(job).map(|(pos, _)| pos)
+    }
+
+    /// The waiting job with workload index `job` and its queue position, if it waits:
+    /// O(log n), a binary search over the slots and a Fenwick prefix sum.
+    pub fn find(&self, job: u32) -> Option<(usize, &QueuedJob)> {
         let slot = self.slots.binary_search_by_key(&job, |q| q.job).ok()?;
-        self.is_waiting(slot).then(|| self.rank(slot))
+        self.is_waiting(slot)
+            .then(|| (self.rank(slot), &self.slots[slot]))
     }
 
     /// Removes the jobs at the given queue positions (strictly increasing, each < `len`).

@@ -51,17 +51,27 @@ impl Fcfs {
 impl Scheduler for Fcfs {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        self.walk
-            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        // Stopping at the first job that does not fit, the pass reads the order lazily; skipping
+        // it reads most of the queue, which the whole order gives more cheaply.
+        match self.blocked {
+            Blocked::Stop => {
+                self.walk
+                    .prepare_lazily(&mut *self.order, view.now, view.queue, view.jobs)
+            }
+            Blocked::Skip => self
+                .walk
+                .prepare(&mut *self.order, view.now, view.queue, view.jobs),
+        }
         let planned = !view.reservations.is_empty();
         if planned {
             view.committed_profile(&mut self.profile);
         }
         let mut free = view.free;
         let mut blocked_yet = false;
-        for k in 0..self.walk.len() {
-            let pos = self.walk.pos(k);
-            let job = &view.queue[pos];
+        let mut jobs = self.walk.iter(&mut *self.order, view.queue);
+        let mut k = 0;
+        while let Some((pos, job)) = jobs.next() {
+            k += 1;
             let fits = if planned {
                 self.profile
                     .earliest_fit(view.now, job.requested_time, job.demand)
@@ -75,8 +85,10 @@ impl Scheduler for Fcfs {
                     Blocked::Skip => {
                         // Past the first job that does not fit, the candidates come in their
                         // own order (`backfill_order`).
-                        if !std::mem::replace(&mut blocked_yet, true) {
-                            self.walk.candidates_after(k);
+                        if !std::mem::replace(&mut blocked_yet, true) && self.walk.has_candidates()
+                        {
+                            self.walk.candidates_after(k - 1);
+                            jobs = self.walk.iter_from(view.queue, k);
                         }
                         continue;
                     }

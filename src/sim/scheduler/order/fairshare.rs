@@ -10,10 +10,11 @@
 //! costs O(queue + users with waiting jobs × log) — the queue is bucketed by user, users are
 //! sorted, and only users with exactly equal keys are merged job by job.
 
-use super::{QueueOrder, Reorder};
+use super::{QueueOrder, Reorder, UserQueues};
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
+use crate::sim::scheduler::QueuedJob;
 
 /// `order: fairshare`.
 pub struct FairshareOrder {
@@ -24,6 +25,8 @@ pub struct FairshareOrder {
     /// Per user: its waiting jobs' queue positions in this call (reused).
     buckets: Vec<Vec<usize>>,
     waiting_users: Vec<u32>,
+    /// The waiting jobs by user kept between calls, for lazy passes ([`QueueOrder::begin`]).
+    queues: UserQueues,
 }
 
 impl FairshareOrder {
@@ -35,25 +38,33 @@ impl FairshareOrder {
             last: None,
             buckets: vec![Vec::new(); users],
             waiting_users: Vec::new(),
+            queues: UserQueues::new(users),
         }
     }
 
     pub fn state(&self) -> &FairshareState {
         &self.state
     }
+
+    /// Recomputes the keys when due: every call, only the waiting users' keys matter (`waiting`
+    /// lists them, else they are collected from `queue`); periodically, all users', frozen until
+    /// the next period.
+    fn refresh(&mut self, now: Time, queue: &Queue, waiting: Option<&[u32]>) {
+        if !self.reorder.due(now, self.last) {
+            return;
+        }
+        match (self.reorder, waiting) {
+            (Reorder::Call | Reorder::Start, None) => self.state.refresh_waiting(now, queue),
+            (Reorder::Call | Reorder::Start, users) => self.state.refresh(now, users),
+            (Reorder::Every(_), _) => self.state.refresh(now, None),
+        }
+        self.last = Some(self.reorder.period(now));
+    }
 }
 
 impl QueueOrder for FairshareOrder {
     fn order(&mut self, now: Time, queue: &Queue, _jobs: &[Job], out: &mut Vec<usize>) {
-        if self.reorder.due(now, self.last) {
-            // Every call: only the waiting users' keys matter. Periodically: all users', frozen
-            // until the next period.
-            match self.reorder {
-                Reorder::Call | Reorder::Start => self.state.refresh_waiting(now, queue),
-                Reorder::Every(_) => self.state.refresh(now, None),
-            }
-            self.last = Some(self.reorder.period(now));
-        }
+        self.refresh(now, queue, None);
         for &u in &self.waiting_users {
             self.buckets[u as usize].clear();
         }
@@ -94,8 +105,30 @@ impl QueueOrder for FairshareOrder {
         }
     }
 
+    /// The same order as [`QueueOrder::order`], job by job: the waiting jobs are kept by user
+    /// between calls ([`UserQueues`]), so a call costs O(arrivals + waiting users × log) and
+    /// then O(log) per job read, where the whole order costs O(queue).
+    fn begin(&mut self, now: Time, queue: &Queue, _jobs: &[Job]) -> bool {
+        let state = &self.state;
+        self.queues.sync(queue, |job| state.user_of_job(job));
+        // Moved out for the refresh to read (an empty `UserQueues` allocates nothing).
+        let queues = std::mem::take(&mut self.queues);
+        self.refresh(now, queue, Some(queues.users()));
+        self.queues = queues;
+        let state = &self.state;
+        self.queues.begin(|u| state.key(u));
+        true
+    }
+
+    fn next(&mut self, queue: &Queue) -> Option<(usize, QueuedJob)> {
+        let job = self.queues.next_job()?;
+        let (pos, q) = queue.find(job).expect("the pass reads waiting jobs only");
+        Some((pos, *q))
+    }
+
     fn started(&mut self, now: Time, job: u32, class: u32) {
         self.state.started(now, job, class);
+        self.queues.started(job, self.state.user_of_job(job));
     }
 
     fn ended(&mut self, job: u32, end: Time) {

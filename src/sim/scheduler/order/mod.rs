@@ -30,6 +30,7 @@ mod fcfs;
 mod priority;
 mod sjf;
 mod tiers;
+mod user_queues;
 
 pub use candidates::{CandidateOrder, WithCandidates};
 pub use fairshare::FairshareOrder;
@@ -37,6 +38,7 @@ pub use fcfs::Submission;
 pub use priority::{PriorityOrder, PriorityWeights};
 pub use sjf::ShortestFirst;
 pub use tiers::Tiered;
+pub use user_queues::UserQueues;
 
 use super::QueuedJob;
 use super::node::Completed;
@@ -55,6 +57,20 @@ pub trait QueueOrder {
     /// queue directly (the fast path) and keep plans between calls.
     fn is_submission(&self) -> bool {
         false
+    }
+
+    /// Begins a lazy pass over `queue` in this call's order, read job by job with
+    /// [`QueueOrder::next`] (through [`Ordered::Lazy`]), so that a rule that stops early pays
+    /// only for what it reads; false when the order only writes whole orders
+    /// ([`QueueOrder::order`]). The jobs come in the order `order` would write.
+    fn begin(&mut self, _now: Time, _queue: &Queue, _jobs: &[Job]) -> bool {
+        false
+    }
+
+    /// The next job of the pass [`QueueOrder::begin`] began, with its queue position; `queue`
+    /// is the queue the pass began on.
+    fn next(&mut self, _queue: &Queue) -> Option<(usize, QueuedJob)> {
+        None
     }
 
     /// The policy started workload job `job` at `now` on class `class` (0 on a uniform machine).
@@ -88,6 +104,8 @@ pub enum Ordered<'a> {
     /// slot in O(log n) (the queue marks started jobs gone), which a walk over the whole queue
     /// in another order paid at every job (19 % of fairshare-ordered EASY on SDSC-SP2).
     Copied(&'a [QueuedJob], std::slice::Iter<'a, usize>),
+    /// Pulled from the order job by job ([`QueueOrder::begin`]).
+    Lazy(&'a mut dyn QueueOrder, &'a Queue),
 }
 
 impl<'a> Ordered<'a> {
@@ -108,6 +126,22 @@ impl<'a> Ordered<'a> {
             Ordered::Positions(queue, scratch.iter())
         }
     }
+
+    /// Like [`Ordered::new`], but read from the order job by job when it can be
+    /// ([`QueueOrder::begin`]): for rules that stop early.
+    pub fn lazily(
+        order: &'a mut dyn QueueOrder,
+        now: Time,
+        queue: &'a Queue,
+        jobs: &[Job],
+        scratch: &'a mut Vec<usize>,
+    ) -> Self {
+        if !order.is_submission() && order.begin(now, queue, jobs) {
+            Ordered::Lazy(order, queue)
+        } else {
+            Ordered::new(order, now, queue, jobs, scratch)
+        }
+    }
 }
 
 impl Iterator for Ordered<'_> {
@@ -121,6 +155,7 @@ impl Iterator for Ordered<'_> {
             Ordered::Submission(it) => it.next().map(|(pos, q)| (pos, *q)),
             Ordered::Positions(queue, it) => it.next().map(|&pos| (pos, queue[pos])),
             Ordered::Copied(jobs, it) => it.next().map(|&pos| (pos, jobs[pos])),
+            Ordered::Lazy(order, queue) => order.next(queue),
         }
     }
 }
@@ -130,6 +165,8 @@ impl Iterator for Ordered<'_> {
 #[derive(Clone, Debug, Default)]
 pub struct Walk {
     identity: bool,
+    /// The order is read job by job ([`Walk::prepare_lazily`]): nothing materialised.
+    lazy: bool,
     /// The order of backfill candidates ([`Walk::candidates_after`]).
     candidates: CandidateOrder,
     len: usize,
@@ -142,6 +179,7 @@ pub struct Walk {
 impl Walk {
     /// Asks `order` for this call's order of `queue`.
     pub fn prepare(&mut self, order: &mut dyn QueueOrder, now: Time, queue: &Queue, jobs: &[Job]) {
+        self.lazy = false;
         self.len = queue.len();
         self.identity = order.is_submission();
         self.candidates = order.candidates();
@@ -150,6 +188,39 @@ impl Walk {
             debug_assert_eq!(self.positions.len(), queue.len());
             self.jobs.clear();
             self.jobs.extend(queue.iter().copied());
+        }
+    }
+
+    /// Like [`Walk::prepare`], but lets an order that can be read lazily begin its pass
+    /// instead of writing it whole: for rules that read the walk only through [`Walk::iter`].
+    pub fn prepare_lazily(
+        &mut self,
+        order: &mut dyn QueueOrder,
+        now: Time,
+        queue: &Queue,
+        jobs: &[Job],
+    ) {
+        if !order.is_submission() && order.begin(now, queue, jobs) {
+            self.lazy = true;
+            self.identity = false;
+            self.len = queue.len();
+            self.candidates = order.candidates();
+            debug_assert!(
+                self.candidates.is_queue(),
+                "candidate orders materialise the walk"
+            );
+        } else {
+            self.prepare(order, now, queue, jobs);
+        }
+    }
+
+    /// The jobs of `queue` (the queue this walk was prepared on) with their positions, in
+    /// order; `order` is the order it was prepared with (read from when lazy).
+    pub fn iter<'q>(&'q self, order: &'q mut dyn QueueOrder, queue: &'q Queue) -> Ordered<'q> {
+        if self.lazy {
+            Ordered::Lazy(order, queue)
+        } else {
+            self.iter_from(queue, 0)
         }
     }
 
@@ -185,6 +256,7 @@ impl Walk {
     /// The queue position of the k-th job in order.
     #[inline]
     pub fn pos(&self, k: usize) -> usize {
+        debug_assert!(!self.lazy, "a lazy walk is read through Walk::iter");
         if self.identity { k } else { self.positions[k] }
     }
 
@@ -221,6 +293,7 @@ impl Walk {
     /// k-th in order on; submission order is read straight from the queue.
     pub fn iter_from<'q>(&'q self, queue: &'q Queue, k: usize) -> Ordered<'q> {
         debug_assert_eq!(queue.len(), self.len, "the queue this walk was prepared on");
+        debug_assert!(!self.lazy, "a lazy walk is read through Walk::iter");
         if self.identity {
             Ordered::Submission((k..).zip(queue.iter_from(k)))
         } else {

@@ -1,0 +1,191 @@
+//! The fairshare order read lazily (`QueueOrder::begin` and `next`, the waiting jobs kept by
+//! user between calls) against the whole order written by `QueueOrder::order` (bucketed and
+//! sorted afresh at every call, the implementation kept as the reference): on random queues
+//! evolving by arrivals, starts, ends, out-of-order insertions and jobs withdrawn without
+//! starting, with random usages, shares, charging, decay and re-ordering periods, both give the
+//! same positions at every call — also when a pass is abandoned part-way, as FCFS does.
+
+use proptest::prelude::*;
+use schedlab::sim::fairshare::{Charging, Decay, FairshareSpec, FairshareState, SharesSpec};
+use schedlab::sim::queue::Queue;
+use schedlab::sim::scheduler::QueuedJob;
+use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder};
+use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
+
+/// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
+/// one held is inserted at its place), the jobs at
+/// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
+/// lazy pass is read before the comparison of that prefix, and `end` running jobs end.
+#[derive(Clone, Debug)]
+struct Step {
+    dt: Time,
+    arrive: usize,
+    out_of_order: bool,
+    start: Vec<usize>,
+    withdraw: Option<usize>,
+    read: Option<usize>,
+    end: usize,
+}
+
+fn arb_step() -> impl Strategy<Value = Step> {
+    (
+        0..40i64,
+        0..5usize,
+        prop::bool::weighted(0.1),
+        prop::collection::vec(0..64usize, 0..4),
+        prop::option::weighted(0.08, 0..64usize),
+        prop::option::weighted(0.3, 0..6usize),
+        0..3usize,
+    )
+        .prop_map(
+            |(dt, arrive, out_of_order, start, withdraw, read, end)| Step {
+                dt,
+                arrive,
+                out_of_order,
+                start,
+                withdraw,
+                read,
+                end,
+            },
+        )
+}
+
+fn arb_spec() -> impl Strategy<Value = (FairshareSpec, Reorder)> {
+    (
+        prop::bool::ANY,
+        0..3u8,
+        prop::option::of(prop::collection::vec(1..4u8, 4)),
+        0..3u8,
+    )
+        .prop_map(|(continuous, decay, shares, reorder)| {
+            let spec = FairshareSpec {
+                charging: if continuous {
+                    Charging::Continuous
+                } else {
+                    Charging::Estimate
+                },
+                decay: match decay {
+                    0 => Decay::None,
+                    1 => Decay::HalfLife { half_life: 100 },
+                    _ => Decay::Factor {
+                        factor: 0.5,
+                        every: 60,
+                    },
+                },
+                shares: SharesSpec {
+                    users: shares
+                        .map(|s| (1..=4).zip(s.into_iter().map(f64::from)).collect())
+                        .unwrap_or_default(),
+                    ..SharesSpec::default()
+                },
+                ..FairshareSpec::default()
+            };
+            let reorder = match reorder {
+                0 => Reorder::Call,
+                1 => Reorder::Start,
+                _ => Reorder::Every(50),
+            };
+            (spec, reorder)
+        })
+}
+
+fn queued(j: &Job, job: u32) -> QueuedJob {
+    QueuedJob {
+        job,
+        submit: j.submit,
+        requested_time: j.requested_time,
+        demand: ResourceVec::units(u64::from(j.procs)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn the_lazy_fairshare_order_is_the_whole_order(
+        // Few users, procs and runtimes: equal usages (equal keys) are common.
+        jobs in prop::collection::vec((1..=4i32, 1..=2u32, prop::sample::select(vec![10i64, 20])), 1..80),
+        (spec, reorder) in arb_spec(),
+        steps in prop::collection::vec(arb_step(), 1..60),
+    ) {
+        let workload = Workload::new(
+            jobs.iter()
+                .map(|&(user, procs, runtime)| Job {
+                    user,
+                    procs,
+                    runtime,
+                    requested_time: runtime + 5,
+                    ..Job::default()
+                })
+                .collect(),
+        );
+        let machine = Machine::pool(8);
+        let build = || FairshareOrder::new(
+            FairshareState::new(&workload, &machine, &spec).unwrap(),
+            reorder,
+        );
+        let (mut whole, mut lazy) = (build(), build());
+        let mut queue = Queue::default();
+        let mut pending: Vec<u32> = (0..workload.jobs.len() as u32).rev().collect();
+        let mut running: Vec<(u32, Time)> = Vec::new();
+        let mut held: Option<u32> = None;
+        let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
+        for step in steps {
+            now += step.dt;
+            // Ends, the earliest started first, reported to both before the call.
+            for (job, _) in running.drain(..step.end.min(running.len())) {
+                whole.ended(job, now);
+                lazy.ended(job, now);
+            }
+            // A job held back on arrival (a queue limit) is made eligible after later ones:
+            // inserted at its place.
+            if step.out_of_order {
+                match held.take() {
+                    Some(job) => queue.insert(queued(&workload.jobs[job as usize], job)),
+                    None => held = pending.pop(),
+                }
+            }
+            for _ in 0..step.arrive {
+                let Some(job) = pending.pop() else { break };
+                queue.push(queued(&workload.jobs[job as usize], job));
+            }
+            whole.order(now, &queue, &workload.jobs, &mut expected);
+            prop_assert!(lazy.begin(now, &queue, &workload.jobs));
+            got.clear();
+            while got.len() < step.read.unwrap_or(usize::MAX)
+                && let Some((pos, q)) = lazy.next(&queue)
+            {
+                prop_assert_eq!(q, queue[pos]);
+                got.push(pos);
+            }
+            prop_assert_eq!(&got[..], &expected[..got.len()]);
+            if step.read.is_none() {
+                prop_assert_eq!(got.len(), queue.len());
+            }
+            // Starts: the picked positions, reported to both.
+            let mut starts: Vec<usize> = if queue.is_empty() {
+                Vec::new()
+            } else {
+                step.start.iter().map(|&i| i % queue.len()).collect()
+            };
+            starts.sort_unstable();
+            starts.dedup();
+            for &pos in &starts {
+                let job = queue[pos].job;
+                whole.started(now, job, 0);
+                lazy.started(now, job, 0);
+                running.push((job, now));
+            }
+            // A job withdrawn without starting (a CPU quota): the engine marks the change.
+            if let Some(i) = step.withdraw
+                && queue.len() > starts.len()
+            {
+                let pos = (0..queue.len()).filter(|p| !starts.contains(p)).nth(i % (queue.len() - starts.len())).unwrap();
+                starts.push(pos);
+                starts.sort_unstable();
+                queue.mark_changed();
+            }
+            queue.remove_positions(&starts);
+        }
+    }
+}
