@@ -11,6 +11,7 @@ pub mod limits;
 pub mod machine;
 pub(crate) mod machine_state;
 pub mod metrics;
+pub mod mix_hash;
 pub mod nodes;
 pub mod policy;
 pub mod queue;

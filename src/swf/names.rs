@@ -8,7 +8,9 @@
 //! columns (docs/swf.md, "Names in place of numbers").
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
 
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::{Job, Names};
 
 /// The fields that may hold names, by 0-based SWF index: user (12), group (13), queue (15).
@@ -22,10 +24,15 @@ pub fn named_slot(i: usize) -> Option<usize> {
 /// The names met while reading, and the jobs that gave them.
 #[derive(Debug, Default)]
 pub struct NameReader {
-    /// Per named field: name → rank of first appearance.
-    ranks: [HashMap<Vec<u8>, u32>; 3],
+    /// Per named field: name → rank of first appearance. Hashed with [`MixHasher`]: a
+    /// million-row table looks a name up three times a row, and the order of the map never
+    /// reaches an output (ranks do).
+    ranks: [HashMap<Vec<u8>, u32, BuildHasherDefault<MixHasher>>; 3],
     /// Per named field: names by rank.
     names: [Vec<String>; 3],
+    /// Per named field: the rank of the name met last. Rows in time order often repeat a
+    /// field's name (a partition, an account): the repeat is a comparison, not a look-up.
+    last: [Option<u32>; 3],
     /// (position of the job among those kept, field slot, rank).
     uses: Vec<(u32, u8, u32)>,
 }
@@ -33,16 +40,21 @@ pub struct NameReader {
 impl NameReader {
     /// Records that the job about to be kept at position `pos` names `token` in field `slot`.
     pub fn note(&mut self, pos: usize, slot: usize, token: &[u8]) {
-        // Looked up before it is copied: a name met again costs no allocation.
-        let rank = match self.ranks[slot].get(token) {
-            Some(&rank) => rank,
-            None => {
-                let rank = self.names[slot].len() as u32;
-                self.names[slot].push(String::from_utf8_lossy(token).into_owned());
-                self.ranks[slot].insert(token.to_vec(), rank);
-                rank
-            }
+        let names = &self.names[slot];
+        let rank = match self.last[slot] {
+            Some(last) if names[last as usize].as_bytes() == token => last,
+            // Looked up before it is copied: a name met again costs no allocation.
+            _ => match self.ranks[slot].get(token) {
+                Some(&rank) => rank,
+                None => {
+                    let rank = names.len() as u32;
+                    self.names[slot].push(String::from_utf8_lossy(token).into_owned());
+                    self.ranks[slot].insert(token.to_vec(), rank);
+                    rank
+                }
+            },
         };
+        self.last[slot] = Some(rank);
         self.uses.push((pos as u32, slot as u8, rank));
     }
 

@@ -9,6 +9,7 @@
 
 mod cells;
 pub mod mapping;
+mod number;
 mod reader;
 pub mod sacct_json;
 pub mod slurm;

@@ -12,10 +12,12 @@
 //! the GPU type (`super::slurm`). `sacct --json` output is read job by job as the rows
 //! `--parsable2` would print (`super::sacct_json`), under the same rules.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::cells::{Cell, CsvTable, OpenError, ParquetTable};
 use super::mapping::{Column, Per, TableFormat, TableReading};
+use super::number::number;
 use super::time::{DayCache, parse_datetime_in};
 use super::zone::Zone;
 use super::{sacct_json, slurm};
@@ -381,8 +383,24 @@ impl<'a> Reader<'a> {
     fn job(&mut self, row: &Row<'_>, index: &Index) -> Result<Outcome, SwfError> {
         let r = self.r;
         let (source, row_number) = (self.source, self.row);
-        let cell = |slot: usize| index[slot].map_or(Cell::Null, |i| (row.cells)(i));
-        let col = |slot: usize| fields(r)[slot].expect("mapped");
+        let fetch = |slot: usize| index[slot].map_or(Cell::Null, |i| (row.cells)(i));
+        let sacct = self.sacct;
+        // A step of a Slurm job is not an allocation: its job's row is (and the step's other
+        // cells are not read).
+        let slurm_id = sacct.then(|| match fetch(ID) {
+            Cell::Text(t) => slurm::job_id(t),
+            Cell::Num(v) if v >= 0.0 && v.fract() == 0.0 => Some(slurm::JobId::Number(v as u64)),
+            _ => None,
+        });
+        if let Some(Some(slurm::JobId::Step)) = slurm_id {
+            self.anomalies.job_steps += 1;
+            return Ok(Outcome::Skipped);
+        }
+        // Each mapped cell fetched once: the rules below read some of them several times.
+        let cells: [Cell<'_>; 15] = std::array::from_fn(fetch);
+        let cell = |slot: usize| cells[slot];
+        let columns = fields(r);
+        let col = |slot: usize| columns[slot].expect("mapped");
         let bad = |slot: usize, expected: &str| SwfError {
             source_name: source.to_string(),
             line: row.line,
@@ -394,49 +412,48 @@ impl<'a> Reader<'a> {
                 hint: None,
             })),
         };
-        let sacct = self.sacct;
-        // A step of a Slurm job is not an allocation: its job's row is.
+        if let Some(None) = slurm_id {
+            return Err(bad(
+                ID,
+                "a Slurm job id: 123, 123_4 (array task), 123+1 (heterogeneous component) or a step such as 123.batch",
+            ));
+        }
+        // TRES lists (`cpu=4,mem=8G,gres/gpu:v100=2`) read once, whichever fields read them:
+        // the `slurm` mapping takes both the GPUs and their type from `AllocTRES`.
+        let mut tres: [Option<slurm::Tres<'_>>; 15] = [None; 15];
         if sacct {
-            let id = match cell(ID) {
-                Cell::Text(t) => slurm::job_id(t),
-                Cell::Num(v) if v >= 0.0 && v.fract() == 0.0 => {
-                    Some(slurm::JobId::Number(v as u64))
+            for slot in [PROCS, NODES, MEMORY, GPUS, GPU_TYPE] {
+                let Cell::Text(t) = cells[slot] else { continue };
+                if !slurm::is_tres(t) {
+                    continue;
                 }
-                _ => None,
-            };
-            match id {
-                Some(slurm::JobId::Step) => {
-                    self.anomalies.job_steps += 1;
-                    return Ok(Outcome::Skipped);
-                }
-                Some(_) => {}
-                None => {
-                    return Err(bad(
-                        ID,
-                        "a Slurm job id: 123, 123_4 (array task), 123+1 (heterogeneous component) or a step such as 123.batch",
-                    ));
-                }
+                let read = (0..slot).find(|&s| tres[s].is_some() && index[s] == index[slot]);
+                tres[slot] = Some(
+                    read.and_then(|s| tres[s])
+                        .unwrap_or_else(|| slurm::Tres::parse(t)),
+                );
             }
         }
-        // `CANCELLED by 0` is `CANCELLED`.
+        // `CANCELLED by 0` is `CANCELLED`; borrowed from the cell unless it must change.
         let status = text(cell(STATUS)).map(|s| {
-            if sacct {
-                slurm::state(&s).to_ascii_uppercase()
-            } else {
-                s.to_ascii_uppercase()
-            }
+            let s = match s {
+                Cow::Borrowed(t) if sacct => Cow::Borrowed(slurm::state(t)),
+                Cow::Owned(t) if sacct => Cow::Owned(slurm::state(&t).to_string()),
+                s => s,
+            };
+            upper(s)
         });
         // Filters first: a row left out is never judged.
         if let Some(keep) = &r.keep_status {
-            let status = status.clone().unwrap_or_default();
-            if !keep.contains(&status) {
+            let status = status.as_deref().unwrap_or_default();
+            if !keep.iter().any(|k| k == status) {
                 self.anomalies.filtered_status += 1;
                 return Ok(Outcome::Skipped);
             }
         }
         if let Some(keep) = &r.keep_partitions {
             let queue = text(cell(QUEUE)).unwrap_or_default();
-            if !keep.contains(&queue) {
+            if !keep.iter().any(|k| *k == queue) {
                 self.anomalies.filtered_partition += 1;
                 return Ok(Outcome::Skipped);
             }
@@ -482,9 +499,9 @@ impl<'a> Reader<'a> {
                 {
                     date_time(slot, t)?
                 }
-                Cell::Text(t) => match t.parse::<f64>() {
-                    Ok(v) => Some(v * col(slot).factor()),
-                    Err(_) => date_time(slot, t)?,
+                Cell::Text(t) => match number(t) {
+                    Some(v) => Some(v * col(slot).factor()),
+                    None => date_time(slot, t)?,
                 },
             };
             v.filter(|v| v.is_finite() && v.abs() <= MAX_SECONDS)
@@ -503,9 +520,11 @@ impl<'a> Reader<'a> {
                 Cell::Null => return Ok(None),
                 Cell::Num(v) => Some(v * col(slot).factor()),
                 Cell::Text(t) if is_unlimited(t) => return Ok(None),
-                Cell::Text(t) => match t.parse::<f64>() {
-                    Ok(v) => Some(v * col(slot).factor()),
-                    Err(_) => slurm::parse_clock(t),
+                // No number has a colon: a clock is not read as one first.
+                Cell::Text(t) if t.contains(':') => slurm::parse_clock(t),
+                Cell::Text(t) => match number(t) {
+                    Some(v) => Some(v * col(slot).factor()),
+                    None => slurm::parse_clock(t),
                 },
                 Cell::Time { .. } => None,
             };
@@ -524,12 +543,12 @@ impl<'a> Reader<'a> {
                 Cell::Null => return Ok(None),
                 Cell::Num(v) => Some(v),
                 // A TRES list (`cpu=4,node=1,gres/gpu=2`): the entry of the field.
-                Cell::Text(t) if sacct && slurm::is_tres(t) => {
+                Cell::Text(_) if let Some(list) = &tres[slot] => {
                     let entry = match slot {
-                        PROCS => slurm::tres(t, "cpu"),
-                        NODES => slurm::tres(t, "node"),
+                        PROCS => list.cpu,
+                        NODES => list.node,
                         GPUS => {
-                            return slurm::tres_gpus(t).map(Some).ok_or_else(|| {
+                            return list.gpus().map(Some).ok_or_else(|| {
                                 bad(slot, "a TRES list with whole GPU counts (gres/gpu=2)")
                             });
                         }
@@ -537,10 +556,10 @@ impl<'a> Reader<'a> {
                     };
                     match entry {
                         None => return Ok(None),
-                        Some(e) => e.parse::<f64>().ok(),
+                        Some(e) => number(e),
                     }
                 }
-                Cell::Text(t) => t.parse::<f64>().ok(),
+                Cell::Text(t) => number(t),
                 Cell::Time { .. } => None,
             };
             v.map(|v| v * col(slot).factor())
@@ -677,10 +696,9 @@ impl<'a> Reader<'a> {
             (None, _) => 0.0,
             // Slurm writes the unit (none is MB) and, before 21.08, the scope.
             (Some(_), Cell::Text(t)) if sacct => {
-                let parsed = if slurm::is_tres(t) {
-                    slurm::tres(t, "mem").and_then(slurm::parse_memory)
-                } else {
-                    slurm::parse_memory(t)
+                let parsed = match &tres[MEMORY] {
+                    Some(list) => list.mem.and_then(slurm::parse_memory),
+                    None => slurm::parse_memory(t),
                 };
                 let Some((kb, per)) = parsed.filter(|(kb, _)| *kb <= 1e15) else {
                     return Err(bad(
@@ -712,20 +730,19 @@ impl<'a> Reader<'a> {
             }
         };
         let gpu_type = if gpus > 0 && r.gpu_type.is_some() {
-            match cell(GPU_TYPE) {
-                Cell::Text(t) if sacct && slurm::is_tres(t) => {
-                    slurm::tres_gpu_type(t).map(str::to_string)
-                }
-                c => text(c),
+            match (cell(GPU_TYPE), &tres[GPU_TYPE]) {
+                (Cell::Text(_), Some(list)) => list.gpu_type().map(Cow::Borrowed),
+                (c, _) => text(c),
             }
         } else {
             None
         };
         let constraint = match gpu_type {
             None => ConstraintId::NONE,
-            Some(t) => match self.gpu_types.get(&t) {
+            Some(t) => match self.gpu_types.get(&*t) {
                 Some(&id) => id,
                 None => {
+                    let t = t.into_owned();
                     let id = self.constraints.intern(Constraint::properties([t.clone()]));
                     self.gpu_types.insert(t, id);
                     id
@@ -771,7 +788,7 @@ impl<'a> Reader<'a> {
 
         let id = match cell(ID) {
             Cell::Num(v) if v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 => v as u64,
-            Cell::Text(t) if t.parse::<u64>().is_ok() => t.parse().unwrap_or(self.row),
+            Cell::Text(t) => t.parse().unwrap_or(self.row),
             _ => self.row,
         };
         // Numbers stay ids; a name is noted at the position the job is about to take.
@@ -869,13 +886,25 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A text cell's value (numbers written as text, or as numbers: `7`, not `7.0`).
-fn text(c: Cell<'_>) -> Option<String> {
+/// A text cell's value (numbers written as text, or as numbers: `7`, not `7.0`), borrowed
+/// from a text cell.
+fn text(c: Cell<'_>) -> Option<Cow<'_, str>> {
     match c {
-        Cell::Text(t) => Some(t.to_string()),
-        Cell::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => Some(format!("{}", v as i64)),
-        Cell::Num(v) => Some(format!("{v}")),
+        Cell::Text(t) => Some(Cow::Borrowed(t)),
+        Cell::Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => {
+            Some(Cow::Owned(format!("{}", v as i64)))
+        }
+        Cell::Num(v) => Some(Cow::Owned(format!("{v}"))),
         _ => None,
+    }
+}
+
+/// `s` in upper case, copied only when it has a lower-case letter (states seldom do).
+fn upper(s: Cow<'_, str>) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_lowercase()) {
+        Cow::Owned(s.to_ascii_uppercase())
+    } else {
+        s
     }
 }
 

@@ -3,6 +3,7 @@
 //! is read in the mapping's `timezone`: a fixed UTC offset, or a named zone with its
 //! daylight-saving changes ([`super::zone`]).
 
+use super::cells::trim;
 use super::zone::{Skipped, Zone};
 use crate::calendar::{days_from_civil, days_in_month};
 
@@ -43,7 +44,7 @@ pub fn parse_datetime_in(
 /// A date-time's clock reading in whole seconds (as if it were UTC), its fraction, and the
 /// offset it names, if any.
 fn parse_local(text: &str, cache: &DayCache) -> Option<(i64, f64, Option<i64>)> {
-    let s = text.trim().as_bytes();
+    let s = trim(text).as_bytes();
     let key: [u8; 10] = s.get(..10)?.try_into().ok()?;
     let days = match cache.0.get() {
         Some((k, days)) if k == key => days,
@@ -90,7 +91,12 @@ fn parse_local(text: &str, cache: &DayCache) -> Option<(i64, f64, Option<i64>)> 
             return None;
         }
     }
-    let rest = std::str::from_utf8(rest).ok()?.trim();
+    // Most date-times end here: no offset to read.
+    let rest = if rest.is_empty() {
+        ""
+    } else {
+        trim(std::str::from_utf8(rest).ok()?)
+    };
     let named = if rest.is_empty() {
         None
     } else {

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::layout::Layout;
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::resources::ResourceVec;
-use crate::sim::scheduler::node::pass::MixHasher;
 
 /// A set of a class's nodes, by offset from the class's first node.
 #[derive(Clone, Debug, Default)]

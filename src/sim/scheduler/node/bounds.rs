@@ -21,8 +21,8 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use super::pass::MixHasher;
 use crate::sim::job::Time;
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::topology::steps::Vector;
 use crate::sim::topology::{Layout, Timeline};
 

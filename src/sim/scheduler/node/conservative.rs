@@ -51,9 +51,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 
 use super::bounds::OneNodeBounds;
-use super::pass::{MixHasher, Pass};
+use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::scheduler::QueuedJob;
 use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
 use crate::sim::topology::steps::vector;

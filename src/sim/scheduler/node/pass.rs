@@ -7,10 +7,11 @@
 //! through the class's idle/partial index, in placement order.
 
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use super::NodeView;
 use crate::sim::job::{Job, Time};
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::timeline::Picker;
 use crate::sim::topology::{NodeShape, Placement, RequestId};
@@ -59,53 +60,6 @@ impl Failed {
 
     pub fn insert(&mut self, job: &Job, long: bool) {
         self.seen.insert(self.key(job, long));
-    }
-}
-
-/// A fast non-cryptographic hasher (multiply-rotate per word, as FxHash does) for the small
-/// integer keys of [`Failed`]: the keys come from the workload, not from an adversary, and
-/// iteration order never reaches an output.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-
-    #[inline]
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    #[inline]
-    fn write_i64(&mut self, n: i64) {
-        self.write_u64(n as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
