@@ -29,7 +29,7 @@
 
 use super::NodeView;
 use super::free_counts::FreeCounts;
-use super::pass::Pass;
+use super::pass::{Pass, Verdict};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::NodeShape;
@@ -59,6 +59,12 @@ impl HeadClass {
     #[inline]
     fn fits(&self) -> bool {
         self.q_full >= self.shape.full() && self.q_last >= self.shape.count
+    }
+
+    /// Fits with no node to spare: a node that stops qualifying for either amount ends it.
+    #[inline]
+    fn tight(&self) -> bool {
+        self.q_full == self.shape.full() && self.q_last == self.shape.count
     }
 }
 
@@ -301,6 +307,7 @@ impl Shadow {
             return pass.select_any(view, class, shape, out);
         }
         self.log.clear();
+        let single_amount = shape.last.is_none();
         let ok = pass.select(
             view,
             class,
@@ -314,15 +321,21 @@ impl Shadow {
                 let (f1, l1) = h.qualifies(&new);
                 let costly = (f0 && !f1) || (l0 && !l1);
                 if costly && sweep == 0 {
-                    return false;
+                    return Verdict::Refuse;
+                }
+                // The second sweep offers only nodes the first refused as costly, with the same
+                // amount when the job has one per-node amount; if the head fits on this class
+                // alone with no node to spare, each would leave it fitting nowhere.
+                if costly && single_amount && self.fitting == 1 && h.tight() {
+                    return Verdict::Stop;
                 }
                 self.set(view, node, class, new);
                 if self.fitting == 0 {
                     self.set(view, node, class, old);
-                    return false;
+                    return Verdict::Refuse;
                 }
                 self.log.push((node, old));
-                true
+                Verdict::Take
             },
             out,
         );
