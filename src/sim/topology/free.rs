@@ -6,21 +6,32 @@
 //! with no free core are in neither set and are skipped by every search for a job that needs a
 //! core. Sets are bitsets in node order, so searches visit nodes by increasing index.
 //!
-//! Per class also: its nodes' *distinct* free vectors, each with how many nodes have it
-//! ([`FreeNodes::free_counts`]). A class's nodes mostly share a few free vectors (idle, full,
-//! a few common remainders), so "how many nodes of this class can take this amount" is a pass
-//! over those few entries instead of over the nodes (node-level EASY's shadow,
-//! `scheduler::node::shadow`).
+//! Per class also: a log of the nodes whose free vector changed ([`FreeNodes::changes_since`]),
+//! so that a reader keeping its own tally of the nodes' free vectors (node-level EASY's counts
+//! of a class's distinct free vectors, `scheduler::node::free_counts`) catches up on what
+//! changed since it last read instead of visiting every node. A change costs a push; the log is
+//! dropped when it outgrows twice the class's nodes, and a reader that far behind reads every
+//! node again. Nothing here keeps the tally: it pays only where a reader asks for it.
 //!
 //! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::layout::Layout;
-use crate::sim::mix_hash::MixHasher;
 use crate::sim::resources::ResourceVec;
+
+/// The number of the next [`FreeNodes`] made: each numbers its own history of changes.
+static HISTORIES: AtomicU64 = AtomicU64::new(1);
+
+/// A place in the change log of one [`FreeNodes`] (its history — a clone continues its
+/// original's — and a change number there), as [`FreeNodes::changes_since`] returns it. The
+/// default is no place: the first read reads every node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogPosition {
+    history: u64,
+    change: u64,
+}
 
 /// A set of a class's nodes, by offset from the class's first node.
 #[derive(Clone, Debug, Default)]
@@ -77,13 +88,11 @@ pub struct FreeNodes {
     hist: Vec<u32>,
     hist_at: Vec<usize>,
     max_cores: Vec<u64>,
-    /// Per class: its nodes' distinct free vectors, each with its number of nodes (> 0), in no
-    /// particular order; and where each (class, free vector) is in its class's list.
-    counts: Vec<Vec<(ResourceVec, u32)>>,
-    count_at: HashMap<(u32, ResourceVec), u32, BuildHasherDefault<MixHasher>>,
-    /// Per class: the two entries of `counts` last looked up (a job's nodes mostly move
-    /// between the same two free vectors), forgotten when entries move.
-    recent: Vec<[(ResourceVec, u32); 2]>,
+    /// Per class: the nodes whose free vector changed, oldest first (a node may repeat), the
+    /// first of them change number `log_base[class]` of the class.
+    log: Vec<Vec<u32>>,
+    log_base: Vec<u64>,
+    history: u64,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -113,19 +122,10 @@ impl FreeNodes {
             hist.resize(hist.len() + cores + 1, 0);
             *hist.last_mut().expect("cores + 1 > 0") = class.capacity.nodes;
         }
-        let counts: Vec<Vec<(ResourceVec, u32)>> = classes
-            .iter()
-            .map(|c| vec![(c.capacity.per_node, c.capacity.nodes)])
-            .collect();
-        let count_at = classes
-            .iter()
-            .enumerate()
-            .map(|(c, class)| ((c as u32, class.capacity.per_node), 0))
-            .collect();
         FreeNodes {
-            recent: vec![[(ResourceVec::ZERO, u32::MAX); 2]; classes.len()],
-            counts,
-            count_at,
+            log: vec![Vec::new(); classes.len()],
+            log_base: vec![0; classes.len()],
+            history: HISTORIES.fetch_add(1, Ordering::Relaxed),
             hist,
             hist_at,
             max_cores: classes.iter().map(|c| c.capacity.per_node.0[0]).collect(),
@@ -209,61 +209,44 @@ impl FreeNodes {
         self.reindex(node, old);
     }
 
-    /// The distinct free vectors of `class`'s nodes, each with how many nodes have it (in no
-    /// particular order; every count > 0).
-    #[inline]
-    pub fn free_counts(&self, class: u32) -> &[(ResourceVec, u32)] {
-        &self.counts[class as usize]
-    }
-
     /// The class of `node`.
     #[inline]
     pub fn class_of(&self, node: u32) -> u32 {
         self.class_of[node as usize]
     }
 
-    /// Where free vector `v` is in `class`'s counts, if some node has it.
+    /// The nodes of `class` whose free vector changed since `seen` (oldest first, a node
+    /// possibly repeated; some may have changed back), and the position to ask from next time.
+    /// `None` for the nodes when the log does not reach back to `seen` (it was dropped, or
+    /// `seen` is of another `FreeNodes` or none): the reader must read every node.
     #[inline]
-    fn entry(&mut self, class: u32, v: ResourceVec) -> Option<u32> {
-        let recent = &mut self.recent[class as usize];
-        if let Some(&(_, i)) = recent.iter().find(|r| r.0 == v && r.1 != u32::MAX) {
-            return Some(i);
-        }
-        let i = *self.count_at.get(&(class, v))?;
-        recent[1] = recent[0];
-        recent[0] = (v, i);
-        Some(i)
-    }
-
-    /// Moves one node of `class` from free vector `old` to `new` in the class's counts.
-    fn recount(&mut self, class: u32, old: ResourceVec, new: ResourceVec) {
+    pub fn changes_since(&self, class: u32, seen: LogPosition) -> (Option<&[u32]>, LogPosition) {
         let c = class as usize;
-        let i = self.entry(class, old).expect("a node has it") as usize;
-        let list = &mut self.counts[c];
-        list[i].1 -= 1;
-        if list[i].1 == 0 {
-            list.swap_remove(i);
-            self.count_at.remove(&(class, old));
-            if let Some(&(moved, _)) = list.get(i) {
-                self.count_at.insert((class, moved), i as u32);
-            }
-            self.recent[c] = [(ResourceVec::ZERO, u32::MAX); 2];
-        }
-        match self.entry(class, new) {
-            Some(j) => self.counts[c][j as usize].1 += 1,
-            None => {
-                let list = &mut self.counts[c];
-                self.count_at.insert((class, new), list.len() as u32);
-                list.push((new, 1));
-            }
-        }
+        let base = self.log_base[c];
+        let log = &self.log[c];
+        let next = LogPosition {
+            history: self.history,
+            change: base + log.len() as u64,
+        };
+        let nodes = seen
+            .change
+            .checked_sub(base)
+            .filter(|_| seen.history == self.history && seen.change <= next.change)
+            .map(|i| &log[i as usize..]);
+        (nodes, next)
     }
 
     fn reindex(&mut self, node: u32, old: ResourceVec) {
         let c = self.class_of[node as usize] as usize;
         let free = self.free[node as usize];
         if free != old {
-            self.recount(c as u32, old, free);
+            let nodes = self.class_end(c) - self.first[c];
+            let log = &mut self.log[c];
+            if log.len() >= 2 * nodes as usize {
+                self.log_base[c] += log.len() as u64;
+                log.clear();
+            }
+            log.push(node);
         }
         let old_cores = old.0[0];
         let new_cores = free.0[0];
@@ -286,6 +269,15 @@ impl FreeNodes {
         self.partial[c].set(i, !idle && free.0[0] > 0);
     }
 
+    /// One past the last node of class `c`.
+    #[inline]
+    fn class_end(&self, c: usize) -> u32 {
+        self.first
+            .get(c + 1)
+            .copied()
+            .unwrap_or(self.free.len() as u32)
+    }
+
     /// The nodes of `class` that may hold an amount needing `cores` cores, in increasing
     /// index: idle and partial nodes when `cores > 0` (a node with no free core cannot), every
     /// node otherwise; only idle nodes when `idle_only`. The caller checks each node's free
@@ -294,11 +286,7 @@ impl FreeNodes {
     pub fn candidates(&self, class: u32, cores: u64, idle_only: bool) -> Candidates<'_> {
         let c = class as usize;
         let first = self.first[c];
-        let end = self
-            .first
-            .get(c + 1)
-            .copied()
-            .unwrap_or(self.free.len() as u32);
+        let end = self.class_end(c);
         let which = if idle_only {
             Which::Idle
         } else if cores > 0 {
@@ -434,10 +422,11 @@ mod tests {
         assert_eq!(f.max_free_cores(0), 8);
         assert_eq!(f.candidates(0, 1, false).count(), 70);
     }
-    /// The distinct free vectors and their node counts, after random takes and gives, are
-    /// those of a tally of every node's free vector.
+    /// After random takes and gives, a reader that saved every node's free vector at some
+    /// change number finds every node that differs now among the changes since, unless the log
+    /// was dropped past it.
     #[test]
-    fn the_free_counts_are_a_tally_of_the_nodes() {
+    fn the_log_names_every_node_that_changed() {
         let l = layout(70);
         let mut f = FreeNodes::new(&l);
         let mut held: Vec<(u32, ResourceVec)> = Vec::new();
@@ -448,6 +437,10 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             (x >> 33) % n
         };
+        let snapshot = |f: &FreeNodes| (0..71).map(|n| f.free(n)).collect::<Vec<_>>();
+        let position = |f: &FreeNodes| f.changes_since(0, LogPosition::default()).1;
+        let mut saved = vec![(position(&f), snapshot(&f))];
+        let (mut reached, mut dropped) = (0, 0);
         for step in 0..5_000 {
             if held.is_empty() || next(3) > 0 {
                 let node = next(71) as u32;
@@ -459,21 +452,36 @@ mod tests {
                 let (node, amount) = held.swap_remove(next(held.len() as u64) as usize);
                 f.give(node, amount);
             }
-            if step % 97 == 0 || step == 4_999 {
-                for class in 0..2u32 {
-                    let mut tally = std::collections::BTreeMap::new();
-                    for node in l.class(class).nodes.clone() {
-                        *tally.entry(f.free(node)).or_insert(0u32) += 1;
+            if step % 13 == 0 {
+                saved.push((position(&f), snapshot(&f)));
+            }
+            if step % 97 == 0 {
+                let now = position(&f);
+                for (seen, then) in &saved {
+                    match f.changes_since(0, *seen) {
+                        (Some(nodes), next) => {
+                            reached += 1;
+                            assert_eq!(next, now);
+                            assert_eq!(nodes.len() as u64, now.change - seen.change);
+                            for n in 0..70u32 {
+                                if f.free(n) != then[n as usize] {
+                                    assert!(nodes.contains(&n), "node {n} since {seen:?}");
+                                }
+                            }
+                        }
+                        (None, _) => dropped += 1,
                     }
-                    let mut counts = f.free_counts(class).to_vec();
-                    counts.sort();
-                    assert_eq!(counts, tally.into_iter().collect::<Vec<_>>());
                 }
             }
         }
         assert!(
-            f.free_counts(0).len() > 5,
-            "the run reached varied free vectors"
+            reached > 100 && dropped > 100,
+            "{reached} reached, {dropped} dropped"
         );
+        // Another FreeNodes' position, or none, reaches nothing.
+        assert!(f.changes_since(0, LogPosition::default()).0.is_none());
+        let other = FreeNodes::new(&l);
+        assert!(f.changes_since(0, position(&other)).0.is_none());
+        assert!(f.clone().changes_since(0, position(&f)).0.is_some());
     }
 }

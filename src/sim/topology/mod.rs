@@ -32,7 +32,7 @@ pub use cluster::{
     Cluster, MAX_CLASS_CORES, MAX_CORES_PER_NODE, MAX_NODES, NodeClass, Topology, TopologyError,
 };
 pub use constraint::{Constraint, ConstraintId, ConstraintTable};
-pub use free::FreeNodes;
+pub use free::{FreeNodes, LogPosition};
 pub use layout::{ClassInfo, Layout};
 pub use placement::Placement;
 pub use request::{JobRequest, Misfit, NodeDemand, NodeShape, Shape};

@@ -16,6 +16,7 @@ mod conservative;
 mod easy;
 pub(crate) mod easy_timeline;
 mod fcfs;
+pub(crate) mod free_counts;
 pub(crate) mod pass;
 pub(crate) mod shadow;
 

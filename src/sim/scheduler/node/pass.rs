@@ -63,6 +63,16 @@ impl Failed {
     }
 }
 
+/// What [`Pass::select`]'s `allow` says of a node offered to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Take,
+    Refuse,
+    /// Refuse this node and end the selection as failed: every node still to be offered would
+    /// be refused too.
+    Stop,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Pass {
     taken: Vec<ResourceVec>,
@@ -175,16 +185,18 @@ impl Pass {
 
     /// Chooses nodes of `class` for `shape` now, in placement order, into `out` (full nodes
     /// first, the last node last). A node is offered for the first role it can take; `allow`
-    /// (node, amount, sweep) may refuse it. Nodes are visited `sweeps` times (a policy refusing
-    /// some nodes in the first sweep may accept them in the next). False if the shape is not
-    /// filled (`out` unspecified); nothing is recorded either way (see [`Pass::take`]).
+    /// (node, amount, sweep) may refuse it, or end the selection as failed when it knows that
+    /// it would refuse every node still to be offered ([`Verdict::Stop`]). Nodes are visited
+    /// `sweeps` times (a policy refusing some nodes in the first sweep may accept them in the
+    /// next). False if the shape is not filled (`out` unspecified); nothing is recorded either
+    /// way (see [`Pass::take`]).
     pub fn select(
         &mut self,
         view: &NodeView<'_>,
         class: u32,
         shape: &NodeShape,
         sweeps: u32,
-        allow: &mut impl FnMut(u32, ResourceVec, u32) -> bool,
+        allow: &mut impl FnMut(u32, ResourceVec, u32) -> Verdict,
         out: &mut Vec<u32>,
     ) -> bool {
         out.clear();
@@ -206,7 +218,9 @@ impl Pass {
             }
             self.order.sort_unstable();
         }
+        let mut stopped = false;
         'sweeps: for sweep in 0..sweeps {
+            // True when the selection is over: filled, or stopped by `allow`.
             let mut offer = |pass: &mut Pass, node: u32, picker: &mut Picker| -> bool {
                 if whole && pass.touched(node) {
                     return false;
@@ -219,12 +233,18 @@ impl Pass {
                     return false;
                 };
                 let amount = if role { full } else { last };
-                if allow(node, amount, sweep) {
-                    picker.assign(node, role, out);
-                    pass.used.push(node);
-                    return picker.done();
+                match allow(node, amount, sweep) {
+                    Verdict::Take => {
+                        picker.assign(node, role, out);
+                        pass.used.push(node);
+                        picker.done()
+                    }
+                    Verdict::Refuse => false,
+                    Verdict::Stop => {
+                        stopped = true;
+                        true
+                    }
                 }
-                false
             };
             match view.placement {
                 Placement::FirstFit => {
@@ -244,7 +264,7 @@ impl Pass {
                 }
             }
         }
-        picker.finish(out)
+        !stopped && picker.finish(out)
     }
 
     /// [`Pass::select`] with every node allowed, in one sweep.
@@ -255,6 +275,6 @@ impl Pass {
         shape: &NodeShape,
         out: &mut Vec<u32>,
     ) -> bool {
-        self.select(view, class, shape, 1, &mut |_, _, _| true, out)
+        self.select(view, class, shape, 1, &mut |_, _, _| Verdict::Take, out)
     }
 }

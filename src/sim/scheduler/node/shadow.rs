@@ -7,12 +7,15 @@
 //! that instant `S` (per node of the head's classes) and the number of nodes that qualify for
 //! the head in each class are kept.
 //!
-//! Nothing here visits every node of a class: the counts start from the class's distinct free
-//! vectors ([`crate::sim::topology::FreeNodes::free_counts`]), corrected for the nodes this call
-//! has started something on, and `S` is kept only where it differs from the engine's free
-//! vectors now — the nodes of this call's starts, of the releases and of the long backfills —
-//! each marked with the call's epoch, so a call costs what it releases and takes, not the
-//! machine's size.
+//! Nothing here visits every node of a large class: the counts start from the class's distinct
+//! free vectors ([`super::free_counts`], brought up to date from the nodes that changed since
+//! the previous call), corrected for the nodes this call has started something on, and `S` is
+//! kept only where it differs from the engine's free vectors now — the nodes of this call's
+//! starts, of the releases and of the long backfills — each marked with the call's epoch, so a
+//! call costs what changed, released and took, not the machine's size. A class of fewer than
+//! [`COUNTED_FROM`] nodes is counted by a pass over its nodes instead: there the pass is
+//! cheaper than bringing the distinct vectors up to date (MetaCentrum's 20 clusters of 1–112
+//! nodes, BENCHMARKS.md).
 //!
 //! A job that would still run at the shadow time takes its amounts from `S` too, and may start
 //! only if the head still fits on some class afterwards. Its nodes are chosen so as to spare the
@@ -25,12 +28,17 @@
 //! fits in the extra capacity — and on whole nodes of one class its node-count form.
 
 use super::NodeView;
-use super::pass::Pass;
+use super::free_counts::FreeCounts;
+use super::pass::{Pass, Verdict};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
 use crate::sim::topology::NodeShape;
 
 const NONE: u32 = u32::MAX;
+
+/// Classes of at least this many nodes are counted from their distinct free vectors, smaller
+/// ones by a pass over their nodes.
+pub const COUNTED_FROM: u32 = 256;
 
 /// The head on one of its classes: its shape there and how many nodes qualify.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +59,12 @@ impl HeadClass {
     #[inline]
     fn fits(&self) -> bool {
         self.q_full >= self.shape.full() && self.q_last >= self.shape.count
+    }
+
+    /// Fits with no node to spare: a node that stops qualifying for either amount ends it.
+    #[inline]
+    fn tight(&self) -> bool {
+        self.q_full == self.shape.full() && self.q_last == self.shape.count
     }
 }
 
@@ -79,6 +93,8 @@ pub struct Shadow {
     fitting: u32,
     /// (node, previous S) of the selection in progress.
     log: Vec<(u32, ResourceVec)>,
+    /// The large classes' distinct free vectors.
+    counts: FreeCounts,
 }
 
 impl Shadow {
@@ -141,10 +157,19 @@ impl Shadow {
                 q_full: 0,
                 q_last: 0,
             };
-            for &(v, count) in view.free.free_counts(class) {
-                let (f, l) = h.qualifies(&v);
-                h.q_full += count * u32::from(f);
-                h.q_last += count * u32::from(l);
+            let nodes = layout.class(class).nodes.clone();
+            if nodes.len() < COUNTED_FROM as usize {
+                for node in nodes {
+                    let (f, l) = h.qualifies(&view.free.free(node));
+                    h.q_full += u32::from(f);
+                    h.q_last += u32::from(l);
+                }
+            } else {
+                for &(v, count) in self.counts.of(layout, view.free, class) {
+                    let (f, l) = h.qualifies(&v);
+                    h.q_full += count * u32::from(f);
+                    h.q_last += count * u32::from(l);
+                }
             }
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
@@ -282,6 +307,7 @@ impl Shadow {
             return pass.select_any(view, class, shape, out);
         }
         self.log.clear();
+        let single_amount = shape.last.is_none();
         let ok = pass.select(
             view,
             class,
@@ -295,15 +321,21 @@ impl Shadow {
                 let (f1, l1) = h.qualifies(&new);
                 let costly = (f0 && !f1) || (l0 && !l1);
                 if costly && sweep == 0 {
-                    return false;
+                    return Verdict::Refuse;
+                }
+                // The second sweep offers only nodes the first refused as costly, with the same
+                // amount when the job has one per-node amount; if the head fits on this class
+                // alone with no node to spare, each would leave it fitting nowhere.
+                if costly && single_amount && self.fitting == 1 && h.tight() {
+                    return Verdict::Stop;
                 }
                 self.set(view, node, class, new);
                 if self.fitting == 0 {
                     self.set(view, node, class, old);
-                    return false;
+                    return Verdict::Refuse;
                 }
                 self.log.push((node, old));
-                true
+                Verdict::Take
             },
             out,
         );
