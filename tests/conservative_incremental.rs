@@ -97,22 +97,7 @@ fn arb_machine() -> impl Strategy<Value = Machine> {
 }
 
 fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
-    prop::collection::vec((0i64..300, 0i64..150, 1i64..120, 1u64..=8), 0..10).prop_map(|raw| {
-        raw.into_iter()
-            .enumerate()
-            .map(
-                |(i, (created, notice, duration, width))| ReservationRequest {
-                    id: i as u64 + 1,
-                    owner: "o".into(),
-                    created,
-                    start: created + notice,
-                    duration,
-                    width,
-                    cluster: None,
-                },
-            )
-            .collect()
-    })
+    common::arb_reservation_requests(10)
 }
 
 proptest! {

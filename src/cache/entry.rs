@@ -278,12 +278,53 @@ impl EntryStore {
     /// writer (removing in place could meet a file created meanwhile and leave the area
     /// behind). An area renamed by an earlier sweep that could not finish is removed too.
     pub fn sweep_staging(&self) -> Result<(), CacheError> {
-        let swept = self.swept_name(std::process::id());
-        match fs::rename(&self.tmp, &swept) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(CacheError::io(&self.tmp, e)),
+        self.rename_staging_away(0)?;
+        self.remove_swept()
+    }
+
+    /// [`Self::sweep_staging`] for a run that is being stopped, with an empty file left where
+    /// the staging area was: a simulation still winding down in another thread creates its next
+    /// file with `create_dir_all`, which would bring its staging directory back under a new
+    /// `tmp/`; with a file in the way it fails instead, and the stopped run leaves no staging
+    /// directory behind. The next run's sweep removes the file.
+    ///
+    /// The fence goes up as soon as the area is renamed away, before the removal, and a writer
+    /// that brought `tmp/` back in between (CI saw one under load: the fence then met a
+    /// directory) has that area renamed away in turn until the fence holds.
+    pub fn sweep_staging_and_fence(&self) -> Result<(), CacheError> {
+        const ATTEMPTS: u32 = 64;
+        for round in 0..ATTEMPTS {
+            self.rename_staging_away(round)?;
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&self.tmp)
+            {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && self.tmp.is_dir() => {}
+                // A fence already (an earlier stop's): the area is fenced.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => break,
+                Err(e) => return Err(CacheError::io(&self.tmp, e)),
+            }
         }
+        self.remove_swept()
+    }
+
+    /// Renames the staging directory (if any) out of the way, to a name of this process and
+    /// `round` (each round of one sweep its own name: a name already taken would refuse it).
+    fn rename_staging_away(&self, round: u32) -> Result<(), CacheError> {
+        // A stopped run's fence (a file) is renamed away too, for `remove_swept` to remove.
+        let swept = self.swept_name(std::process::id(), round);
+        match fs::rename(&self.tmp, &swept) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(CacheError::io(&self.tmp, e)),
+        }
+    }
+
+    /// Removes every area a sweep renamed away (this one's and any an earlier sweep could not
+    /// finish), and the fences of stopped runs.
+    fn remove_swept(&self) -> Result<(), CacheError> {
         let (Some(parent), Some(prefix)) = (self.tmp.parent(), self.swept_prefix()) else {
             return Ok(());
         };
@@ -308,24 +349,6 @@ impl EntryStore {
         Ok(())
     }
 
-    /// [`Self::sweep_staging`] for a run that is being stopped, then an empty file where the
-    /// staging area was: a simulation still winding down in another thread creates its next
-    /// file with `create_dir_all`, which would bring its staging directory back under a new
-    /// `tmp/`; with a file in the way it fails instead, and the stopped run leaves no staging
-    /// directory behind. The next run's sweep removes the file.
-    pub fn sweep_staging_and_fence(&self) -> Result<(), CacheError> {
-        self.sweep_staging()?;
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&self.tmp)
-        {
-            Ok(_) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-            Err(e) => Err(CacheError::io(&self.tmp, e)),
-        }
-    }
-
     /// `tmp.swept-`: the prefix of staging areas renamed away to be removed.
     fn swept_prefix(&self) -> Option<String> {
         Some(format!(
@@ -334,11 +357,11 @@ impl EntryStore {
         ))
     }
 
-    fn swept_name(&self, pid: u32) -> PathBuf {
+    fn swept_name(&self, pid: u32, round: u32) -> PathBuf {
         let prefix = self
             .swept_prefix()
             .unwrap_or_else(|| "tmp.swept-".to_string());
-        self.tmp.with_file_name(format!("{prefix}{pid}"))
+        self.tmp.with_file_name(format!("{prefix}{pid}-{round}"))
     }
 }
 
@@ -483,7 +506,7 @@ mod tests {
         let store = EntryStore::new(dir.path());
         let w = store.begin("k1").unwrap();
         fs::write(w.path("a.txt"), "x").unwrap();
-        let earlier = store.swept_name(1);
+        let earlier = store.swept_name(1, 0);
         fs::create_dir_all(earlier.join("k0.abc")).unwrap();
         fs::write(earlier.join("k0.abc").join("b.txt"), "y").unwrap();
         fs::write(dir.path().join("tmp-note"), "kept").unwrap();
@@ -502,6 +525,41 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert!(left.iter().all(|n| !n.contains("swept")), "{left:?}");
+    }
+
+    /// A writer that keeps bringing the staging area back while a stopped run sweeps it (a
+    /// simulation winding down makes its folders with `create_dir_all`): whenever the sweep
+    /// returns, the fence is in place and no staging directory is left, however the two
+    /// interleave (CI saw the directory come back between the sweep and the fence).
+    #[test]
+    fn the_fence_holds_against_a_writer_that_recreates_the_area() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        for _ in 0..50 {
+            let dir = tempfile::tempdir().unwrap();
+            let store = EntryStore::new(dir.path());
+            let staging = dir.path().join("tmp").join("k1.abc");
+            fs::create_dir_all(&staging).unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let writer = {
+                let (stop, staging) = (Arc::clone(&stop), staging.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::SeqCst) {
+                        let _ = fs::create_dir_all(&staging);
+                    }
+                })
+            };
+            store.sweep_staging_and_fence().unwrap();
+            assert!(dir.path().join("tmp").is_file(), "the fence");
+            stop.store(true, Ordering::SeqCst);
+            writer.join().unwrap();
+            assert!(dir.path().join("tmp").is_file(), "the fence still");
+            let left: Vec<_> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(left, ["tmp"], "only the fence is left");
+        }
     }
 
     /// A stopped run fences its swept staging area: a writer still at work that creates its

@@ -7,6 +7,7 @@ pub mod project;
 pub mod shared;
 pub mod shipped;
 
+use proptest::prelude::*;
 use schedlab::sim::reservation::{OnConflict, Placement as When, ReservationRequest, Reservations};
 use schedlab::sim::topology::{Cluster, NodeClass, Topology};
 use schedlab::sim::{Allocation, Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
@@ -49,6 +50,27 @@ pub fn numbered_topology(clusters: impl IntoIterator<Item = (bool, Vec<NodeClass
             })
             .collect(),
     )
+}
+
+/// Up to `most` − 1 advance-reservation requests of the property tests: created in the first
+/// 300 s, starting up to 150 s later, for up to 2 minutes, 1 to 8 units wide, on any cluster.
+pub fn arb_reservation_requests(most: usize) -> impl Strategy<Value = Vec<ReservationRequest>> {
+    prop::collection::vec((0i64..300, 0i64..150, 1i64..120, 1u64..=8), 0..most).prop_map(|raw| {
+        raw.into_iter()
+            .enumerate()
+            .map(
+                |(i, (created, notice, duration, width))| ReservationRequest {
+                    id: i as u64 + 1,
+                    owner: "o".into(),
+                    created,
+                    start: created + notice,
+                    duration,
+                    width,
+                    cluster: None,
+                },
+            )
+            .collect()
+    })
 }
 
 pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {

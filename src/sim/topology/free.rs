@@ -365,12 +365,14 @@ impl Iterator for Candidates<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::cluster::{Cluster, NodeClass, Topology};
     use super::*;
     use crate::sim::machine::{Allocation, TopologyMachine};
 
-    fn layout(small: u32) -> Layout {
+    /// A shared cluster of `small` nodes of 8 cores and 16 memory units and one of 80 and 512
+    /// (also the layout of `scheduler::node::free_counts`' tests).
+    pub(crate) fn layout(small: u32) -> Layout {
         Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
             "c",
             Allocation::Shared,

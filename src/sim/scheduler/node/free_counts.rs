@@ -122,20 +122,8 @@ impl FreeCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::machine::{Allocation, TopologyMachine};
-    use crate::sim::topology::{Cluster, NodeClass, Topology};
-
-    fn layout(small: u32) -> Layout {
-        Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
-            "c",
-            Allocation::Shared,
-            vec![
-                NodeClass::new("small", small, 8, 16),
-                NodeClass::new("big", 1, 80, 512),
-            ],
-        )])))
-        .unwrap()
-    }
+    // A shared cluster of small nodes (8 cores) and one big one (80): the engine's own tests'.
+    use crate::sim::topology::free::tests::layout;
 
     /// After random takes and gives, read at random moments (often enough that the tally
     /// catches up from the engine's log, rarely enough that the log is sometimes dropped and
