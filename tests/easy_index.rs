@@ -53,6 +53,17 @@ fn arb_jobs(max_procs: u32) -> impl Strategy<Value = Vec<Job>> {
     })
 }
 
+fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
+    let ranges = common::RequestRanges {
+        created: 0..600,
+        notice: 0..200,
+        duration: 1..150,
+        width: 1..=8,
+        most: 10,
+    };
+    common::arb_requests_within(ranges, Just(("o".to_string(), None)))
+}
+
 fn arb_machine() -> impl Strategy<Value = Machine> {
     prop_oneof![
         (1u32..300).prop_map(Machine::pool),
@@ -110,24 +121,11 @@ proptest! {
     fn indexed_easy_follows_the_queue_through_reservations(
         jobs in arb_jobs(40),
         pool in 8u32..48,
-        raw in prop::collection::vec((0i64..600, 0i64..200, 1i64..150, 1u64..=8), 0..10),
+        requests in arb_requests(),
         scan_limit in 0usize..4,
     ) {
         let w = Workload::new(jobs);
         let config = config(Machine::pool(pool), None, Overrun::Kill);
-        let requests = raw
-            .into_iter()
-            .enumerate()
-            .map(|(i, (created, notice, duration, width))| ReservationRequest {
-                id: i as u64 + 1,
-                owner: "o".into(),
-                created,
-                start: created + notice,
-                duration,
-                width,
-                cluster: None,
-            })
-            .collect();
         let r = Reservations { requests, ..Reservations::default() };
         let reference = simulate_with_reserving(&w, &config, Box::new(ReferenceEasy::default()), &r).unwrap();
         let indexed = simulate_with_reserving(&w, &config, Box::new(Easy::default().with_scan_limit(scan_limit)), &r).unwrap();

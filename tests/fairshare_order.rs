@@ -3,6 +3,8 @@
 //! runs on a pool, exclusive nodes and a heterogeneous topology, with advance reservations,
 //! deterministically; a user's factor never rises while they alone consume without decay.
 
+mod common;
+
 use proptest::prelude::*;
 use schedlab::sim::fairshare::{
     Accounts, Charging, Decay, Ledger, PenaltyModel, PenaltySpec, ShareTree, SharesSpec,
@@ -355,22 +357,14 @@ fn machines() -> Vec<Machine> {
 }
 
 fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
-    prop::collection::vec((0i64..300, 0i64..60, 1i64..80, 1u64..3), 0..3).prop_map(|raw| {
-        raw.into_iter()
-            .enumerate()
-            .map(
-                |(i, (created, notice, duration, width))| ReservationRequest {
-                    id: i as u64 + 1,
-                    owner: "r".into(),
-                    created,
-                    start: created + notice,
-                    duration,
-                    width,
-                    cluster: None,
-                },
-            )
-            .collect()
-    })
+    let ranges = common::RequestRanges {
+        created: 0..300,
+        notice: 0..60,
+        duration: 1..80,
+        width: 1..=2,
+        most: 3,
+    };
+    common::arb_requests_within(ranges, Just(("r".to_string(), None)))
 }
 
 proptest! {

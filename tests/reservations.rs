@@ -211,24 +211,15 @@ fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
 }
 
 fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
-    prop::collection::vec((0i64..400, 0i64..200, 1i64..150, 1u64..=12, 0u8..3), 0..12).prop_map(
-        |raw| {
-            raw.into_iter()
-                .enumerate()
-                .map(
-                    |(i, (created, notice, duration, width, owner))| ReservationRequest {
-                        id: i as u64 + 1,
-                        owner: format!("o{owner}"),
-                        created,
-                        start: created + notice,
-                        duration,
-                        width,
-                        cluster: None,
-                    },
-                )
-                .collect()
-        },
-    )
+    let ranges = common::RequestRanges {
+        created: 0..400,
+        notice: 0..200,
+        duration: 1..150,
+        width: 1..=12,
+        most: 12,
+    };
+    let owner = (0u8..3).prop_map(|owner| (format!("o{owner}"), None));
+    common::arb_requests_within(ranges, owner)
 }
 
 fn arb_setup() -> impl Strategy<Value = (Placement, OnConflict, Throttles)> {

@@ -16,9 +16,7 @@ use std::rc::Rc;
 use common::node_policies::{Easy, Fcfs};
 use proptest::prelude::*;
 use schedlab::sim::policy::{NodePolicyScheduler, Policy};
-use schedlab::sim::reservation::{
-    OnConflict, Placement as AfterOrAt, ReservationRequest, Reservations,
-};
+use schedlab::sim::reservation::{OnConflict, Placement as AfterOrAt, Reservations};
 use schedlab::sim::scheduler::node::{
     Decisions, NodeConservative, NodeEasy, NodeScheduler, NodeView,
 };
@@ -379,36 +377,21 @@ fn arb_reservations(topology: &Topology) -> impl Strategy<Value = Reservations> 
     let clusters: Vec<Option<String>> = std::iter::once(None)
         .chain(topology.clusters.iter().map(|c| Some(c.name.clone())))
         .collect();
+    let ranges = common::RequestRanges {
+        created: 0..300,
+        notice: 0..80,
+        duration: 1..60,
+        width: 1..=2,
+        most: 4,
+    };
+    let cluster = prop::sample::select(clusters).prop_map(|cluster| ("o".to_string(), cluster));
     (
-        prop::collection::vec(
-            (
-                0i64..300,
-                0i64..80,
-                1i64..60,
-                1u64..3,
-                prop::sample::select(clusters),
-            ),
-            0..4,
-        ),
+        common::arb_requests_within(ranges, cluster),
         prop::sample::select(vec![AfterOrAt::AfterQueue, AfterOrAt::AtRequestedTime]),
         prop::sample::select(vec![OnConflict::Reject, OnConflict::Shift]),
     )
-        .prop_map(|(raw, placement, on_conflict)| Reservations {
-            requests: raw
-                .into_iter()
-                .enumerate()
-                .map(
-                    |(i, (created, notice, duration, width, cluster))| ReservationRequest {
-                        id: i as u64 + 1,
-                        owner: "o".into(),
-                        created,
-                        start: created + notice,
-                        duration,
-                        width,
-                        cluster,
-                    },
-                )
-                .collect(),
+        .prop_map(|(requests, placement, on_conflict)| Reservations {
+            requests,
             placement,
             on_conflict,
             ..Reservations::default()

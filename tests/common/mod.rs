@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use schedlab::sim::reservation::{OnConflict, Placement as When, ReservationRequest, Reservations};
 use schedlab::sim::topology::{Cluster, NodeClass, Topology};
 use schedlab::sim::{Allocation, Job, Machine, Overrun, SchedulerKind, SimConfig, Time};
+use std::ops::{Range, RangeInclusive};
 
 /// A job with runtime = requested time unless `requested` says otherwise.
 pub fn job(id: u64, submit: Time, procs: u32, runtime: Time, requested: Time) -> Job {
@@ -52,25 +53,72 @@ pub fn numbered_topology(clusters: impl IntoIterator<Item = (bool, Vec<NodeClass
     )
 }
 
-/// Up to `most` − 1 advance-reservation requests of the property tests: created in the first
-/// 300 s, starting up to 150 s later, for up to 2 minutes, 1 to 8 units wide, on any cluster.
-pub fn arb_reservation_requests(most: usize) -> impl Strategy<Value = Vec<ReservationRequest>> {
-    prop::collection::vec((0i64..300, 0i64..150, 1i64..120, 1u64..=8), 0..most).prop_map(|raw| {
+/// The ranges the fields of generated advance-reservation requests are drawn from: creation
+/// time, notice (start − creation), duration and width, and `most` − 1 requests at most.
+#[derive(Clone, Debug)]
+pub struct RequestRanges {
+    pub created: Range<Time>,
+    pub notice: Range<Time>,
+    pub duration: Range<Time>,
+    pub width: RangeInclusive<u64>,
+    pub most: usize,
+}
+
+impl Default for RequestRanges {
+    /// Created in the first 300 s, starting up to 150 s later, for up to 2 minutes, 1 to 8
+    /// units wide, up to 9 requests.
+    fn default() -> Self {
+        RequestRanges {
+            created: 0..300,
+            notice: 0..150,
+            duration: 1..120,
+            width: 1..=8,
+            most: 10,
+        }
+    }
+}
+
+/// Reservation requests with fields drawn from `ranges`, numbered from 1, each with the owner
+/// and cluster that `owner_and_cluster` draws (a `Just` for one fixed owner on any cluster).
+pub fn arb_requests_within<S>(
+    ranges: RequestRanges,
+    owner_and_cluster: S,
+) -> impl Strategy<Value = Vec<ReservationRequest>>
+where
+    S: Strategy<Value = (String, Option<String>)>,
+{
+    let fields = (
+        ranges.created,
+        ranges.notice,
+        ranges.duration,
+        ranges.width,
+        owner_and_cluster,
+    );
+    prop::collection::vec(fields, 0..ranges.most).prop_map(|raw| {
         raw.into_iter()
             .enumerate()
             .map(
-                |(i, (created, notice, duration, width))| ReservationRequest {
+                |(i, (created, notice, duration, width, (owner, cluster)))| ReservationRequest {
                     id: i as u64 + 1,
-                    owner: "o".into(),
+                    owner,
                     created,
                     start: created + notice,
                     duration,
                     width,
-                    cluster: None,
+                    cluster,
                 },
             )
             .collect()
     })
+}
+
+/// Up to `most` − 1 requests of the default ranges, owned by `o`, on any cluster.
+pub fn arb_reservation_requests(most: usize) -> impl Strategy<Value = Vec<ReservationRequest>> {
+    let ranges = RequestRanges {
+        most,
+        ..RequestRanges::default()
+    };
+    arb_requests_within(ranges, Just(("o".to_string(), None)))
 }
 
 pub fn pool(procs: u32, scheduler: SchedulerKind) -> SimConfig {
