@@ -1,7 +1,8 @@
 //! Pool conservative over a reordering queue (issue 36) keeps its plan between calls: while the
 //! order is the plan's it compresses only when a compression can change something, and when the
-//! order changes after an unchanged prefix of a fresh plan it keeps that prefix and plans only
-//! the rest afresh. `Conservative::reference_over` is the straightforward formulation (the
+//! order changes after an unchanged prefix of a fresh plan it keeps that prefix (cut, after an
+//! early completion, at the first job the rise may let start earlier) and plans only the rest
+//! afresh. `Conservative::reference_over` is the straightforward formulation (the
 //! whole queue compressed in order at every call, planned afresh when the order changes:
 //! docs/semantics.md, "Conservative over a priority order"). Both must decide alike — the same
 //! reservations after every call and the same schedule — on random workloads of several users
@@ -188,6 +189,8 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
                 t.unchanged += calls.unchanged;
                 t.kept_prefix += calls.kept_prefix;
                 t.kept_jobs += calls.kept_jobs;
+                t.kept_after_rise += calls.kept_after_rise;
+                t.rise_checks += calls.rise_checks;
                 t.afresh += calls.afresh;
                 Ok(())
             },
@@ -198,7 +201,11 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
     let t = *total.borrow();
     eprintln!("{t:?}");
     assert!(
-        t.unchanged > 5_000 && t.kept_prefix > 300 && t.kept_jobs > t.kept_prefix,
+        t.unchanged > 5_000
+            && t.kept_prefix > 300
+            && t.kept_jobs > t.kept_prefix
+            && t.kept_after_rise > 80
+            && t.rise_checks > 1_000,
         "{t:?}"
     );
 }

@@ -92,16 +92,18 @@
 //! The reference runs at every call over any order; the default scheduler keeps its plan in
 //! the order it was made in (`plan[k]` is the k-th job of the order, each call's starts are
 //! given in that order, as the reference gives them). Three cases, by what [`OrderTracker`]
-//! says of this call's order:
+//! would say of this call's order, read off the plan (the previous order of the jobs still
+//! waiting) without the tracker's O(queue) bookkeeping:
 //!
 //! - **Unchanged** (the previous order of the jobs still waiting, then the arrivals in
 //!   submission order): the reference keeps every reservation and compresses in that order,
 //!   which is the submission-order case above with "queue order" read as "the plan's order" —
 //!   every argument there (fixed points, an arrival planned after every older job, [`NoFit`])
 //!   is about the order jobs are compressed and placed in, not about which order it is. So the
-//!   same machinery runs on the plan as kept, the arrivals placed after it. [`Rises`] alone is
-//!   left out: it follows the movers of a pass by job index, which is the plan's order only
-//!   in submission order.
+//!   same machinery runs on the plan as kept, the arrivals placed after it, [`Rises`]
+//!   included: it follows a pass's movers by their rank in the plan ([`Planned::seq`]), which
+//!   a job keeps while the order stays the plan's. Whatever plans anew (below) forgets the
+//!   rises, so the compression after it checks every job.
 //! - **Changed after an unchanged prefix of a fresh plan**: the reference plans the queue
 //!   afresh, each job in the new order at its earliest slot over the committed work and the
 //!   jobs before it — a job's fresh slot depends only on what precedes it. When the plan *is*
@@ -113,22 +115,33 @@
 //!   reservation — a started job holds as a running job what its reservation held — place
 //!   arrivals after the others, and see jobs end at their requested time, which frees nothing
 //!   in the future; over the kept jobs' slots capacity has only shrunk, so each one's slot
-//!   still fits and nothing earlier does. An early completion, a stale reservation, a newly
-//!   granted advance reservation, an overrun (whose predicted end moves with the clock), a job
-//!   left unplanned or a compression end it (the prefix's fresh slots could be earlier than the
-//!   ones held): such a call plans afresh. This is node-level conservative's shortcut
+//!   still fits and nothing earlier does. A stale reservation, a newly granted advance
+//!   reservation, an overrun (whose predicted end moves with the clock), a job left unplanned
+//!   or a compression end it (the prefix's fresh slots could be earlier than the ones held):
+//!   such a call plans afresh. This is node-level conservative's shortcut
 //!   ([`crate::sim::scheduler::node::NodeConservative`]) on a pool, where there is no node
 //!   choice to keep.
-//! - **Changed otherwise**: planned afresh by the reference's own code, whose profile — the
-//!   committed work with every reservation held — is then the one the incremental plan keeps.
-//!   A fresh plan is a fixed point (each job holds its earliest slot over the jobs before it,
-//!   and the jobs after it were placed around it), so the next call need not compress.
+//!
+//!   An early completion alone (capacity only rose, over `[now, until)`) cuts the prefix
+//!   instead ([`Conservative::unmoved_prefix`]): while the jobs before job k keep their fresh
+//!   slots, k's fresh profile is the one its slot was the earliest fit in plus the rise, so a
+//!   start that fits now and did not then holds a risen second and starts before `until` and
+//!   before k's slot. Job k keeps its slot unless a whole window starts in `[now, min(slot,
+//!   until))` over the committed work and the holds before it (a scratch profile, built for the
+//!   call, that leaves out holds from `until` on: more capacity, so "no window" still holds);
+//!   the prefix ends at the first job that may move.
+//! - **Changed otherwise**: planned afresh as the reference does, every job in order placed at
+//!   its earliest slot over the committed work as arrivals are placed after a plan ([`NoFit`]
+//!   included, capacity only shrinking as jobs are placed). A fresh plan is a fixed point
+//!   (each job holds its earliest slot over the jobs before it, and the jobs after it were
+//!   placed around it), so the next call need not compress.
 //!
 //! When the plan no longer lines up with the previous order — a queued job left without
 //! starting, or starts were not all applied (queue limits, `reorder: start`): the queue's
 //! [`crate::sim::queue::Queue::reorders`] moved — the reference decides that call from the
-//! reservations held, and its plan is taken over as after planning afresh, but compressed again
-//! at the next call (a compression need not reach a fixed point). Backfill candidates in
+//! reservations held (the tracker compares this call's order with the previous call's walk),
+//! and its plan is taken over, but compressed again at the next call (a compression need not
+//! reach a fixed point). Backfill candidates in
 //! another order than the queue's (`backfill_order`) compress in an order that is not the
 //! plan's: that case runs the reference at every call. `tests/conservative_order.rs` compares
 //! the scheduler with the reference over fairshare, priority and shortest-first order on random
@@ -156,6 +169,9 @@ const STARTED: Time = Time::MAX;
 #[derive(Clone, Copy, Debug)]
 struct Planned {
     job: u32,
+    /// Rank in the plan's order, kept while the job stays planned ([`Rises`] follows a pass's
+    /// movers by it): increasing along the plan, renumbered when a plan is made anew.
+    seq: u32,
     units: u64,
     duration: Time,
     /// Reserved start (`NONE` if none, `STARTED` once started at this call).
@@ -296,8 +312,8 @@ struct Rises {
     /// Largest free amount where early completions gave capacity back at this call (from
     /// `now` on, so before every slot).
     at_call: i64,
-    /// The previous pass's movers in queue order, each with what it and every later mover
-    /// gave back: a job checked before them there has not seen any of it.
+    /// The previous pass's movers in plan order (by [`Planned::seq`]), each with what it and
+    /// every later mover gave back: a job checked before them there has not seen any of it.
     earlier_pass: Vec<(u32, Risen)>,
     /// How many of `earlier_pass` are not after the job being checked.
     passed: usize,
@@ -339,17 +355,17 @@ impl Rises {
         self.this_pass.clear();
     }
 
-    /// Whether the planned job `job`, holding a slot from `held` and asking `units`, may move
-    /// (its turn in the pass).
+    /// Whether the planned job of rank `seq`, holding a slot from `held` and asking `units`,
+    /// may move (its turn in the pass).
     #[inline]
-    fn may_move(&mut self, job: u32, held: Time, units: u64) -> bool {
+    fn may_move(&mut self, seq: u32, held: Time, units: u64) -> bool {
         if !self.active {
             return true;
         }
         while self
             .earlier_pass
             .get(self.passed)
-            .is_some_and(|&(mover, _)| mover <= job)
+            .is_some_and(|&(mover, _)| mover <= seq)
         {
             self.passed += 1;
         }
@@ -367,11 +383,11 @@ impl Rises {
         i64::try_from(units).is_ok_and(|u| u <= most)
     }
 
-    /// `job` moved earlier, giving back capacity from `from` on, where the largest free amount
-    /// is `most`.
-    fn moved(&mut self, job: u32, from: Time, most: i64) {
+    /// The job of rank `seq` moved earlier, giving back capacity from `from` on, where the
+    /// largest free amount is `most`.
+    fn moved(&mut self, seq: u32, from: Time, most: i64) {
         let risen = Risen { from, most };
-        self.this_pass.push((job, risen));
+        self.this_pass.push((seq, risen));
         self.this_pass_risen = self.this_pass_risen.and(risen);
     }
 }
@@ -379,6 +395,9 @@ impl Rises {
 pub struct Conservative {
     order: Box<dyn QueueOrder>,
     walk: Walk,
+    /// Over a reordering queue: the previous call's walk, whose order the tracker compares
+    /// this call's with when the plan no longer lines up with it (kept by swapping the two).
+    previous_walk: Walk,
     tracker: OrderTracker,
     /// Run the straightforward formulation (rebuild and compress at every call).
     reference: bool,
@@ -391,6 +410,8 @@ pub struct Conservative {
     /// The planned queue prefix, in queue order: the first `plan.len()` queued jobs (jobs after
     /// them arrived since the last call), each with its reservation.
     plan: Vec<Planned>,
+    /// The [`Planned::seq`] of the next job planned.
+    next_seq: u32,
     /// No reservation starts before this (`Time::MAX` when none is held): the calls at which
     /// none begins, most of them, look no further. When one does, the planned jobs are walked
     /// to find which and to bring the bound up to date (issue 10: a heap of starts, which every
@@ -410,6 +431,13 @@ pub struct Conservative {
     /// Over a reordering queue: the plan is the fresh plan of the order it was made in over
     /// the present state (module documentation, "Over a reordering queue").
     fresh: bool,
+    /// Since the previous call capacity only rose, by early completions over `[now, t)`
+    /// (`Some(t)`), as of the last [`Conservative::sync`].
+    rose_until: Option<Time>,
+    /// Over a reordering queue: the committed work with the holds of a kept prefix, to check
+    /// which jobs of a fresh plan a rise in capacity leaves in place
+    /// ([`Conservative::unmoved_prefix`]).
+    prefix_profile: Profile,
     /// Over a reordering queue: how often each way of planning was taken (for tests and
     /// benches).
     ordered: OrderedCalls,
@@ -424,9 +452,15 @@ pub struct OrderedCalls {
     pub kept_prefix: u64,
     /// The planned jobs those calls kept, in all.
     pub kept_jobs: u64,
+    /// Of `kept_prefix`, the calls after capacity rose (early completions): the prefix kept is
+    /// the jobs before the first one the rise may let start earlier.
+    pub kept_after_rise: u64,
     /// Calls planned afresh (the order changed) or by the reference (the plan no longer lined
     /// up with the queue).
     pub afresh: u64,
+    /// Checks of planned jobs in compressions that `Rises` answered without a search (in
+    /// any order: over a reordering queue, those of unchanged-order calls).
+    pub rise_checks: u64,
 }
 
 impl Default for Conservative {
@@ -440,12 +474,14 @@ impl Conservative {
         Conservative {
             order,
             walk: Walk::default(),
+            previous_walk: Walk::default(),
             tracker: OrderTracker::default(),
             reference: false,
             reference_slots: HashMap::new(),
             profile: Profile::default(),
             synced: false,
             plan: Vec::new(),
+            next_seq: 0,
             next_start: Time::MAX,
             windows: Vec::new(),
             unsettled: false,
@@ -453,6 +489,8 @@ impl Conservative {
             last_no_fit: LastNoFit::default(),
             rises: Rises::default(),
             fresh: false,
+            rose_until: None,
+            prefix_profile: Profile::default(),
             ordered: OrderedCalls::default(),
         }
     }
@@ -577,6 +615,7 @@ impl Conservative {
                 compress = true;
             }
         }
+        self.rose_until = only_rises.then_some(risen_until);
         let at_call = only_rises.then(|| self.profile.max_free(now, risen_until));
         self.rises.sync(at_call);
         compress
@@ -602,10 +641,12 @@ impl Conservative {
     fn admit(&mut self, job: &QueuedJob) {
         self.plan.push(Planned {
             job: job.job,
+            seq: self.next_seq,
             units: job.demand.unit_count(),
             duration: job.requested_time,
             held: NONE,
         });
+        self.next_seq += 1;
     }
 
     /// Records the outcome of planning the job at queue position `pos` of the plan.
@@ -642,16 +683,19 @@ impl Conservative {
         let planned = self.plan.len();
         for pos in 0..planned {
             let Planned {
-                job,
+                seq,
                 units,
                 duration: d,
                 held,
+                ..
             } = self.plan[pos];
             let demand = ResourceVec::units(units);
             // Where the job moves, when the search that tells whether it can move finds it.
             let mut earlier = None;
             if held != NONE {
-                if consistent && self.rises.may_move(job, held, units) {
+                let may_move = consistent && self.rises.may_move(seq, held, units);
+                self.ordered.rise_checks += u64::from(consistent && !may_move);
+                if may_move {
                     let from = now.max(self.last_no_fit.earliest(units, d, held));
                     // Often the last search already reaches the slot: no search at all.
                     if from < held {
@@ -676,7 +720,7 @@ impl Conservative {
                 if let Some(t) = earlier {
                     // One update of the profile: only where the old and new slots differ.
                     let risen = self.profile.shift(held, t, d, demand);
-                    self.rises.moved(job, held.max(t + d), risen);
+                    self.rises.moved(seq, held.max(t + d), risen);
                 } else {
                     if !consistent {
                         // Giving the slot back raises capacity from `held` on before the job is
@@ -797,6 +841,7 @@ impl Conservative {
     /// Over a reordering queue (module documentation, "Over a reordering queue").
     fn schedule_ordered(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
+        std::mem::swap(&mut self.walk, &mut self.previous_walk);
         self.walk
             .prepare(&mut *self.order, now, view.queue, view.jobs);
         let first = starts.len();
@@ -806,44 +851,69 @@ impl Conservative {
             // previous order. The reference decides this call from the reservations held.
             self.reorders = view.queue.reorders();
             self.reference_slots.clear();
+            // Recorded first, to compare this call's order with (the tracker ignores the jobs
+            // that left).
+            self.tracker
+                .changed_jobs(self.previous_walk.jobs_in_order());
             if !self.tracker.changed_jobs(self.walk.jobs_in_order()) {
                 let held = self.plan.iter().filter(|p| p.held != NONE);
                 self.reference_slots.extend(held.map(|p| (p.job, p.held)));
             }
             self.plan_reference(view, starts);
-            self.adopt_reference(view, starts, first, false);
+            self.adopt_reference(view, starts, first);
             return;
         }
+        // The plan is the previous order's jobs still waiting, in that order: the order is
+        // unchanged when it lists them first, then the arrivals in submission order.
+        let (same, changed) = {
+            let order = self.walk.jobs_in_order();
+            let same = self.plan.iter().zip(order.clone());
+            let same = same.take_while(|(p, job)| p.job == *job).count();
+            (
+                same,
+                same < self.plan.len() || !order.skip(same).is_sorted(),
+            )
+        };
         let keep = if self.fresh {
-            self.unchanged_prefix(view)
+            self.plan[..same]
+                .iter()
+                .take_while(|p| p.held != NONE)
+                .count()
         } else {
             0
         };
-        let changed = self.tracker.changed_jobs(self.walk.jobs_in_order());
         if changed && keep == 0 {
-            self.plan_afresh(view, starts, first);
-            return;
-        }
-        let compress = self.sync(view);
-        // `Rises` follows movers by job index, which is queue order only in submission order.
-        self.rises.sync(None);
-        self.unsettled = false;
-        if changed {
-            if compress {
-                // Capacity rose or changed since the plan was made: the prefix's fresh slots
-                // may differ from the ones it holds.
-                self.plan_afresh(view, starts, first);
-                return;
-            }
-            self.keep_prefix(view, keep, starts);
+            self.plan_afresh(view, starts);
         } else {
-            debug_assert_eq!(self.unchanged_prefix_jobs(view), self.plan.len());
-            self.ordered.unchanged += 1;
-            if compress {
-                self.compress(view, starts);
-                self.fresh = false;
+            let unsettled = self.unsettled;
+            let compress = self.sync(view);
+            self.unsettled = false;
+            if changed {
+                let keep = match self.rose_until {
+                    _ if !compress => keep,
+                    // Capacity rose since the plan was made, by early completions alone: the
+                    // prefix keeps the slots the rise cannot make earlier.
+                    Some(until) if !unsettled => self.unmoved_prefix(view, keep, until),
+                    // Capacity changed otherwise: the prefix's fresh slots may differ from the
+                    // ones it holds.
+                    _ => 0,
+                };
+                if keep == 0 {
+                    self.plan_afresh(view, starts);
+                } else {
+                    if compress {
+                        self.ordered.kept_after_rise += 1;
+                    }
+                    self.keep_prefix(view, keep, starts);
+                }
             } else {
-                self.extend(view, starts);
+                self.ordered.unchanged += 1;
+                if compress {
+                    self.compress(view, starts);
+                    self.fresh = false;
+                } else {
+                    self.extend(view, starts);
+                }
             }
         }
         // The plan is in this call's order: plan index k is the walk's k-th job. Starts are
@@ -860,27 +930,11 @@ impl Conservative {
         debug_assert_eq!(self.plan.len(), view.queue.len() - (starts.len() - first));
     }
 
-    /// How many of the plan's first jobs this call's order keeps in place, each holding a
-    /// reservation. The plan is the previous order's jobs still waiting, in that order.
-    fn unchanged_prefix(&self, view: &View<'_>) -> usize {
-        let walk = self.walk.iter_from(view.queue, 0);
-        self.plan
-            .iter()
-            .zip(walk)
-            .take_while(|(p, (_, q))| p.job == q.job && p.held != NONE)
-            .count()
-    }
-
-    /// How many of the plan's first jobs are this call's first jobs in order.
-    fn unchanged_prefix_jobs(&self, view: &View<'_>) -> usize {
-        let walk = self.walk.iter_from(view.queue, 0);
-        let same = |(p, (_, q)): &(&Planned, (usize, QueuedJob))| p.job == q.job;
-        self.plan.iter().zip(walk).take_while(same).count()
-    }
-
-    /// The order changed after the plan's first `keep` jobs, whose plan is the fresh one and
-    /// over which capacity did not rise: they keep it, every later reservation is given back
-    /// and the rest of the queue is planned in the new order after them.
+    /// The order changed after the plan's first `keep` jobs, whose slots are those of this
+    /// call's fresh plan (capacity did not rise since the plan was made, or
+    /// [`Conservative::unmoved_prefix`] found them unmoved by the rise): they keep them, every
+    /// later reservation is given back and the rest of the queue is planned in the new order
+    /// after them.
     fn keep_prefix(&mut self, view: &View<'_>, keep: usize, starts: &mut Vec<usize>) {
         let now = view.now;
         for p in &self.plan[keep..] {
@@ -890,6 +944,13 @@ impl Conservative {
             }
         }
         self.plan.truncate(keep);
+        for (k, p) in (0..).zip(&mut self.plan) {
+            p.seq = k;
+        }
+        self.next_seq = keep as u32;
+        // What rose since the kept jobs were last checked is not recorded: the next
+        // compression checks every job.
+        self.rises = Rises::default();
         self.last_no_fit.clear(now);
         // Kept jobs whose reservation begins now start (and `next_start` forgets the others').
         for (_, pos, _) in self.take_starting(now) {
@@ -901,22 +962,70 @@ impl Conservative {
         self.ordered.kept_jobs += keep as u64;
     }
 
-    /// The order changed: the queue is planned afresh in it, as the reference does.
-    fn plan_afresh(&mut self, view: &View<'_>, starts: &mut Vec<usize>, first: usize) {
-        self.reference_slots.clear();
-        self.plan_reference(view, starts);
-        self.adopt_reference(view, starts, first, true);
+    /// How many of the plan's first `keep` jobs (a fresh plan, in this call's order) hold their
+    /// fresh slot still, now that capacity rose since the plan was made, by early completions
+    /// alone, over `[now, until)` (module documentation, "Over a reordering queue"). Job k's
+    /// fresh slot is its earliest fit over the committed work and the k jobs before it; when
+    /// those kept theirs, that profile is the one its slot was the earliest fit in, plus the
+    /// rise. A start that fits now and did not then lies where capacity rose, so before
+    /// `until`, and before the job's slot: a job that has no whole window starting in
+    /// `[now, min(slot, until))` over that profile keeps its slot.
+    fn unmoved_prefix(&mut self, view: &View<'_>, keep: usize, until: Time) -> usize {
+        let now = view.now;
+        let prefix = &mut self.prefix_profile;
+        view.committed_profile(prefix);
+        for (k, p) in self.plan[..keep].iter().enumerate() {
+            let before = p.held.min(until);
+            if before > now
+                && prefix
+                    .first_full_fit(now, before - 1, p.duration, p.demand())
+                    .is_some()
+            {
+                return k;
+            }
+            // A hold from `until` on is left out: the profile then has more capacity than the
+            // next jobs' fresh one only from `until` on, so a check that finds no window in it
+            // finds none in theirs either.
+            if p.held < until {
+                prefix.reserve(p.held, p.held + p.duration, p.demand());
+            }
+        }
+        keep
+    }
+
+    /// The order changed: the queue is planned afresh in it, as the reference does — each job
+    /// in order at its earliest slot over the committed work and the jobs before it, as
+    /// arrivals are placed after a plan ([`NoFit`] included: capacity only shrinks as the
+    /// jobs are placed).
+    fn plan_afresh(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let now = view.now;
+        view.committed_profile(&mut self.profile);
+        self.windows.clear();
+        self.windows.extend_from_slice(view.reservations);
+        self.synced = true;
+        self.plan.clear();
+        self.next_seq = 0;
+        self.next_start = Time::MAX;
+        self.unsettled = false;
+        self.last_no_fit.clear(now);
+        self.plan_arrivals(view, starts);
+        // A running job past its requested time is predicted to end one second from now, at
+        // every call: the plan is not fresh at the next.
+        let overrunning = view
+            .running
+            .iter()
+            .next()
+            .is_some_and(|r| r.expected_end <= now);
+        self.fresh = !overrunning;
+        self.rises = Rises::default();
+        self.ordered.afresh += 1;
     }
 
     /// Takes the reference's plan of this call as the incremental plan: its profile is the
-    /// committed work with every reservation held, the one the incremental path keeps. After
-    /// planning afresh (`fresh`) the plan is a fixed point (each job holds its earliest slot
-    /// over the jobs before it, and the jobs after it were placed around it); after a
-    /// compression it need not be, and the next call compresses.
-    fn adopt_reference(&mut self, view: &View<'_>, starts: &[usize], first: usize, fresh: bool) {
-        let now = view.now;
+    /// committed work with every reservation held, the one the incremental path keeps. After a
+    /// compression the plan need not be a fixed point: the next call compresses.
+    fn adopt_reference(&mut self, view: &View<'_>, starts: &[usize], first: usize) {
         self.plan.clear();
-        let mut unplanned = false;
         let mut next = Time::MAX;
         // The reference gives its starts in walk order.
         let mut started = starts[first..].iter().peekable();
@@ -925,30 +1034,26 @@ impl Conservative {
                 continue;
             }
             let held = self.reference_slots.get(&q.job).copied().unwrap_or(NONE);
-            unplanned |= held == NONE;
             if held != NONE {
                 next = next.min(held);
             }
             self.plan.push(Planned {
                 job: q.job,
+                seq: self.plan.len() as u32,
                 units: q.demand.unit_count(),
                 duration: q.requested_time,
                 held,
             });
         }
         debug_assert!(started.next().is_none(), "starts in walk order");
+        self.next_seq = self.plan.len() as u32;
         self.reference_slots.clear();
         self.next_start = next;
         self.windows.clear();
         self.windows.extend_from_slice(view.reservations);
-        let overrunning = view
-            .running
-            .iter()
-            .next()
-            .is_some_and(|r| r.expected_end <= now);
         self.synced = true;
-        self.unsettled = unplanned || !fresh;
-        self.fresh = fresh && !overrunning;
+        self.unsettled = true;
+        self.fresh = false;
         self.rises = Rises::default();
         self.ordered.afresh += 1;
     }
