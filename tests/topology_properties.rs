@@ -542,22 +542,6 @@ proptest! {
         }
     }
 
-    /// The shadow time, computed from the class's counts with jobs alone on their nodes
-    /// released by count (scheduler::node::shadow), is the one a recount node by node gives.
-    #[test]
-    fn easy_shadow_time_is_the_recount_of_the_releases_on_nodes(
-        topology in arb_topology(),
-        w in arb_jobs(false),
-        placement in prop::sample::select(Placement::ALL.to_vec()),
-    ) {
-        let config = config(&topology, SchedulerKind::Easy, placement);
-        let log = Rc::new(RefCell::new(HashMap::new()));
-        let spy = Spy { inner: NodeEasy::new(Box::new(Submission)), log: log.clone(), record: record_recount };
-        let out = simulate_policy(&w, &config, AnyPolicy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
-        prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
-        prop_assert!(log.borrow().is_empty(), "heads whose shadow time differs from the recount: {:?}", log.borrow());
-    }
-
     #[test]
     fn conservative_never_starts_a_job_after_its_reservation_on_nodes(
         topology in arb_topology(),
@@ -606,25 +590,6 @@ proptest! {
         prop_assert_eq!(&native.reservations, &mine.reservations);
         prop_assert_eq!(&native.reserved_nodes, &mine.reserved_nodes);
         check_basics(&w, &topology, &config, &reservations, &mine)?;
-    }
-
-    #[test]
-    fn easy_fast_path_and_timeline_decide_alike(
-        topology in arb_topology(),
-        w in arb_jobs(false),
-        placement in prop::sample::select(Placement::ALL.to_vec()),
-        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
-    ) {
-        let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
-        let fast = simulate(&w, &config).unwrap();
-        let planned = simulate_policy(
-            &w,
-            &config,
-            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
-            &Reservations::default(),
-        )
-        .unwrap();
-        prop_assert_eq!(fast, planned);
     }
 
     #[test]
@@ -764,4 +729,48 @@ fn pool_jobs(raw: Vec<(i64, u32, i64, i64, i64)>) -> Workload {
             })
             .collect(),
     )
+}
+
+proptest! {
+    // More cases than above, for the releases by count of jobs alone on their nodes
+    // (scheduler::node::shadow): a waiting request without a core, which makes them write `S`
+    // before it is placed, and a class holding one, which keeps them from counting, meet
+    // rarely on these topologies; 300 cases missed a shadow that ignored either (checked by
+    // breaking it), 3,000 catch both (under a second).
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn easy_fast_path_and_timeline_decide_alike(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+    ) {
+        let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
+        let fast = simulate(&w, &config).unwrap();
+        let planned = simulate_policy(
+            &w,
+            &config,
+            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+            &Reservations::default(),
+        )
+        .unwrap();
+        prop_assert_eq!(fast, planned);
+    }
+
+    /// The shadow time, computed from the class's counts with jobs alone on their nodes
+    /// released by count (scheduler::node::shadow), is the one a recount node by node gives.
+    #[test]
+    fn easy_shadow_time_is_the_recount_of_the_releases_on_nodes(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let config = config(&topology, SchedulerKind::Easy, placement);
+        let log = Rc::new(RefCell::new(HashMap::new()));
+        let spy = Spy { inner: NodeEasy::new(Box::new(Submission)), log: log.clone(), record: record_recount };
+        let out = simulate_policy(&w, &config, AnyPolicy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
+        prop_assert!(log.borrow().is_empty(), "heads whose shadow time differs from the recount: {:?}", log.borrow());
+    }
 }
