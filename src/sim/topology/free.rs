@@ -203,7 +203,9 @@ impl FreeNodes {
         self.free[node as usize] = old.checked_sub(&amount).ok_or(NotFree { node })?;
         let c = self.class_of[node as usize] as usize;
         self.class_free[c] -= amount;
-        self.coreless[c] += u32::from(amount.0[0] == 0);
+        if amount.0[0] == 0 {
+            self.coreless[c] += 1;
+        }
         self.reindex(node, old);
         Ok(())
     }
@@ -215,7 +217,9 @@ impl FreeNodes {
         self.free[node as usize] += amount;
         debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
         self.class_free[c] += amount;
-        self.coreless[c] -= u32::from(amount.0[0] == 0);
+        if amount.0[0] == 0 {
+            self.coreless[c] -= 1;
+        }
         self.reindex(node, old);
     }
 

@@ -143,7 +143,9 @@ impl Pass {
             }
             self.taken[node as usize] += amount;
             self.class_taken[class as usize] += amount;
-            self.coreless_taken[class as usize] += u32::from(amount.0[0] == 0);
+            if amount.0[0] == 0 {
+                self.coreless_taken[class as usize] += 1;
+            }
         }
     }
 
@@ -155,7 +157,9 @@ impl Pass {
             let amount = shape.amount(i as u32);
             self.taken[node as usize] -= amount;
             self.class_taken[class as usize] -= amount;
-            self.coreless_taken[class as usize] -= u32::from(amount.0[0] == 0);
+            if amount.0[0] == 0 {
+                self.coreless_taken[class as usize] -= 1;
+            }
             if !self.touched(node) && view.free.is_idle(node) {
                 self.idle_taken[class as usize] -= 1;
             }
