@@ -4,7 +4,8 @@
 //! reservation; a pool written as a topology (one node of P cores; P nodes of one core, except
 //! for conservative on a shared class) and whole nodes of one class schedule exactly like the
 //! uniform machine; EASY's fast path and
-//! its timeline formulation decide alike. Started jobs are also checked against their requests
+//! its timeline formulation decide alike, and its shadow time is a recount of the releases node
+//! by node. Started jobs are also checked against their requests
 //! without the layout's help: the right cluster and properties, distinct nodes, the amounts asked.
 
 mod common;
@@ -17,6 +18,7 @@ use common::node_policies::{Easy, Fcfs};
 use proptest::prelude::*;
 use schedlab::sim::policy::{NodePolicyScheduler, Policy};
 use schedlab::sim::reservation::{OnConflict, Placement as AfterOrAt, Reservations};
+use schedlab::sim::resources::ResourceVec;
 use schedlab::sim::scheduler::node::{
     Decisions, NodeConservative, NodeEasy, NodeScheduler, NodeView,
 };
@@ -354,6 +356,83 @@ fn record_shadow(e: &NodeEasy, _: &NodeView<'_>, _: &Decisions, log: &mut HashMa
     }
 }
 
+/// EASY's shadow time recounted from the view, node by node: every node's free vector now less
+/// this call's starts before the blocked head (in submission order, the starts at queue
+/// positions before it), then the running jobs' and those starts' releases in order of end —
+/// all of one instant together — until the head fits on one of its classes: enough nodes
+/// covering its full amount, and enough covering its full or its last one.
+fn shadow_by_recount(view: &NodeView<'_>, d: &Decisions, head: u32) -> Option<Time> {
+    let mut free: Vec<ResourceVec> = (0..view.layout.node_count())
+        .map(|n| view.free.free(n))
+        .collect();
+    let head_pos = view.queue.iter().position(|q| q.job == head)?;
+    let mut releases: Vec<(Time, u32, NodeShape, Vec<u32>)> = view
+        .running
+        .iter()
+        .map(|r| {
+            let a = view.alloc(r.job);
+            (
+                view.predicted_end(r.expected_end),
+                a.class,
+                a.shape,
+                a.nodes.clone(),
+            )
+        })
+        .collect();
+    for start in d.starts().iter().filter(|s| s.pos < head_pos) {
+        let q = &view.queue[start.pos];
+        let shape = view.shape(q.job, start.class).expect("it started there");
+        let nodes = d.nodes(start).to_vec();
+        for (i, &n) in nodes.iter().enumerate() {
+            free[n as usize] -= shape.amount(i as u32);
+        }
+        releases.push((view.now + q.requested_time, start.class, shape, nodes));
+    }
+    releases.sort_by_key(|r| r.0);
+    let fits = |free: &[ResourceVec]| {
+        view.classes_of(head).iter().any(|&class| {
+            view.shape(head, class).is_some_and(|h| {
+                let last = h.last.unwrap_or(h.per_node);
+                let nodes = view.layout.class(class).nodes.clone();
+                let full = nodes
+                    .clone()
+                    .filter(|&n| h.per_node.fits_in(&free[n as usize]));
+                let some = nodes.filter(|&n| last.fits_in(&free[n as usize]));
+                full.count() as u32 >= h.full() && some.count() as u32 >= h.count
+            })
+        })
+    };
+    if fits(&free) {
+        return Some(view.now);
+    }
+    let mut i = 0;
+    while i < releases.len() {
+        let t = releases[i].0;
+        while i < releases.len() && releases[i].0 == t {
+            let (_, _, shape, nodes) = &releases[i];
+            for (k, &n) in nodes.iter().enumerate() {
+                free[n as usize] += shape.amount(k as u32);
+            }
+            i += 1;
+        }
+        if fits(&free) {
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// The heads whose shadow time differs from its recount ([`shadow_by_recount`]), each with the
+/// recount (−1: the recount never fits it).
+fn record_recount(e: &NodeEasy, view: &NodeView<'_>, d: &Decisions, log: &mut HashMap<u32, Time>) {
+    if let Some((head, shadow)) = e.last_shadow() {
+        let recount = shadow_by_recount(view, d, head);
+        if recount != Some(shadow) {
+            log.insert(head, recount.unwrap_or(-1));
+        }
+    }
+}
+
 /// The first reservation conservative gives each job.
 fn record_reservation(
     c: &NodeConservative,
@@ -514,25 +593,6 @@ proptest! {
     }
 
     #[test]
-    fn easy_fast_path_and_timeline_decide_alike(
-        topology in arb_topology(),
-        w in arb_jobs(false),
-        placement in prop::sample::select(Placement::ALL.to_vec()),
-        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
-    ) {
-        let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
-        let fast = simulate(&w, &config).unwrap();
-        let planned = simulate_policy(
-            &w,
-            &config,
-            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
-            &Reservations::default(),
-        )
-        .unwrap();
-        prop_assert_eq!(fast, planned);
-    }
-
-    #[test]
     fn a_pool_written_as_a_topology_schedules_like_the_pool(
         jobs in prop::collection::vec((0i64..400, 1u32..44, 1i64..120, 0i64..3, 1i64..60), 1..60),
         procs in 4u32..40,
@@ -669,4 +729,48 @@ fn pool_jobs(raw: Vec<(i64, u32, i64, i64, i64)>) -> Workload {
             })
             .collect(),
     )
+}
+
+proptest! {
+    // More cases than above, for the releases by count of jobs alone on their nodes
+    // (scheduler::node::shadow): a waiting request without a core, which makes them write `S`
+    // before it is placed, and a class holding one, which keeps them from counting, meet
+    // rarely on these topologies; 300 cases missed a shadow that ignored either (checked by
+    // breaking it), 3,000 catch both (under a second).
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn easy_fast_path_and_timeline_decide_alike(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+        overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
+    ) {
+        let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
+        let fast = simulate(&w, &config).unwrap();
+        let planned = simulate_policy(
+            &w,
+            &config,
+            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+            &Reservations::default(),
+        )
+        .unwrap();
+        prop_assert_eq!(fast, planned);
+    }
+
+    /// The shadow time, computed from the class's counts with jobs alone on their nodes
+    /// released by count (scheduler::node::shadow), is the one a recount node by node gives.
+    #[test]
+    fn easy_shadow_time_is_the_recount_of_the_releases_on_nodes(
+        topology in arb_topology(),
+        w in arb_jobs(false),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let config = config(&topology, SchedulerKind::Easy, placement);
+        let log = Rc::new(RefCell::new(HashMap::new()));
+        let spy = Spy { inner: NodeEasy::new(Box::new(Submission)), log: log.clone(), record: record_recount };
+        let out = simulate_policy(&w, &config, AnyPolicy::Nodes(Box::new(spy)), &Reservations::default()).unwrap();
+        prop_assert_eq!(&out, &simulate(&w, &config).unwrap());
+        prop_assert!(log.borrow().is_empty(), "heads whose shadow time differs from the recount: {:?}", log.borrow());
+    }
 }

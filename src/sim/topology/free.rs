@@ -13,6 +13,11 @@
 //! dropped when it outgrows twice the class's nodes, and a reader that far behind reads every
 //! node again. Nothing here keeps the tally: it pays only where a reader asks for it.
 //!
+//! Per class also: how many amounts without a core are held there
+//! ([`FreeNodes::coreless_holds`]). Every other amount takes a core, so while a class holds
+//! none, a job that takes every core of its nodes is alone on them (node-level EASY's shadow
+//! releases such a job by count, `scheduler::node::shadow`).
+//!
 //! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
 
@@ -93,6 +98,8 @@ pub struct FreeNodes {
     log: Vec<Vec<u32>>,
     log_base: Vec<u64>,
     history: u64,
+    /// Per class: amounts held there that take no core.
+    coreless: Vec<u32>,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -126,6 +133,7 @@ impl FreeNodes {
             log: vec![Vec::new(); classes.len()],
             log_base: vec![0; classes.len()],
             history: HISTORIES.fetch_add(1, Ordering::Relaxed),
+            coreless: vec![0; classes.len()],
             hist,
             hist_at,
             max_cores: classes.iter().map(|c| c.capacity.per_node.0[0]).collect(),
@@ -195,6 +203,9 @@ impl FreeNodes {
         self.free[node as usize] = old.checked_sub(&amount).ok_or(NotFree { node })?;
         let c = self.class_of[node as usize] as usize;
         self.class_free[c] -= amount;
+        if amount.0[0] == 0 {
+            self.coreless[c] += 1;
+        }
         self.reindex(node, old);
         Ok(())
     }
@@ -206,7 +217,18 @@ impl FreeNodes {
         self.free[node as usize] += amount;
         debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
         self.class_free[c] += amount;
+        if amount.0[0] == 0 {
+            self.coreless[c] -= 1;
+        }
         self.reindex(node, old);
+    }
+
+    /// How many amounts that take no core `class`'s nodes hold (each take of one counts, each
+    /// give of one uncounts). While there are none, a node none of whose cores is free holds
+    /// nothing but the amounts that took its cores.
+    #[inline]
+    pub fn coreless_holds(&self, class: u32) -> u32 {
+        self.coreless[class as usize]
     }
 
     /// The class of `node`.

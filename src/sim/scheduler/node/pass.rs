@@ -79,6 +79,8 @@ pub struct Pass {
     touched: Vec<u32>,
     class_taken: Vec<ResourceVec>,
     idle_taken: Vec<u32>,
+    /// Per class: amounts taken that take no core.
+    coreless_taken: Vec<u32>,
     order: Vec<(u64, u64, u32)>,
     used: Vec<u32>,
 }
@@ -100,6 +102,8 @@ impl Pass {
         self.class_taken.resize(classes, ResourceVec::ZERO);
         self.idle_taken.clear();
         self.idle_taken.resize(classes, 0);
+        self.coreless_taken.clear();
+        self.coreless_taken.resize(classes, 0);
     }
 
     /// What `node` has free now, after this call's starts.
@@ -139,6 +143,9 @@ impl Pass {
             }
             self.taken[node as usize] += amount;
             self.class_taken[class as usize] += amount;
+            if amount.0[0] == 0 {
+                self.coreless_taken[class as usize] += 1;
+            }
         }
     }
 
@@ -150,10 +157,20 @@ impl Pass {
             let amount = shape.amount(i as u32);
             self.taken[node as usize] -= amount;
             self.class_taken[class as usize] -= amount;
+            if amount.0[0] == 0 {
+                self.coreless_taken[class as usize] -= 1;
+            }
             if !self.touched(node) && view.free.is_idle(node) {
                 self.idle_taken[class as usize] -= 1;
             }
         }
+    }
+
+    /// How many amounts that take no core this call has taken on `class` (as
+    /// [`crate::sim::topology::FreeNodes::coreless_holds`] counts the engine's).
+    #[inline]
+    pub fn coreless_taken(&self, class: u32) -> u32 {
+        self.coreless_taken[class as usize]
     }
 
     /// Free cores of `class` now, after this call's starts.

@@ -17,6 +17,15 @@
 //! cheaper than bringing the distinct vectors up to date (MetaCentrum's 20 clusters of 1–112
 //! nodes, BENCHMARKS.md).
 //!
+//! A running job alone on its nodes — it takes every core of each, and no amount without a core
+//! is held on its class ([`FreeNodes::coreless_holds`], [`Pass::coreless_taken`]) — is released
+//! by count: each of its nodes goes from `capacity − amount` to `capacity`, so the head's counts
+//! move once per distinct amount (two at most), not once per node, and `S` is not written
+//! there. Nothing reads it there either: a selection offers only nodes with a core free now
+//! unless the job it places takes no core, and before such a selection those nodes' `S` is
+//! written ([`Shadow::select_long`]). On Curie's shape most releases are of such jobs (whole
+//! 16-core nodes), and a head of a thousand nodes waits for as many (BENCHMARKS.md).
+//!
 //! A job that would still run at the shadow time takes its amounts from `S` too, and may start
 //! only if the head still fits on some class afterwards. Its nodes are chosen so as to spare the
 //! head: first among nodes whose loss does not change what the head can use, then — only if it
@@ -32,6 +41,8 @@ use super::free_counts::FreeCounts;
 use super::pass::{Pass, Verdict};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
+#[cfg(doc)]
+use crate::sim::topology::FreeNodes;
 use crate::sim::topology::NodeShape;
 
 const NONE: u32 = u32::MAX;
@@ -61,6 +72,18 @@ impl HeadClass {
         self.q_full >= self.shape.full() && self.q_last >= self.shape.count
     }
 
+    /// Counts the release of `amount` on `n` nodes that each had `capacity − amount` free
+    /// and so have `capacity` after it.
+    #[inline]
+    fn release_alone(&mut self, capacity: ResourceVec, amount: ResourceVec, n: u32) {
+        let (f0, l0) = self.qualifies(&(capacity - amount));
+        if !f0 {
+            let (f1, l1) = self.qualifies(&capacity);
+            self.q_full += n * u32::from(f1);
+            self.q_last += n * u32::from(l1 && !l0);
+        }
+    }
+
     /// Fits with no node to spare: a node that stops qualifying for either amount ends it.
     #[inline]
     fn tight(&self) -> bool {
@@ -81,7 +104,7 @@ pub struct Started {
 pub struct Shadow {
     /// Per node of the head's classes: free at the shadow time, after long backfills — where
     /// `stamp[node] == epoch`; every other node has at the shadow time what the engine has free
-    /// now.
+    /// now, but those of the jobs in `released_alone`, which have their whole capacity.
     s: Vec<ResourceVec>,
     stamp: Vec<u32>,
     /// Of the last [`Shadow::compute`]; never 0, so a fresh `stamp` marks nothing.
@@ -95,6 +118,9 @@ pub struct Shadow {
     log: Vec<(u32, ResourceVec)>,
     /// The large classes' distinct free vectors.
     counts: FreeCounts,
+    /// The running jobs released by count in the last [`Shadow::compute`] whose nodes' `S` is
+    /// not written yet.
+    released_alone: Vec<u32>,
 }
 
 impl Shadow {
@@ -148,6 +174,7 @@ impl Shadow {
         self.heads.clear();
         self.fitting = 0;
         self.log.clear();
+        self.released_alone.clear();
         for &class in view.classes_of(head) {
             let Some(shape) = view.shape(head, class) else {
                 continue;
@@ -223,16 +250,17 @@ impl Shadow {
                 return Some(c);
             }
             current = Some(t);
-            let (class, shape, nodes): (u32, NodeShape, &[u32]) = if take_running {
+            let (class, shape, nodes, running_job): (u32, NodeShape, &[u32], _) = if take_running {
                 let (_, job) = running.next().expect("peeked");
                 let a = view.alloc(job);
-                (a.class, a.shape, &a.nodes)
+                (a.class, a.shape, &a.nodes, Some(job))
             } else {
                 let s = mine.next().expect("peeked");
                 (
                     s.class,
                     s.shape,
                     &started_nodes[s.nodes.0 as usize..s.nodes.1 as usize],
+                    None,
                 )
             };
             let slot = self.slot[class as usize];
@@ -243,22 +271,48 @@ impl Shadow {
             // gathered over the job's nodes and `fitting` brought up to date once.
             let mut h = self.heads[slot as usize];
             let before = h.fits();
-            for (i, &node) in nodes.iter().enumerate() {
-                let old = self.get(view, node);
-                let new = old + shape.amount(i as u32);
-                let (f0, l0) = h.qualifies(&old);
-                if !f0 {
-                    let (f1, l1) = h.qualifies(&new);
-                    h.q_full += u32::from(f1);
-                    h.q_last += u32::from(l1 && !l0);
+            match running_job {
+                Some(job) if alone(view, pass, class, &shape) => {
+                    let capacity = view.layout.class(class).capacity.per_node;
+                    h.release_alone(capacity, shape.per_node, shape.full());
+                    if let Some(last) = shape.last {
+                        h.release_alone(capacity, last, 1);
+                    }
+                    self.released_alone.push(job);
                 }
-                self.s[node as usize] = new;
-                self.stamp[node as usize] = self.epoch;
+                _ => {
+                    for (i, &node) in nodes.iter().enumerate() {
+                        let old = self.get(view, node);
+                        let new = old + shape.amount(i as u32);
+                        let (f0, l0) = h.qualifies(&old);
+                        if !f0 {
+                            let (f1, l1) = h.qualifies(&new);
+                            h.q_full += u32::from(f1);
+                            h.q_last += u32::from(l1 && !l0);
+                        }
+                        self.s[node as usize] = new;
+                        self.stamp[node as usize] = self.epoch;
+                    }
+                }
             }
             self.fitting = self.fitting + u32::from(h.fits()) - u32::from(before);
             self.heads[slot as usize] = h;
         }
         current.filter(|_| self.fitting > 0)
+    }
+
+    /// Writes `S` on the nodes of the jobs [`Shadow::compute`] released by count: each has its
+    /// whole capacity at the shadow time.
+    fn write_released_alone(&mut self, view: &NodeView<'_>) {
+        for &job in &self.released_alone {
+            let a = view.alloc(job);
+            let capacity = view.layout.class(a.class).capacity.per_node;
+            for &node in &a.nodes {
+                self.s[node as usize] = capacity;
+                self.stamp[node as usize] = self.epoch;
+            }
+        }
+        self.released_alone.clear();
     }
 
     /// EASY's backfilling test of waiting job `job` on nodes: the first of its classes on
@@ -306,6 +360,10 @@ impl Shadow {
         if self.slot[class as usize] == NONE {
             return pass.select_any(view, class, shape, out);
         }
+        if shape.last.unwrap_or(shape.per_node).0[0] == 0 {
+            // Offered every node, those of the jobs released by count among them.
+            self.write_released_alone(view);
+        }
         self.log.clear();
         let single_amount = shape.last.is_none();
         let ok = pass.select(
@@ -346,4 +404,16 @@ impl Shadow {
         }
         ok
     }
+}
+
+/// Whether a running job of `shape` on `class` is alone on each of its nodes now: it takes
+/// every core of each, and no amount without a core is held on the class, by the engine or by
+/// this call — so each node has `capacity − amount` free, and `S` there is what the engine has.
+#[inline]
+fn alone(view: &NodeView<'_>, pass: &Pass, class: u32, shape: &NodeShape) -> bool {
+    let cores = view.layout.class(class).capacity.per_node.0[0];
+    shape.per_node.0[0] == cores
+        && shape.last.is_none_or(|l| l.0[0] == cores)
+        && view.free.coreless_holds(class) == 0
+        && pass.coreless_taken(class) == 0
 }
