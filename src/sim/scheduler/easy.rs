@@ -25,10 +25,11 @@
 //! shortest first, SJBF), the head keeping its place and its reservation.
 
 use super::easy_index::WaitingIndex;
-use super::order::{QueueOrder, Submission, Walk, report_ended};
+use super::order::{QueueOrder, Submission, Walk, Within, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
 use crate::sim::job::Time;
+use crate::sim::queue::Queue;
 use crate::sim::resources::ResourceVec;
 
 pub struct Easy {
@@ -183,8 +184,14 @@ impl Easy {
 impl Scheduler for Easy {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        self.walk
-            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        if self.always_profile || !view.reservations.is_empty() {
+            // The profile formulation walks the whole order.
+            self.walk
+                .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+        } else {
+            self.walk
+                .prepare_lazily(&mut *self.order, view.now, view.queue, view.jobs);
+        }
         let first = starts.len();
         self.decide(view, starts);
         if self.index.is_valid() {
@@ -204,6 +211,9 @@ impl Easy {
         if self.always_profile || !view.reservations.is_empty() {
             return self.schedule_on_profile(view, starts);
         }
+        if self.walk.is_lazy() {
+            return self.decide_lazily(view, starts);
+        }
         let mut free = view.free;
         self.started.clear();
         let mut jobs = self.walk.iter_from(view.queue, 0);
@@ -212,23 +222,16 @@ impl Easy {
             let Some((pos, job)) = jobs.next() else {
                 return;
             };
-            if !job.demand.fits_in(&free) {
+            if !start_if_fits(view, &job, &mut free, &mut self.started) {
                 break job;
             }
-            free -= job.demand;
-            self.started
-                .push((view.now + job.requested_time, job.demand));
             starts.push(pos);
             k += 1;
         };
-        if free.unit_count() == 0 {
-            return;
-        }
-        self.started.sort_unstable_by_key(|s| s.0);
         let Some(Shadow {
             time: shadow,
             mut extra,
-        }) = Self::shadow(view, &self.started, free, &head)
+        }) = Self::reservation(view, &mut self.started, free, &head)
         else {
             return;
         };
@@ -249,6 +252,72 @@ impl Easy {
                 break;
             }
         }
+    }
+
+    /// [`Easy::decide`] over an order read job by job ([`QueueOrder::next_waiting`]): the
+    /// fairshare order kept by user between calls, where writing the whole order costs O(queue)
+    /// three times over (the waiting users collected, the queue bucketed by user, copied by
+    /// position) before the walk. Backfilling asks the order only for the jobs that may pass
+    /// [`backfill_takes`] ([`Within`]: the order passes over the others, whole users at once
+    /// when their least demand and requested time show it), so the same jobs start in the same
+    /// order; a job's queue position is found only when it starts.
+    // Out of line, away from `decide`'s walk over submission order, the hot path of the
+    // default order (which still costs 5–9 % more instructions than before this path existed:
+    // BENCHMARKS.md, "Fairshare queue order").
+    #[inline(never)]
+    fn decide_lazily(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let mut free = view.free;
+        self.started.clear();
+        let order = &mut *self.order;
+        let head = loop {
+            let Some(job) = order.next_waiting(Within::ANY) else {
+                return;
+            };
+            if !start_if_fits(view, &job, &mut free, &mut self.started) {
+                break job;
+            }
+            starts.push(position(view.queue, &job));
+        };
+        let Some(Shadow {
+            time: shadow,
+            mut extra,
+        }) = Self::reservation(view, &mut self.started, free, &head)
+        else {
+            return;
+        };
+        loop {
+            let within = Within {
+                units: free.unit_count(),
+                time: shadow - view.now,
+                extra: extra.unit_count(),
+            };
+            let Some(job) = order.next_waiting(within) else {
+                return;
+            };
+            if !backfill_takes(&job, view.now, shadow, &mut free, &mut extra) {
+                continue;
+            }
+            starts.push(position(view.queue, &job));
+            if free.unit_count() == 0 {
+                return;
+            }
+        }
+    }
+
+    /// The head's reservation once the jobs before it started (`started`, sorted here by
+    /// predicted end), or `None` when nothing is left to backfill: no unit free, or a head that
+    /// can never fit.
+    fn reservation(
+        view: &View<'_>,
+        started: &mut [(Time, ResourceVec)],
+        free: ResourceVec,
+        head: &QueuedJob,
+    ) -> Option<Shadow> {
+        if free.unit_count() == 0 {
+            return None;
+        }
+        started.sort_unstable_by_key(|s| s.0);
+        Self::shadow(view, started, free, head)
     }
 
     /// The backfilling walk of [`Easy::decide`] over submission order, visiting only the jobs
@@ -287,6 +356,31 @@ impl Easy {
             }
         }
     }
+}
+
+/// EASY's first step, one job of the queue order at a time: starts `job` if it fits in `free`
+/// (taking its units and recording it in `started` as (predicted end, demand)); false when it
+/// does not fit, which makes it the head.
+#[inline(always)]
+fn start_if_fits(
+    view: &View<'_>,
+    job: &QueuedJob,
+    free: &mut ResourceVec,
+    started: &mut Vec<(Time, ResourceVec)>,
+) -> bool {
+    if !job.demand.fits_in(free) {
+        return false;
+    }
+    *free -= job.demand;
+    started.push((view.now + job.requested_time, job.demand));
+    true
+}
+
+/// The queue position of a waiting job read from a lazy order.
+fn position(queue: &Queue, job: &QueuedJob) -> usize {
+    queue
+        .position_of(job.job)
+        .expect("the order reads waiting jobs only")
 }
 
 /// EASY's test of one backfill candidate at `now`: it fits in the `free` units and either ends
