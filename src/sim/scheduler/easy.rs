@@ -184,16 +184,15 @@ impl Easy {
 impl Scheduler for Easy {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        if self.always_profile || !view.reservations.is_empty() {
-            // The profile formulation walks the whole order.
+        let first = starts.len();
+        if self.always_profile || !view.reservations.is_empty() || self.order.is_submission() {
+            // The profile formulation walks the whole order; submission order is the walk.
             self.walk
                 .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+            self.decide(view, starts);
         } else {
-            self.walk
-                .prepare_lazily(&mut *self.order, view.now, view.queue, view.jobs);
+            self.decide_over_order(view, starts);
         }
-        let first = starts.len();
-        self.decide(view, starts);
         if self.index.is_valid() {
             for &pos in &starts[first..] {
                 self.index.started(&view.queue[pos]);
@@ -211,9 +210,6 @@ impl Easy {
         if self.always_profile || !view.reservations.is_empty() {
             return self.schedule_on_profile(view, starts);
         }
-        if self.walk.is_lazy() {
-            return self.decide_lazily(view, starts);
-        }
         let mut free = view.free;
         self.started.clear();
         let mut jobs = self.walk.iter_from(view.queue, 0);
@@ -222,16 +218,23 @@ impl Easy {
             let Some((pos, job)) = jobs.next() else {
                 return;
             };
-            if !start_if_fits(view, &job, &mut free, &mut self.started) {
+            if !job.demand.fits_in(&free) {
                 break job;
             }
+            free -= job.demand;
+            self.started
+                .push((view.now + job.requested_time, job.demand));
             starts.push(pos);
             k += 1;
         };
+        if free.unit_count() == 0 {
+            return;
+        }
+        self.started.sort_unstable_by_key(|s| s.0);
         let Some(Shadow {
             time: shadow,
             mut extra,
-        }) = Self::reservation(view, &mut self.started, free, &head)
+        }) = Self::shadow(view, &self.started, free, &head)
         else {
             return;
         };
@@ -254,6 +257,22 @@ impl Easy {
         }
     }
 
+    /// [`Easy::decide`] over an order other than submission order: read job by job
+    /// ([`Easy::decide_lazily`]) when the order can be, else written whole into the walk.
+    // Out of line: with the lazy path reachable from `schedule` or `decide` themselves, the
+    // default order's path took 5–9 % more instructions (`simulate -s easy`, SDSC-SP2:
+    // `Easy::schedule` 59 → 86 M), though it decides and walks as before.
+    #[inline(never)]
+    fn decide_over_order(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        self.walk
+            .prepare_lazily(&mut *self.order, view.now, view.queue, view.jobs);
+        if self.walk.is_lazy() {
+            self.decide_lazily(view, starts);
+        } else {
+            self.decide(view, starts);
+        }
+    }
+
     /// [`Easy::decide`] over an order read job by job ([`QueueOrder::next_waiting`]): the
     /// fairshare order kept by user between calls, where writing the whole order costs O(queue)
     /// three times over (the waiting users collected, the queue bucketed by user, copied by
@@ -261,9 +280,8 @@ impl Easy {
     /// [`backfill_takes`] ([`Within`]: the order passes over the others, whole users at once
     /// when their least demand and requested time show it), so the same jobs start in the same
     /// order; a job's queue position is found only when it starts.
-    // Out of line, away from `decide`'s walk over submission order, the hot path of the
-    // default order (which still costs 5–9 % more instructions than before this path existed:
-    // BENCHMARKS.md, "Fairshare queue order").
+    // Out of line, away from `decide`'s walk over submission order, the default order's hot
+    // path (BENCHMARKS.md, "Fairshare queue order").
     #[inline(never)]
     fn decide_lazily(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let mut free = view.free;
