@@ -3,13 +3,15 @@
 //! sorted afresh at every call, the implementation kept as the reference): on random queues
 //! evolving by arrivals, starts, ends, out-of-order insertions and jobs withdrawn without
 //! starting, with random usages, shares, charging, decay and re-ordering periods, both give the
-//! same positions at every call — also when a pass is abandoned part-way, as FCFS does.
+//! same positions at every call — also when a pass is abandoned part-way, as FCFS does, and
+//! when it hands over only the jobs a `Within` admits, as EASY's backfilling asks: exactly the
+//! whole order's admitted jobs, in its order.
 
 use proptest::prelude::*;
 use schedlab::sim::fairshare::{Charging, Decay, FairshareSpec, FairshareState, SharesSpec};
 use schedlab::sim::queue::Queue;
 use schedlab::sim::scheduler::QueuedJob;
-use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder};
+use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder, Within};
 use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 
 /// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
@@ -24,6 +26,7 @@ struct Step {
     start: Vec<usize>,
     withdraw: Option<usize>,
     read: Option<usize>,
+    within: Option<Within>,
     end: usize,
 }
 
@@ -35,16 +38,18 @@ fn arb_step() -> impl Strategy<Value = Step> {
         prop::collection::vec(0..64usize, 0..4),
         prop::option::weighted(0.08, 0..64usize),
         prop::option::weighted(0.3, 0..6usize),
+        prop::option::weighted(0.4, (0..4u64, 0..30i64, 0..3u64)),
         0..3usize,
     )
         .prop_map(
-            |(dt, arrive, out_of_order, start, withdraw, read, end)| Step {
+            |(dt, arrive, out_of_order, start, withdraw, read, within, end)| Step {
                 dt,
                 arrive,
                 out_of_order,
                 start,
                 withdraw,
                 read,
+                within: within.map(|(units, time, extra)| Within { units, time, extra }),
                 end,
             },
         )
@@ -152,14 +157,27 @@ proptest! {
             whole.order(now, &queue, &workload.jobs, &mut expected);
             prop_assert!(lazy.begin(now, &queue, &workload.jobs));
             got.clear();
-            while got.len() < step.read.unwrap_or(usize::MAX)
+            if let Some(within) = step.within {
+                // Only the admitted jobs, in the whole order's order.
+                while let Some(q) = lazy.next_waiting(within) {
+                    got.push(queue.position_of(q.job).unwrap());
+                    prop_assert_eq!(q, queue[*got.last().unwrap()]);
+                }
+                expected.retain(|&pos| {
+                    let (units, time) = (queue[pos].demand.unit_count(), queue[pos].requested_time);
+                    units <= within.units && (time <= within.time || units <= within.extra)
+                });
+                prop_assert_eq!(&got, &expected);
+            }
+            while step.within.is_none()
+                && got.len() < step.read.unwrap_or(usize::MAX)
                 && let Some((pos, q)) = lazy.next(&queue)
             {
                 prop_assert_eq!(q, queue[pos]);
                 got.push(pos);
             }
             prop_assert_eq!(&got[..], &expected[..got.len()]);
-            if step.read.is_none() {
+            if step.read.is_none() && step.within.is_none() {
                 prop_assert_eq!(got.len(), queue.len());
             }
             // Starts: the picked positions, reported to both.

@@ -25,10 +25,11 @@
 //! shortest first, SJBF), the head keeping its place and its reservation.
 
 use super::easy_index::WaitingIndex;
-use super::order::{QueueOrder, Submission, Walk, report_ended};
+use super::order::{QueueOrder, Submission, Walk, Within, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
 use crate::sim::job::Time;
+use crate::sim::queue::Queue;
 use crate::sim::resources::ResourceVec;
 
 pub struct Easy {
@@ -183,10 +184,15 @@ impl Easy {
 impl Scheduler for Easy {
     fn schedule(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         report_ended(&mut *self.order, view.completed);
-        self.walk
-            .prepare(&mut *self.order, view.now, view.queue, view.jobs);
         let first = starts.len();
-        self.decide(view, starts);
+        if self.always_profile || !view.reservations.is_empty() || self.order.is_submission() {
+            // The profile formulation walks the whole order; submission order is the walk.
+            self.walk
+                .prepare(&mut *self.order, view.now, view.queue, view.jobs);
+            self.decide(view, starts);
+        } else {
+            self.decide_over_order(view, starts);
+        }
         if self.index.is_valid() {
             for &pos in &starts[first..] {
                 self.index.started(&view.queue[pos]);
@@ -251,6 +257,87 @@ impl Easy {
         }
     }
 
+    /// [`Easy::decide`] over an order other than submission order: read job by job
+    /// ([`Easy::decide_lazily`]) when the order can be, else written whole into the walk.
+    // Out of line: with the lazy path reachable from `schedule` or `decide` themselves, the
+    // default order's path took 5–9 % more instructions (`simulate -s easy`, SDSC-SP2:
+    // `Easy::schedule` 59 → 86 M), though it decides and walks as before.
+    #[inline(never)]
+    fn decide_over_order(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        self.walk
+            .prepare_lazily(&mut *self.order, view.now, view.queue, view.jobs);
+        if self.walk.is_lazy() {
+            self.decide_lazily(view, starts);
+        } else {
+            self.decide(view, starts);
+        }
+    }
+
+    /// [`Easy::decide`] over an order read job by job ([`QueueOrder::next_waiting`]): the
+    /// fairshare order kept by user between calls, where writing the whole order costs O(queue)
+    /// three times over (the waiting users collected, the queue bucketed by user, copied by
+    /// position) before the walk. Backfilling asks the order only for the jobs that may pass
+    /// [`backfill_takes`] ([`Within`]: the order passes over the others, whole users at once
+    /// when their least demand and requested time show it), so the same jobs start in the same
+    /// order; a job's queue position is found only when it starts.
+    // Out of line, away from `decide`'s walk over submission order, the default order's hot
+    // path (BENCHMARKS.md, "Fairshare queue order").
+    #[inline(never)]
+    fn decide_lazily(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
+        let mut free = view.free;
+        self.started.clear();
+        let order = &mut *self.order;
+        let head = loop {
+            let Some(job) = order.next_waiting(Within::ANY) else {
+                return;
+            };
+            if !start_if_fits(view, &job, &mut free, &mut self.started) {
+                break job;
+            }
+            starts.push(position(view.queue, &job));
+        };
+        let Some(Shadow {
+            time: shadow,
+            mut extra,
+        }) = Self::reservation(view, &mut self.started, free, &head)
+        else {
+            return;
+        };
+        loop {
+            let within = Within {
+                units: free.unit_count(),
+                time: shadow - view.now,
+                extra: extra.unit_count(),
+            };
+            let Some(job) = order.next_waiting(within) else {
+                return;
+            };
+            if !backfill_takes(&job, view.now, shadow, &mut free, &mut extra) {
+                continue;
+            }
+            starts.push(position(view.queue, &job));
+            if free.unit_count() == 0 {
+                return;
+            }
+        }
+    }
+
+    /// The head's reservation once the jobs before it started (`started`, sorted here by
+    /// predicted end), or `None` when nothing is left to backfill: no unit free, or a head that
+    /// can never fit.
+    fn reservation(
+        view: &View<'_>,
+        started: &mut [(Time, ResourceVec)],
+        free: ResourceVec,
+        head: &QueuedJob,
+    ) -> Option<Shadow> {
+        if free.unit_count() == 0 {
+            return None;
+        }
+        started.sort_unstable_by_key(|s| s.0);
+        Self::shadow(view, started, free, head)
+    }
+
     /// The backfilling walk of [`Easy::decide`] over submission order, visiting only the jobs
     /// the [`WaitingIndex`] offers: every job it skips fails the walk's first test (its units
     /// exceed those free) or both of the others (it ends after the shadow time and its units
@@ -287,6 +374,31 @@ impl Easy {
             }
         }
     }
+}
+
+/// EASY's first step, one job of the queue order at a time: starts `job` if it fits in `free`
+/// (taking its units and recording it in `started` as (predicted end, demand)); false when it
+/// does not fit, which makes it the head.
+#[inline(always)]
+fn start_if_fits(
+    view: &View<'_>,
+    job: &QueuedJob,
+    free: &mut ResourceVec,
+    started: &mut Vec<(Time, ResourceVec)>,
+) -> bool {
+    if !job.demand.fits_in(free) {
+        return false;
+    }
+    *free -= job.demand;
+    started.push((view.now + job.requested_time, job.demand));
+    true
+}
+
+/// The queue position of a waiting job read from a lazy order.
+fn position(queue: &Queue, job: &QueuedJob) -> usize {
+    queue
+        .position_of(job.job)
+        .expect("the order reads waiting jobs only")
 }
 
 /// EASY's test of one backfill candidate at `now`: it fits in the `free` units and either ends

@@ -10,7 +10,7 @@
 //! costs O(queue + users with waiting jobs × log) — the queue is bucketed by user, users are
 //! sorted, and only users with exactly equal keys are merged job by job.
 
-use super::{QueueOrder, Reorder, UserQueues};
+use super::{QueueOrder, Reorder, UserQueues, Within};
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
@@ -120,10 +120,8 @@ impl QueueOrder for FairshareOrder {
         true
     }
 
-    fn next(&mut self, queue: &Queue) -> Option<(usize, QueuedJob)> {
-        let job = self.queues.next_job()?;
-        let (pos, q) = queue.find(job).expect("the pass reads waiting jobs only");
-        Some((pos, *q))
+    fn next_waiting(&mut self, within: Within) -> Option<QueuedJob> {
+        self.queues.next_job(within)
     }
 
     fn started(&mut self, now: Time, job: u32, class: u32) {

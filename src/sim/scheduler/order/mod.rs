@@ -67,10 +67,23 @@ pub trait QueueOrder {
         false
     }
 
+    /// The next job of the pass [`QueueOrder::begin`] began that `within` admits, without its
+    /// queue position; the jobs passed over are jobs `within` does not admit. A rule that reads
+    /// many jobs and starts few (EASY's backfilling) finds the positions of those it starts
+    /// ([`Queue::position_of`], O(log queue)) rather than of every job it reads, and the order
+    /// may pass over jobs that cannot start without handing each over.
+    fn next_waiting(&mut self, _within: Within) -> Option<QueuedJob> {
+        None
+    }
+
     /// The next job of the pass [`QueueOrder::begin`] began, with its queue position; `queue`
     /// is the queue the pass began on.
-    fn next(&mut self, _queue: &Queue) -> Option<(usize, QueuedJob)> {
-        None
+    fn next(&mut self, queue: &Queue) -> Option<(usize, QueuedJob)> {
+        let q = self.next_waiting(Within::ANY)?;
+        let pos = queue
+            .position_of(q.job)
+            .expect("the pass reads waiting jobs only");
+        Some((pos, q))
     }
 
     /// The policy started workload job `job` at `now` on class `class` (0 on a uniform machine).
@@ -84,6 +97,39 @@ pub trait QueueOrder {
     /// ([`CandidateOrder`]; the queue order itself unless [`WithCandidates`] says otherwise).
     fn candidates(&self) -> CandidateOrder {
         CandidateOrder::Queue
+    }
+}
+
+/// Which jobs a lazy pass ([`QueueOrder::next_waiting`]) hands over: those of at most `units`
+/// allocation units that request at most `time` seconds or take at most `extra` units — the
+/// jobs EASY's backfilling may start (units free now; ends by the shadow time or fits in the
+/// extra units).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Within {
+    pub units: u64,
+    pub time: Time,
+    pub extra: u64,
+}
+
+impl Within {
+    /// Every job.
+    pub const ANY: Within = Within {
+        units: u64::MAX,
+        time: Time::MAX,
+        extra: u64::MAX,
+    };
+
+    /// Whether a job of `units` units requesting `time` seconds is admitted.
+    #[inline]
+    pub fn admits(&self, units: u64, time: Time) -> bool {
+        units <= self.units && (time <= self.time || units <= self.extra)
+    }
+
+    /// Whether jobs whose least units are `units` and least requested time `time` (not
+    /// necessarily of one job) may include one admitted: false only when none is.
+    #[inline]
+    pub fn may_admit(&self, units: u64, time: Time) -> bool {
+        self.admits(units, time)
     }
 }
 
@@ -192,7 +238,8 @@ impl Walk {
     }
 
     /// Like [`Walk::prepare`], but lets an order that can be read lazily begin its pass
-    /// instead of writing it whole: for rules that read the walk only through [`Walk::iter`].
+    /// instead of writing it whole: for rules that read the walk only through [`Walk::iter`]
+    /// or read the order themselves ([`Walk::is_lazy`]).
     pub fn prepare_lazily(
         &mut self,
         order: &mut dyn QueueOrder,
@@ -226,6 +273,11 @@ impl Walk {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Whether the walk is read from the order job by job ([`Walk::prepare_lazily`]).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 
     pub fn is_empty(&self) -> bool {
