@@ -11,46 +11,29 @@
 mod common;
 
 use common::easy_reference::ReferenceEasy;
+use common::easy_runs::{arb_pool_or_nodes, backfilled, easy_config, run_limited};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use schedlab::sim::engine::AnyPolicy;
 use schedlab::sim::limits::{AccountTable, Caps, Limits};
 use schedlab::sim::reservation::{ReservationRequest, Reservations};
 use schedlab::sim::scheduler::Easy;
 use schedlab::sim::scheduler::order::{OrderKind, OrderSpec};
 use schedlab::sim::{
-    Job, Machine, Overrun, SchedulerKind, SimConfig, SimOutcome, Workload,
-    simulate_limited_policy_into, simulate_with, simulate_with_reserving,
+    Job, Machine, Overrun, SimConfig, Workload, simulate_with, simulate_with_reserving,
 };
 
 /// Overloaded workloads: up to 400 jobs arriving within a short span, sizes mixing powers of
 /// two (most of HPC's jobs) with any width up to past the machine, requested times from exact
 /// to far too long, and some jobs running past their request (killed, or overrunning).
 fn arb_jobs(max_procs: u32) -> impl Strategy<Value = Vec<Job>> {
-    prop::collection::vec(
-        (
-            0i64..600,
-            prop_oneof![
-                (0u32..9).prop_map(|b| 1u32 << b),
-                1u32..=max_procs + 2,
-                Just(1u32),
-            ],
-            1i64..400,
-            0i64..4,
-            0i64..200,
-        ),
-        1..400,
-    )
-    .prop_map(|raw| {
-        raw.into_iter()
-            .enumerate()
-            .map(|(i, (submit, procs, runtime, mult, extra))| {
-                // mult 0: a request shorter than the runtime (killed or overrunning).
-                let requested = (runtime * mult + extra).max(1);
-                common::job(i as u64 + 1, submit, procs, runtime, requested)
-            })
-            .collect()
-    })
+    let ranges = common::arb_workload::JobRanges {
+        submit: 0..600,
+        log_width: 0..9,
+        runtime: 1..400,
+        extra: 0..200,
+        jobs: 1..400,
+    };
+    common::arb_workload::arb_overloaded_jobs(ranges, max_procs, None)
 }
 
 fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
@@ -64,31 +47,13 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
     common::arb_requests_within(ranges, Just(("o".to_string(), None)))
 }
 
-fn arb_machine() -> impl Strategy<Value = Machine> {
-    prop_oneof![
-        (1u32..300).prop_map(Machine::pool),
-        ((2u32..40), (1u32..9)).prop_map(|(n, k)| Machine::exclusive_nodes(n, k)),
-    ]
-}
-
+/// EASY over submission order.
 fn config(machine: Machine, interval: Option<i64>, overrun: Overrun) -> SimConfig {
-    SimConfig {
-        order: Default::default(),
-        machine,
-        scheduler: SchedulerKind::Easy,
-        interval,
-        overrun,
-        placement: Default::default(),
-    }
+    easy_config(machine, OrderSpec::default(), interval, overrun)
 }
 
 fn overrun() -> impl Strategy<Value = Overrun> {
     prop_oneof![Just(Overrun::Kill), Just(Overrun::Continue)]
-}
-
-/// Jobs that backfilled, as a count: the cases must exercise backfilling, not only the head.
-fn backfilled(out: &SimOutcome) -> usize {
-    out.jobs.iter().filter(|o| o.backfilled).count()
 }
 
 proptest! {
@@ -99,7 +64,7 @@ proptest! {
     #[test]
     fn indexed_easy_decides_as_the_reference(
         jobs in arb_jobs(300),
-        machine in arb_machine(),
+        machine in arb_pool_or_nodes(300, 40),
         interval in prop::option::of(1i64..50),
         overrun in overrun(),
         scan_limit in 0usize..4,
@@ -150,14 +115,7 @@ proptest! {
             },
             ..Limits::single("batch")
         };
-        let run = |easy: Box<dyn schedlab::sim::Scheduler>| {
-            let mut kept = SimOutcome::default();
-            let rest = simulate_limited_policy_into(&w, &config, &Reservations::default(), &limits, &mut kept, |_| {
-                Ok(AnyPolicy::Units(easy))
-            })
-            .unwrap();
-            (kept, rest)
-        };
+        let run = |easy| run_limited(&w, &config, &limits, easy);
         let reference = run(Box::<ReferenceEasy>::default());
         let indexed = run(Box::new(Easy::default().with_scan_limit(scan_limit)));
         prop_assert_eq!(&indexed, &reference);
@@ -186,7 +144,7 @@ proptest! {
 #[test]
 fn the_workloads_overload_the_machine_and_backfill() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = (arb_jobs(300), arb_machine());
+    let strategy = (arb_jobs(300), arb_pool_or_nodes(300, 40));
     let (mut with_backfill, mut deep) = (0, 0);
     for _ in 0..200 {
         let (jobs, machine) = strategy.new_tree(&mut runner).unwrap().current();

@@ -7,11 +7,13 @@
 //! when it hands over only the jobs a `Within` admits, as EASY's backfilling asks: exactly the
 //! whole order's admitted jobs, in its order.
 
+mod common;
+
 use proptest::prelude::*;
-use schedlab::sim::fairshare::{Charging, Decay, FairshareSpec, FairshareState, SharesSpec};
+use schedlab::sim::fairshare::FairshareState;
 use schedlab::sim::queue::Queue;
 use schedlab::sim::scheduler::QueuedJob;
-use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder, Within};
+use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Within};
 use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 
 /// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
@@ -55,45 +57,6 @@ fn arb_step() -> impl Strategy<Value = Step> {
         )
 }
 
-fn arb_spec() -> impl Strategy<Value = (FairshareSpec, Reorder)> {
-    (
-        prop::bool::ANY,
-        0..3u8,
-        prop::option::of(prop::collection::vec(1..4u8, 4)),
-        0..3u8,
-    )
-        .prop_map(|(continuous, decay, shares, reorder)| {
-            let spec = FairshareSpec {
-                charging: if continuous {
-                    Charging::Continuous
-                } else {
-                    Charging::Estimate
-                },
-                decay: match decay {
-                    0 => Decay::None,
-                    1 => Decay::HalfLife { half_life: 100 },
-                    _ => Decay::Factor {
-                        factor: 0.5,
-                        every: 60,
-                    },
-                },
-                shares: SharesSpec {
-                    users: shares
-                        .map(|s| (1..=4).zip(s.into_iter().map(f64::from)).collect())
-                        .unwrap_or_default(),
-                    ..SharesSpec::default()
-                },
-                ..FairshareSpec::default()
-            };
-            let reorder = match reorder {
-                0 => Reorder::Call,
-                1 => Reorder::Start,
-                _ => Reorder::Every(50),
-            };
-            (spec, reorder)
-        })
-}
-
 fn queued(j: &Job, job: u32) -> QueuedJob {
     QueuedJob {
         job,
@@ -110,7 +73,7 @@ proptest! {
     fn the_lazy_fairshare_order_is_the_whole_order(
         // Few users, procs and runtimes: equal usages (equal keys) are common.
         jobs in prop::collection::vec((1..=4i32, 1..=2u32, prop::sample::select(vec![10i64, 20])), 1..80),
-        (spec, reorder) in arb_spec(),
+        (spec, reorder) in common::arb_workload::arb_fairshare(1),
         steps in prop::collection::vec(arb_step(), 1..60),
     ) {
         let workload = Workload::new(

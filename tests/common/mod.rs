@@ -1,7 +1,9 @@
 //! Builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod arb_workload;
 pub mod easy_reference;
+pub mod easy_runs;
 pub mod node_policies;
 pub mod project;
 pub mod shared;
