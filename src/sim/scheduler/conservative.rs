@@ -332,6 +332,20 @@ impl Rises {
         self.at_call = at_call.unwrap_or(i64::MIN);
     }
 
+    /// Forgets every rise, as a new [`Rises`] (the plan was made anew: the next compression
+    /// checks every job), keeping the movers' buffers.
+    fn forget(&mut self) {
+        let mut earlier_pass = std::mem::take(&mut self.earlier_pass);
+        let mut this_pass = std::mem::take(&mut self.this_pass);
+        earlier_pass.clear();
+        this_pass.clear();
+        *self = Rises {
+            earlier_pass,
+            this_pass,
+            ..Rises::default()
+        };
+    }
+
     /// A compression starts, over a profile without negative capacity if `consistent`.
     fn begin_pass(&mut self, consistent: bool) {
         self.active &= consistent;
@@ -950,7 +964,7 @@ impl Conservative {
         self.next_seq = keep as u32;
         // What rose since the kept jobs were last checked is not recorded: the next
         // compression checks every job.
-        self.rises = Rises::default();
+        self.rises.forget();
         self.last_no_fit.clear(now);
         // Kept jobs whose reservation begins now start (and `next_start` forgets the others').
         for (_, pos, _) in self.take_starting(now) {
@@ -1017,7 +1031,7 @@ impl Conservative {
             .next()
             .is_some_and(|r| r.expected_end <= now);
         self.fresh = !overrunning;
-        self.rises = Rises::default();
+        self.rises.forget();
         self.ordered.afresh += 1;
     }
 
@@ -1054,7 +1068,7 @@ impl Conservative {
         self.synced = true;
         self.unsettled = true;
         self.fresh = false;
-        self.rises = Rises::default();
+        self.rises.forget();
         self.ordered.afresh += 1;
     }
 

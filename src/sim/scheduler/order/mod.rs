@@ -124,13 +124,6 @@ impl Within {
     pub fn admits(&self, units: u64, time: Time) -> bool {
         units <= self.units && (time <= self.time || units <= self.extra)
     }
-
-    /// Whether jobs whose least units are `units` and least requested time `time` (not
-    /// necessarily of one job) may include one admitted: false only when none is.
-    #[inline]
-    pub fn may_admit(&self, units: u64, time: Time) -> bool {
-        self.admits(units, time)
-    }
 }
 
 /// Tells `order` about the jobs that ended since the last call.

@@ -267,7 +267,9 @@ impl UserQueues {
                 least
             }
         };
-        if !within.may_admit(units, time) {
+        // The least units and the least time, though maybe of two jobs, are admitted whenever
+        // some job is: `admits` only grows as either falls.
+        if !within.admits(units, time) {
             return None;
         }
         let jobs = &self.jobs[u];
