@@ -774,3 +774,126 @@ proptest! {
         prop_assert!(log.borrow().is_empty(), "heads whose shadow time differs from the recount: {:?}", log.borrow());
     }
 }
+
+/// Classes of 2–12 nodes of 1, 2 or 4 cores, shared or whole-node clusters: wide enough that a
+/// blocked head of several nodes has nodes to spare, or not, when a long job asks for some.
+fn arb_wide_topology() -> impl Strategy<Value = Topology> {
+    prop::collection::vec(
+        (
+            prop::sample::select(vec![false, false, true]),
+            prop::collection::vec(
+                (2u32..13, prop::sample::select(vec![1u32, 2, 4]), 0u64..3)
+                    .prop_map(|(count, cores, mem)| NodeClass::new("k", count, cores, mem * 16)),
+                1..3,
+            ),
+        ),
+        1..3,
+    )
+    .prop_map(common::numbered_topology)
+}
+
+/// Mostly jobs that take every core of each of their nodes (a node request of the class's
+/// cores, or processors a multiple of them), beside some that take part of a node and a few
+/// that take memory without a core; constraints now and then tie a job to one cluster.
+fn arb_whole_core_jobs() -> impl Strategy<Value = Workload> {
+    prop::collection::vec(
+        (
+            (0i64..200, 1i64..100, 0i64..3, 1i64..40),
+            (
+                0u8..10,
+                1u32..9,
+                prop::sample::select(vec![1u32, 2, 4]),
+                0u64..20,
+            ),
+            0u8..6,
+        ),
+        1..50,
+    )
+    .prop_map(|raw| {
+        let mut table = ConstraintTable::default();
+        let ids = [
+            table.intern(Constraint::cluster("c0")),
+            table.intern(Constraint::cluster("c1")),
+        ];
+        let jobs = raw
+            .into_iter()
+            .enumerate()
+            .map(
+                |(i, ((submit, runtime, mult, extra), (kind, n, cores, mem), c))| {
+                    // 0–5: whole cores of `cores`-core nodes; 6–7: processors; 8: part of a
+                    // node; 9: memory without a core.
+                    let (shape, procs, memory_kb) = match kind {
+                        0..=5 => (
+                            Shape::Nodes {
+                                count: n,
+                                per_node: NodeDemand {
+                                    cores,
+                                    memory_kb: mem,
+                                    gpus: 0,
+                                },
+                            },
+                            n * cores,
+                            0,
+                        ),
+                        6 | 7 => (Shape::Flexible, n * cores, mem / 4),
+                        8 => (Shape::Flexible, n, mem / 4),
+                        _ => (
+                            Shape::Nodes {
+                                count: 1,
+                                per_node: NodeDemand {
+                                    cores: 0,
+                                    memory_kb: 1 + mem,
+                                    gpus: 0,
+                                },
+                            },
+                            1,
+                            0,
+                        ),
+                    };
+                    let job = Job {
+                        id: i as u64 + 1,
+                        submit,
+                        runtime,
+                        requested_time: (runtime * mult).max(1) + extra,
+                        procs,
+                        cpu_time: -1,
+                        ..Job::default()
+                    };
+                    let request = JobRequest {
+                        shape,
+                        memory_kb,
+                        constraint: ids.get(c as usize).copied().unwrap_or_default(),
+                        exclusive: false,
+                    };
+                    (job, request)
+                },
+            )
+            .collect::<Vec<_>>();
+        Workload::of_requests(jobs, table)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// A long job that takes every core of its nodes is backfilled from the head's counts
+    /// (scheduler::node::shadow, `select_every_core`) instead of by the two sweeps over the
+    /// nodes; the timeline formulation still sweeps, so the two must decide alike.
+    #[test]
+    fn easy_long_jobs_of_whole_cores_decide_as_on_the_timeline(
+        topology in arb_wide_topology(),
+        w in arb_whole_core_jobs(),
+        placement in prop::sample::select(Placement::ALL.to_vec()),
+    ) {
+        let config = config(&topology, SchedulerKind::Easy, placement);
+        let fast = simulate(&w, &config).unwrap();
+        let planned = simulate_policy(
+            &w,
+            &config,
+            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+            &Reservations::default(),
+        )
+        .unwrap();
+        prop_assert_eq!(fast, planned);
+    }
+}

@@ -157,16 +157,9 @@ impl TopologyState {
             }
             self.mark[node as usize] = self.check;
         }
-        for (i, &node) in nodes.iter().enumerate() {
-            if !shape.amount(i as u32).fits_in(&self.free.free(node)) {
-                return Err(Refusal::OverAllocation);
-            }
-        }
-        for (i, &node) in nodes.iter().enumerate() {
-            self.free
-                .take(node, shape.amount(i as u32))
-                .map_err(|_| Refusal::OverAllocation)?;
-        }
+        self.free
+            .take_shape(class, &shape, nodes)
+            .map_err(|_| Refusal::OverAllocation)?;
         self.allocs[index as usize] = Some(Alloc {
             class,
             shape,
@@ -178,9 +171,7 @@ impl TopologyState {
     /// Gives back what job `index` held; returns its allocation.
     pub fn release(&mut self, index: u32, expected_end: Time, end: Time) -> Option<Alloc> {
         let a = self.allocs[index as usize].take()?;
-        for (i, &node) in a.nodes.iter().enumerate() {
-            self.free.give(node, a.shape.amount(i as u32));
-        }
+        self.free.give_shape(a.class, &a.shape, &a.nodes);
         self.completed.push(Completed {
             job: index,
             expected_end,

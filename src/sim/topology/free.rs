@@ -24,6 +24,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::layout::Layout;
+use super::request::NodeShape;
 use crate::sim::resources::ResourceVec;
 
 /// The number of the next [`FreeNodes`] made: each numbers its own history of changes.
@@ -223,6 +224,55 @@ impl FreeNodes {
         self.reindex(node, old);
     }
 
+    /// Takes `shape`'s amounts from `nodes` of `class` (its nodes in the shape's order: full
+    /// ones first, the last one last), or refuses without changing anything when one of them
+    /// does not have its amount free. The same as a [`FreeNodes::take`] per node, with what
+    /// concerns the class done once: a job of a thousand nodes starts in one call.
+    pub fn take_shape(
+        &mut self,
+        class: u32,
+        shape: &NodeShape,
+        nodes: &[u32],
+    ) -> Result<(), NotFree> {
+        debug_assert_eq!(nodes.len(), shape.count as usize);
+        for (i, &node) in nodes.iter().enumerate() {
+            if !shape.amount(i as u32).fits_in(&self.free[node as usize]) {
+                return Err(NotFree { node });
+            }
+        }
+        let c = class as usize;
+        self.class_free[c] -= shape.total();
+        self.coreless[c] += coreless_amounts(shape);
+        let limit = self.log_limit(c);
+        let mut most = 0;
+        for (i, &node) in nodes.iter().enumerate() {
+            debug_assert_eq!(self.class_of[node as usize], class);
+            let old = self.free[node as usize];
+            self.free[node as usize] = old - shape.amount(i as u32);
+            most = most.max(self.reindex_node(c, node, old, limit));
+        }
+        self.settle_max_cores(c, most);
+        Ok(())
+    }
+
+    /// Gives back what [`FreeNodes::take_shape`] took.
+    pub fn give_shape(&mut self, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        debug_assert_eq!(nodes.len(), shape.count as usize);
+        let c = class as usize;
+        self.class_free[c] += shape.total();
+        self.coreless[c] -= coreless_amounts(shape);
+        let limit = self.log_limit(c);
+        let mut most = 0;
+        for (i, &node) in nodes.iter().enumerate() {
+            debug_assert_eq!(self.class_of[node as usize], class);
+            let old = self.free[node as usize];
+            self.free[node as usize] = old + shape.amount(i as u32);
+            debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
+            most = most.max(self.reindex_node(c, node, old, limit));
+        }
+        self.settle_max_cores(c, most);
+    }
+
     /// How many amounts that take no core `class`'s nodes hold (each take of one counts, each
     /// give of one uncounts). While there are none, a node none of whose cores is free holds
     /// nothing but the amounts that took its cores.
@@ -260,11 +310,27 @@ impl FreeNodes {
 
     fn reindex(&mut self, node: u32, old: ResourceVec) {
         let c = self.class_of[node as usize] as usize;
+        let limit = self.log_limit(c);
+        let cores = self.reindex_node(c, node, old, limit);
+        self.settle_max_cores(c, cores);
+    }
+
+    /// The length at which class `c`'s change log is dropped: twice its nodes.
+    #[inline]
+    fn log_limit(&self, c: usize) -> usize {
+        2 * (self.class_end(c) - self.first[c]) as usize
+    }
+
+    /// Indexes the change of `node` (of class `c`) from `old` to what it has free now — the
+    /// log, the core histogram, the idle and partial sets — but the class's largest free core
+    /// count, which [`FreeNodes::settle_max_cores`] brings up to date once for a batch of
+    /// nodes. Returns the node's free cores now.
+    #[inline]
+    fn reindex_node(&mut self, c: usize, node: u32, old: ResourceVec, log_limit: usize) -> u64 {
         let free = self.free[node as usize];
         if free != old {
-            let nodes = self.class_end(c) - self.first[c];
             let log = &mut self.log[c];
-            if log.len() >= 2 * nodes as usize {
+            if log.len() >= log_limit {
                 self.log_base[c] += log.len() as u64;
                 log.clear();
             }
@@ -276,19 +342,28 @@ impl FreeNodes {
             let h = &mut self.hist[self.hist_at[c]..];
             h[old_cores as usize] -= 1;
             h[new_cores as usize] += 1;
-            let max = &mut self.max_cores[c];
-            if new_cores > *max {
-                *max = new_cores;
-            } else {
-                while *max > 0 && h[*max as usize] == 0 {
-                    *max -= 1;
-                }
-            }
         }
         let i = node - self.first[c];
         let idle = free == self.capacity[c];
         self.idle[c].set(i, idle);
         self.partial[c].set(i, !idle && free.0[0] > 0);
+        new_cores
+    }
+
+    /// Brings class `c`'s largest free core count up to date after changed nodes of which
+    /// `most` is the largest free core count now: it is `most` if that is more, else the
+    /// previous one or, if no node has that many any more, the next count some node has.
+    #[inline]
+    fn settle_max_cores(&mut self, c: usize, most: u64) {
+        let h = &self.hist[self.hist_at[c]..];
+        let max = &mut self.max_cores[c];
+        if most > *max {
+            *max = most;
+        } else {
+            while *max > 0 && h[*max as usize] == 0 {
+                *max -= 1;
+            }
+        }
     }
 
     /// One past the last node of class `c`.
@@ -328,6 +403,17 @@ impl FreeNodes {
         it.bits = it.load(0);
         it
     }
+}
+
+/// How many of `shape`'s amounts take no core.
+#[inline]
+fn coreless_amounts(shape: &NodeShape) -> u32 {
+    let full = if shape.per_node.0[0] == 0 {
+        shape.full()
+    } else {
+        0
+    };
+    full + u32::from(shape.last.is_some_and(|l| l.0[0] == 0))
 }
 
 #[derive(Clone, Copy)]
@@ -446,6 +532,84 @@ pub(crate) mod tests {
         assert_eq!(f.max_free_cores(0), 8);
         assert_eq!(f.candidates(0, 1, false).count(), 70);
     }
+    /// Whole shapes taken and given back at once leave the index as a take or give per node
+    /// does: free vectors, class totals, idle and partial sets, the largest free core count,
+    /// the amounts without a core and the change log.
+    #[test]
+    fn a_shape_at_once_indexes_as_node_by_node() {
+        let l = layout(12);
+        let (mut batch, mut single) = (FreeNodes::new(&l), FreeNodes::new(&l));
+        let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
+        let mut x = 0x2545_F491_u64;
+        let mut next = |n: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % n
+        };
+        let (mut refused, mut to_zero) = (0, 0);
+        for step in 0..6_000 {
+            if held.is_empty() || next(5) > 1 {
+                let count = 1 + next(6) as u32;
+                let per_node = ResourceVec([next(9), next(5), 0]);
+                let last = (next(2) == 0).then(|| ResourceVec([next(9), next(5), 0]));
+                let shape = NodeShape {
+                    count,
+                    per_node,
+                    last,
+                    whole: false,
+                };
+                let first = next(12) as u32;
+                let nodes: Vec<u32> = (0..count).map(|i| (first + 7 * i) % 12).collect();
+                let before = batch.free.clone();
+                match batch.take_shape(0, &shape, &nodes) {
+                    Ok(()) => {
+                        for (i, &node) in nodes.iter().enumerate() {
+                            single.take(node, shape.amount(i as u32)).unwrap();
+                        }
+                        held.push((shape, nodes));
+                    }
+                    Err(_) => {
+                        refused += 1;
+                        assert_eq!(batch.free, before, "step {step}: refused without change");
+                    }
+                }
+            } else {
+                let (shape, nodes) = held.swap_remove(next(held.len() as u64) as usize);
+                batch.give_shape(0, &shape, &nodes);
+                for (i, &node) in nodes.iter().enumerate() {
+                    single.give(node, shape.amount(i as u32));
+                }
+            }
+            to_zero += usize::from(batch.max_free_cores(0) < 8);
+            assert_eq!(batch.free, single.free, "step {step}");
+            assert_eq!(batch.class_free(0), single.class_free(0));
+            assert_eq!(batch.idle_count(0), single.idle_count(0));
+            assert_eq!(
+                batch.max_free_cores(0),
+                single.max_free_cores(0),
+                "step {step}"
+            );
+            assert_eq!(batch.coreless_holds(0), single.coreless_holds(0));
+            assert!(
+                batch
+                    .candidates(0, 1, false)
+                    .eq(single.candidates(0, 1, false))
+            );
+            assert!(
+                batch
+                    .candidates(0, 1, true)
+                    .eq(single.candidates(0, 1, true))
+            );
+            assert_eq!(batch.log, single.log, "step {step}");
+            assert_eq!(batch.log_base, single.log_base);
+        }
+        assert!(
+            refused > 100 && to_zero > 100,
+            "{refused} refused, {to_zero} below 8 cores"
+        );
+    }
+
     /// After random takes and gives, a reader that saved every node's free vector at some
     /// change number finds every node that differs now among the changes since, unless the log
     /// was dropped past it.

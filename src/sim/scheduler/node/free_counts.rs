@@ -44,21 +44,21 @@ impl Tally {
         Some(i as usize)
     }
 
-    /// Counts one more node with free vector `v`.
-    fn add(&mut self, v: ResourceVec) {
+    /// Counts `n` more nodes with free vector `v`.
+    fn add(&mut self, v: ResourceVec, n: u32) {
         match self.find(v) {
-            Some(i) => self.entries[i].1 += 1,
+            Some(i) => self.entries[i].1 += n,
             None => {
                 self.at.insert(v, self.entries.len() as u32);
-                self.entries.push((v, 1));
+                self.entries.push((v, n));
             }
         }
     }
 
-    /// Counts one node fewer with free vector `v` (some counted node has it).
-    fn remove(&mut self, v: ResourceVec) {
+    /// Counts `n` nodes fewer with free vector `v` (at least `n` counted nodes have it).
+    fn remove(&mut self, v: ResourceVec, n: u32) {
         let i = self.find(v).expect("a counted node has it");
-        self.entries[i].1 -= 1;
+        self.entries[i].1 -= n;
         if self.entries[i].1 == 0 {
             self.entries.swap_remove(i);
             self.at.remove(&v);
@@ -96,13 +96,28 @@ impl FreeCounts {
         let (changed, next) = free.changes_since(class, tally.seen);
         match changed {
             Some(nodes) => {
+                // The nodes of one job come in a row and mostly make the same move (idle to
+                // full and back on Curie's shape): such a run moves its count at once.
+                let mut run: Option<(ResourceVec, ResourceVec, u32)> = None;
                 for &node in nodes {
                     let now = free.free(node);
                     let was = std::mem::replace(&mut self.counted[node as usize], now);
-                    if was != now {
-                        tally.remove(was);
-                        tally.add(now);
+                    if was == now {
+                        continue;
                     }
+                    match &mut run {
+                        Some((from, to, n)) if *from == was && *to == now => *n += 1,
+                        _ => {
+                            if let Some((from, to, n)) = run.replace((was, now, 1)) {
+                                tally.remove(from, n);
+                                tally.add(to, n);
+                            }
+                        }
+                    }
+                }
+                if let Some((from, to, n)) = run {
+                    tally.remove(from, n);
+                    tally.add(to, n);
                 }
             }
             None => {
@@ -110,7 +125,7 @@ impl FreeCounts {
                 for node in layout.class(class).nodes.clone() {
                     let now = free.free(node);
                     self.counted[node as usize] = now;
-                    tally.add(now);
+                    tally.add(now, 1);
                 }
             }
         }

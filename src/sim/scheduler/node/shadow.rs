@@ -33,6 +33,13 @@
 //! a time, not particular nodes; with exact estimates it starts no later than its shadow time
 //! (docs/semantics.md, tests/topology_properties.rs).
 //!
+//! When such a job takes every core of each of its nodes, no amount without a core is held on
+//! the class and the head needs a core on each of its nodes, the choice is decided from counts
+//! ([`Shadow::select_long`]): every node that can take the job is idle and would be lost to the
+//! head, so the job starts on the nodes a plain selection picks exactly when the head fits on
+//! another class or has a node to spare on this one for each of the job's. On Curie's shape a
+//! job of whole nodes behind a head of whole nodes would otherwise walk every idle node twice.
+//!
 //! On a pool (one node) this is the exercise's rule — backfill if it ends by the shadow time or
 //! fits in the extra capacity — and on whole nodes of one class its node-count form.
 
@@ -364,6 +371,9 @@ impl Shadow {
             // Offered every node, those of the jobs released by count among them.
             self.write_released_alone(view);
         }
+        if let Some(ok) = self.select_every_core(view, pass, class, shape, out) {
+            return ok;
+        }
         self.log.clear();
         let single_amount = shape.last.is_none();
         let ok = pass.select(
@@ -403,6 +413,59 @@ impl Shadow {
             }
         }
         ok
+    }
+
+    /// [`Shadow::select_long`] decided from counts, for a job with one per-node amount that
+    /// takes every core of each of its nodes, on a class holding no amount without a core
+    /// (engine or call) while the head needs a core on each of its nodes; `None` otherwise.
+    ///
+    /// Then a node that can take the job now has every core free, so it holds nothing and `S`
+    /// there is its capacity: every such node qualifies for the head and none does once the
+    /// job takes its cores. The first sweep therefore refuses them all, and the second accepts
+    /// them in placement order while the head still fits somewhere: each costs the head one
+    /// node of either amount on this class. So the job starts, on the nodes the plain
+    /// selection picks, if the head fits on another class (or not on this one, and so on
+    /// another), or has on this one a node to spare for each of the job's; else it fails, and
+    /// neither sweep walks the idle nodes (Curie's shape: a job of whole 16-core nodes behind
+    /// a head of whole nodes, BENCHMARKS.md).
+    fn select_every_core(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        class: u32,
+        shape: &NodeShape,
+        out: &mut Vec<u32>,
+    ) -> Option<bool> {
+        let capacity = view.layout.class(class).capacity.per_node;
+        let h = self.heads[self.slot[class as usize] as usize];
+        let head_needs_cores = h.shape.per_node.0[0] > 0 && h.shape.last.is_none_or(|l| l.0[0] > 0);
+        if shape.last.is_some()
+            || shape.per_node.0[0] != capacity.0[0]
+            || !head_needs_cores
+            || view.free.coreless_holds(class) > 0
+            || pass.coreless_taken(class) > 0
+        {
+            return None;
+        }
+        if self.fitting == u32::from(h.fits()) {
+            // The head fits on this class alone: it may lose as many nodes as it has to spare.
+            let spare = if h.fits() {
+                (h.q_full - h.shape.full()).min(h.q_last - h.shape.count)
+            } else {
+                0
+            };
+            if spare < shape.count {
+                return Some(false);
+            }
+        }
+        if !pass.select_any(view, class, shape, out) {
+            return Some(false);
+        }
+        let taken = capacity - shape.per_node;
+        for &node in out.iter() {
+            self.set(view, node, class, taken);
+        }
+        Some(true)
     }
 }
 
