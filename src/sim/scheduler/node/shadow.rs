@@ -79,13 +79,30 @@ impl HeadClass {
         self.q_full >= self.shape.full() && self.q_last >= self.shape.count
     }
 
-    /// Counts the release of `amount` on `n` nodes that each had `capacity − amount` free
-    /// and so have `capacity` after it.
+    /// Counts `n` more nodes with `v` free.
     #[inline]
-    fn release_alone(&mut self, capacity: ResourceVec, amount: ResourceVec, n: u32) {
-        let (f0, l0) = self.qualifies(&(capacity - amount));
+    fn count(&mut self, v: &ResourceVec, n: u32) {
+        let (f, l) = self.qualifies(v);
+        self.q_full += n * u32::from(f);
+        self.q_last += n * u32::from(l);
+    }
+
+    /// Counts a node whose free amount went from `old` to `new`.
+    #[inline]
+    fn moved(&mut self, old: &ResourceVec, new: &ResourceVec) {
+        let (f0, l0) = self.qualifies(old);
+        let (f1, l1) = self.qualifies(new);
+        self.q_full = self.q_full + u32::from(f1) - u32::from(f0);
+        self.q_last = self.q_last + u32::from(l1) - u32::from(l0);
+    }
+
+    /// Counts a release that raised `n` nodes from `old` free to `new` (⊇ `old`: a node that
+    /// qualified for the full amount still does, and is not looked at again).
+    #[inline]
+    fn released(&mut self, old: &ResourceVec, new: &ResourceVec, n: u32) {
+        let (f0, l0) = self.qualifies(old);
         if !f0 {
-            let (f1, l1) = self.qualifies(&capacity);
+            let (f1, l1) = self.qualifies(new);
             self.q_full += n * u32::from(f1);
             self.q_last += n * u32::from(l1 && !l0);
         }
@@ -145,10 +162,7 @@ impl Shadow {
         let old = self.get(view, node);
         let h = &mut self.heads[self.slot[class as usize] as usize];
         let before = h.fits();
-        let (f0, l0) = h.qualifies(&old);
-        let (f1, l1) = h.qualifies(&value);
-        h.q_full = h.q_full + u32::from(f1) - u32::from(f0);
-        h.q_last = h.q_last + u32::from(l1) - u32::from(l0);
+        h.moved(&old, &value);
         let after = h.fits();
         self.fitting = self.fitting + u32::from(after) - u32::from(before);
         self.s[node as usize] = value;
@@ -194,15 +208,11 @@ impl Shadow {
             let nodes = layout.class(class).nodes.clone();
             if nodes.len() < COUNTED_FROM as usize {
                 for node in nodes {
-                    let (f, l) = h.qualifies(&view.free.free(node));
-                    h.q_full += u32::from(f);
-                    h.q_last += u32::from(l);
+                    h.count(&view.free.free(node), 1);
                 }
             } else {
                 for &(v, count) in self.counts.of(layout, view.free, class) {
-                    let (f, l) = h.qualifies(&v);
-                    h.q_full += count * u32::from(f);
-                    h.q_last += count * u32::from(l);
+                    h.count(&v, count);
                 }
             }
             self.slot[class as usize] = self.heads.len() as u32;
@@ -215,11 +225,8 @@ impl Shadow {
                 continue;
             }
             let h = &mut self.heads[slot as usize];
-            let (f0, l0) = h.qualifies(&view.free.free(node));
             let now = pass.free(view, node);
-            let (f1, l1) = h.qualifies(&now);
-            h.q_full = h.q_full + u32::from(f1) - u32::from(f0);
-            h.q_last = h.q_last + u32::from(l1) - u32::from(l0);
+            h.moved(&view.free.free(node), &now);
             self.s[node as usize] = now;
             self.stamp[node as usize] = self.epoch;
         }
@@ -281,9 +288,10 @@ impl Shadow {
             match running_job {
                 Some(job) if alone(view, pass, class, &shape) => {
                     let capacity = view.layout.class(class).capacity.per_node;
-                    h.release_alone(capacity, shape.per_node, shape.full());
+                    // Each node goes from `capacity − amount` free to `capacity`.
+                    h.released(&(capacity - shape.per_node), &capacity, shape.full());
                     if let Some(last) = shape.last {
-                        h.release_alone(capacity, last, 1);
+                        h.released(&(capacity - last), &capacity, 1);
                     }
                     self.released_alone.push(job);
                 }
@@ -291,12 +299,7 @@ impl Shadow {
                     for (i, &node) in nodes.iter().enumerate() {
                         let old = self.get(view, node);
                         let new = old + shape.amount(i as u32);
-                        let (f0, l0) = h.qualifies(&old);
-                        if !f0 {
-                            let (f1, l1) = h.qualifies(&new);
-                            h.q_full += u32::from(f1);
-                            h.q_last += u32::from(l1 && !l0);
-                        }
+                        h.released(&old, &new, 1);
                         self.s[node as usize] = new;
                         self.stamp[node as usize] = self.epoch;
                     }
