@@ -33,7 +33,7 @@ fn arb_jobs(max_procs: u32, users: i32) -> impl Strategy<Value = Vec<Job>> {
 
 /// Fairshare order over users 0–3's shares (`common::arb_workload::arb_fairshare`).
 fn arb_order() -> impl Strategy<Value = OrderSpec> {
-    common::arb_workload::arb_fairshare(0).prop_map(|(fairshare, reorder)| OrderSpec {
+    common::arb_workload::arb_fairshare(0, 0.0).prop_map(|(fairshare, reorder)| OrderSpec {
         fairshare,
         reorder,
         ..OrderSpec::of(OrderKind::Fairshare)

@@ -6,22 +6,29 @@
 //! same positions at every call — also when a pass is abandoned part-way, as FCFS does, and
 //! when it hands over only the jobs a `Within` admits, as EASY's backfilling asks: exactly the
 //! whole order's admitted jobs, in its order.
+//!
+//! The lazy order keeps its waiting users sorted between calls and re-places only those whose
+//! key or first job changed; a second property runs long histories of many users (two-level
+//! shares, decay instants crossed, whole orders asked of the lazy side between passes) where
+//! that bookkeeping, if wrong, would leave a user at a stale place.
 
 mod common;
 
 use proptest::prelude::*;
-use schedlab::sim::fairshare::FairshareState;
+use schedlab::sim::fairshare::{FairshareSpec, FairshareState};
 use schedlab::sim::queue::Queue;
 use schedlab::sim::scheduler::QueuedJob;
-use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Within};
+use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder, Within};
 use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 
 /// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
 /// one held is inserted at its place), the jobs at
 /// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
-/// lazy pass is read before the comparison of that prefix, and `end` running jobs end.
+/// lazy pass is read before the comparison of that prefix, and `end` running jobs end; `whole`:
+/// the lazy side is asked for the whole order this call instead (a rule that writes it whole).
 #[derive(Clone, Debug)]
 struct Step {
+    whole: bool,
     dt: Time,
     arrive: usize,
     out_of_order: bool,
@@ -42,9 +49,11 @@ fn arb_step() -> impl Strategy<Value = Step> {
         prop::option::weighted(0.3, 0..6usize),
         prop::option::weighted(0.4, (0..4u64, 0..30i64, 0..3u64)),
         0..3usize,
+        prop::bool::weighted(0.05),
     )
         .prop_map(
-            |(dt, arrive, out_of_order, start, withdraw, read, within, end)| Step {
+            |(dt, arrive, out_of_order, start, withdraw, read, within, end, whole)| Step {
+                whole,
                 dt,
                 arrive,
                 out_of_order,
@@ -73,7 +82,7 @@ proptest! {
     fn the_lazy_fairshare_order_is_the_whole_order(
         // Few users, procs and runtimes: equal usages (equal keys) are common.
         jobs in prop::collection::vec((1..=4i32, 1..=2u32, prop::sample::select(vec![10i64, 20])), 1..80),
-        (spec, reorder) in common::arb_workload::arb_fairshare(1),
+        (spec, reorder) in common::arb_workload::arb_fairshare(1, 0.2),
         steps in prop::collection::vec(arb_step(), 1..60),
     ) {
         let workload = Workload::new(
@@ -87,86 +96,154 @@ proptest! {
                 })
                 .collect(),
         );
-        let machine = Machine::pool(8);
-        let build = || FairshareOrder::new(
-            FairshareState::new(&workload, &machine, &spec).unwrap(),
-            reorder,
-        );
-        let (mut whole, mut lazy) = (build(), build());
-        let mut queue = Queue::default();
-        let mut pending: Vec<u32> = (0..workload.jobs.len() as u32).rev().collect();
-        let mut running: Vec<(u32, Time)> = Vec::new();
-        let mut held: Option<u32> = None;
-        let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
-        for step in steps {
-            now += step.dt;
-            // Ends, the earliest started first, reported to both before the call.
-            for (job, _) in running.drain(..step.end.min(running.len())) {
-                whole.ended(job, now);
-                lazy.ended(job, now);
-            }
-            // A job held back on arrival (a queue limit) is made eligible after later ones:
-            // inserted at its place.
-            if step.out_of_order {
-                match held.take() {
-                    Some(job) => queue.insert(queued(&workload.jobs[job as usize], job)),
-                    None => held = pending.pop(),
-                }
-            }
-            for _ in 0..step.arrive {
-                let Some(job) = pending.pop() else { break };
-                queue.push(queued(&workload.jobs[job as usize], job));
-            }
-            whole.order(now, &queue, &workload.jobs, &mut expected);
-            prop_assert!(lazy.begin(now, &queue, &workload.jobs));
-            got.clear();
-            if let Some(within) = step.within {
-                // Only the admitted jobs, in the whole order's order.
-                while let Some(q) = lazy.next_waiting(within) {
-                    got.push(queue.position_of(q.job).unwrap());
-                    prop_assert_eq!(q, queue[*got.last().unwrap()]);
-                }
-                expected.retain(|&pos| {
-                    let (units, time) = (queue[pos].demand.unit_count(), queue[pos].requested_time);
-                    units <= within.units && (time <= within.time || units <= within.extra)
-                });
-                prop_assert_eq!(&got, &expected);
-            }
-            while step.within.is_none()
-                && got.len() < step.read.unwrap_or(usize::MAX)
-                && let Some((pos, q)) = lazy.next(&queue)
-            {
-                prop_assert_eq!(q, queue[pos]);
-                got.push(pos);
-            }
-            prop_assert_eq!(&got[..], &expected[..got.len()]);
-            if step.read.is_none() && step.within.is_none() {
-                prop_assert_eq!(got.len(), queue.len());
-            }
-            // Starts: the picked positions, reported to both.
-            let mut starts: Vec<usize> = if queue.is_empty() {
-                Vec::new()
-            } else {
-                step.start.iter().map(|&i| i % queue.len()).collect()
-            };
-            starts.sort_unstable();
-            starts.dedup();
-            for &pos in &starts {
-                let job = queue[pos].job;
-                whole.started(now, job, 0);
-                lazy.started(now, job, 0);
-                running.push((job, now));
-            }
-            // A job withdrawn without starting (a CPU quota): the engine marks the change.
-            if let Some(i) = step.withdraw
-                && queue.len() > starts.len()
-            {
-                let pos = (0..queue.len()).filter(|p| !starts.contains(p)).nth(i % (queue.len() - starts.len())).unwrap();
-                starts.push(pos);
-                starts.sort_unstable();
-                queue.mark_changed();
-            }
-            queue.remove_positions(&starts);
-        }
+        check(&workload, &spec, reorder, steps)?;
     }
+
+    #[test]
+    fn the_users_kept_sorted_are_sorted_afresh(
+        // Many users in three groups, few sizes: equal keys are common and most calls touch
+        // few of the users.
+        jobs in prop::collection::vec((1..=12i32, 1..=2u32, prop::sample::select(vec![10i64, 20])), 1..160),
+        (spec, reorder) in common::arb_workload::arb_fairshare(1, 0.2),
+        steps in prop::collection::vec(arb_step(), 1..120),
+    ) {
+        let workload = Workload::new(
+            jobs.iter()
+                .map(|&(user, procs, runtime)| Job {
+                    user,
+                    group: user % 3,
+                    procs,
+                    runtime,
+                    requested_time: runtime + 5,
+                    ..Job::default()
+                })
+                .collect(),
+        );
+        check(&workload, &spec, reorder, steps)?;
+    }
+}
+
+/// Runs `steps` on a lazy order and a whole one built alike, comparing their orders at every
+/// call.
+fn check(
+    workload: &Workload,
+    spec: &FairshareSpec,
+    reorder: Reorder,
+    steps: Vec<Step>,
+) -> Result<(), TestCaseError> {
+    let machine = Machine::pool(8);
+    let build = || {
+        FairshareOrder::new(
+            FairshareState::new(workload, &machine, spec).unwrap(),
+            reorder,
+        )
+    };
+    let (mut whole, mut lazy) = (build(), build());
+    let mut queue = Queue::default();
+    let mut pending: Vec<u32> = (0..workload.jobs.len() as u32).rev().collect();
+    let mut running: Vec<(u32, Time)> = Vec::new();
+    let mut held: Option<u32> = None;
+    let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
+    for step in steps {
+        now += step.dt;
+        // Ends, the earliest started first, reported to both before the call.
+        for (job, _) in running.drain(..step.end.min(running.len())) {
+            whole.ended(job, now);
+            lazy.ended(job, now);
+        }
+        // A job held back on arrival (a queue limit) is made eligible after later ones:
+        // inserted at its place.
+        if step.out_of_order {
+            match held.take() {
+                Some(job) => queue.insert(queued(&workload.jobs[job as usize], job)),
+                None => held = pending.pop(),
+            }
+        }
+        for _ in 0..step.arrive {
+            let Some(job) = pending.pop() else { break };
+            queue.push(queued(&workload.jobs[job as usize], job));
+        }
+        whole.order(now, &queue, &workload.jobs, &mut expected);
+        if step.whole {
+            lazy.order(now, &queue, &workload.jobs, &mut got);
+            prop_assert_eq!(&got, &expected);
+        } else {
+            lazy_pass(
+                &mut lazy,
+                &step,
+                &queue,
+                &workload.jobs,
+                now,
+                &mut expected,
+                &mut got,
+            )?;
+        }
+        // Starts: the picked positions, reported to both.
+        let mut starts: Vec<usize> = if queue.is_empty() {
+            Vec::new()
+        } else {
+            step.start.iter().map(|&i| i % queue.len()).collect()
+        };
+        starts.sort_unstable();
+        starts.dedup();
+        for &pos in &starts {
+            let job = queue[pos].job;
+            whole.started(now, job, 0);
+            lazy.started(now, job, 0);
+            running.push((job, now));
+        }
+        // A job withdrawn without starting (a CPU quota): the engine marks the change.
+        if let Some(i) = step.withdraw
+            && queue.len() > starts.len()
+        {
+            let pos = (0..queue.len())
+                .filter(|p| !starts.contains(p))
+                .nth(i % (queue.len() - starts.len()))
+                .unwrap();
+            starts.push(pos);
+            starts.sort_unstable();
+            queue.mark_changed();
+        }
+        queue.remove_positions(&starts);
+    }
+    Ok(())
+}
+
+/// One lazy pass of `step` over `queue`, compared with the whole order `expected` (read as far
+/// as the step reads, or only the jobs its `Within` admits).
+fn lazy_pass(
+    lazy: &mut FairshareOrder,
+    step: &Step,
+    queue: &Queue,
+    jobs: &[Job],
+    now: Time,
+    expected: &mut Vec<usize>,
+    got: &mut Vec<usize>,
+) -> Result<(), TestCaseError> {
+    prop_assert!(lazy.begin(now, queue, jobs));
+    got.clear();
+    if let Some(within) = step.within {
+        // Only the admitted jobs, in the whole order's order.
+        while let Some(q) = lazy.next_waiting(within) {
+            got.push(queue.position_of(q.job).unwrap());
+            prop_assert_eq!(q, queue[*got.last().unwrap()]);
+        }
+        expected.retain(|&pos| {
+            let (units, time) = (queue[pos].demand.unit_count(), queue[pos].requested_time);
+            units <= within.units && (time <= within.time || units <= within.extra)
+        });
+        prop_assert_eq!(&*got, &*expected);
+    }
+    while step.within.is_none()
+        && got.len() < step.read.unwrap_or(usize::MAX)
+        && let Some((pos, q)) = lazy.next(queue)
+    {
+        prop_assert_eq!(q, queue[pos]);
+        got.push(pos);
+    }
+    prop_assert_eq!(&got[..], &expected[..got.len()]);
+    if step.read.is_none() && step.within.is_none() {
+        prop_assert_eq!(got.len(), queue.len());
+    }
+    Ok(())
 }

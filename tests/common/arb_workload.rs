@@ -4,7 +4,7 @@
 //! distribution.
 
 use proptest::prelude::*;
-use schedlab::sim::fairshare::{Charging, Decay, FairshareSpec, SharesSpec};
+use schedlab::sim::fairshare::{Charging, Decay, FairshareSpec, Hierarchy, SharesSpec};
 use schedlab::sim::scheduler::order::Reorder;
 use schedlab::sim::{Job, Time};
 use std::ops::Range;
@@ -66,16 +66,21 @@ pub fn arb_overloaded_jobs(
 }
 
 /// Fairshare settings: charging at the start or as jobs run, no decay, a half-life or a
-/// factor, shares for the four users numbered from `first_user` (or none), and the
-/// re-ordering period (every call, one start per pass, every 50 s).
-pub fn arb_fairshare(first_user: i32) -> impl Strategy<Value = (FairshareSpec, Reorder)> {
+/// factor, shares for the four users numbered from `first_user` (or none), two levels of
+/// shares (groups, then users) with probability `groups`, and the re-ordering period (every
+/// call, one start per pass, every 50 s).
+pub fn arb_fairshare(
+    first_user: i32,
+    groups: f64,
+) -> impl Strategy<Value = (FairshareSpec, Reorder)> {
     (
         prop::bool::ANY,
         0..3u8,
         prop::option::of(prop::collection::vec(1..4u8, 4)),
         0..3u8,
+        prop::bool::weighted(groups),
     )
-        .prop_map(move |(continuous, decay, shares, reorder)| {
+        .prop_map(move |(continuous, decay, shares, reorder, groups)| {
             let spec = FairshareSpec {
                 charging: if continuous {
                     Charging::Continuous
@@ -91,6 +96,11 @@ pub fn arb_fairshare(first_user: i32) -> impl Strategy<Value = (FairshareSpec, R
                     },
                 },
                 shares: SharesSpec {
+                    hierarchy: if groups {
+                        Hierarchy::Groups
+                    } else {
+                        Hierarchy::Flat
+                    },
                     users: shares
                         .map(|s| {
                             (first_user..first_user + 4)

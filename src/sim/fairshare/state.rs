@@ -4,8 +4,8 @@
 //! arithmetic in the same order, so both agree to the last bit).
 
 use super::{
-    Accounts, Decay, FairshareSpec, Hierarchy, Ledger, PenaltyError, PenaltyModel, Pricing,
-    ShareError, ShareTree, fairshare_factor,
+    Accounts, Charging, Decay, FairshareSpec, Hierarchy, Ledger, PenaltyError, PenaltyModel,
+    Pricing, ShareError, ShareTree, fairshare_factor,
 };
 use crate::sim::job::{Job, Time, Workload};
 use crate::sim::machine::Machine;
@@ -213,6 +213,24 @@ impl FairshareState {
                     key_of(u, self);
                 }
             }
+        }
+    }
+
+    /// When the keys change without a start or an end: `Some(epoch)` when the key of a user
+    /// none of whose jobs started or ended in between is the same, bit for bit, at any two
+    /// instants of one epoch — with the request charged at the start (`estimate`), one level of
+    /// shares, and no decay (one epoch) or decay by a factor (an epoch per interval: a user's
+    /// usage is decayed from its last charge by the instants since, so the same number within
+    /// an interval) — and `None` when keys move with time alone (continuous charging, half-life
+    /// decay) or with other users' usage (two-level shares).
+    pub fn key_epoch(&self, now: Time) -> Option<Time> {
+        if self.groups.is_some() || self.users.charging() != Charging::Estimate {
+            return None;
+        }
+        match self.users.decay() {
+            Decay::None => Some(0),
+            Decay::Factor { every, .. } => Some(now.div_euclid(every)),
+            Decay::HalfLife { .. } => None,
         }
     }
 

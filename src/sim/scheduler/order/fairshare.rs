@@ -9,6 +9,16 @@
 //! share, [`crate::sim::fairshare::ShareTree::key`]) is ranking them by factor: a call
 //! costs O(queue + users with waiting jobs × log) — the queue is bucketed by user, users are
 //! sorted, and only users with exactly equal keys are merged job by job.
+//!
+//! Read lazily ([`QueueOrder::begin`]), the waiting users stay sorted between calls, and a call
+//! recomputes and re-places only the keys that can have changed: those of users whose jobs
+//! started or ended since the last call, when [`FairshareState::key_epoch`] says the other keys
+//! are the same to the bit (charging at the start, one level of shares, no decay or decay by
+//! steps within one step: the default settings), or none between periods of
+//! [`Reorder::Every`]. Decay multiplies every usage by one factor, which keeps the users'
+//! order in exact arithmetic, but not always in floating point (each user's usage is decayed
+//! from its own last charge): a call past a decay instant, or under continuous charging,
+//! half-life decay or two-level shares, recomputes and sorts every waiting user's key.
 
 use super::{QueueOrder, Reorder, UserQueues, Within};
 use crate::sim::fairshare::FairshareState;
@@ -27,6 +37,11 @@ pub struct FairshareOrder {
     waiting_users: Vec<u32>,
     /// The waiting jobs by user kept between calls, for lazy passes ([`QueueOrder::begin`]).
     queues: UserQueues,
+    /// The key epoch ([`FairshareState::key_epoch`]) of the last lazy pass's keys, and whether
+    /// a whole order written since may have refreshed them all (a period of
+    /// [`Reorder::Every`]): the next pass then sorts every user afresh.
+    epoch: Option<Time>,
+    resort: bool,
 }
 
 impl FairshareOrder {
@@ -39,6 +54,8 @@ impl FairshareOrder {
             buckets: vec![Vec::new(); users],
             waiting_users: Vec::new(),
             queues: UserQueues::new(users),
+            epoch: None,
+            resort: false,
         }
     }
 
@@ -46,25 +63,55 @@ impl FairshareOrder {
         &self.state
     }
 
-    /// Recomputes the keys when due: every call, only the waiting users' keys matter (`waiting`
-    /// lists them, else they are collected from `queue`); periodically, all users', frozen until
-    /// the next period.
-    fn refresh(&mut self, now: Time, queue: &Queue, waiting: Option<&[u32]>) {
+    /// Recomputes the keys when due, for a whole order: every call, only the waiting users'
+    /// keys matter (collected from `queue`); periodically, all users', frozen until the next
+    /// period.
+    fn refresh(&mut self, now: Time, queue: &Queue) {
         if !self.reorder.due(now, self.last) {
             return;
         }
-        match (self.reorder, waiting) {
-            (Reorder::Call | Reorder::Start, None) => self.state.refresh_waiting(now, queue),
-            (Reorder::Call | Reorder::Start, users) => self.state.refresh(now, users),
-            (Reorder::Every(_), _) => self.state.refresh(now, None),
+        match self.reorder {
+            Reorder::Call | Reorder::Start => self.state.refresh_waiting(now, queue),
+            Reorder::Every(_) => self.state.refresh(now, None),
         }
         self.last = Some(self.reorder.period(now));
+    }
+
+    /// Brings the keys of a lazy pass up to `now`: true when any waiting user's key may have
+    /// changed (every waiting user's is recomputed), false when only the touched users' may
+    /// have (theirs are: users whose jobs started or ended are touched).
+    fn rekey(&mut self, now: Time) -> bool {
+        let resort = std::mem::take(&mut self.resort);
+        if !self.reorder.due(now, self.last) {
+            // Frozen keys: only arrivals and starts move users.
+            return resort;
+        }
+        self.last = Some(self.reorder.period(now));
+        match self.reorder {
+            Reorder::Every(_) => {
+                self.state.refresh(now, None);
+                true
+            }
+            Reorder::Call | Reorder::Start => {
+                let epoch = self.state.key_epoch(now);
+                if resort || epoch.is_none() || epoch != self.epoch {
+                    self.epoch = epoch;
+                    self.state.refresh(now, Some(self.queues.users()));
+                    true
+                } else {
+                    self.state.refresh(now, Some(self.queues.touched()));
+                    false
+                }
+            }
+        }
     }
 }
 
 impl QueueOrder for FairshareOrder {
     fn order(&mut self, now: Time, queue: &Queue, _jobs: &[Job], out: &mut Vec<usize>) {
-        self.refresh(now, queue, None);
+        self.refresh(now, queue);
+        // A period's refresh here would leave the users a lazy pass keeps sorted on old keys.
+        self.resort = true;
         for &u in &self.waiting_users {
             self.buckets[u as usize].clear();
         }
@@ -106,17 +153,19 @@ impl QueueOrder for FairshareOrder {
     }
 
     /// The same order as [`QueueOrder::order`], job by job: the waiting jobs are kept by user
-    /// between calls ([`UserQueues`]), so a call costs O(arrivals + waiting users × log) and
+    /// between calls, and the users sorted ([`UserQueues`]), so a call costs O(arrivals +
+    /// changed keys × log users) — O(waiting users × log) when every key may have changed — and
     /// then O(log) per job read, where the whole order costs O(queue).
     fn begin(&mut self, now: Time, queue: &Queue, _jobs: &[Job]) -> bool {
         let state = &self.state;
         self.queues.sync(queue, |job| state.user_of_job(job));
-        // Moved out for the refresh to read (an empty `UserQueues` allocates nothing).
-        let queues = std::mem::take(&mut self.queues);
-        self.refresh(now, queue, Some(queues.users()));
-        self.queues = queues;
+        let all = self.rekey(now);
         let state = &self.state;
-        self.queues.begin(|u| state.key(u));
+        if all {
+            self.queues.begin(|u| state.key(u));
+        } else {
+            self.queues.begin_touched(|u| state.key(u));
+        }
         true
     }
 
@@ -126,11 +175,15 @@ impl QueueOrder for FairshareOrder {
 
     fn started(&mut self, now: Time, job: u32, class: u32) {
         self.state.started(now, job, class);
-        self.queues.started(job, self.state.user_of_job(job));
+        let user = self.state.user_of_job(job);
+        // Its key changed, whether or not the job was mirrored.
+        self.queues.touch(user);
+        self.queues.started(job, user);
     }
 
     fn ended(&mut self, job: u32, end: Time) {
         self.state.ended(job, end);
+        self.queues.touch(self.state.user_of_job(job));
     }
 }
 

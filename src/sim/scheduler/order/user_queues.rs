@@ -15,11 +15,15 @@
 //! the whole order's linear passes (SDSC-BLUE: 0.43 → 0.58 CPU s lazily, session 21). Here the
 //! queue is mirrored between calls the way [`super::super::easy_index::WaitingIndex`] mirrors
 //! it — arrivals at the tail, the rule's own starts; anything else bumps [`Queue::reorders`] and
-//! rebuilds it — so a call costs O(arrivals + users × log users) to sort the waiting users,
-//! then per user reached O(1) to pass over it or O(1) per job read (O(log users) in a group of
-//! equal keys, which a heap merges).
+//! rebuilds it — and the waiting users are kept sorted by key between calls too: a pass
+//! re-places only the users touched since the last one (those who came to wait or stopped
+//! waiting, and those whose keys changed: the order says which, [`UserQueues::touch`]), by
+//! binary search, unless every key may have moved ([`UserQueues::begin`] sorts them all
+//! afresh). A call then costs O(arrivals + touched users × log users), plus a move of the
+//! sorted users per re-placed one, then per user reached O(1) to pass over it or O(1) per job
+//! read (O(log users) in a group of equal keys, which a heap merges).
 
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::Within;
@@ -42,8 +46,9 @@ pub struct UserQueues {
     /// Per user: waiting jobs.
     live: Vec<u32>,
     /// Per user: the least units and the least requested time of their waiting jobs, so that a
-    /// pass can pass over a user none of whose jobs a [`Within`] admits; `None` once a job
-    /// holding one of them started, recomputed when a pass next asks.
+    /// pass can pass over a user none of whose jobs a [`Within`] admits (`admits` of the two,
+    /// though maybe of two jobs, is false only then: it only grows as either falls); `None`
+    /// once a job holding one of them started, recomputed when a pass next asks.
     least: Vec<Option<(u64, Time)>>,
     /// Bit per workload job: waiting and mirrored here.
     waiting: Vec<u64>,
@@ -54,10 +59,20 @@ pub struct UserQueues {
     tracked: usize,
     last: Option<u32>,
     reorders: u64,
-    /// This pass: the waiting users with their keys, sorted; the next group of equal keys; a
-    /// user alone in the current group as (user, the index of its next job in `jobs`), or the
-    /// current group's users as (their next job, user, its index in `jobs`).
+    /// The waiting users as (key, user), by key then user, kept between passes; per user, their
+    /// key there when placed. Users of equal keys form one group whatever their places in it
+    /// (a pass merges a group by the users' first waiting jobs), so a start need not move its
+    /// user unless it leaves them no waiting job.
     sorted: Vec<(f64, u32)>,
+    placed: Vec<Option<f64>>,
+    /// The users whose entry may be stale since the last pass began (each once, flagged in
+    /// `is_touched`), and whether every entry is (the mirror was rebuilt).
+    touched: Vec<u32>,
+    is_touched: Vec<bool>,
+    unsorted: bool,
+    /// This pass: the next group of equal keys in `sorted`; a user alone in the current group
+    /// as (user, the index of its next job in `jobs`), or the current group's users as (their
+    /// next job, user, its index in `jobs`).
     next_group: usize,
     alone: Option<(u32, u32)>,
     heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
@@ -73,6 +88,8 @@ impl UserQueues {
             live: vec![0; users],
             least: vec![None; users],
             at: vec![NOWHERE; users],
+            placed: vec![None; users],
+            is_touched: vec![false; users],
             ..UserQueues::default()
         }
     }
@@ -115,6 +132,7 @@ impl UserQueues {
         self.active.clear();
         self.tracked = 0;
         self.last = None;
+        self.unsorted = true;
     }
 
     fn add(&mut self, q: QueuedJob, user: u32) {
@@ -130,6 +148,7 @@ impl UserQueues {
             self.at[u] = self.active.len() as u32;
             self.active.push(user);
             self.least[u] = Some((units, q.requested_time));
+            self.touch(user);
         } else if let Some((least, time)) = &mut self.least[u] {
             *least = (*least).min(units);
             *time = (*time).min(q.requested_time);
@@ -156,6 +175,7 @@ impl UserQueues {
         let u = user as usize;
         self.live[u] -= 1;
         if self.live[u] == 0 {
+            self.touch(user);
             self.jobs[u].clear();
             self.stale[u] = 0;
             self.least[u] = None;
@@ -190,16 +210,83 @@ impl UserQueues {
         }
     }
 
-    /// Starts a pass in the order of `key` (smaller first): users sorted by key, then by their
-    /// first waiting job.
+    /// Marks `user`'s place in the order stale: the next pass re-places them
+    /// ([`UserQueues::begin_touched`]). The order touches the users whose keys changed.
+    pub fn touch(&mut self, user: u32) {
+        let u = user as usize;
+        if !self.is_touched[u] {
+            self.is_touched[u] = true;
+            self.touched.push(user);
+        }
+    }
+
+    /// The users touched since the last pass began, in no particular order (some may have no
+    /// waiting job).
+    pub fn touched(&self) -> &[u32] {
+        &self.touched
+    }
+
+    /// Starts a pass in the order of `key` (smaller first): users sorted by key, the jobs of
+    /// users of equal keys merged in submission order — all of them sorted afresh, for when any
+    /// key may have changed.
     pub fn begin(&mut self, key: impl Fn(u32) -> f64) {
+        for &(_, u) in &self.sorted {
+            self.placed[u as usize] = None;
+        }
+        self.untouch();
         self.sorted.clear();
         self.sorted.extend(self.active.iter().map(|&u| (key(u), u)));
-        let jobs = &self.jobs;
-        self.sorted.sort_unstable_by(|a, b| {
-            a.0.total_cmp(&b.0)
-                .then(jobs[a.1 as usize][0].job.cmp(&jobs[b.1 as usize][0].job))
-        });
+        self.sorted.sort_unstable_by(by_key_then_user);
+        for &(k, u) in &self.sorted {
+            self.placed[u as usize] = Some(k);
+        }
+        self.unsorted = false;
+        self.restart();
+    }
+
+    /// Like [`UserQueues::begin`] when the keys of the users not touched since the last pass
+    /// are what they were then: only the touched users are re-placed (O(log users) to find
+    /// each place, and a move of the users after it).
+    pub fn begin_touched(&mut self, key: impl Fn(u32) -> f64) {
+        if self.unsorted {
+            return self.begin(key);
+        }
+        for i in 0..self.touched.len() {
+            let u = self.touched[i];
+            let new = (self.live[u as usize] > 0).then(|| key(u));
+            let old = self.placed[u as usize];
+            if old.map(f64::to_bits) == new.map(f64::to_bits) {
+                continue;
+            }
+            if let Some(k) = old {
+                let at = self
+                    .sorted
+                    .binary_search_by(|e| by_key_then_user(e, &(k, u)))
+                    .expect("a placed user is in the sorted users");
+                self.sorted.remove(at);
+            }
+            if let Some(k) = new {
+                let at = self
+                    .sorted
+                    .binary_search_by(|e| by_key_then_user(e, &(k, u)))
+                    .expect_err("a user is placed once");
+                self.sorted.insert(at, (k, u));
+            }
+            self.placed[u as usize] = new;
+        }
+        self.untouch();
+        self.restart();
+    }
+
+    fn untouch(&mut self) {
+        for &u in &self.touched {
+            self.is_touched[u as usize] = false;
+        }
+        self.touched.clear();
+    }
+
+    fn restart(&mut self) {
+        debug_assert_eq!(self.sorted.len(), self.active.len());
         self.next_group = 0;
         self.alone = None;
         self.heap.clear();
@@ -229,6 +316,9 @@ impl UserQueues {
                     return Some(*q);
                 }
             }
+            if within != Within::ANY {
+                self.pass_over_alone(within);
+            }
             // The next group: the users of exactly equal keys (mostly a user alone).
             let start = self.next_group;
             let &(key, u) = self.sorted.get(start)?;
@@ -244,10 +334,30 @@ impl UserQueues {
                 continue;
             }
             for &(_, u) in &self.sorted[start..end] {
+                // Users whose least demand admits none are left out of the merge.
+                if self.least[u as usize].is_some_and(|(units, time)| !within.admits(units, time)) {
+                    continue;
+                }
                 self.heap
                     .push(Reverse((self.jobs[u as usize][0].job, u, 0)));
             }
         }
+    }
+
+    /// Passes over the next users alone in their groups whose least units and requested time
+    /// show that `within` admits none of their jobs: most users, when backfilling on a full
+    /// machine, each then costing a look at its neighbour's key and its own least demand.
+    fn pass_over_alone(&mut self, within: Within) {
+        let sorted = &self.sorted;
+        let mut i = self.next_group;
+        while let Some(&(key, u)) = sorted.get(i)
+            && sorted.get(i + 1).is_none_or(|&(next, _)| next != key)
+            && let Some((units, time)) = self.least[u as usize]
+            && !within.admits(units, time)
+        {
+            i += 1;
+        }
+        self.next_group = i;
     }
 
     /// The index of `user`'s first waiting job from index `from` on that `within` admits; none
@@ -267,8 +377,6 @@ impl UserQueues {
                 least
             }
         };
-        // The least units and the least time, though maybe of two jobs, are admitted whenever
-        // some job is: `admits` only grows as either falls.
         if !within.admits(units, time) {
             return None;
         }
@@ -277,5 +385,71 @@ impl UserQueues {
             let q = &jobs[k];
             self.is_waiting(q.job) && within.admits(q.demand.unit_count(), q.requested_time)
         })
+    }
+}
+
+/// The order of the sorted users (key, user): key, then user — any total order among equal
+/// keys would do, the pass merges them.
+fn by_key_then_user(a: &(f64, u32), b: &(f64, u32)) -> Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::resources::ResourceVec;
+
+    /// Jobs 0..4 of users 0, 1, 2, 0.
+    const USER: [u32; 4] = [0, 1, 2, 0];
+
+    fn queue(jobs: &[u32]) -> Queue {
+        jobs.iter()
+            .map(|&job| QueuedJob {
+                job,
+                submit: 0,
+                requested_time: 100,
+                demand: ResourceVec::units(1),
+            })
+            .collect()
+    }
+
+    fn pass(q: &mut UserQueues) -> Vec<u32> {
+        std::iter::from_fn(|| q.next_job(Within::ANY))
+            .map(|j| j.job)
+            .collect()
+    }
+
+    #[test]
+    fn touched_users_are_replaced_and_the_others_keep_their_place() {
+        let mut queue = queue(&[0, 1, 2, 3]);
+        let mut q = UserQueues::new(3);
+        q.sync(&queue, |job| USER[job as usize]);
+        let mut keys = [5.0, 1.0, 3.0];
+        q.begin(|u| keys[u as usize]);
+        assert_eq!(pass(&mut q), [1, 2, 0, 3], "users 1, 2, 0 by key");
+        // User 0's key falls below the others': only it moves.
+        keys[0] = 0.5;
+        q.touch(0);
+        q.begin_touched(|u| keys[u as usize]);
+        assert_eq!(pass(&mut q), [0, 3, 1, 2]);
+        // User 2's key equals user 0's: their jobs merge in submission order.
+        keys[2] = 0.5;
+        q.touch(2);
+        q.begin_touched(|u| keys[u as usize]);
+        assert_eq!(pass(&mut q), [0, 2, 3, 1]);
+        // User 0's first job starts: its first waiting job is now 3, after user 2's job 2 (the
+        // group of equal keys is merged by first waiting jobs, whatever the users' places).
+        q.started(0, 0);
+        queue.remove_positions(&[0]);
+        q.sync(&queue, |job| USER[job as usize]);
+        q.begin_touched(|u| keys[u as usize]);
+        assert_eq!(pass(&mut q), [2, 3, 1]);
+        // User 1's only job starts: it leaves the order.
+        q.started(1, 1);
+        queue.remove_positions(&[0]);
+        q.sync(&queue, |job| USER[job as usize]);
+        q.begin_touched(|u| keys[u as usize]);
+        assert_eq!(pass(&mut q), [2, 3]);
+        assert_eq!(q.users().len(), 2);
     }
 }
