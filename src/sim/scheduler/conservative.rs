@@ -634,14 +634,14 @@ impl Conservative {
     fn place(&mut self, now: Time, d: Time, demand: ResourceVec) -> Option<Time> {
         let units = demand.unit_count();
         let from = now.max(self.last_no_fit.earliest(units, d, Time::MAX));
-        // One search, and the hold from where it ended.
-        let start = self.profile.hold_earliest_fit(from, d, demand)?;
+        let start = self.profile.earliest_fit(from, d, demand)?;
         self.last_no_fit.note(NoFit {
             units,
             duration: d,
             before: start,
             clip: Time::MAX,
         });
+        self.profile.reserve(start, start + d, demand);
         Some(start)
     }
 

@@ -31,11 +31,9 @@
 //! whole chunk when its summary settles it: all large enough while a candidate window is being
 //! checked, all too small while the next fitting step is sought.
 //!
-//! A hold at a job's earliest fit starts from the step the search found
-//! ([`Profile::hold_earliest_fit`]) rather than locating it again, and the committed work is
-//! built in one pass over its changes sorted by time ([`Profile::rebuild`]) rather than by one
-//! update per running job: a conservative plan made afresh (issue 36, a reordering queue) is
-//! one such build and a search and a hold per queued job.
+//! The committed work is built in one pass over its changes sorted by time
+//! ([`Profile::rebuild`]) rather than by one update per running job: a conservative plan made
+//! afresh (issue 36, a reordering queue) starts from it at most calls.
 //!
 //! This replaced a single sorted vector (O(n) insertions and full scans) and, briefly, a treap
 //! with lazy additions (O(log n) per operation): on the traces' profiles (hundreds to tens of
@@ -466,25 +464,6 @@ impl Profile {
         self.first_window(from, duration, Time::MAX, Time::MAX, units(demand))
     }
 
-    /// Holds `demand` for `duration` seconds from [`Profile::earliest_fit`]`(from, duration,
-    /// demand)` and returns that start; `None`, holding nothing, if it never fits. The same as
-    /// the search then [`Profile::reserve`], but the hold starts from the step the search found
-    /// instead of locating it again from the profile's first chunk (issue 36: a conservative
-    /// plan made afresh, over a reordering queue, is a search and a hold for every queued job).
-    pub fn hold_earliest_fit(
-        &mut self,
-        from: Time,
-        duration: Time,
-        demand: ResourceVec,
-    ) -> Option<Time> {
-        let d = units(demand);
-        let (start, at) = self.window::<true>(from, duration, Time::MAX, Time::MAX, d)?;
-        if duration > 0 && d != 0 {
-            self.add_located(start, at, Some(start + duration), -d);
-        }
-        Some(start)
-    }
-
     /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
     /// `duration` seconds, whichever ends first. With a non-negative profile this is exactly
     /// whether a job holding `[before, before + duration)` could move earlier: the capacity it
@@ -602,7 +581,6 @@ impl Profile {
     /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
     /// `None` (also as soon as a candidate found past `from` reaches `limit`, past which nothing
     /// is asked).
-    #[inline]
     fn first_window(
         &self,
         from: Time,
@@ -611,22 +589,6 @@ impl Profile {
         limit: Time,
         d: Amount,
     ) -> Option<Time> {
-        self.window::<false>(from, duration, clip, limit, d)
-            .map(|(t, _)| t)
-    }
-
-    /// [`Profile::first_window`], with (when `LOCATE`) the chunk and index of the step in effect
-    /// at the start found: where the search stood when it found it, so a hold there need not
-    /// locate it again. The searches that hold nothing do not follow it: following it cost the
-    /// compressions' searches 3.5 % more instructions (CTC-SP2, fcfs order).
-    fn window<const LOCATE: bool>(
-        &self,
-        from: Time,
-        duration: Time,
-        clip: Time,
-        limit: Time,
-        d: Amount,
-    ) -> Option<(Time, (usize, usize))> {
         if self.chunks.is_empty() {
             return None;
         }
@@ -638,7 +600,6 @@ impl Profile {
         } else {
             self.step_at(candidate)
         };
-        let mut at = (first_chunk, first_index);
         // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
         let mut seeking = false;
         for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
@@ -653,7 +614,7 @@ impl Profile {
                 }
                 let t = chunk.times[0];
                 if !seeking && t > candidate && t >= clip.min(candidate + duration) {
-                    return Some((candidate, at));
+                    return Some(candidate);
                 }
                 if !seeking && chunk.all_fit(d) {
                     continue;
@@ -671,9 +632,6 @@ impl Profile {
                     };
                     i += k;
                     candidate = times[i];
-                    if LOCATE {
-                        at = (c, i);
-                    }
                     if candidate >= limit {
                         return None;
                     }
@@ -684,7 +642,7 @@ impl Profile {
                     while i < times.len() {
                         let t = times[i];
                         if t > candidate && t >= end {
-                            return Some((candidate, at));
+                            return Some(candidate);
                         }
                         i += 1;
                         if free[i - 1] < need {
@@ -695,7 +653,7 @@ impl Profile {
                 }
             }
         }
-        (!seeking).then_some((candidate, at))
+        (!seeking).then_some(candidate)
     }
 
     /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
@@ -708,20 +666,7 @@ impl Profile {
         if delta == 0 {
             return self.max_free(from, to.unwrap_or(Time::MAX));
         }
-        let at = self.step_at(from);
-        self.add_located(from, at, to, delta)
-    }
-
-    /// [`Profile::add`] of a non-zero `delta` over a non-empty range from `from` (≥ start), given
-    /// `at`, the chunk and index of the step in effect at `from`.
-    fn add_located(
-        &mut self,
-        from: Time,
-        at: (usize, usize),
-        to: Option<Time>,
-        delta: Amount,
-    ) -> Amount {
-        let (mut fc, mut fi) = self.split_located(from, at);
+        let (mut fc, mut fi) = self.split_at(from);
         let (tc, ti) = match to {
             Some(to) => {
                 let chunks = self.chunks.len();
@@ -813,7 +758,14 @@ impl Profile {
         (c, i + later)
     }
 
-    /// [`Profile::split_located`] for a time at or after the breakpoint at chunk `c`, index `i`.
+    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there; returns its
+    /// chunk and index.
+    fn split_at(&mut self, t: Time) -> (usize, usize) {
+        let at = self.step_at(t);
+        self.split_located(t, at)
+    }
+
+    /// [`Profile::split_at`] for a time at or after the breakpoint at chunk `c`, index `i`.
     fn split_after(&mut self, t: Time, c: usize, i: usize) -> (usize, usize) {
         let at = self.step_after(t, c, i);
         self.split_located(t, at)
@@ -836,8 +788,7 @@ impl Profile {
         self.chunks.insert(c + 1, upper);
     }
 
-    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there, given the
-    /// step in effect at `t`; returns its chunk and index.
+    /// [`Profile::split_at`] given the step in effect at `t`.
     fn split_located(&mut self, t: Time, (c, i): (usize, usize)) -> (usize, usize) {
         let i = self.chunks[c].breakpoint_at(i, t);
         if self.chunks[c].times.len() > 2 * CHUNK {
@@ -928,33 +879,6 @@ mod tests {
         // Clipped at `before`: a window that reaches 5 from 3 fits until then.
         assert_eq!(p.first_fit_before(1, 5, 3, u(3)), Some(3));
         assert_eq!(p.first_fit_before(4, 6, 3, u(3)), None);
-    }
-
-    /// A hold placed by the search's own position: on the profile of the walk above (two
-    /// breakpoints per chunk), the fits found past runs of too-small steps and skipped chunks
-    /// are held exactly where an `earliest_fit` then a `reserve` would hold them.
-    #[test]
-    fn a_hold_at_the_searched_fit_lands_on_its_window() {
-        let mut p = Profile::default();
-        p.reset(0, u(1));
-        // Free: 4 on [0,2), 1 on [2,3), 4 on [3,5), 1 on [5,6), 4 on [6,10), 1 from 10 on.
-        p.unreserve(0, 2, u(3));
-        p.unreserve(3, 5, u(3));
-        p.unreserve(6, 10, u(3));
-        // 3 wide for 3 s: only [6,9) fits; 1 free there afterwards, 4 on [9,10).
-        assert_eq!(p.hold_earliest_fit(0, 3, u(3)), Some(6));
-        p.assert_layout();
-        let free: Vec<i64> = (0..12).map(|t| p.free_at(t)).collect();
-        assert_eq!(free, [4, 4, 1, 4, 4, 1, 1, 1, 1, 4, 1, 1]);
-        // From inside a step, not at a breakpoint: [3,5) from 4, for 1 s.
-        assert_eq!(p.hold_earliest_fit(4, 1, u(2)), Some(4));
-        // Never fits (wider than the last step, which holds forever): nothing held.
-        assert_eq!(p.hold_earliest_fit(0, 1, u(5)), None);
-        // From the last step: the hold runs past the profile's last breakpoint.
-        assert_eq!(p.hold_earliest_fit(10, 5, u(1)), Some(10));
-        p.assert_layout();
-        let free: Vec<i64> = (0..17).map(|t| p.free_at(t)).collect();
-        assert_eq!(free, [4, 4, 1, 4, 2, 1, 1, 1, 1, 4, 0, 0, 0, 0, 0, 1, 1]);
     }
 
     /// A job that can move (the second before its slot fits) gets the run of fitting steps that
@@ -1082,8 +1006,6 @@ mod tests {
         Unreserve(Time, Time, u64),
         /// Hold `[a, a + d)` then move it to start at `b`.
         Shift(Time, Time, Time, u64),
-        /// Hold `n` for `d` seconds at the earliest fit from `t`.
-        HoldFit(Time, Time, u64),
         Advance(Time),
     }
 
@@ -1095,7 +1017,6 @@ mod tests {
             (0i64..120, 0i64..120, 1i64..40, 1u64..6)
                 .prop_map(|(a, b, d, n)| Op::Shift(a, b, d, n)),
             (0i64..60).prop_map(Op::Advance),
-            (0i64..120, 0i64..40, 0u64..8).prop_map(|(t, d, n)| Op::HoldFit(t, d, n)),
         ]
     }
 
@@ -1139,13 +1060,6 @@ mod tests {
                         let t = t.max(p.start());
                         p.advance(t);
                         r.advance(t);
-                    }
-                    Op::HoldFit(t, d, n) => {
-                        let fit = r.earliest_fit(t, d, u(n));
-                        prop_assert_eq!(p.hold_earliest_fit(t, d, u(n)), fit);
-                        if let Some(s) = fit {
-                            r.add(s, Some(s + d), -units(u(n)));
-                        }
                     }
                 }
                 p.assert_layout();
