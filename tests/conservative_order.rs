@@ -190,6 +190,7 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
                 t.kept_prefix += calls.kept_prefix;
                 t.kept_jobs += calls.kept_jobs;
                 t.kept_after_rise += calls.kept_after_rise;
+                t.prefix_rebuilds += calls.prefix_rebuilds;
                 t.rise_checks += calls.rise_checks;
                 t.afresh += calls.afresh;
                 Ok(())
@@ -205,6 +206,7 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
             && t.kept_prefix > 300
             && t.kept_jobs > t.kept_prefix
             && t.kept_after_rise > 80
+            && t.prefix_rebuilds > 2_000
             && t.rise_checks > 1_000,
         "{t:?}"
     );

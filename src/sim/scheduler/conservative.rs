@@ -130,6 +130,11 @@
 //!   until))` over the committed work and the holds before it (a scratch profile, built for the
 //!   call, that leaves out holds from `until` on: more capacity, so "no window" still holds);
 //!   the prefix ends at the first job that may move.
+//!
+//!   What giving back every later reservation leaves is the committed work and the prefix's
+//!   holds: when those are fewer changes than the holds to give back (a few times fewer, as
+//!   building the profile in one pass costs a fraction of an update per change), the profile
+//!   is rebuilt from them instead ([`Conservative::give_back_after`]).
 //! - **Changed otherwise**: planned afresh as the reference does, every job in order placed at
 //!   its earliest slot over the committed work as arrivals are placed after a plan ([`NoFit`]
 //!   included, capacity only shrinking as jobs are placed). A fresh plan is a fixed point
@@ -469,6 +474,9 @@ pub struct OrderedCalls {
     /// Of `kept_prefix`, the calls after capacity rose (early completions): the prefix kept is
     /// the jobs before the first one the rise may let start earlier.
     pub kept_after_rise: u64,
+    /// Of `kept_prefix`, the calls that rebuilt the profile from the committed work and the
+    /// prefix's holds instead of giving back the later jobs' holds one by one.
+    pub prefix_rebuilds: u64,
     /// Calls planned afresh (the order changed) or by the reference (the plan no longer lined
     /// up with the queue).
     pub afresh: u64,
@@ -951,12 +959,7 @@ impl Conservative {
     /// after them.
     fn keep_prefix(&mut self, view: &View<'_>, keep: usize, starts: &mut Vec<usize>) {
         let now = view.now;
-        for p in &self.plan[keep..] {
-            if p.held != NONE {
-                self.profile
-                    .unreserve(p.held, p.held + p.duration, p.demand());
-            }
-        }
+        self.give_back_after(view, keep);
         self.plan.truncate(keep);
         for (k, p) in (0..).zip(&mut self.plan) {
             p.seq = k;
@@ -974,6 +977,30 @@ impl Conservative {
         self.plan_arrivals(view, starts);
         self.ordered.kept_prefix += 1;
         self.ordered.kept_jobs += keep as u64;
+    }
+
+    /// Gives back the reservations of the plan's jobs after its first `keep`: one by one, or,
+    /// when they outnumber a few times the changes of the committed work and the prefix's
+    /// holds, by rebuilding the profile from those (the same function: the profile is the
+    /// committed work and every held reservation, as the reference rebuilds it). A change
+    /// costs a rebuild about a quarter of what an update costs (sorting and appending against
+    /// locating, splitting and merging; CTC-SP2, BENCHMARKS.md).
+    fn give_back_after(&mut self, view: &View<'_>, keep: usize) {
+        let given_back = self.plan[keep..].iter().filter(|p| p.held != NONE);
+        let changes = view.running.len() + view.reservations.len() + keep;
+        if 4 * given_back.count() > changes {
+            let kept = self.plan[..keep].iter().filter(|p| p.held != NONE);
+            let holds = kept.map(|p| (p.held, p.held + p.duration, p.demand()));
+            view.committed_profile_with(&mut self.profile, holds);
+            self.ordered.prefix_rebuilds += 1;
+            return;
+        }
+        for p in &self.plan[keep..] {
+            if p.held != NONE {
+                self.profile
+                    .unreserve(p.held, p.held + p.duration, p.demand());
+            }
+        }
     }
 
     /// How many of the plan's first `keep` jobs (a fresh plan, in this call's order) hold their

@@ -79,18 +79,27 @@ impl View<'_> {
     /// their predicted ends and by started reservations at their ends, and held by the
     /// reservations still to come.
     pub fn committed_profile(&self, profile: &mut Profile) {
-        profile.reset(self.now, self.free);
-        for r in self.running.iter() {
-            profile.release_from(self.predicted_end(r.expected_end), r.demand);
-        }
-        for w in self.reservations {
-            let width = ResourceVec::units(w.width);
-            if w.start <= self.now {
-                profile.release_from(w.end, width);
-            } else {
-                profile.reserve(w.start, w.end, width);
-            }
-        }
+        self.committed_profile_with(profile, []);
+    }
+
+    /// [`View::committed_profile`] with the `(from, to, demand)` holds of `holds` as well.
+    pub fn committed_profile_with(
+        &self,
+        profile: &mut Profile,
+        holds: impl IntoIterator<Item = (Time, Time, ResourceVec)>,
+    ) {
+        let now = self.now;
+        let width = |w: &ReservedWindow| ResourceVec::units(w.width);
+        let running = self.running.iter();
+        let releases = running.map(|r| (self.predicted_end(r.expected_end), r.demand));
+        let started = self.reservations.iter().filter(|w| w.start <= now);
+        let to_come = self.reservations.iter().filter(|w| w.start > now);
+        profile.rebuild(
+            now,
+            self.free,
+            releases.chain(started.map(|w| (w.end, width(w)))),
+            to_come.map(|w| (w.start, w.end, width(w))).chain(holds),
+        );
     }
 }
 
