@@ -85,18 +85,7 @@ proptest! {
         (spec, reorder) in common::arb_workload::arb_fairshare(1, 0.2),
         steps in prop::collection::vec(arb_step(), 1..60),
     ) {
-        let workload = Workload::new(
-            jobs.iter()
-                .map(|&(user, procs, runtime)| Job {
-                    user,
-                    procs,
-                    runtime,
-                    requested_time: runtime + 5,
-                    ..Job::default()
-                })
-                .collect(),
-        );
-        check(&workload, &spec, reorder, steps)?;
+        check(&workload(&jobs, None), &spec, reorder, steps)?;
     }
 
     #[test]
@@ -107,20 +96,25 @@ proptest! {
         (spec, reorder) in common::arb_workload::arb_fairshare(1, 0.2),
         steps in prop::collection::vec(arb_step(), 1..120),
     ) {
-        let workload = Workload::new(
-            jobs.iter()
-                .map(|&(user, procs, runtime)| Job {
-                    user,
-                    group: user % 3,
-                    procs,
-                    runtime,
-                    requested_time: runtime + 5,
-                    ..Job::default()
-                })
-                .collect(),
-        );
-        check(&workload, &spec, reorder, steps)?;
+        check(&workload(&jobs, Some(3)), &spec, reorder, steps)?;
     }
+}
+
+/// Jobs of (user, processors, runtime), each requesting 5 s more than it runs; with `groups`,
+/// user u in group u mod `groups`.
+fn workload(jobs: &[(i32, u32, i64)], groups: Option<i32>) -> Workload {
+    Workload::new(
+        jobs.iter()
+            .map(|&(user, procs, runtime)| Job {
+                user,
+                group: groups.map_or(Job::default().group, |g| user % g),
+                procs,
+                runtime,
+                requested_time: runtime + 5,
+                ..Job::default()
+            })
+            .collect(),
+    )
 }
 
 /// Runs `steps` on a lazy order and a whole one built alike, comparing their orders at every

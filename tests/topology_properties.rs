@@ -731,6 +731,18 @@ fn pool_jobs(raw: Vec<(i64, u32, i64, i64, i64)>) -> Workload {
     )
 }
 
+/// `w` under node-level EASY's timeline formulation (`NodeEasy::on_timeline`), which the fast
+/// path must equal.
+fn easy_on_timeline(w: &Workload, config: &SimConfig) -> SimOutcome {
+    simulate_policy(
+        w,
+        config,
+        AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
+        &Reservations::default(),
+    )
+    .unwrap()
+}
+
 proptest! {
     // More cases than above, for the releases by count of jobs alone on their nodes
     // (scheduler::node::shadow): a waiting request without a core, which makes them write `S`
@@ -748,14 +760,7 @@ proptest! {
     ) {
         let config = SimConfig { overrun, ..config(&topology, SchedulerKind::Easy, placement) };
         let fast = simulate(&w, &config).unwrap();
-        let planned = simulate_policy(
-            &w,
-            &config,
-            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
-            &Reservations::default(),
-        )
-        .unwrap();
-        prop_assert_eq!(fast, planned);
+        prop_assert_eq!(fast, easy_on_timeline(&w, &config));
     }
 
     /// The shadow time, computed from the class's counts with jobs alone on their nodes
@@ -887,13 +892,6 @@ proptest! {
     ) {
         let config = config(&topology, SchedulerKind::Easy, placement);
         let fast = simulate(&w, &config).unwrap();
-        let planned = simulate_policy(
-            &w,
-            &config,
-            AnyPolicy::Nodes(Box::new(NodeEasy::on_timeline(Box::new(Submission)))),
-            &Reservations::default(),
-        )
-        .unwrap();
-        prop_assert_eq!(fast, planned);
+        prop_assert_eq!(fast, easy_on_timeline(&w, &config));
     }
 }
