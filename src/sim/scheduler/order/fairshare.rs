@@ -90,11 +90,10 @@ impl FairshareOrder {
 
 impl QueueOrder for FairshareOrder {
     /// The whole order, from the users kept sorted between calls ([`QueueOrder::begin`]): a
-    /// call costs what a lazy pass read to its end costs — O(arrivals + changed keys × log
-    /// users), O(waiting users × log) when every key may have changed — plus O(queue) to find
-    /// the jobs' positions and write them, where bucketing the queue by user and sorting every
-    /// waiting user afresh at every call cost 3× that on SDSC-SP2 (BENCHMARKS.md, "Fairshare
-    /// queue order").
+    /// call costs O(arrivals + changed keys × log users) — O(waiting users × log) when every key
+    /// may have changed — plus one pass over the queue for the jobs' positions and one over the
+    /// users' jobs to write them, where the queue was bucketed by user and every waiting user's
+    /// key recomputed and sorted at every call (BENCHMARKS.md, "Fairshare queue order").
     fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>) {
         self.begin(now, queue, jobs);
         // The queue holds its jobs by increasing workload index; a job's position is its rank.
