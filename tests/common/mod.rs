@@ -4,6 +4,7 @@
 pub mod arb_workload;
 pub mod easy_reference;
 pub mod easy_runs;
+pub mod fairshare_reference;
 pub mod node_policies;
 pub mod project;
 pub mod shared;

@@ -17,11 +17,14 @@ use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
 use super::shadow::{Shadow, Started};
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::{Ordered, QueueOrder, report_ended};
+use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
-    positions: Vec<usize>,
+    /// The queue in this call's order, copied: the backfilling pass reads most of it, which
+    /// read through the queue's positions cost O(log queue) a job (43 % of fairshare-ordered
+    /// EASY on 500 nodes of Curie's shape, session 24).
+    walk: Walk,
     pass: Pass,
     shadow: Shadow,
     started: Vec<Started>,
@@ -38,7 +41,7 @@ impl NodeEasy {
     pub fn new(order: Box<dyn QueueOrder>) -> Self {
         NodeEasy {
             order,
-            positions: Vec::new(),
+            walk: Walk::default(),
             pass: Pass::default(),
             shadow: Shadow::default(),
             started: Vec::new(),
@@ -81,13 +84,9 @@ impl NodeEasy {
         let now = view.now;
         self.pass.begin(view);
         self.last_shadow = None;
-        let mut queue = Ordered::new(
-            &mut *self.order,
-            now,
-            view.queue,
-            view.jobs,
-            &mut self.positions,
-        );
+        self.walk
+            .prepare(&mut *self.order, now, view.queue, view.jobs);
+        let mut queue = self.walk.iter_from(view.queue, 0);
         if self.always_timeline || !view.reservations.is_empty() {
             self.last_shadow = self
                 .on_timeline

@@ -8,12 +8,12 @@
 
 use super::pass::Pass;
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::{Ordered, QueueOrder, report_ended};
+use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
 use crate::sim::topology::Timeline;
 
 pub struct NodeFcfs {
     order: Box<dyn QueueOrder>,
-    positions: Vec<usize>,
+    walk: Walk,
     pass: Pass,
     tl: Timeline,
     nodes: Vec<u32>,
@@ -25,7 +25,7 @@ impl NodeFcfs {
     pub fn new(order: Box<dyn QueueOrder>) -> Self {
         NodeFcfs {
             order,
-            positions: Vec::new(),
+            walk: Walk::default(),
             pass: Pass::default(),
             tl: Timeline::default(),
             nodes: Vec::new(),
@@ -57,12 +57,13 @@ impl NodeScheduler for NodeFcfs {
         let now = view.now;
         // Stopping at the first job that does not fit, the pass reads the order lazily; skipping
         // it reads most of the queue, which the whole order gives more cheaply.
-        let (order, positions) = (&mut *self.order, &mut self.positions);
-        let queue = if self.skip_blocked {
-            Ordered::new(order, now, view.queue, view.jobs, positions)
+        let order = &mut *self.order;
+        if self.skip_blocked {
+            self.walk.prepare(order, now, view.queue, view.jobs);
         } else {
-            Ordered::lazily(order, now, view.queue, view.jobs, positions)
-        };
+            self.walk.prepare_lazily(order, now, view.queue, view.jobs);
+        }
+        let queue = self.walk.iter(order, view.queue);
         'queue: for (pos, q) in queue {
             for &class in view.classes_of(q.job) {
                 let Some(shape) = view.shape(q.job, class) else {

@@ -6,19 +6,20 @@
 //! The factor comes from [`FairshareState`]: each start charges its owner through the usage
 //! ledger at the job's rate on the class it got, each end settles it. Since FF = 2^(−key/ΣU)
 //! with ΣU common to all users, ranking users by their key (effective usage over normalised
-//! share, [`crate::sim::fairshare::ShareTree::key`]) is ranking them by factor: a call
-//! costs O(queue + users with waiting jobs × log) — the queue is bucketed by user, users are
-//! sorted, and only users with exactly equal keys are merged job by job.
+//! share, [`crate::sim::fairshare::ShareTree::key`]) is ranking them by factor.
 //!
-//! Read lazily ([`QueueOrder::begin`]), the waiting users stay sorted between calls, and a call
-//! recomputes and re-places only the keys that can have changed: those of users whose jobs
-//! started or ended since the last call, when [`FairshareState::key_epoch`] says the other keys
-//! are the same to the bit (charging at the start, one level of shares, no decay or decay by
-//! steps within one step: the default settings), or none between periods of
-//! [`Reorder::Every`]. Decay multiplies every usage by one factor, which keeps the users'
-//! order in exact arithmetic, but not always in floating point (each user's usage is decayed
-//! from its own last charge): a call past a decay instant, or under continuous charging,
-//! half-life decay or two-level shares, recomputes and sorts every waiting user's key.
+//! The waiting jobs are kept by user between calls and the waiting users sorted by key
+//! ([`UserQueues`]), and a call recomputes and re-places only the keys that can have changed:
+//! those of users whose jobs started or ended since the last call, when
+//! [`FairshareState::key_epoch`] says the other keys are the same to the bit (charging at the
+//! start, one level of shares, no decay or decay by steps within one step: the default
+//! settings), or none between periods of [`Reorder::Every`]. Decay multiplies every usage by one
+//! factor, which keeps the users' order in exact arithmetic, but not always in floating point
+//! (each user's usage is decayed from its own last charge): a call past a decay instant, or under
+//! continuous charging, half-life decay or two-level shares, recomputes and sorts every waiting
+//! user's key. The order is then read lazily, job by job ([`QueueOrder::begin`]), or written
+//! whole ([`QueueOrder::order`]) from the same sorted users; `tests/fairshare_lazy.rs` compares
+//! both with the order bucketed and sorted afresh at every call.
 
 use super::{QueueOrder, Reorder, UserQueues, Within};
 use crate::sim::fairshare::FairshareState;
@@ -32,16 +33,12 @@ pub struct FairshareOrder {
     reorder: Reorder,
     /// The period of the last refresh.
     last: Option<Time>,
-    /// Per user: its waiting jobs' queue positions in this call (reused).
-    buckets: Vec<Vec<usize>>,
-    waiting_users: Vec<u32>,
-    /// The waiting jobs by user kept between calls, for lazy passes ([`QueueOrder::begin`]).
+    /// The waiting jobs by user kept between calls, their users sorted by key.
     queues: UserQueues,
-    /// The key epoch ([`FairshareState::key_epoch`]) of the last lazy pass's keys, and whether
-    /// a whole order written since may have refreshed them all (a period of
-    /// [`Reorder::Every`]): the next pass then sorts every user afresh.
+    /// The key epoch ([`FairshareState::key_epoch`]) of the keys the users were last sorted by.
     epoch: Option<Time>,
-    resort: bool,
+    /// Per workload job: its queue position in this call (reused by [`QueueOrder::order`]).
+    position: Vec<u32>,
 }
 
 impl FairshareOrder {
@@ -51,11 +48,9 @@ impl FairshareOrder {
             state,
             reorder,
             last: None,
-            buckets: vec![Vec::new(); users],
-            waiting_users: Vec::new(),
             queues: UserQueues::new(users),
             epoch: None,
-            resort: false,
+            position: Vec::new(),
         }
     }
 
@@ -63,28 +58,14 @@ impl FairshareOrder {
         &self.state
     }
 
-    /// Recomputes the keys when due, for a whole order: every call, only the waiting users'
-    /// keys matter (collected from `queue`); periodically, all users', frozen until the next
-    /// period.
-    fn refresh(&mut self, now: Time, queue: &Queue) {
-        if !self.reorder.due(now, self.last) {
-            return;
-        }
-        match self.reorder {
-            Reorder::Call | Reorder::Start => self.state.refresh_waiting(now, queue),
-            Reorder::Every(_) => self.state.refresh(now, None),
-        }
-        self.last = Some(self.reorder.period(now));
-    }
-
-    /// Brings the keys of a lazy pass up to `now`: true when any waiting user's key may have
-    /// changed (every waiting user's is recomputed), false when only the touched users' may
-    /// have (theirs are: users whose jobs started or ended are touched).
+    /// Brings the keys up to `now`: true when any waiting user's key may have changed (every
+    /// waiting user's is recomputed), false when only the touched users' may have (theirs are:
+    /// users whose jobs started or ended are touched). Every call recomputes, or the first of
+    /// each period of [`Reorder::Every`] (every user's key then, frozen until the next period).
     fn rekey(&mut self, now: Time) -> bool {
-        let resort = std::mem::take(&mut self.resort);
         if !self.reorder.due(now, self.last) {
             // Frozen keys: only arrivals and starts move users.
-            return resort;
+            return false;
         }
         self.last = Some(self.reorder.period(now));
         match self.reorder {
@@ -94,7 +75,7 @@ impl FairshareOrder {
             }
             Reorder::Call | Reorder::Start => {
                 let epoch = self.state.key_epoch(now);
-                if resort || epoch.is_none() || epoch != self.epoch {
+                if epoch.is_none() || epoch != self.epoch {
                     self.epoch = epoch;
                     self.state.refresh(now, Some(self.queues.users()));
                     true
@@ -108,54 +89,29 @@ impl FairshareOrder {
 }
 
 impl QueueOrder for FairshareOrder {
-    fn order(&mut self, now: Time, queue: &Queue, _jobs: &[Job], out: &mut Vec<usize>) {
-        self.refresh(now, queue);
-        // A period's refresh here would leave the users a lazy pass keeps sorted on old keys.
-        self.resort = true;
-        for &u in &self.waiting_users {
-            self.buckets[u as usize].clear();
-        }
-        self.waiting_users.clear();
+    /// The whole order, from the users kept sorted between calls ([`QueueOrder::begin`]): a
+    /// call costs O(arrivals + changed keys × log users) — O(waiting users × log) when every key
+    /// may have changed — plus one pass over the queue for the jobs' positions and one over the
+    /// users' jobs to write them, where the queue was bucketed by user and every waiting user's
+    /// key recomputed and sorted at every call (BENCHMARKS.md, "Fairshare queue order").
+    fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>) {
+        self.begin(now, queue, jobs);
+        // The queue holds its jobs by increasing workload index; a job's position is its rank.
         for (pos, q) in queue.iter().enumerate() {
-            let u = self.state.user_of_job(q.job);
-            let bucket = &mut self.buckets[u as usize];
-            if bucket.is_empty() {
-                self.waiting_users.push(u);
+            let job = q.job as usize;
+            if job >= self.position.len() {
+                self.position.resize(job + 1, 0);
             }
-            bucket.push(pos);
+            self.position[job] = pos as u32;
         }
-        let state = &self.state;
-        // By key, then by the user's first waiting job: users of equal keys are merged below.
-        self.waiting_users.sort_by(|&a, &b| {
-            state
-                .key(a)
-                .total_cmp(&state.key(b))
-                .then(self.buckets[a as usize][0].cmp(&self.buckets[b as usize][0]))
-        });
-        out.clear();
-        let mut i = 0;
-        while i < self.waiting_users.len() {
-            let key = state.key(self.waiting_users[i]);
-            let mut j = i + 1;
-            while j < self.waiting_users.len() && state.key(self.waiting_users[j]) == key {
-                j += 1;
-            }
-            let from = out.len();
-            for &u in &self.waiting_users[i..j] {
-                out.extend_from_slice(&self.buckets[u as usize]);
-            }
-            if j - i > 1 {
-                // Equal factors: submission order (positions follow submission order).
-                out[from..].sort_unstable();
-            }
-            i = j;
-        }
+        let position = &self.position;
+        self.queues
+            .write_all(out, |job| position[job as usize] as usize);
     }
 
-    /// The same order as [`QueueOrder::order`], job by job: the waiting jobs are kept by user
-    /// between calls, and the users sorted ([`UserQueues`]), so a call costs O(arrivals +
-    /// changed keys × log users) — O(waiting users × log) when every key may have changed — and
-    /// then O(log) per job read, where the whole order costs O(queue).
+    /// The same order as [`QueueOrder::order`], job by job: a call costs O(arrivals + changed
+    /// keys × log users) — O(waiting users × log) when every key may have changed — and then
+    /// O(log) per job read (its queue position), where the whole order costs O(queue).
     fn begin(&mut self, now: Time, queue: &Queue, _jobs: &[Job]) -> bool {
         let state = &self.state;
         self.queues.sync(queue, |job| state.user_of_job(job));

@@ -133,54 +133,18 @@ pub fn report_ended(order: &mut dyn QueueOrder, completed: &[Completed]) {
     }
 }
 
-/// The waiting jobs with their queue positions, in the order of a [`QueueOrder`]: read lazily
-/// from the queue in submission order (a rule that stops early pays only for what it reads), or
-/// through the positions the order wrote.
+/// The waiting jobs with their queue positions, in the order of a [`QueueOrder`], as a [`Walk`]
+/// reads them: lazily from the queue in submission order (a rule that stops early pays only for
+/// what it reads), or through the positions the order wrote.
 pub enum Ordered<'a> {
     Submission(std::iter::Zip<std::ops::RangeFrom<usize>, queue::Iter<'a>>),
-    Positions(&'a Queue, std::slice::Iter<'a, usize>),
     /// Positions into a copy of the queue in submission order ([`Walk`]): `queue[pos]` finds a
     /// slot in O(log n) (the queue marks started jobs gone), which a walk over the whole queue
-    /// in another order paid at every job (19 % of fairshare-ordered EASY on SDSC-SP2).
+    /// in another order paid at every job (19 % of fairshare-ordered EASY on SDSC-SP2, 43 % of
+    /// node-level EASY's on 500 nodes of Curie's shape).
     Copied(&'a [QueuedJob], std::slice::Iter<'a, usize>),
     /// Pulled from the order job by job ([`QueueOrder::begin`]).
     Lazy(&'a mut dyn QueueOrder, &'a Queue),
-}
-
-impl<'a> Ordered<'a> {
-    /// `queue` in the order `order` gives, using `scratch` for positions.
-    pub fn new(
-        order: &mut dyn QueueOrder,
-        now: Time,
-        queue: &'a Queue,
-        jobs: &[Job],
-        scratch: &'a mut Vec<usize>,
-    ) -> Self {
-        if order.is_submission() {
-            Ordered::Submission((0..).zip(queue.iter()))
-        } else {
-            scratch.clear();
-            order.order(now, queue, jobs, scratch);
-            debug_assert_eq!(scratch.len(), queue.len());
-            Ordered::Positions(queue, scratch.iter())
-        }
-    }
-
-    /// Like [`Ordered::new`], but read from the order job by job when it can be
-    /// ([`QueueOrder::begin`]): for rules that stop early.
-    pub fn lazily(
-        order: &'a mut dyn QueueOrder,
-        now: Time,
-        queue: &'a Queue,
-        jobs: &[Job],
-        scratch: &'a mut Vec<usize>,
-    ) -> Self {
-        if !order.is_submission() && order.begin(now, queue, jobs) {
-            Ordered::Lazy(order, queue)
-        } else {
-            Ordered::new(order, now, queue, jobs, scratch)
-        }
-    }
 }
 
 impl Iterator for Ordered<'_> {
@@ -192,7 +156,6 @@ impl Iterator for Ordered<'_> {
     fn next(&mut self) -> Option<(usize, QueuedJob)> {
         match self {
             Ordered::Submission(it) => it.next().map(|(pos, q)| (pos, *q)),
-            Ordered::Positions(queue, it) => it.next().map(|&pos| (pos, queue[pos])),
             Ordered::Copied(jobs, it) => it.next().map(|&pos| (pos, jobs[pos])),
             Ordered::Lazy(order, queue) => order.next(queue),
         }

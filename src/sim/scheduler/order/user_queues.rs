@@ -1,8 +1,8 @@
-//! [`UserQueues`]: the waiting jobs by user, kept between scheduler calls, read lazily in
-//! fairshare order — users by key (smallest first), a user's jobs in submission order, the jobs
-//! of users with exactly equal keys merged in submission order: the order
-//! [`super::FairshareOrder::order`] writes whole (a property test compares the two,
-//! `tests/fairshare_lazy.rs`).
+//! [`UserQueues`]: the waiting jobs by user, kept between scheduler calls, read in fairshare
+//! order — users by key (smallest first), a user's jobs in submission order, the jobs of users
+//! with exactly equal keys merged in submission order (a property test compares it with that
+//! order bucketed and sorted afresh at every call, `tests/fairshare_lazy.rs`). Rules that read
+//! the whole order ([`super::FairshareOrder::order`]) read a pass to its end.
 //!
 //! Writing the whole order costs O(queue) at every call, which a rule that stops early does not
 //! need: FCFS reads only up to the first job that does not fit, yet paid for the whole queue at
@@ -321,13 +321,8 @@ impl UserQueues {
             }
             // The next group: the users of exactly equal keys (mostly a user alone).
             let start = self.next_group;
-            let &(key, u) = self.sorted.get(start)?;
-            let end = start
-                + 1
-                + self.sorted[start + 1..]
-                    .iter()
-                    .take_while(|&&(k, _)| k == key)
-                    .count();
+            let &(_, u) = self.sorted.get(start)?;
+            let end = self.group_end(start);
             self.next_group = end;
             if end == start + 1 {
                 self.alone = Some((u, 0));
@@ -342,6 +337,43 @@ impl UserQueues {
                     .push(Reverse((self.jobs[u as usize][0].job, u, 0)));
             }
         }
+    }
+
+    /// The whole order of the pass just begun, each job written as `position(job)` (its queue
+    /// position, which follows its workload index): per group of equal keys, its users' waiting
+    /// jobs, sorted when the group has more than one user. For rules that read every job, this
+    /// costs O(1) a job where a pass read to its end merges groups through a heap.
+    pub fn write_all(&self, out: &mut Vec<usize>, position: impl Fn(u32) -> usize) {
+        debug_assert_eq!(self.next_group, 0, "a pass just begun");
+        out.clear();
+        let mut start = 0;
+        while start < self.sorted.len() {
+            let end = self.group_end(start);
+            let from = out.len();
+            for &(_, u) in &self.sorted[start..end] {
+                let jobs = self.jobs[u as usize].iter();
+                out.extend(
+                    jobs.filter(|q| self.is_waiting(q.job))
+                        .map(|q| position(q.job)),
+                );
+            }
+            if end - start > 1 {
+                // Equal keys: submission order.
+                out[from..].sort_unstable();
+            }
+            start = end;
+        }
+    }
+
+    /// The end of the group of equal keys that begins at `start` in the sorted users.
+    fn group_end(&self, start: usize) -> usize {
+        let key = self.sorted[start].0;
+        start
+            + 1
+            + self.sorted[start + 1..]
+                .iter()
+                .take_while(|&&(k, _)| k == key)
+                .count()
     }
 
     /// Passes over the next users alone in their groups whose least units and requested time
