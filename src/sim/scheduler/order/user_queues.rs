@@ -2,7 +2,8 @@
 //! order — users by key (smallest first), a user's jobs in submission order, the jobs of users
 //! with exactly equal keys merged in submission order (a property test compares it with that
 //! order bucketed and sorted afresh at every call, `tests/fairshare_lazy.rs`). Rules that read
-//! the whole order ([`super::FairshareOrder::order`]) read a pass to its end.
+//! the whole order ([`super::FairshareOrder::order`]) have it written at once
+//! ([`UserQueues::write_all`]), not read through a pass.
 //!
 //! Writing the whole order costs O(queue) at every call, which a rule that stops early does not
 //! need: FCFS reads only up to the first job that does not fit, yet paid for the whole queue at
