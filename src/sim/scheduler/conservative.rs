@@ -156,7 +156,7 @@
 //! the jobs before them, so that is exact too.) Counted on CTC-SP2 over fairshare order, this
 //! leaves 2.03 M of the 4.72 M placements undone. A replan stopped where the new plan meets the
 //! old one (the new order's first m jobs the old first m, in their old slots, and the orders
-//! alike after m) would have saved under 0.1 %: a change reorders the whole rest of the
+//! alike after m) would have saved under 0.01 %: a change reorders the whole rest of the
 //! order, and its first moved job takes another slot (BENCHMARKS.md).
 //!
 //! When the plan no longer lines up with the previous order — a queued job left without
