@@ -832,7 +832,7 @@ pub(crate) mod tests {
             compared += same_log_tail(&runs, &single);
             // Afresh from the free vectors.
             let free = &runs.free[..150];
-            let mut hist = vec![0u32; 9];
+            let mut hist = [0u32; 9];
             for f in free {
                 hist[f.0[0] as usize] += 1;
             }
