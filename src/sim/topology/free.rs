@@ -6,12 +6,20 @@
 //! with no free core are in neither set and are skipped by every search for a job that needs a
 //! core. Sets are bitsets in node order, so searches visit nodes by increasing index.
 //!
-//! Per class also: a log of the nodes whose free vector changed ([`FreeNodes::changes_since`]),
+//! Per class also: a log of the changes of its nodes' free vectors ([`FreeNodes::changes_since`]),
 //! so that a reader keeping its own tally of the nodes' free vectors (node-level EASY's counts
 //! of a class's distinct free vectors, `scheduler::node::free_counts`) catches up on what
-//! changed since it last read instead of visiting every node. A change costs a push; the log is
-//! dropped when it outgrows twice the class's nodes, and a reader that far behind reads every
-//! node again. Nothing here keeps the tally: it pays only where a reader asks for it.
+//! changed since it last read instead of visiting every node. An entry is a *run*: consecutive
+//! nodes that all went from one free vector to another ([`Change`]), so that a job on a row of
+//! like nodes — a whole-node job on idle nodes, in placement order — is one entry, and a reader
+//! moves its count once. A change costs a push, from the first time a reader asks about the
+//! class on; the log is dropped when it reaches half as many entries as the class has nodes,
+//! and a reader that far behind reads every node again. Nothing here keeps the tally: it pays
+//! only where a reader asks for it.
+//!
+//! [`FreeNodes::take_shape`] and [`FreeNodes::give_shape`] index a job's nodes by the same
+//! runs: the core histogram moves by a run's count, the idle and partial sets change a word at
+//! a time. Only the free vectors themselves are written node by node.
 //!
 //! Per class also: how many amounts without a core are held there
 //! ([`FreeNodes::coreless_holds`]). Every other amount takes a core, so while a class holds
@@ -21,7 +29,7 @@
 //! The engine owns one `FreeNodes` and is the only place that changes it; [`FreeNodes::take`]
 //! refuses — as an error, never a panic — any amount that would over-allocate a component.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::layout::Layout;
 use super::request::NodeShape;
@@ -37,6 +45,28 @@ static HISTORIES: AtomicU64 = AtomicU64::new(1);
 pub struct LogPosition {
     history: u64,
     change: u64,
+}
+
+/// A change in the log of a class: the `count` nodes from `first` on, each of which had `was`
+/// free, now have `now` (≠ `was`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub first: u32,
+    pub count: u32,
+    pub was: ResourceVec,
+    pub now: ResourceVec,
+}
+
+/// Whether a reader asked for a class's changes. Readers hold the engine's index by shared
+/// reference (a scheduler's view), so the mark is set through one: an atomic, a plain load
+/// where the index is written.
+#[derive(Debug, Default)]
+struct Asked(AtomicBool);
+
+impl Clone for Asked {
+    fn clone(&self) -> Self {
+        Asked(AtomicBool::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 /// A set of a class's nodes, by offset from the class's first node.
@@ -72,6 +102,27 @@ impl Bits {
         }
     }
 
+    /// Puts the `n` nodes from `start` on in the set, or takes them out.
+    fn set_range(&mut self, start: u32, n: u32, on: bool) {
+        let end = start + n;
+        let mut i = start;
+        while i < end {
+            let w = (i / 64) as usize;
+            let word_end = (w as u32 + 1) * 64;
+            let (lo, hi) = (i % 64, end.min(word_end) - w as u32 * 64);
+            let mask = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            let old = self.words[w];
+            let new = if on { old | mask } else { old & !mask };
+            self.len = self.len + new.count_ones() - old.count_ones();
+            self.words[w] = new;
+            i = word_end;
+        }
+    }
+
     #[inline]
     fn word(&self, w: usize) -> u64 {
         self.words[w]
@@ -94,11 +145,14 @@ pub struct FreeNodes {
     hist: Vec<u32>,
     hist_at: Vec<usize>,
     max_cores: Vec<u64>,
-    /// Per class: the nodes whose free vector changed, oldest first (a node may repeat), the
-    /// first of them change number `log_base[class]` of the class.
-    log: Vec<Vec<u32>>,
+    /// Per class: the changes of its nodes' free vectors, oldest first (a node may repeat),
+    /// the first of them change number `log_base[class]` of the class.
+    log: Vec<Vec<Change>>,
     log_base: Vec<u64>,
     history: u64,
+    /// Per class: whether a reader has asked for its changes; until one does, none is logged
+    /// (a reader's first read counts every node anyway).
+    asked: Vec<Asked>,
     /// Per class: amounts held there that take no core.
     coreless: Vec<u32>,
 }
@@ -134,6 +188,7 @@ impl FreeNodes {
             log: vec![Vec::new(); classes.len()],
             log_base: vec![0; classes.len()],
             history: HISTORIES.fetch_add(1, Ordering::Relaxed),
+            asked: (0..classes.len()).map(|_| Asked::default()).collect(),
             coreless: vec![0; classes.len()],
             hist,
             hist_at,
@@ -240,37 +295,77 @@ impl FreeNodes {
                 return Err(NotFree { node });
             }
         }
+        debug_assert!(nodes.iter().all(|&n| self.class_of[n as usize] == class));
         let c = class as usize;
         self.class_free[c] -= shape.total();
-        self.coreless[c] += coreless_amounts(shape);
-        let limit = self.log_limit(c);
-        let mut most = 0;
-        for (i, &node) in nodes.iter().enumerate() {
-            debug_assert_eq!(self.class_of[node as usize], class);
-            let old = self.free[node as usize];
-            self.free[node as usize] = old - shape.amount(i as u32);
-            most = most.max(self.reindex_node(c, node, old, limit));
-        }
-        self.settle_max_cores(c, most);
+        self.coreless[c] += shape.coreless();
+        self.move_shape(c, shape, nodes, true);
         Ok(())
     }
 
     /// Gives back what [`FreeNodes::take_shape`] took.
     pub fn give_shape(&mut self, class: u32, shape: &NodeShape, nodes: &[u32]) {
         debug_assert_eq!(nodes.len(), shape.count as usize);
+        debug_assert!(nodes.iter().all(|&n| self.class_of[n as usize] == class));
         let c = class as usize;
         self.class_free[c] += shape.total();
-        self.coreless[c] -= coreless_amounts(shape);
+        self.coreless[c] -= shape.coreless();
+        self.move_shape(c, shape, nodes, false);
+        debug_assert!(
+            nodes
+                .iter()
+                .all(|&n| self.free[n as usize].fits_in(&self.capacity[c]))
+        );
+    }
+
+    /// Takes (`take`) or gives back `shape`'s amounts on `nodes` of class `c` — the free
+    /// vectors and every index but the class's totals — by runs: consecutive nodes of the
+    /// same amount that have the same free vector move together.
+    fn move_shape(&mut self, c: usize, shape: &NodeShape, nodes: &[u32], take: bool) {
         let limit = self.log_limit(c);
-        let mut most = 0;
-        for (i, &node) in nodes.iter().enumerate() {
-            debug_assert_eq!(self.class_of[node as usize], class);
-            let old = self.free[node as usize];
-            self.free[node as usize] = old + shape.amount(i as u32);
-            debug_assert!(self.free[node as usize].fits_in(&self.capacity[c]));
-            most = most.max(self.reindex_node(c, node, old, limit));
+        if let [node] = *nodes {
+            // One node, as most jobs of many traces: no run to look for.
+            let (was, amount) = (self.free[node as usize], shape.amount(0));
+            let now = if take { was - amount } else { was + amount };
+            self.free[node as usize] = now;
+            let cores = self.reindex_run(c, node, 1, was, now, limit);
+            self.settle_max_cores(c, cores);
+            return;
+        }
+        let (full, last) = nodes.split_at(shape.full() as usize);
+        let mut most = self.move_runs(c, full, shape.per_node, take, limit);
+        if let Some(amount) = shape.last {
+            most = most.max(self.move_runs(c, last, amount, take, limit));
         }
         self.settle_max_cores(c, most);
+    }
+
+    /// [`FreeNodes::move_shape`] for `nodes` that all take `amount`. Returns the largest free
+    /// core count of the nodes now.
+    fn move_runs(
+        &mut self,
+        c: usize,
+        nodes: &[u32],
+        amount: ResourceVec,
+        take: bool,
+        limit: usize,
+    ) -> u64 {
+        let mut most = 0;
+        let mut rest = nodes;
+        while let Some(&first) = rest.first() {
+            let was = self.free[first as usize];
+            let mut count = 1;
+            while rest.get(count as usize) == Some(&(first + count))
+                && self.free[(first + count) as usize] == was
+            {
+                count += 1;
+            }
+            let now = if take { was - amount } else { was + amount };
+            self.free[first as usize..(first + count) as usize].fill(now);
+            most = most.max(self.reindex_run(c, first, count, was, now, limit));
+            rest = &rest[count as usize..];
+        }
+        most
     }
 
     /// How many amounts that take no core `class`'s nodes hold (each take of one counts, each
@@ -287,13 +382,14 @@ impl FreeNodes {
         self.class_of[node as usize]
     }
 
-    /// The nodes of `class` whose free vector changed since `seen` (oldest first, a node
-    /// possibly repeated; some may have changed back), and the position to ask from next time.
-    /// `None` for the nodes when the log does not reach back to `seen` (it was dropped, or
+    /// The changes of `class`'s nodes since `seen` (oldest first, a node possibly in several;
+    /// some may have changed back), and the position to ask from next time. `None` for the
+    /// changes when the log does not reach back to `seen` (it was dropped, or
     /// `seen` is of another `FreeNodes` or none): the reader must read every node.
     #[inline]
-    pub fn changes_since(&self, class: u32, seen: LogPosition) -> (Option<&[u32]>, LogPosition) {
+    pub fn changes_since(&self, class: u32, seen: LogPosition) -> (Option<&[Change]>, LogPosition) {
         let c = class as usize;
+        self.asked[c].0.store(true, Ordering::Relaxed);
         let base = self.log_base[c];
         let log = &self.log[c];
         let next = LogPosition {
@@ -311,42 +407,62 @@ impl FreeNodes {
     fn reindex(&mut self, node: u32, old: ResourceVec) {
         let c = self.class_of[node as usize] as usize;
         let limit = self.log_limit(c);
-        let cores = self.reindex_node(c, node, old, limit);
+        let now = self.free[node as usize];
+        let cores = self.reindex_run(c, node, 1, old, now, limit);
         self.settle_max_cores(c, cores);
     }
 
-    /// The length at which class `c`'s change log is dropped: twice its nodes.
+    /// The length at which class `c`'s change log is dropped: half its nodes (at least one).
+    /// A reader catching up on that many runs pays about what counting the class afresh does.
     #[inline]
     fn log_limit(&self, c: usize) -> usize {
-        2 * (self.class_end(c) - self.first[c]) as usize
+        (self.class_end(c) - self.first[c]).div_ceil(2) as usize
     }
 
-    /// Indexes the change of `node` (of class `c`) from `old` to what it has free now — the
-    /// log, the core histogram, the idle and partial sets — but the class's largest free core
-    /// count, which [`FreeNodes::settle_max_cores`] brings up to date once for a batch of
-    /// nodes. Returns the node's free cores now.
+    /// Indexes the change of the `count` nodes of class `c` from `first` on, each from `was`
+    /// to `now` free — the log, the core histogram, the idle and partial sets — but the
+    /// class's largest free core count, which [`FreeNodes::settle_max_cores`] brings up to
+    /// date once for a batch of nodes. Returns the nodes' free cores now.
     #[inline]
-    fn reindex_node(&mut self, c: usize, node: u32, old: ResourceVec, log_limit: usize) -> u64 {
-        let free = self.free[node as usize];
-        if free != old {
+    fn reindex_run(
+        &mut self,
+        c: usize,
+        first: u32,
+        count: u32,
+        was: ResourceVec,
+        now: ResourceVec,
+        log_limit: usize,
+    ) -> u64 {
+        if now != was && self.asked[c].0.load(Ordering::Relaxed) {
             let log = &mut self.log[c];
             if log.len() >= log_limit {
                 self.log_base[c] += log.len() as u64;
                 log.clear();
             }
-            log.push(node);
+            log.push(Change {
+                first,
+                count,
+                was,
+                now,
+            });
         }
-        let old_cores = old.0[0];
-        let new_cores = free.0[0];
+        let old_cores = was.0[0];
+        let new_cores = now.0[0];
         if new_cores != old_cores {
             let h = &mut self.hist[self.hist_at[c]..];
-            h[old_cores as usize] -= 1;
-            h[new_cores as usize] += 1;
+            h[old_cores as usize] -= count;
+            h[new_cores as usize] += count;
         }
-        let i = node - self.first[c];
-        let idle = free == self.capacity[c];
-        self.idle[c].set(i, idle);
-        self.partial[c].set(i, !idle && free.0[0] > 0);
+        let i = first - self.first[c];
+        let idle = now == self.capacity[c];
+        let partial = !idle && now.0[0] > 0;
+        if count == 1 {
+            self.idle[c].set(i, idle);
+            self.partial[c].set(i, partial);
+        } else {
+            self.idle[c].set_range(i, count, idle);
+            self.partial[c].set_range(i, count, partial);
+        }
         new_cores
     }
 
@@ -403,17 +519,6 @@ impl FreeNodes {
         it.bits = it.load(0);
         it
     }
-}
-
-/// How many of `shape`'s amounts take no core.
-#[inline]
-fn coreless_amounts(shape: &NodeShape) -> u32 {
-    let full = if shape.per_node.0[0] == 0 {
-        shape.full()
-    } else {
-        0
-    };
-    full + u32::from(shape.last.is_some_and(|l| l.0[0] == 0))
 }
 
 #[derive(Clone, Copy)]
@@ -531,7 +636,36 @@ pub(crate) mod tests {
         assert!(f.is_idle(65));
         assert_eq!(f.max_free_cores(0), 8);
         assert_eq!(f.candidates(0, 1, false).count(), 70);
+        assert!(
+            f.log.iter().all(Vec::is_empty),
+            "no reader asked: nothing logged"
+        );
     }
+    /// A reader asks about class 0 of each: its changes are logged from now on.
+    fn asked_from_the_start(f: &[&FreeNodes]) {
+        for f in f {
+            assert!(f.changes_since(0, LogPosition::default()).0.is_none());
+        }
+    }
+
+    /// Class 0's change log node by node: each node of each run with its move.
+    fn log_by_node(f: &FreeNodes) -> Vec<(u32, ResourceVec, ResourceVec)> {
+        f.log[0]
+            .iter()
+            .flat_map(|c| (c.first..c.first + c.count).map(move |n| (n, c.was, c.now)))
+            .collect()
+    }
+
+    /// Whether two logs of the same history, node by node, agree where both reach: the logs
+    /// are dropped at different moments, so the shorter must end the longer. Returns how many
+    /// moves were compared.
+    fn same_log_tail(a: &FreeNodes, b: &FreeNodes) -> usize {
+        let (a, b) = (log_by_node(a), log_by_node(b));
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        assert!(long.ends_with(&short), "{short:?} does not end {long:?}");
+        short.len()
+    }
+
     /// Whole shapes taken and given back at once leave the index as a take or give per node
     /// does: free vectors, class totals, idle and partial sets, the largest free core count,
     /// the amounts without a core and the change log.
@@ -539,6 +673,7 @@ pub(crate) mod tests {
     fn a_shape_at_once_indexes_as_node_by_node() {
         let l = layout(12);
         let (mut batch, mut single) = (FreeNodes::new(&l), FreeNodes::new(&l));
+        asked_from_the_start(&[&batch, &single]);
         let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
         let mut x = 0x2545_F491_u64;
         let mut next = |n: u64| {
@@ -601,12 +736,120 @@ pub(crate) mod tests {
                     .candidates(0, 1, true)
                     .eq(single.candidates(0, 1, true))
             );
-            assert_eq!(batch.log, single.log, "step {step}");
-            assert_eq!(batch.log_base, single.log_base);
+            same_log_tail(&batch, &single);
         }
         assert!(
             refused > 100 && to_zero > 100,
             "{refused} refused, {to_zero} below 8 cores"
+        );
+    }
+
+    /// Jobs on rows of consecutive nodes — with gaps, wrapping past the class's last node, or
+    /// on scattered nodes, on a class of 150 nodes (three words of each set) — index by runs as
+    /// a take or give per node does, and as the free vectors say when counted afresh: every
+    /// index, the core histogram, the words of the idle and partial sets, and the log's moves.
+    #[test]
+    fn runs_of_nodes_index_as_node_by_node() {
+        let l = layout(150);
+        let (mut runs, mut single) = (FreeNodes::new(&l), FreeNodes::new(&l));
+        asked_from_the_start(&[&runs, &single]);
+        let capacity = ResourceVec([8, 16, 0]);
+        let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
+        let mut x = 0x5851_F42D_u64;
+        let mut next = |n: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % n
+        };
+        let (mut started, mut long_runs, mut compared) = (0, 0, 0);
+        for step in 0..16_000 {
+            if held.is_empty() || next(5) > 1 {
+                let most = if next(2) == 0 { 8 } else { 90 };
+                let count = 1 + next(most) as u32;
+                // Whole nodes mostly (idle to full and back, in rows), else partial amounts.
+                let per_node = match next(4) {
+                    0 | 1 => capacity,
+                    2 => ResourceVec([8, next(17), 0]),
+                    _ => ResourceVec([next(9), next(5), 0]),
+                };
+                let last = (next(3) == 0).then(|| ResourceVec([next(9), next(5), 0]));
+                let shape = NodeShape {
+                    count,
+                    per_node,
+                    last,
+                    whole: false,
+                };
+                let first = next(150) as u32;
+                let nodes: Vec<u32> = match next(3) {
+                    // A row from `first`, wrapping to node 0.
+                    0 => (0..count).map(|i| (first + i) % 150).collect(),
+                    // Rows with a gap of one node every `gap` nodes.
+                    1 => {
+                        let gap = 2 + next(20) as u32;
+                        (0..count).map(|i| (first + i + i / gap) % 150).collect()
+                    }
+                    // Scattered.
+                    _ => (0..count).map(|i| (first + 7 * i) % 150).collect(),
+                };
+                let mut distinct = nodes.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() != nodes.len() {
+                    continue;
+                }
+                let before = runs.free.clone();
+                match runs.take_shape(0, &shape, &nodes) {
+                    Ok(()) => {
+                        started += 1;
+                        for (i, &node) in nodes.iter().enumerate() {
+                            single.take(node, shape.amount(i as u32)).unwrap();
+                        }
+                        held.push((shape, nodes));
+                    }
+                    Err(_) => assert_eq!(runs.free, before, "step {step}: refused, unchanged"),
+                }
+            } else {
+                let (shape, nodes) = held.swap_remove(next(held.len() as u64) as usize);
+                runs.give_shape(0, &shape, &nodes);
+                for (i, &node) in nodes.iter().enumerate() {
+                    single.give(node, shape.amount(i as u32));
+                }
+            }
+            long_runs += usize::from(runs.log[0].last().is_some_and(|c| c.count > 64));
+            assert_eq!(runs.free, single.free, "step {step}");
+            assert_eq!(runs.class_free(0), single.class_free(0));
+            assert_eq!(runs.hist, single.hist, "step {step}");
+            assert_eq!(runs.max_free_cores(0), single.max_free_cores(0));
+            assert_eq!(runs.coreless_holds(0), single.coreless_holds(0));
+            assert_eq!(runs.idle[0].words, single.idle[0].words, "step {step}");
+            assert_eq!(runs.idle[0].len, single.idle[0].len);
+            assert_eq!(
+                runs.partial[0].words, single.partial[0].words,
+                "step {step}"
+            );
+            assert_eq!(runs.partial[0].len, single.partial[0].len);
+            compared += same_log_tail(&runs, &single);
+            // Afresh from the free vectors.
+            let free = &runs.free[..150];
+            let mut hist = [0u32; 9];
+            for f in free {
+                hist[f.0[0] as usize] += 1;
+            }
+            assert_eq!(runs.hist[..9], hist[..], "step {step}");
+            let idle: Vec<u32> = (0..150).filter(|&n| free[n as usize] == capacity).collect();
+            assert!(runs.candidates(0, 1, true).eq(idle.iter().copied()));
+            let usable = (0..150).filter(|&n| free[n as usize].0[0] > 0);
+            assert!(runs.candidates(0, 1, false).eq(usable));
+            assert_eq!(runs.idle_count(0), idle.len() as u32);
+            assert_eq!(
+                runs.max_free_cores(0),
+                free.iter().map(|f| f.0[0]).max().unwrap()
+            );
+        }
+        assert!(
+            started > 4_000 && long_runs > 50 && compared > 300_000,
+            "{started} started, {long_runs} runs of more than 64 nodes, {compared} compared"
         );
     }
 
@@ -647,13 +890,18 @@ pub(crate) mod tests {
                 let now = position(&f);
                 for (seen, then) in &saved {
                     match f.changes_since(0, *seen) {
-                        (Some(nodes), next) => {
+                        (Some(changes), next) => {
                             reached += 1;
                             assert_eq!(next, now);
-                            assert_eq!(nodes.len() as u64, now.change - seen.change);
+                            assert_eq!(changes.len() as u64, now.change - seen.change);
                             for n in 0..70u32 {
                                 if f.free(n) != then[n as usize] {
-                                    assert!(nodes.contains(&n), "node {n} since {seen:?}");
+                                    assert!(
+                                        changes
+                                            .iter()
+                                            .any(|c| (c.first..c.first + c.count).contains(&n)),
+                                        "node {n} since {seen:?}"
+                                    );
                                 }
                             }
                         }

@@ -117,6 +117,17 @@ impl NodeShape {
         self.count - u32::from(self.last.is_some())
     }
 
+    /// How many of its amounts take no core.
+    #[inline]
+    pub fn coreless(&self) -> u32 {
+        let full = if self.per_node.0[0] == 0 {
+            self.full()
+        } else {
+            0
+        };
+        full + u32::from(self.last.is_some_and(|l| l.0[0] == 0))
+    }
+
     /// The whole job's amounts.
     pub fn total(&self) -> ResourceVec {
         let full = u64::from(self.full());

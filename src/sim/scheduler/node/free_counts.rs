@@ -7,9 +7,10 @@
 //! the engine at every start and end: on a machine whose jobs leave every node a free vector of
 //! its own (memory per core from a trace) each change would move a map entry and the tally
 //! would never pay. Here a class is brought up to date from [`FreeNodes::changes_since`] — the
-//! nodes that changed since this tally last read it, each compared with what was counted for it
-//! — and counted afresh from its nodes when the engine's log no longer reaches back that far;
-//! a class nobody asks about costs nothing.
+//! runs of nodes that changed since this tally last read it, each moving its count from one
+//! free vector to another, so that a job on a row of like nodes moves the tally once, not once
+//! per node — and counted afresh from its nodes when the engine's log no longer reaches back
+//! that far; a class nobody asks about costs nothing.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -77,11 +78,10 @@ impl Tally {
     }
 }
 
-/// The tallies of the classes asked about, and per node the free vector it was counted with.
+/// The tallies of the classes asked about.
 #[derive(Clone, Debug, Default)]
 pub struct FreeCounts {
     tallies: Vec<Tally>,
-    counted: Vec<ResourceVec>,
 }
 
 impl FreeCounts {
@@ -90,25 +90,22 @@ impl FreeCounts {
     pub fn of(&mut self, layout: &Layout, free: &FreeNodes, class: u32) -> &[(ResourceVec, u32)] {
         if self.tallies.len() != layout.classes().len() {
             self.tallies = vec![Tally::default(); layout.classes().len()];
-            self.counted = vec![ResourceVec::ZERO; layout.node_count() as usize];
         }
         let tally = &mut self.tallies[class as usize];
         let (changed, next) = free.changes_since(class, tally.seen);
         match changed {
-            Some(nodes) => {
-                // The nodes of one job come in a row and mostly make the same move (idle to
-                // full and back on Curie's shape): such a run moves its count at once.
+            Some(changes) => {
+                // Each change moves its nodes' count; consecutive changes of the same move (a
+                // job's nodes split into runs by a gap in their indices) move it at once.
                 let mut run: Option<(ResourceVec, ResourceVec, u32)> = None;
-                for &node in nodes {
-                    let now = free.free(node);
-                    let was = std::mem::replace(&mut self.counted[node as usize], now);
-                    if was == now {
-                        continue;
-                    }
+                for change in changes {
                     match &mut run {
-                        Some((from, to, n)) if *from == was && *to == now => *n += 1,
+                        Some((from, to, n)) if *from == change.was && *to == change.now => {
+                            *n += change.count
+                        }
                         _ => {
-                            if let Some((from, to, n)) = run.replace((was, now, 1)) {
+                            let next = (change.was, change.now, change.count);
+                            if let Some((from, to, n)) = run.replace(next) {
                                 tally.remove(from, n);
                                 tally.add(to, n);
                             }
@@ -123,9 +120,7 @@ impl FreeCounts {
             None => {
                 tally.clear();
                 for node in layout.class(class).nodes.clone() {
-                    let now = free.free(node);
-                    self.counted[node as usize] = now;
-                    tally.add(now, 1);
+                    tally.add(free.free(node), 1);
                 }
             }
         }
@@ -137,18 +132,26 @@ impl FreeCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::topology::NodeShape;
     // A shared cluster of small nodes (8 cores) and one big one (80): the engine's own tests'.
     use crate::sim::topology::free::tests::layout;
 
-    /// After random takes and gives, read at random moments (often enough that the tally
-    /// catches up from the engine's log, rarely enough that the log is sometimes dropped and
-    /// the class counted afresh), the tally is a tally of every node's free vector.
+    /// After random takes and gives, of a node or a row of nodes at once, read at random
+    /// moments (often enough that the tally catches up from the engine's log, rarely enough
+    /// that the log is sometimes dropped and the class counted afresh), the tally is a tally of
+    /// every node's free vector.
     #[test]
     fn the_counts_are_a_tally_of_the_nodes() {
         let l = layout(70);
         let mut f = FreeNodes::new(&l);
         let mut counts = FreeCounts::default();
-        let mut held: Vec<(u32, ResourceVec)> = Vec::new();
+        let mut held: Vec<(Vec<u32>, ResourceVec)> = Vec::new();
+        let row = |nodes: &[u32], per_node| NodeShape {
+            count: nodes.len() as u32,
+            per_node,
+            last: None,
+            whole: false,
+        };
         let mut x = 0x9E37_79B9_u64;
         let mut next = |n: u64| {
             x = x
@@ -159,14 +162,27 @@ mod tests {
         let (mut caught_up, mut afresh) = (0, 0);
         for step in 0..20_000 {
             if held.is_empty() || next(3) > 0 {
-                let node = next(71) as u32;
                 let amount = ResourceVec([1 + next(4), next(3) * 2, 0]);
-                if f.take(node, amount).is_ok() {
-                    held.push((node, amount));
+                if next(3) == 0 {
+                    // A row of small nodes at once: the log holds it as runs.
+                    let first = next(60) as u32;
+                    let nodes: Vec<u32> = (first..first + 2 + next(9) as u32).collect();
+                    if f.take_shape(0, &row(&nodes, amount), &nodes).is_ok() {
+                        held.push((nodes, amount));
+                    }
+                } else {
+                    let node = next(71) as u32;
+                    if f.take(node, amount).is_ok() {
+                        held.push((vec![node], amount));
+                    }
                 }
             } else {
-                let (node, amount) = held.swap_remove(next(held.len() as u64) as usize);
-                f.give(node, amount);
+                let (nodes, amount) = held.swap_remove(next(held.len() as u64) as usize);
+                if nodes.len() > 1 {
+                    f.give_shape(0, &row(&nodes, amount), &nodes);
+                } else {
+                    f.give(nodes[0], amount);
+                }
             }
             // Reads 1 step in 8 on average, with stretches of up to ~400 steps unread.
             let stretch = (step / 2_000) % 2 == 1;

@@ -133,20 +133,19 @@ impl Pass {
 
     /// Records that this call starts `shape` on `nodes` of `class`.
     pub fn take(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        let c = class as usize;
+        self.class_taken[c] += shape.total();
+        self.coreless_taken[c] += shape.coreless();
+        let mut idle = 0;
         for (i, &node) in nodes.iter().enumerate() {
-            let amount = shape.amount(i as u32);
-            if !self.touched(node) {
+            let taken = &mut self.taken[node as usize];
+            if *taken == ResourceVec::ZERO {
                 self.touched.push(node);
-                if view.free.is_idle(node) {
-                    self.idle_taken[class as usize] += 1;
-                }
+                idle += u32::from(view.free.is_idle(node));
             }
-            self.taken[node as usize] += amount;
-            self.class_taken[class as usize] += amount;
-            if amount.0[0] == 0 {
-                self.coreless_taken[class as usize] += 1;
-            }
+            *taken += shape.amount(i as u32);
         }
+        self.idle_taken[c] += idle;
     }
 
     /// Gives back what [`Pass::take`] recorded for `shape` on `nodes` of `class`: a rule that
