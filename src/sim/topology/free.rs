@@ -641,6 +641,18 @@ pub(crate) mod tests {
             "no reader asked: nothing logged"
         );
     }
+    /// A seeded stream of pseudo-random draws for the index tests: `next(n)` is in `0..n`
+    /// (a 64-bit linear congruential generator, its high bits).
+    pub(crate) fn seeded(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed;
+        move |n| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % n
+        }
+    }
+
     /// A reader asks about class 0 of each: its changes are logged from now on.
     fn asked_from_the_start(f: &[&FreeNodes]) {
         for f in f {
@@ -675,13 +687,7 @@ pub(crate) mod tests {
         let (mut batch, mut single) = (FreeNodes::new(&l), FreeNodes::new(&l));
         asked_from_the_start(&[&batch, &single]);
         let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
-        let mut x = 0x2545_F491_u64;
-        let mut next = |n: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % n
-        };
+        let mut next = seeded(0x2545_F491_u64);
         let (mut refused, mut to_zero) = (0, 0);
         for step in 0..6_000 {
             if held.is_empty() || next(5) > 1 {
@@ -755,13 +761,7 @@ pub(crate) mod tests {
         asked_from_the_start(&[&runs, &single]);
         let capacity = ResourceVec([8, 16, 0]);
         let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
-        let mut x = 0x5851_F42D_u64;
-        let mut next = |n: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % n
-        };
+        let mut next = seeded(0x5851_F42D_u64);
         let (mut started, mut long_runs, mut compared) = (0, 0, 0);
         for step in 0..16_000 {
             if held.is_empty() || next(5) > 1 {
@@ -861,13 +861,7 @@ pub(crate) mod tests {
         let l = layout(70);
         let mut f = FreeNodes::new(&l);
         let mut held: Vec<(u32, ResourceVec)> = Vec::new();
-        let mut x = 0x9E37_79B9_u64;
-        let mut next = |n: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % n
-        };
+        let mut next = seeded(0x9E37_79B9_u64);
         let snapshot = |f: &FreeNodes| (0..71).map(|n| f.free(n)).collect::<Vec<_>>();
         let position = |f: &FreeNodes| f.changes_since(0, LogPosition::default()).1;
         let mut saved = vec![(position(&f), snapshot(&f))];

@@ -134,7 +134,7 @@ mod tests {
     use super::*;
     use crate::sim::topology::NodeShape;
     // A shared cluster of small nodes (8 cores) and one big one (80): the engine's own tests'.
-    use crate::sim::topology::free::tests::layout;
+    use crate::sim::topology::free::tests::{layout, seeded};
 
     /// After random takes and gives, of a node or a row of nodes at once, read at random
     /// moments (often enough that the tally catches up from the engine's log, rarely enough
@@ -152,13 +152,7 @@ mod tests {
             last: None,
             whole: false,
         };
-        let mut x = 0x9E37_79B9_u64;
-        let mut next = |n: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % n
-        };
+        let mut next = seeded(0x9E37_79B9_u64);
         let (mut caught_up, mut afresh) = (0, 0);
         for step in 0..20_000 {
             if held.is_empty() || next(3) > 0 {
