@@ -918,10 +918,10 @@ fn hand_worked(
     let jobs = jobs
         .iter()
         .enumerate()
-        .map(|(i, &(submit, ref shape, procs, runtime, exclusive))| {
+        .map(|(i, &(submit, shape, procs, runtime, exclusive))| {
             let job = common::job(i as u64 + 1, submit, procs, runtime, runtime);
             let request = JobRequest {
-                shape: shape.clone(),
+                shape,
                 memory_kb: 0,
                 constraint: Default::default(),
                 exclusive,
