@@ -895,3 +895,97 @@ proptest! {
         prop_assert_eq!(fast, easy_on_timeline(&w, &config));
     }
 }
+
+/// A node request of `count` nodes of `cores` cores and `memory_kb` each.
+fn nodes(count: u32, cores: u32, memory_kb: u64) -> Shape {
+    Shape::Nodes {
+        count,
+        per_node: NodeDemand {
+            cores,
+            memory_kb,
+            gpus: 0,
+        },
+    }
+}
+
+/// Jobs (submit, shape, processors, runtime = requested time, whole nodes asked) on
+/// `topology`: their starts under node-level EASY in either placement, which must equal the
+/// timeline formulation's, and their nodes under first fit.
+fn hand_worked(
+    topology: &Topology,
+    jobs: &[(Time, Shape, u32, Time, bool)],
+) -> (Vec<Time>, Vec<Vec<u32>>) {
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(submit, shape, procs, runtime, exclusive))| {
+            let job = common::job(i as u64 + 1, submit, procs, runtime, runtime);
+            let request = JobRequest {
+                shape,
+                memory_kb: 0,
+                constraint: Default::default(),
+                exclusive,
+            };
+            (job, request)
+        })
+        .collect::<Vec<_>>();
+    let w = Workload::of_requests(jobs, ConstraintTable::default());
+    let mut first = None;
+    for placement in Placement::ALL {
+        let config = config(topology, SchedulerKind::Easy, placement);
+        let fast = simulate(&w, &config).unwrap();
+        assert_eq!(fast, easy_on_timeline(&w, &config), "{placement}");
+        let starts = fast.jobs.iter().map(|j| j.start).collect();
+        let nodes = fast.assignments.iter().map(|a| a.nodes.clone()).collect();
+        first.get_or_insert((starts, nodes));
+    }
+    first.expect("two placements")
+}
+
+/// Hand-worked: 4 nodes of 2 cores and 32 KB. At 0, job 0 takes nodes 0–1 whole until 50. At
+/// 1 job 1 takes node 2 whole for 1,000 s (a start of this call, alone on its node); the head,
+/// job 2 (3 nodes of 2 cores and 20 KB), fits at 50 on nodes 0, 1 and 3 with none to spare;
+/// job 3 takes 20 KB without a core for 1,000 s. Nodes 0, 1 and 3 would each be lost to the
+/// head (12 KB left), node 2 is not: at the shadow time it has no core free, so job 3 starts
+/// there at 1. Counting node 2 at its capacity there would refuse it, and start job 3 only
+/// after the head.
+#[test]
+fn a_job_without_a_core_goes_beside_the_calls_own_start_on_a_whole_node() {
+    let topology = common::numbered_topology([(false, vec![NodeClass::new("k", 4, 2, 32)])]);
+    let (starts, nodes) = hand_worked(
+        &topology,
+        &[
+            (0, nodes(2, 2, 0), 4, 50, false),
+            (1, nodes(1, 2, 0), 2, 1000, false),
+            (1, nodes(3, 2, 20), 6, 10, false),
+            (1, nodes(1, 0, 20), 1, 1000, false),
+        ],
+    );
+    assert_eq!(starts, [0, 1, 50, 1]);
+    assert_eq!(nodes[2], [0, 1, 3]);
+    assert_eq!(nodes[3], [2]);
+}
+
+/// Hand-worked: 3 nodes of 2 cores and 32 KB. At 0 job 0 holds 4 KB of node 0 without a core
+/// for 1,000 s. At 1 job 1 takes node 1 whole (asked) until 11 — a start of this call on a
+/// class holding an amount without a core, so not counted by count; the head, job 2 (3 nodes
+/// of 2 cores and 20 KB), has nodes 0 and 2 now and node 1 at 11: its shadow time. Job 3 (one
+/// core for 5 s) ends by then and starts at 1 on node 0. Missing the release of job 1 would
+/// leave the head no shadow time, and job 3 waiting.
+#[test]
+fn the_calls_own_whole_node_start_is_released_beside_a_hold_without_a_core() {
+    let topology = common::numbered_topology([(false, vec![NodeClass::new("k", 3, 2, 32)])]);
+    let (starts, nodes) = hand_worked(
+        &topology,
+        &[
+            (0, nodes(1, 0, 4), 1, 1000, false),
+            (1, nodes(1, 2, 0), 2, 10, true),
+            (1, nodes(3, 2, 20), 6, 10, false),
+            (1, nodes(1, 1, 0), 1, 5, false),
+        ],
+    );
+    assert_eq!(starts, [0, 1, 11, 1]);
+    assert_eq!(nodes[1], [1]);
+    assert_eq!(nodes[2], [0, 1, 2]);
+    assert_eq!(nodes[3], [0]);
+}

@@ -5,6 +5,13 @@
 //! node and per class, and undone in O(touched) at the next call. Cheap rejections come first
 //! (a class's free total, its idle-node count for whole nodes); only then are nodes visited,
 //! through the class's idle/partial index, in placement order.
+//!
+//! A job that takes whole nodes now — it asked for them, or each of its amounts takes every
+//! core of its node while no amount without a core is held on the class ([`Pass::takes_whole`])
+//! — can go only on nodes that are idle and untouched by this call, all alike: it is placed on
+//! the first of them in index order without offering each to the general test, and recorded as
+//! one [`WholeTake`] that the shadow counts by count (Curie's shape: jobs of a hundred 16-core
+//! nodes, BENCHMARKS.md).
 
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -73,10 +80,22 @@ pub enum Verdict {
     Stop,
 }
 
+/// A start of this call on whole nodes ([`Pass::takes_whole`]): its nodes are
+/// `touched_nodes()[nodes.0..nodes.1]`, each idle before it and untouched by the call's other
+/// starts then.
+#[derive(Clone, Copy, Debug)]
+pub struct WholeTake {
+    pub class: u32,
+    pub shape: NodeShape,
+    pub nodes: (u32, u32),
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Pass {
     taken: Vec<ResourceVec>,
     touched: Vec<u32>,
+    /// The starts on whole nodes, in order; their nodes are runs of `touched`.
+    whole: Vec<WholeTake>,
     class_taken: Vec<ResourceVec>,
     idle_taken: Vec<u32>,
     /// Per class: amounts taken that take no core.
@@ -97,6 +116,7 @@ impl Pass {
             }
         }
         self.touched.clear();
+        self.whole.clear();
         let classes = view.layout.classes().len();
         self.class_taken.clear();
         self.class_taken.resize(classes, ResourceVec::ZERO);
@@ -125,17 +145,72 @@ impl Pass {
         &self.touched
     }
 
+    /// This call's starts on whole nodes, in order (each a run of [`Pass::touched_nodes`]; one
+    /// given back by [`Pass::untake`] stays listed).
+    #[inline]
+    pub fn whole_takes(&self) -> &[WholeTake] {
+        &self.whole
+    }
+
+    /// Whether `shape` takes whole nodes of `class` now: it asked for them, or each of its
+    /// amounts takes every core of its node while no amount without a core is held on the
+    /// class (engine or call). Then a node can take it exactly when the engine has it idle and
+    /// this call has not touched it: a node holding nothing without a core holds nothing when
+    /// all its cores are free, and `shape` fits an empty node.
+    #[inline]
+    pub fn takes_whole(&self, view: &NodeView<'_>, class: u32, shape: &NodeShape) -> bool {
+        if shape.whole {
+            return true;
+        }
+        let cores = view.layout.class(class).capacity.per_node.0[0];
+        cores > 0
+            && shape.per_node.0[0] == cores
+            && shape.last.is_none_or(|l| l.0[0] == cores)
+            && view.free.coreless_holds(class) == 0
+            && self.coreless_taken[class as usize] == 0
+    }
+
     /// Idle nodes of `class` now.
     #[inline]
     pub fn idle(&self, view: &NodeView<'_>, class: u32) -> u32 {
         view.free.idle_count(class) - self.idle_taken[class as usize]
     }
 
-    /// Records that this call starts `shape` on `nodes` of `class`.
+    /// Records that this call starts `shape` on `nodes` of `class` (nodes that can take it now).
     pub fn take(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
         let c = class as usize;
+        if self.takes_whole(view, class, shape) {
+            // Every node idle and untouched: each is touched now, and idle no more.
+            debug_assert!(
+                nodes
+                    .iter()
+                    .all(|&n| !self.touched(n) && view.free.is_idle(n))
+            );
+            let from = self.touched.len() as u32;
+            self.touched.extend_from_slice(nodes);
+            let (full, last) = nodes.split_at(shape.full() as usize);
+            for &node in full {
+                self.taken[node as usize] = shape.per_node;
+            }
+            if let (Some(amount), [node]) = (shape.last, last) {
+                self.taken[*node as usize] = amount;
+            }
+            self.idle_taken[c] += shape.count;
+            self.whole.push(WholeTake {
+                class,
+                shape: *shape,
+                nodes: (from, self.touched.len() as u32),
+            });
+        } else {
+            self.take_by_node(view, c, shape, nodes);
+        }
         self.class_taken[c] += shape.total();
         self.coreless_taken[c] += shape.coreless();
+    }
+
+    /// [`Pass::take`]'s record on each node of any start: a node touched for the first time is
+    /// listed, and counted off its class's idle nodes if the engine has it idle.
+    fn take_by_node(&mut self, view: &NodeView<'_>, c: usize, shape: &NodeShape, nodes: &[u32]) {
         let mut idle = 0;
         for (i, &node) in nodes.iter().enumerate() {
             let taken = &mut self.taken[node as usize];
@@ -291,6 +366,178 @@ impl Pass {
         shape: &NodeShape,
         out: &mut Vec<u32>,
     ) -> bool {
+        if self.takes_whole(view, class, shape) {
+            return self.select_whole(view, class, shape, out);
+        }
         self.select(view, class, shape, 1, &mut |_, _, _| Verdict::Take, out)
+    }
+
+    /// [`Pass::select_any`] for a shape that takes whole nodes ([`Pass::takes_whole`]): the
+    /// nodes that can take it are the idle nodes this call has not touched, all with their whole
+    /// capacity free, so the selection's full nodes are the first `shape.full()` of them in
+    /// index order and its last node the next — the order of either placement, best fit
+    /// ordering nodes of the same free vector by index.
+    fn select_whole(
+        &self,
+        view: &NodeView<'_>,
+        class: u32,
+        shape: &NodeShape,
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        if self.idle(view, class) < shape.count {
+            return false;
+        }
+        let count = shape.count as usize;
+        out.reserve(count);
+        for node in view.free.candidates(class, 0, true) {
+            if !self.touched(node) {
+                out.push(node);
+                if out.len() == count {
+                    return true;
+                }
+            }
+        }
+        unreachable!("{count} idle nodes untouched by the call")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::queue::Queue;
+    use crate::sim::running::RunningSet;
+    use crate::sim::topology::free::tests::{layout, seeded};
+    use crate::sim::topology::{FreeNodes, Layout, RequestTable};
+
+    fn view<'a>(
+        l: &'a Layout,
+        free: &'a FreeNodes,
+        placement: Placement,
+        empty: &'a (Queue, RunningSet, RequestTable),
+    ) -> NodeView<'a> {
+        NodeView {
+            now: 0,
+            layout: l,
+            free,
+            placement,
+            jobs: &[],
+            requests: &empty.2,
+            eligible: &[],
+            queue: &empty.0,
+            running: &empty.1,
+            allocs: &[],
+            completed: &[],
+            reservations: &[],
+            reservations_epoch: 0,
+            limits: None,
+        }
+    }
+
+    /// The record node by node that [`Pass::take`] keeps for any start.
+    fn take_by_node(p: &mut Pass, v: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        let c = class as usize;
+        p.take_by_node(v, c, shape, nodes);
+        p.class_taken[c] += shape.total();
+        p.coreless_taken[c] += shape.coreless();
+    }
+
+    /// Calls of random shapes on an engine state of random holds (some without a core): the
+    /// selection and record of starts on whole nodes ([`Pass::takes_whole`]) choose the nodes
+    /// that offering each node to the general test chooses, and leave what a record node by
+    /// node leaves — what every node has free, which are touched, the class's idle nodes, free
+    /// total and holds without a core — after every start.
+    #[test]
+    fn whole_node_starts_select_and_record_as_node_by_node() {
+        let l = layout(150);
+        let empty = (
+            Queue::default(),
+            RunningSet::default(),
+            RequestTable::default(),
+        );
+        let mut next = seeded(0x5EED_0025);
+        let (mut whole_starts, mut other_starts, mut with_coreless) = (0, 0, 0);
+        for call in 0..400 {
+            let mut free = FreeNodes::new(&l);
+            for _ in 0..next(200) {
+                let node = next(150) as u32;
+                let amount = if next(12) == 0 {
+                    ResourceVec([0, 1 + next(4), 0])
+                } else {
+                    ResourceVec([1 + next(8), next(17), 0])
+                };
+                let _ = free.take(node, amount);
+            }
+            let placement = if call % 2 == 0 {
+                Placement::FirstFit
+            } else {
+                Placement::BestFit
+            };
+            let v = view(&l, &free, placement, &empty);
+            let (mut fast, mut slow) = (Pass::default(), Pass::default());
+            fast.begin(&v);
+            slow.begin(&v);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..30 {
+                let count = 1 + next(12) as u32;
+                let (per_node, last, whole) = match next(6) {
+                    0 => (ResourceVec([8, 16, 0]), None, true),
+                    1 | 2 => {
+                        let last = (next(2) == 0).then(|| ResourceVec([8, next(17), 0]));
+                        (ResourceVec([8, next(17), 0]), last, false)
+                    }
+                    3 => (
+                        ResourceVec([8, next(17), 0]),
+                        Some(ResourceVec([1 + next(7), next(17), 0])),
+                        false,
+                    ),
+                    4 => (ResourceVec([0, 1 + next(3), 0]), None, false),
+                    _ => (ResourceVec([1 + next(8), next(17), 0]), None, false),
+                };
+                let shape = NodeShape {
+                    count,
+                    per_node,
+                    last: last.filter(|_| count > 1),
+                    whole,
+                };
+                let ok = fast.select_any(&v, 0, &shape, &mut a);
+                let reference = slow.select(&v, 0, &shape, 1, &mut |_, _, _| Verdict::Take, &mut b);
+                assert_eq!(ok, reference, "call {call}: {shape:?}");
+                if !ok {
+                    continue;
+                }
+                assert_eq!(a, b, "call {call}: {shape:?}");
+                if fast.takes_whole(&v, 0, &shape) {
+                    whole_starts += 1;
+                    with_coreless += u32::from(shape.whole && free.coreless_holds(0) > 0);
+                } else {
+                    other_starts += 1;
+                }
+                fast.take(&v, 0, &shape, &a);
+                take_by_node(&mut slow, &v, 0, &shape, &b);
+                for node in 0..150 {
+                    assert_eq!(fast.free(&v, node), slow.free(&v, node), "node {node}");
+                    assert_eq!(fast.touched(node), slow.touched(node), "node {node}");
+                }
+                let mut touched = (fast.touched.clone(), slow.touched.clone());
+                touched.0.sort_unstable();
+                touched.1.sort_unstable();
+                assert_eq!(touched.0, touched.1);
+                assert_eq!(fast.idle(&v, 0), slow.idle(&v, 0));
+                assert_eq!(fast.class_free(&v, 0), slow.class_free(&v, 0));
+                assert_eq!(fast.coreless_taken(0), slow.coreless_taken(0));
+            }
+            // Each start on whole nodes is a run of the touched nodes holding its nodes.
+            for w in fast.whole_takes() {
+                let nodes = &fast.touched[w.nodes.0 as usize..w.nodes.1 as usize];
+                assert_eq!(nodes.len(), w.shape.count as usize);
+                for (i, &node) in nodes.iter().enumerate() {
+                    assert!(free.is_idle(node));
+                    let held = free.free(node) - fast.free(&v, node);
+                    assert!(w.shape.amount(i as u32).fits_in(&held));
+                }
+            }
+        }
+        assert!(whole_starts > 1_000 && other_starts > 1_000 && with_coreless > 50);
     }
 }

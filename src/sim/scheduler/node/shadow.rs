@@ -26,6 +26,11 @@
 //! written ([`Shadow::select_long`]). On Curie's shape most releases are of such jobs (whole
 //! 16-core nodes), and a head of a thousand nodes waits for as many (BENCHMARKS.md).
 //!
+//! The call's own starts on whole nodes ([`Pass::whole_takes`]) that are alone on them in the
+//! same sense are counted the same way twice: taken, each node from `capacity` to `capacity −
+//! amount`, and released at the start's end back to `capacity`; `S` is written on their nodes
+//! only before a selection that takes no core, as for the running jobs.
+//!
 //! A job that would still run at the shadow time takes its amounts from `S` too, and may start
 //! only if the head still fits on some class afterwards. Its nodes are chosen so as to spare the
 //! head: first among nodes whose loss does not change what the head can use, then — only if it
@@ -87,13 +92,13 @@ impl HeadClass {
         self.q_last += n * u32::from(l);
     }
 
-    /// Counts a node whose free amount went from `old` to `new`.
+    /// Counts `n` nodes whose free amount went from `old` to `new`.
     #[inline]
-    fn moved(&mut self, old: &ResourceVec, new: &ResourceVec) {
+    fn moved(&mut self, old: &ResourceVec, new: &ResourceVec, n: u32) {
         let (f0, l0) = self.qualifies(old);
         let (f1, l1) = self.qualifies(new);
-        self.q_full = self.q_full + u32::from(f1) - u32::from(f0);
-        self.q_last = self.q_last + u32::from(l1) - u32::from(l0);
+        self.q_full = self.q_full + n * u32::from(f1) - n * u32::from(f0);
+        self.q_last = self.q_last + n * u32::from(l1) - n * u32::from(l0);
     }
 
     /// Counts a release that raised `n` nodes from `old` free to `new` (⊇ `old`: a node that
@@ -128,7 +133,8 @@ pub struct Started {
 pub struct Shadow {
     /// Per node of the head's classes: free at the shadow time, after long backfills — where
     /// `stamp[node] == epoch`; every other node has at the shadow time what the engine has free
-    /// now, but those of the jobs in `released_alone`, which have their whole capacity.
+    /// now, but those of the jobs in `released_alone`, which have their whole capacity, and
+    /// those of `held_alone`.
     s: Vec<ResourceVec>,
     stamp: Vec<u32>,
     /// Of the last [`Shadow::compute`]; never 0, so a fresh `stamp` marks nothing.
@@ -145,6 +151,12 @@ pub struct Shadow {
     /// The running jobs released by count in the last [`Shadow::compute`] whose nodes' `S` is
     /// not written yet.
     released_alone: Vec<u32>,
+    /// The call's starts on whole nodes ([`Pass::whole_takes`], by index) that the last
+    /// [`Shadow::compute`] counted by count, alone on their nodes: `S` there is `capacity −
+    /// amount` until released, and not written yet.
+    held_alone: Vec<u32>,
+    /// The nodes of those that it released: `S` there is their capacity again.
+    released_started: Vec<u32>,
 }
 
 impl Shadow {
@@ -162,11 +174,26 @@ impl Shadow {
         let old = self.get(view, node);
         let h = &mut self.heads[self.slot[class as usize] as usize];
         let before = h.fits();
-        h.moved(&old, &value);
+        h.moved(&old, &value, 1);
         let after = h.fits();
         self.fitting = self.fitting + u32::from(after) - u32::from(before);
         self.s[node as usize] = value;
         self.stamp[node as usize] = self.epoch;
+    }
+
+    /// Writes `S` on `nodes` that this call started something on: what the pass left there.
+    fn start_by_node(&mut self, view: &NodeView<'_>, pass: &Pass, nodes: &[u32]) {
+        for &node in nodes {
+            let slot = self.slot[view.free.class_of(node) as usize];
+            if slot == NONE || self.stamp[node as usize] == self.epoch {
+                continue;
+            }
+            let h = &mut self.heads[slot as usize];
+            let now = pass.free(view, node);
+            h.moved(&view.free.free(node), &now, 1);
+            self.s[node as usize] = now;
+            self.stamp[node as usize] = self.epoch;
+        }
     }
 
     /// The head's shadow time: the first instant at which, with every release up to then, it
@@ -196,6 +223,8 @@ impl Shadow {
         self.fitting = 0;
         self.log.clear();
         self.released_alone.clear();
+        self.held_alone.clear();
+        self.released_started.clear();
         for &class in view.classes_of(head) {
             let Some(shape) = view.shape(head, class) else {
                 continue;
@@ -218,18 +247,31 @@ impl Shadow {
             self.slot[class as usize] = self.heads.len() as u32;
             self.heads.push(h);
         }
-        // This call's starts: S there is what the pass left, not what the engine has.
-        for &node in pass.touched_nodes() {
-            let slot = self.slot[view.free.class_of(node) as usize];
-            if slot == NONE || self.stamp[node as usize] == self.epoch {
+        // This call's starts: S there is what the pass left, not what the engine has. A start
+        // on whole nodes that is alone on them takes each from `capacity` to `capacity −
+        // amount`, counted once per amount; `S` is not written there (see `held_alone`).
+        let touched = pass.touched_nodes();
+        let mut from = 0;
+        for (i, w) in pass.whole_takes().iter().enumerate() {
+            self.start_by_node(view, pass, &touched[from..w.nodes.0 as usize]);
+            from = w.nodes.1 as usize;
+            let slot = self.slot[w.class as usize];
+            if slot == NONE {
                 continue;
             }
-            let h = &mut self.heads[slot as usize];
-            let now = pass.free(view, node);
-            h.moved(&view.free.free(node), &now);
-            self.s[node as usize] = now;
-            self.stamp[node as usize] = self.epoch;
+            if alone(view, pass, w.class, &w.shape) {
+                let capacity = view.layout.class(w.class).capacity.per_node;
+                let h = &mut self.heads[slot as usize];
+                h.moved(&capacity, &(capacity - w.shape.per_node), w.shape.full());
+                if let Some(last) = w.shape.last {
+                    h.moved(&capacity, &(capacity - last), 1);
+                }
+                self.held_alone.push(i as u32);
+            } else {
+                self.start_by_node(view, pass, &touched[w.nodes.0 as usize..from]);
+            }
         }
+        self.start_by_node(view, pass, &touched[from..]);
         self.fitting = self.heads.iter().map(|h| u32::from(h.fits())).sum();
         if self.heads.is_empty() {
             return None;
@@ -285,24 +327,27 @@ impl Shadow {
             // gathered over the job's nodes and `fitting` brought up to date once.
             let mut h = self.heads[slot as usize];
             let before = h.fits();
-            match running_job {
-                Some(job) if alone(view, pass, class, &shape) => {
-                    let capacity = view.layout.class(class).capacity.per_node;
-                    // Each node goes from `capacity − amount` free to `capacity`.
-                    h.released(&(capacity - shape.per_node), &capacity, shape.full());
-                    if let Some(last) = shape.last {
-                        h.released(&(capacity - last), &capacity, 1);
-                    }
-                    self.released_alone.push(job);
+            if alone(view, pass, class, &shape) {
+                let capacity = view.layout.class(class).capacity.per_node;
+                // Each node goes from `capacity − amount` free to `capacity`.
+                h.released(&(capacity - shape.per_node), &capacity, shape.full());
+                if let Some(last) = shape.last {
+                    h.released(&(capacity - last), &capacity, 1);
                 }
-                _ => {
-                    for (i, &node) in nodes.iter().enumerate() {
-                        let old = self.get(view, node);
-                        let new = old + shape.amount(i as u32);
-                        h.released(&old, &new, 1);
-                        self.s[node as usize] = new;
-                        self.stamp[node as usize] = self.epoch;
-                    }
+                match running_job {
+                    Some(job) => self.released_alone.push(job),
+                    // A start of this call alone on its nodes was counted by count (a start on
+                    // whole nodes, `Pass::takes_whole`); at `capacity` again, `S` there is what
+                    // the engine has, unless written when the start's nodes were.
+                    None => self.released_started.extend_from_slice(nodes),
+                }
+            } else {
+                for (i, &node) in nodes.iter().enumerate() {
+                    let old = self.get(view, node);
+                    let new = old + shape.amount(i as u32);
+                    h.released(&old, &new, 1);
+                    self.s[node as usize] = new;
+                    self.stamp[node as usize] = self.epoch;
                 }
             }
             self.fitting = self.fitting + u32::from(h.fits()) - u32::from(before);
@@ -311,9 +356,10 @@ impl Shadow {
         current.filter(|_| self.fitting > 0)
     }
 
-    /// Writes `S` on the nodes of the jobs [`Shadow::compute`] released by count: each has its
-    /// whole capacity at the shadow time.
-    fn write_released_alone(&mut self, view: &NodeView<'_>) {
+    /// Writes `S` on the nodes [`Shadow::compute`] counted by count: those of the running jobs
+    /// it released have their whole capacity at the shadow time, those of the call's starts on
+    /// whole nodes `capacity − amount`, or their capacity again if it released them.
+    fn write_alone(&mut self, view: &NodeView<'_>, pass: &Pass) {
         for &job in &self.released_alone {
             let a = view.alloc(job);
             let capacity = view.layout.class(a.class).capacity.per_node;
@@ -323,6 +369,22 @@ impl Shadow {
             }
         }
         self.released_alone.clear();
+        let touched = pass.touched_nodes();
+        for &i in &self.held_alone {
+            let w = pass.whole_takes()[i as usize];
+            let capacity = view.layout.class(w.class).capacity.per_node;
+            let nodes = &touched[w.nodes.0 as usize..w.nodes.1 as usize];
+            for (k, &node) in nodes.iter().enumerate() {
+                self.s[node as usize] = capacity - w.shape.amount(k as u32);
+                self.stamp[node as usize] = self.epoch;
+            }
+        }
+        self.held_alone.clear();
+        for &node in &self.released_started {
+            self.s[node as usize] = view.free.capacity(node);
+            self.stamp[node as usize] = self.epoch;
+        }
+        self.released_started.clear();
     }
 
     /// EASY's backfilling test of waiting job `job` on nodes: the first of its classes on
@@ -371,8 +433,8 @@ impl Shadow {
             return pass.select_any(view, class, shape, out);
         }
         if shape.last.unwrap_or(shape.per_node).0[0] == 0 {
-            // Offered every node, those of the jobs released by count among them.
-            self.write_released_alone(view);
+            // Offered every node, those counted by count among them.
+            self.write_alone(view, pass);
         }
         if let Some(ok) = self.select_every_core(view, pass, class, shape, out) {
             return ok;
