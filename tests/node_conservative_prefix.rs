@@ -4,7 +4,9 @@
 //! formulation of docs/semantics.md, "Conservative over a priority order"); both must decide
 //! alike on random workloads of several users on random topologies (shared and whole-node
 //! classes), in fairshare and priority order, under both placements, with and without a
-//! scheduling interval, early completions and overruns — and the shortcut must be taken.
+//! scheduling interval, early completions and overruns — and the shortcut must be taken. The
+//! same holds of the jobs none of which can start now, left unplaced to the next call, which
+//! places them if its order is unchanged and drops them otherwise: both must happen often.
 
 mod common;
 
@@ -113,13 +115,18 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
     })
 }
 
-/// Runs `scheduler` on the case; returns the outcome and the scheduler's kept prefixes.
-fn run(w: &Workload, config: &SimConfig, scheduler: NodeConservative) -> (SimOutcome, (u64, u64)) {
+/// What a run's scheduler counted: kept prefixes (calls, jobs) and deferred jobs (dropped,
+/// placed a call late).
+type Counts = [u64; 4];
+
+/// Runs `scheduler` on the case; returns the outcome and the scheduler's counts.
+fn run(w: &Workload, config: &SimConfig, scheduler: NodeConservative) -> (SimOutcome, Counts) {
     let shared = Rc::new(RefCell::new(scheduler));
     let policy = AnyPolicy::Nodes(Box::new(Shared(shared.clone())));
     let out = simulate_policy(w, config, policy, &Reservations::default()).unwrap();
-    let kept = shared.borrow().kept_prefixes();
-    (out, kept)
+    let s = shared.borrow();
+    let ((calls, jobs), (dropped, placed)) = (s.kept_prefixes(), s.deferrals());
+    (out, [calls, jobs, dropped, placed])
 }
 
 #[test]
@@ -133,7 +140,7 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
         },
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
-    let kept = Rc::new(RefCell::new((0u64, 0u64)));
+    let totals = Rc::new(RefCell::new([0u64; 4]));
     let strategy = (
         arb_topology(),
         arb_jobs(),
@@ -157,21 +164,27 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
                 let build = || config.order.build(&w, &machine).unwrap();
                 let (ours, counts) = run(&w, &config, NodeConservative::new(build()));
                 let (afresh, none) = run(&w, &config, NodeConservative::afresh(build()));
-                prop_assert_eq!(none, (0, 0));
+                prop_assert_eq!(none, [0; 4]);
                 prop_assert_eq!(&ours, &afresh);
-                let mut k = kept.borrow_mut();
-                k.0 += counts.0;
-                k.1 += counts.1;
+                for (total, n) in totals.borrow_mut().iter_mut().zip(counts) {
+                    *total += n;
+                }
                 Ok(())
             },
         )
         .unwrap();
-    // The cases go through the shortcut, many times and keeping many jobs: a test that never
-    // kept a prefix would compare the reference with itself.
-    let (calls, jobs) = *kept.borrow();
-    eprintln!("kept prefixes: {calls} calls, {jobs} jobs");
+    // The cases go through the shortcuts, many times and keeping many jobs: a test that never
+    // kept a prefix or left a job to the next call would compare the reference with itself.
+    let [calls, jobs, dropped, placed] = *totals.borrow();
+    eprintln!(
+        "kept prefixes: {calls} calls, {jobs} jobs; deferred jobs: {dropped} dropped, {placed} placed"
+    );
     assert!(
         calls > 300 && jobs > calls,
         "kept prefixes: {calls} calls, {jobs} jobs"
+    );
+    assert!(
+        dropped > 1_000 && placed > 1_000,
+        "deferred jobs: {dropped} dropped, {placed} placed"
     );
 }

@@ -46,12 +46,28 @@
 //! their free amounts at the slot, which later starts change, so it always plans afresh.
 //! `NodeConservative::afresh` is the formulation without the shortcut, and
 //! `tests/node_conservative_prefix.rs` compares the two on random workloads and topologies.
+//!
+//! # Placements left to the next call (issue 36)
+//!
+//! Over fairshare order the order changes at most calls, and each change places every job after
+//! the kept prefix again, so the slots of the jobs placed last at a call are read only if the
+//! next call's order keeps them. Once no job left to place can start now ([`StartsNow`]: none
+//! fits over `[now, now + requested)`; placing jobs only takes capacity, so none will), the rest
+//! are admitted unplaced (`deferred`), in order, whether the call plans afresh, keeps a prefix
+//! or only places arrivals. The next call places them first, before anything touches the
+//! timeline, at the deferring call's time over the timeline as that call left it, if its order
+//! is unchanged — the same placements, one call later — and drops them if its order changed:
+//! every changed-order path plans them afresh, and a kept prefix ends at the first of them (the
+//! previous order's jobs after the deferral point are not looked at). This is pool
+//! conservative's deferral ([`crate::sim::scheduler::Conservative`], "Placements left to the
+//! next call") on nodes, where the test of "can start now" reads the nodes with a free core.
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 
 use super::bounds::OneNodeBounds;
 use super::pass::Pass;
+use super::starts_now::{Cut, StartsNow};
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
 use crate::sim::mix_hash::MixHasher;
@@ -109,6 +125,17 @@ pub struct NodeConservative {
     keeps_prefix: bool,
     /// Calls that kept a prefix of the plan, and the jobs kept (for tests and benches).
     kept: (u64, u64),
+    /// Whether the jobs none of which can start now are left to the next call (module
+    /// documentation, "Placements left to the next call"; false in the reference).
+    defers: bool,
+    /// The last jobs of the previous call's order, admitted unplaced, in that order.
+    deferred: Vec<u32>,
+    /// The time of the call that deferred them.
+    deferred_at: Time,
+    /// Which jobs can start now, for the deferral.
+    starts_now: StartsNow,
+    /// Deferred jobs dropped (the next order changed) and placed a call late (for tests).
+    deferrals: (u64, u64),
 }
 
 impl NodeConservative {
@@ -132,14 +159,21 @@ impl NodeConservative {
             fresh: false,
             keeps_prefix: true,
             kept: (0, 0),
+            defers: true,
+            deferred: Vec::new(),
+            deferred_at: 0,
+            starts_now: StartsNow::default(),
+            deferrals: (0, 0),
         }
     }
 
     /// The formulation that plans the whole queue afresh whenever the order changes, without
-    /// keeping the prefix it did not change: the same decisions (the tests compare the two).
+    /// keeping the prefix it did not change and placing every job at the call that admits it:
+    /// the same decisions (the tests compare the two).
     pub fn afresh(order: Box<dyn QueueOrder>) -> Self {
         NodeConservative {
             keeps_prefix: false,
+            defers: false,
             ..NodeConservative::new(order)
         }
     }
@@ -150,17 +184,26 @@ impl NodeConservative {
         self.kept
     }
 
+    /// How many jobs left unplaced were dropped because the next call's order changed, and
+    /// how many that call placed.
+    pub fn deferrals(&self) -> (u64, u64) {
+        self.deferrals
+    }
+
     /// How many of this call's first jobs in order (`self.positions`) are, in the same order,
     /// the previous call's first jobs still waiting, each holding the plan made for it. 0
     /// when that cannot be told: a job of the previous order that is neither waiting with a
     /// plan nor started here (it could not be planned, or left the queue otherwise).
     fn unchanged_prefix(&self, view: &NodeView<'_>) -> usize {
-        let mut previous = self.tracker.previous().iter();
+        // The deferred jobs end the previous order, unplaced: a prefix stops at them.
+        let previous = self.tracker.previous();
+        let mut previous = previous[..previous.len() - self.deferred.len()].iter();
         for (k, &pos) in self.positions.iter().enumerate() {
             let job = view.queue[pos].job;
             loop {
                 let Some(&old) = previous.next() else {
-                    // Past the previous order: an arrival (kept out of the prefix).
+                    // Past the previous order's placed jobs: a deferred job or an arrival
+                    // (kept out of the prefix).
                     return k;
                 };
                 if old == job {
@@ -182,7 +225,8 @@ impl NodeConservative {
         self.positions.len()
     }
 
-    /// The reserved start of a queued job after the last call, if it has one.
+    /// The reserved start of a queued job after the last call, if it has one (a job left to
+    /// the next call has none yet).
     pub fn reservation(&self, job: u32) -> Option<Time> {
         self.plans.get(&job).map(|p| p.start)
     }
@@ -197,14 +241,13 @@ impl NodeConservative {
         );
     }
 
-    /// The earliest slot of `job` over its classes (ties: the first class in placement order)
-    /// that starts before `before`; windows are clipped at `clip` ([`Timeline::earliest_within`]).
+    /// The earliest slot of `job` from `from` on over its classes (ties: the first class in
+    /// placement order).
     fn earliest(
         &mut self,
         view: &NodeView<'_>,
         job: u32,
-        before: Time,
-        clip: Time,
+        from: Time,
     ) -> Option<(Time, u32, NodeShape)> {
         let requested = view.jobs[job as usize].requested_time;
         let mut best: Option<(Time, u32, NodeShape)> = None;
@@ -213,17 +256,17 @@ impl NodeConservative {
                 continue;
             };
             // A later class wins only with a strictly earlier start.
-            let before = best.as_ref().map_or(before, |b| b.0);
+            let before = best.as_ref().map_or(Time::MAX, |b| b.0);
             if let Some(t) = self.tl.earliest_within(
                 view.layout,
                 class,
                 &shape,
-                (view.now, before),
+                (from, before),
                 requested,
-                clip,
+                Time::MAX,
             ) {
                 best = Some((t, class, shape));
-                if t == view.now {
+                if t == from {
                     break;
                 }
             }
@@ -475,6 +518,12 @@ impl NodeConservative {
         }
         self.unsettled = false;
         self.bounds.clear();
+        if afresh {
+            // No job after the kept prefix holds a plan: they are placed in the new order.
+            self.place_in_order(view, &ordered[keep..]);
+            self.ordered = ordered;
+            return;
+        }
         // Out of `self` while the queue is compressed, so that each kept plan is compressed in
         // place: one lookup per queued job, not a removal and an insertion (no method called
         // below reads `self.plans`).
@@ -492,7 +541,7 @@ impl NodeConservative {
                     }
                 }
                 None => {
-                    let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
+                    let best = self.earliest(view, q.job, now);
                     let plan = self.place(view, q.job, best);
                     let start = plan.as_ref().map(|p| p.start);
                     if let Some(plan) = plan {
@@ -512,6 +561,49 @@ impl NodeConservative {
         }
         self.plans = plans;
         self.ordered = ordered;
+    }
+
+    /// Places `jobs`, none of which holds a plan, in order after every plan held, each at its
+    /// earliest slot. Over a reordering queue, once none of the jobs left can start now, they
+    /// are left to the next call (module documentation, "Placements left to the next call").
+    fn place_in_order(&mut self, view: &NodeView<'_>, jobs: &[(usize, QueuedJob)]) {
+        debug_assert!(self.deferred.is_empty());
+        let defers = self.defers && !self.order.is_submission();
+        self.starts_now.clear();
+        let mut cut = Cut::new(jobs.len());
+        for (i, &(_, q)) in jobs.iter().enumerate() {
+            if defers
+                && cut.defers(i, |j| {
+                    self.starts_now.may_start(&self.tl, view, jobs[j].1.job)
+                })
+            {
+                self.deferred.extend(jobs[i..].iter().map(|&(_, q)| q.job));
+                self.deferred_at = view.now;
+                return;
+            }
+            let best = self.earliest(view, q.job, view.now);
+            if let Some(plan) = self.place(view, q.job, best) {
+                self.by_start.insert((plan.start, q.job));
+                self.plans.insert(q.job, plan);
+            }
+        }
+    }
+
+    /// Places the jobs the previous call left unplaced, as it would have: in its order, at its
+    /// time, over the timeline as it left it (nothing touched it since). None starts then.
+    fn place_deferred(&mut self, view: &NodeView<'_>) {
+        let deferred = std::mem::take(&mut self.deferred);
+        for &job in &deferred {
+            let best = self.earliest(view, job, self.deferred_at);
+            if let Some(plan) = self.place(view, job, best) {
+                debug_assert!(plan.start > self.deferred_at, "a deferred job could start");
+                self.by_start.insert((plan.start, job));
+                self.plans.insert(job, plan);
+            }
+        }
+        self.deferrals.1 += deferred.len() as u64;
+        self.deferred = deferred;
+        self.deferred.clear();
     }
 
     /// Compresses one held reservation in place: the job gives it back and takes the earliest
@@ -572,7 +664,7 @@ impl NodeConservative {
             }
             None => {
                 self.tl.stamp_rise(p.class, &p.nodes, start, end);
-                let best = self.earliest(view, job, Time::MAX, Time::MAX);
+                let best = self.earliest(view, job, view.now);
                 self.place(view, job, best)
             }
         };
@@ -603,6 +695,15 @@ impl NodeScheduler for NodeConservative {
             }
             self.tracker.changed(view.queue, &self.positions)
         };
+        if !self.deferred.is_empty() {
+            if afresh {
+                // Every changed-order path plans them afresh.
+                self.deferrals.0 += self.deferred.len() as u64;
+                self.deferred.clear();
+            } else {
+                self.place_deferred(view);
+            }
+        }
         self.pass.begin(view);
         let overrun = view
             .running
@@ -643,13 +744,13 @@ impl NodeScheduler for NodeConservative {
             // moves with the clock.
             self.fresh = afresh && !overrun;
         } else {
-            for q in view.queue.iter_from(self.planned) {
-                let best = self.earliest(view, q.job, Time::MAX, Time::MAX);
-                if let Some(plan) = self.place(view, q.job, best) {
-                    self.by_start.insert((plan.start, q.job));
-                    self.plans.insert(q.job, plan);
-                }
-            }
+            // The arrivals, after every plan held (the order is unchanged: they come last, in
+            // submission order).
+            let mut arrivals = std::mem::take(&mut self.ordered);
+            arrivals.clear();
+            arrivals.extend((self.planned..).zip(view.queue.iter_from(self.planned).copied()));
+            self.place_in_order(view, &arrivals);
+            self.ordered = arrivals;
         }
         let before = decisions.starts().len();
         while let Some(&(start, job)) = self.by_start.first() {

@@ -19,6 +19,7 @@ mod fcfs;
 pub(crate) mod free_counts;
 pub(crate) mod pass;
 pub(crate) mod shadow;
+mod starts_now;
 
 pub use aggressive::NodeAggressive;
 pub use aleang::{AleangAggressive, AleangParts};
