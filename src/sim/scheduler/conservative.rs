@@ -597,8 +597,7 @@ impl Conservative {
     fn deferred_slot(&self, pos: usize) -> Option<Time> {
         let mut profile = self.profile.clone();
         for p in &self.plan[self.plan.len() - self.deferred..=pos] {
-            let start = profile.earliest_fit(self.deferred_at, p.duration, p.demand())?;
-            profile.reserve(start, start + p.duration, p.demand());
+            let start = profile.place(self.deferred_at, p.duration, p.demand())?;
             if p.job == self.plan[pos].job {
                 return Some(start);
             }
@@ -720,14 +719,13 @@ impl Conservative {
     fn place(&mut self, now: Time, d: Time, demand: ResourceVec) -> Option<Time> {
         let units = demand.unit_count();
         let from = now.max(self.last_no_fit.earliest(units, d, Time::MAX));
-        let start = self.profile.earliest_fit(from, d, demand)?;
+        let start = self.profile.place(from, d, demand)?;
         self.last_no_fit.note(NoFit {
             units,
             duration: d,
             before: start,
             clip: Time::MAX,
         });
-        self.profile.reserve(start, start + d, demand);
         Some(start)
     }
 

@@ -462,6 +462,21 @@ impl Profile {
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
         self.first_window(from, duration, Time::MAX, Time::MAX, units(demand))
+            .map(|(t, _)| t)
+    }
+
+    /// [`Profile::earliest_fit`], then holds `demand` over the slot found: the same function
+    /// and breakpoints as the two one after the other, but the hold starts from the step the
+    /// search ended on rather than locating it again (issue 36: locating it was a sixth of a
+    /// hold, and a conservative plan over a reordering queue places jobs at most calls).
+    pub fn place(&mut self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
+        let d = units(demand);
+        let (start, at) = self.first_window(from, duration, Time::MAX, Time::MAX, d)?;
+        // What `add` does nothing for: an empty slot or no units.
+        if duration > 0 && d != 0 {
+            self.add_located(start, at, Some(start + duration), -d);
+        }
+        Some(start)
     }
 
     /// Whether `demand` could start anywhere in `[from, before)` and fit until `before` or for
@@ -512,6 +527,7 @@ impl Profile {
         if duration <= 0 {
             return self
                 .first_window(from, duration, before, before, need)
+                .map(|(t, _)| t)
                 .filter(|&t| t < before);
         }
         // That second fits, so the run of fitting steps that ends at `before` starts a window
@@ -576,11 +592,12 @@ impl Profile {
             return None;
         }
         self.first_window(from, duration, Time::MAX, last + 1, need)
+            .map(|(t, _)| t)
     }
 
-    /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, or
-    /// `None` (also as soon as a candidate found past `from` reaches `limit`, past which nothing
-    /// is asked).
+    /// The earliest `t ≥ from` where `demand` fits over `[t, min(t + duration, clip))`, with the
+    /// chunk and index of the step in effect at `t`, or `None` (also as soon as a candidate
+    /// found past `from` reaches `limit`, past which nothing is asked).
     fn first_window(
         &self,
         from: Time,
@@ -588,7 +605,7 @@ impl Profile {
         clip: Time,
         limit: Time,
         d: Amount,
-    ) -> Option<Time> {
+    ) -> Option<(Time, (usize, usize))> {
         if self.chunks.is_empty() {
             return None;
         }
@@ -600,6 +617,8 @@ impl Profile {
         } else {
             self.step_at(candidate)
         };
+        // The step in effect at the candidate.
+        let mut at = (first_chunk, first_index);
         // While `seeking`, the candidate is not yet a start that fits: look for a fitting step.
         let mut seeking = false;
         for (c, chunk) in self.chunks.iter().enumerate().skip(first_chunk) {
@@ -614,7 +633,7 @@ impl Profile {
                 }
                 let t = chunk.times[0];
                 if !seeking && t > candidate && t >= clip.min(candidate + duration) {
-                    return Some(candidate);
+                    return Some((candidate, at));
                 }
                 if !seeking && chunk.all_fit(d) {
                     continue;
@@ -632,6 +651,7 @@ impl Profile {
                     };
                     i += k;
                     candidate = times[i];
+                    at = (c, i);
                     if candidate >= limit {
                         return None;
                     }
@@ -642,7 +662,7 @@ impl Profile {
                     while i < times.len() {
                         let t = times[i];
                         if t > candidate && t >= end {
-                            return Some(candidate);
+                            return Some((candidate, at));
                         }
                         i += 1;
                         if free[i - 1] < need {
@@ -653,7 +673,7 @@ impl Profile {
                 }
             }
         }
-        (!seeking).then_some(candidate)
+        (!seeking).then_some((candidate, at))
     }
 
     /// Adds `delta` over `[from, to)` (to the end when `to` is `None`), keeping the breakpoints
@@ -666,7 +686,20 @@ impl Profile {
         if delta == 0 {
             return self.max_free(from, to.unwrap_or(Time::MAX));
         }
-        let (mut fc, mut fi) = self.split_at(from);
+        let at = self.step_at(from);
+        self.add_located(from, at, to, delta)
+    }
+
+    /// [`Profile::add`] over a non-empty range from `from` (≥ start), given `at`, the step in
+    /// effect there, for a non-zero `delta`.
+    fn add_located(
+        &mut self,
+        from: Time,
+        at: (usize, usize),
+        to: Option<Time>,
+        delta: Amount,
+    ) -> Amount {
+        let (mut fc, mut fi) = self.split_located(from, at);
         let (tc, ti) = match to {
             Some(to) => {
                 let chunks = self.chunks.len();
@@ -758,14 +791,7 @@ impl Profile {
         (c, i + later)
     }
 
-    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there; returns its
-    /// chunk and index.
-    fn split_at(&mut self, t: Time) -> (usize, usize) {
-        let at = self.step_at(t);
-        self.split_located(t, at)
-    }
-
-    /// [`Profile::split_at`] for a time at or after the breakpoint at chunk `c`, index `i`.
+    /// [`Profile::split_located`] for a time at or after the breakpoint at chunk `c`, index `i`.
     fn split_after(&mut self, t: Time, c: usize, i: usize) -> (usize, usize) {
         let at = self.step_after(t, c, i);
         self.split_located(t, at)
@@ -788,7 +814,8 @@ impl Profile {
         self.chunks.insert(c + 1, upper);
     }
 
-    /// [`Profile::split_at`] given the step in effect at `t`.
+    /// Ensures a breakpoint at `t` (≥ start) carrying the value in effect there, given `(c, i)`,
+    /// the step in effect at `t`; returns its chunk and index.
     fn split_located(&mut self, t: Time, (c, i): (usize, usize)) -> (usize, usize) {
         let i = self.chunks[c].breakpoint_at(i, t);
         if self.chunks[c].times.len() > 2 * CHUNK {
@@ -1006,6 +1033,8 @@ mod tests {
         Unreserve(Time, Time, u64),
         /// Hold `[a, a + d)` then move it to start at `b`.
         Shift(Time, Time, Time, u64),
+        /// Place `n` units for `d` seconds from `t`: the earliest fit, held.
+        Place(Time, Time, u64),
         Advance(Time),
     }
 
@@ -1016,6 +1045,7 @@ mod tests {
             (0i64..120, 1i64..40, 1u64..6).prop_map(|(t, d, n)| Op::Unreserve(t, t + d, n)),
             (0i64..120, 0i64..120, 1i64..40, 1u64..6)
                 .prop_map(|(a, b, d, n)| Op::Shift(a, b, d, n)),
+            (0i64..120, 0i64..40, 0u64..8).prop_map(|(t, d, n)| Op::Place(t, d, n)),
             (0i64..60).prop_map(Op::Advance),
         ]
     }
@@ -1055,6 +1085,14 @@ mod tests {
                         p.reserve(a, a + d, u(n));
                         p.shift(a, b, d, u(n));
                         r.add(b, Some(b + d), -units(u(n)));
+                    }
+                    Op::Place(t, d, n) => {
+                        // The reference's earliest fit, then its hold there.
+                        let fit = r.earliest_fit(t, d, u(n));
+                        prop_assert_eq!(p.place(t, d, u(n)), fit);
+                        if let Some(s) = fit {
+                            r.add(s, Some(s + d), -units(u(n)));
+                        }
                     }
                     Op::Advance(t) => {
                         let t = t.max(p.start());
