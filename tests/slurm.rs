@@ -196,8 +196,11 @@ fn shipped_experiments_through_slurm_equal_a_local_run() {
 #[ignore = "needs a Slurm cluster: scripts/slurm-tests.sh"]
 fn a_cancelled_grid_resumes_without_resubmitting_finished_work_and_equals_a_local_run() {
     require_cluster();
-    let p = project("grid", GRID);
-    // One task at a time, so that Ctrl-C finds work finished, running and queued.
+    // Cells of 3,000 jobs, so that the grid's 300 nodes take seconds in the one array task it
+    // packs into (`max_parallel: 1`): Ctrl-C then finds nodes finished, running and not begun.
+    // With 300-job cells the task could finish before the cancel reached it on a loaded machine
+    // (CI, 2026-11-30: "the cancel came too late").
+    let p = project("grid", &GRID.replace("{jobs: 300}", "{jobs: 3000}"));
     fs::write(
         p.path().join("schedlab.yaml"),
         "slurm:\n  poll_seconds: 1\n  max_parallel: 1\n  max_tasks: 30\n",
