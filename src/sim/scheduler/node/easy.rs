@@ -12,10 +12,15 @@
 //! (the fast path); with them, on a [`Timeline`] ([`super::easy_timeline`]) — the same rule,
 //! where "fits now" means fits beside every reservation until the job's requested time is up.
 //! A property test runs both on random topologies.
+//!
+//! In submission order, past [`SCAN_LIMIT`] jobs after the head, backfilling asks the
+//! [`WaitingGroups`] index for the jobs the walk would try instead of walking the queue: the
+//! same jobs, tried in the same order (tests/node_easy_index.rs).
 
 use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
 use super::shadow::{Shadow, Started};
+use super::waiting::WaitingGroups;
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
 
@@ -35,7 +40,16 @@ pub struct NodeEasy {
     /// Always use the timeline formulation (for the equivalence tests).
     always_timeline: bool,
     last_shadow: Option<(u32, crate::sim::job::Time)>,
+    /// The waiting jobs by request, for backfilling past long queues in submission order.
+    index: WaitingGroups,
+    /// Backfilling asks the index when more than this many jobs follow the head.
+    scan_limit: usize,
 }
+
+/// Backfilling walks the queue job by job when at most this many jobs follow the head, and asks
+/// the [`WaitingGroups`] beyond: on short queues the walk is cheaper than seeding the merge,
+/// and both start the same jobs.
+const SCAN_LIMIT: usize = 256;
 
 impl NodeEasy {
     pub fn new(order: Box<dyn QueueOrder>) -> Self {
@@ -51,7 +65,17 @@ impl NodeEasy {
             on_timeline: EasyOnTimeline::default(),
             always_timeline: false,
             last_shadow: None,
+            index: WaitingGroups::default(),
+            scan_limit: SCAN_LIMIT,
         }
+    }
+
+    /// The same rule asking the index as soon as more than `n` jobs follow the head (0: at every
+    /// backfilling pass in submission order; `usize::MAX`: never), for the tests.
+    #[doc(hidden)]
+    pub fn with_scan_limit(mut self, n: usize) -> Self {
+        self.scan_limit = n;
+        self
     }
 
     /// EASY that always plans on a timeline: the same decisions by another computation.
@@ -76,6 +100,7 @@ impl NodeScheduler for NodeEasy {
 
     fn started(&mut self, now: crate::sim::job::Time, job: u32, class: u32) {
         self.order.started(now, job, class);
+        self.index.started(job);
     }
 }
 
@@ -95,7 +120,7 @@ impl NodeEasy {
         }
         self.started.clear();
         self.started_nodes.clear();
-        let head = loop {
+        let (head_pos, head) = loop {
             let Some((pos, q)) = queue.next() else { return };
             let mut placed = None;
             for &class in view.classes_of(q.job) {
@@ -108,7 +133,7 @@ impl NodeEasy {
                 }
             }
             let Some((class, shape)) = placed else {
-                break q.job;
+                break (pos, q.job);
             };
             self.pass.take(view, class, &shape, &self.nodes);
             decisions.start(pos, class, &self.nodes);
@@ -129,6 +154,9 @@ impl NodeEasy {
             return;
         };
         self.last_shadow = Some((head, shadow));
+        if self.walk.is_identity() && view.queue.len() - (head_pos + 1) > self.scan_limit {
+            return self.backfill_indexed(view, head, shadow, decisions);
+        }
         self.failed.clear();
         for (pos, q) in queue {
             let ends_by_shadow = now + q.requested_time <= shadow;
@@ -150,5 +178,33 @@ impl NodeEasy {
                 None => self.failed.insert(job, !ends_by_shadow),
             }
         }
+    }
+
+    /// The backfilling walk of [`NodeEasy::decide`] over submission order, trying only the jobs
+    /// the [`WaitingGroups`] offers: those the walk would try, in the same order.
+    fn backfill_indexed(
+        &mut self,
+        view: &NodeView<'_>,
+        head: u32,
+        shadow: crate::sim::job::Time,
+        decisions: &mut Decisions,
+    ) {
+        self.index.sync(view.queue, view.jobs);
+        let (pass, shadow_state, nodes) = (&mut self.pass, &mut self.shadow, &mut self.nodes);
+        self.index
+            .backfill(head, view.now, shadow, |job, ends_by_shadow| {
+                let Some((class, shape)) =
+                    shadow_state.backfill_class(view, pass, job, ends_by_shadow, nodes)
+                else {
+                    return false;
+                };
+                let pos = view
+                    .queue
+                    .position_of(job)
+                    .expect("the index holds waiting jobs only");
+                pass.take(view, class, &shape, nodes);
+                decisions.start(pos, class, nodes);
+                true
+            });
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod free_counts;
 pub(crate) mod pass;
 pub(crate) mod shadow;
 mod starts_now;
+mod waiting;
 
 pub use aggressive::NodeAggressive;
 pub use aleang::{AleangAggressive, AleangParts};
