@@ -378,8 +378,15 @@ impl UserQueues {
             let end = self.group_end(start);
             let from = out.len();
             for &(_, u) in &self.sorted[start..end] {
-                let jobs = self.jobs[u as usize].iter();
-                out.extend(jobs.filter(|q| self.is_waiting(q.job)));
+                let jobs = &self.jobs[u as usize];
+                if self.stale[u as usize] == 0 {
+                    // Every job there waits: copied whole, without a look at each.
+                    let (front, back) = jobs.as_slices();
+                    out.extend_from_slice(front);
+                    out.extend_from_slice(back);
+                } else {
+                    out.extend(jobs.iter().filter(|q| self.is_waiting(q.job)));
+                }
             }
             if end - start > 1 {
                 out[from..].sort_unstable_by_key(|q| q.job);
