@@ -12,7 +12,8 @@
 //! key or first job changed; a second property runs long histories of many users (two-level
 //! shares, decay instants crossed, whole orders asked of the lazy side between passes) where
 //! that bookkeeping, if wrong, would leave a user at a stale place; a third asks for the whole
-//! order at most calls, as conservative and node-level EASY do.
+//! order at most calls, as conservative and node-level EASY do (as positions, or as the jobs
+//! themselves, `QueueOrder::order_jobs`, which pool conservative reads).
 
 mod common;
 
@@ -28,7 +29,8 @@ use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 /// one held is inserted at its place), the jobs at
 /// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
 /// lazy pass is read before the comparison of that prefix, and `end` running jobs end; `whole`:
-/// the lazy side is asked for the whole order this call instead (a rule that writes it whole).
+/// the lazy side is asked for the whole order this call instead (a rule that writes it whole),
+/// as the jobs themselves when `read` is set (`QueueOrder::order_jobs`), else as positions.
 #[derive(Clone, Debug)]
 struct Step {
     whole: bool,
@@ -149,6 +151,7 @@ fn check(
     let mut running: Vec<(u32, Time)> = Vec::new();
     let mut held: Option<u32> = None;
     let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
+    let mut got_jobs = Vec::new();
     for step in steps {
         now += step.dt;
         // Ends, the earliest started first, reported to both before the call.
@@ -169,7 +172,13 @@ fn check(
             queue.push(queued(&workload.jobs[job as usize], job));
         }
         whole.order(now, &queue, &workload.jobs, &mut expected);
-        if step.whole {
+        if step.whole && step.read.is_some() {
+            // The whole order written as the jobs themselves (`QueueOrder::order_jobs`, as
+            // pool conservative asks it): the jobs at the reference's positions.
+            prop_assert!(lazy.order_jobs(now, &queue, &workload.jobs, &mut got_jobs));
+            let want: Vec<QueuedJob> = expected.iter().map(|&pos| queue[pos]).collect();
+            prop_assert_eq!(&got_jobs, &want);
+        } else if step.whole {
             lazy.order(now, &queue, &workload.jobs, &mut got);
             prop_assert_eq!(&got, &expected);
         } else {

@@ -854,8 +854,8 @@ impl Conservative {
         least.clear();
         if !self.order.is_submission() {
             least.extend(
-                walk.iter_from(view.queue, self.plan.len())
-                    .map(|(_, job)| job.demand.unit_count()),
+                walk.jobs_from(view.queue, self.plan.len())
+                    .map(|job| job.demand.unit_count()),
             );
             let mut smallest = u64::MAX;
             for units in least.iter_mut().rev() {
@@ -864,7 +864,7 @@ impl Conservative {
             }
         }
         debug_assert_eq!(self.deferred, 0);
-        for (i, (_, job)) in walk.iter_from(view.queue, self.plan.len()).enumerate() {
+        for (i, job) in walk.jobs_from(view.queue, self.plan.len()).enumerate() {
             self.admit(&job);
             if self.deferred > 0
                 || least
@@ -963,10 +963,13 @@ impl Conservative {
     fn schedule_ordered(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
         std::mem::swap(&mut self.walk, &mut self.previous_walk);
+        // The jobs in order, without their positions: those of the jobs that start are looked up.
         self.walk
-            .prepare(&mut *self.order, now, view.queue, view.jobs);
+            .prepare_jobs(&mut *self.order, now, view.queue, view.jobs);
         let first = starts.len();
         if view.queue.reorders() != self.reorders {
+            // The reference reads positions throughout.
+            self.walk.materialise(view.queue);
             if self.deferred > 0 {
                 self.place_deferred();
             }
@@ -1057,7 +1060,7 @@ impl Conservative {
         if !ours.is_empty() {
             ours.sort_unstable();
             for s in ours.iter_mut() {
-                *s = self.walk.pos(*s);
+                *s = self.walk.pos_in(view.queue, *s);
             }
             self.plan.retain(|p| p.held != STARTED);
         }

@@ -109,6 +109,20 @@ impl QueueOrder for FairshareOrder {
             .write_all(out, |job| position[job as usize] as usize);
     }
 
+    /// The same order as [`QueueOrder::order`], copied from the waiting jobs kept by user: no
+    /// pass over the queue for positions.
+    fn order_jobs(
+        &mut self,
+        now: Time,
+        queue: &Queue,
+        jobs: &[Job],
+        out: &mut Vec<QueuedJob>,
+    ) -> bool {
+        self.begin(now, queue, jobs);
+        self.queues.write_all_jobs(out);
+        true
+    }
+
     /// The same order as [`QueueOrder::order`], job by job: a call costs O(arrivals + changed
     /// keys × log users) — O(waiting users × log) when every key may have changed — and then
     /// O(log) per job read (its queue position), where the whole order costs O(queue).

@@ -53,6 +53,21 @@ use crate::sim::queue::{self, Queue};
 pub trait QueueOrder {
     fn order(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<usize>);
 
+    /// This call's order written as the jobs themselves, not their queue positions: true if the
+    /// order writes it so (false leaves `out` alone; the rule asks [`QueueOrder::order`]). An
+    /// order that keeps the waiting jobs between calls (fairshare's [`UserQueues`]) writes them
+    /// from there, so a rule that reads every job in order and the positions of few (pool
+    /// conservative: those it starts) pays neither a position per job nor a copy of the queue.
+    fn order_jobs(
+        &mut self,
+        _now: Time,
+        _queue: &Queue,
+        _jobs: &[Job],
+        _out: &mut Vec<QueuedJob>,
+    ) -> bool {
+        false
+    }
+
     /// True when [`QueueOrder::order`] always gives `0..queue.len()`: rules may then walk the
     /// queue directly (the fast path) and keep plans between calls.
     fn is_submission(&self) -> bool {
@@ -162,6 +177,29 @@ impl Iterator for Ordered<'_> {
     }
 }
 
+/// The waiting jobs in the order of a [`Walk`], without their queue positions
+/// ([`Walk::jobs_from`]): read from the queue in submission order, through the positions the
+/// order wrote, or from the jobs it wrote ([`Walk::prepare_jobs`]).
+#[derive(Clone)]
+pub enum InOrder<'a> {
+    Submission(queue::Iter<'a>),
+    Copied(&'a [QueuedJob], std::slice::Iter<'a, usize>),
+    Written(std::slice::Iter<'a, QueuedJob>),
+}
+
+impl Iterator for InOrder<'_> {
+    type Item = QueuedJob;
+
+    #[inline]
+    fn next(&mut self) -> Option<QueuedJob> {
+        match self {
+            InOrder::Submission(it) => it.next().copied(),
+            InOrder::Copied(jobs, it) => it.next().map(|&pos| jobs[pos]),
+            InOrder::Written(it) => it.next().copied(),
+        }
+    }
+}
+
 /// The queue as a rule walks it: the k-th job in order is at queue position [`Walk::pos`]`(k)`.
 /// Submission order is walked directly, nothing materialised (the classic policies' fast path).
 #[derive(Clone, Debug, Default)]
@@ -176,12 +214,17 @@ pub struct Walk {
     /// The queue's jobs by position, copied in one pass when the order is not submission order
     /// (the order itself already reads the whole queue): walking then reads them in O(1).
     jobs: Vec<QueuedJob>,
+    /// The order was written as the jobs themselves, in `in_order` ([`Walk::prepare_jobs`]):
+    /// neither `positions` nor `jobs` is this call's.
+    by_job: bool,
+    in_order: Vec<QueuedJob>,
 }
 
 impl Walk {
     /// Asks `order` for this call's order of `queue`.
     pub fn prepare(&mut self, order: &mut dyn QueueOrder, now: Time, queue: &Queue, jobs: &[Job]) {
         self.lazy = false;
+        self.by_job = false;
         self.len = queue.len();
         self.identity = order.is_submission();
         self.candidates = order.candidates();
@@ -191,6 +234,53 @@ impl Walk {
             self.jobs.clear();
             self.jobs.extend(queue.iter().copied());
         }
+    }
+
+    /// Like [`Walk::prepare`], but lets an order that can write the jobs themselves in order
+    /// ([`QueueOrder::order_jobs`]) do so: for rules that read every job in order
+    /// ([`Walk::jobs_from`], [`Walk::jobs_in_order`]) and the positions of few
+    /// ([`Walk::pos_in`]), or all of them after [`Walk::materialise`]. Fairshare order then
+    /// costs no pass over the queue for the jobs' positions and no copy of it (session 26: 10 %
+    /// of pool conservative over fairshare order on SDSC-SP2, BENCHMARKS.md).
+    pub fn prepare_jobs(
+        &mut self,
+        order: &mut dyn QueueOrder,
+        now: Time,
+        queue: &Queue,
+        jobs: &[Job],
+    ) {
+        if !order.is_submission() && order.order_jobs(now, queue, jobs, &mut self.in_order) {
+            debug_assert_eq!(self.in_order.len(), queue.len());
+            self.lazy = false;
+            self.by_job = true;
+            self.identity = false;
+            self.len = queue.len();
+            self.candidates = order.candidates();
+            debug_assert!(
+                self.candidates.is_queue(),
+                "candidate orders materialise the walk"
+            );
+        } else {
+            self.prepare(order, now, queue, jobs);
+        }
+    }
+
+    /// Gives a walk prepared by [`Walk::prepare_jobs`] its positions and copy of `queue` (the
+    /// queue it was prepared on), as [`Walk::prepare`] would have: O(queue × log queue), for
+    /// the rare calls that read positions throughout.
+    pub fn materialise(&mut self, queue: &Queue) {
+        if !self.by_job {
+            return;
+        }
+        self.positions.clear();
+        self.positions.extend(self.in_order.iter().map(|q| {
+            queue
+                .position_of(q.job)
+                .expect("the order holds waiting jobs only")
+        }));
+        self.jobs.clear();
+        self.jobs.extend(queue.iter().copied());
+        self.by_job = false;
     }
 
     /// Like [`Walk::prepare`], but lets an order that can be read lazily begin its pass
@@ -205,6 +295,7 @@ impl Walk {
     ) {
         if !order.is_submission() && order.begin(now, queue, jobs) {
             self.lazy = true;
+            self.by_job = false;
             self.identity = false;
             self.len = queue.len();
             self.candidates = order.candidates();
@@ -256,6 +347,7 @@ impl Walk {
         if self.candidates.is_queue() || k + 1 >= self.len {
             return;
         }
+        debug_assert!(!self.by_job, "a candidate order materialises the walk");
         debug_assert!(!self.identity, "a candidate order materialises the walk");
         let (jobs, candidates) = (&self.jobs, self.candidates);
         self.positions[k + 1..].sort_by_key(|&pos| candidates.key(pos, &jobs[pos]));
@@ -265,13 +357,27 @@ impl Walk {
     #[inline]
     pub fn pos(&self, k: usize) -> usize {
         debug_assert!(!self.lazy, "a lazy walk is read through Walk::iter");
+        debug_assert!(!self.by_job, "a walk of jobs is read through Walk::pos_in");
         if self.identity { k } else { self.positions[k] }
+    }
+
+    /// The queue position of the k-th job in order in `queue` (the queue this walk was prepared
+    /// on): looked up, O(log queue), when the order wrote the jobs themselves.
+    pub fn pos_in(&self, queue: &Queue, k: usize) -> usize {
+        if self.by_job {
+            queue
+                .position_of(self.in_order[k].job)
+                .expect("the order holds waiting jobs only")
+        } else {
+            self.pos(k)
+        }
     }
 
     /// The k-th job in order with its queue position: `queue` (the queue this walk was
     /// prepared on) is read only in submission order, other orders read the walk's copy.
     #[inline]
     pub fn at(&self, queue: &Queue, k: usize) -> (usize, QueuedJob) {
+        debug_assert!(!self.by_job, "a walk of jobs has no positions");
         if self.identity {
             (k, queue[k])
         } else {
@@ -284,11 +390,31 @@ impl Walk {
     /// another order than submission order only.
     pub fn jobs_in_order(&self) -> impl Iterator<Item = u32> + Clone + '_ {
         debug_assert!(!self.identity, "submission order is not copied");
-        self.positions.iter().map(|&pos| self.jobs[pos].job)
+        if self.by_job {
+            InOrder::Written(self.in_order.iter())
+        } else {
+            InOrder::Copied(&self.jobs, self.positions.iter())
+        }
+        .map(|q| q.job)
+    }
+
+    /// The jobs of `queue` (the queue this walk was prepared on) from the k-th in order on,
+    /// without their positions.
+    pub fn jobs_from<'q>(&'q self, queue: &'q Queue, k: usize) -> InOrder<'q> {
+        debug_assert_eq!(queue.len(), self.len, "the queue this walk was prepared on");
+        debug_assert!(!self.lazy, "a lazy walk is read through Walk::iter");
+        if self.identity {
+            InOrder::Submission(queue.iter_from(k))
+        } else if self.by_job {
+            InOrder::Written(self.in_order[k.min(self.len)..].iter())
+        } else {
+            InOrder::Copied(&self.jobs, self.positions[k.min(self.len)..].iter())
+        }
     }
 
     /// The positions in order, materialised (empty for submission order).
     pub fn positions(&self) -> &[usize] {
+        debug_assert!(!self.by_job, "a walk of jobs has no positions");
         if self.identity { &[] } else { &self.positions }
     }
 
@@ -301,6 +427,7 @@ impl Walk {
     /// k-th in order on; submission order is read straight from the queue.
     pub fn iter_from<'q>(&'q self, queue: &'q Queue, k: usize) -> Ordered<'q> {
         debug_assert_eq!(queue.len(), self.len, "the queue this walk was prepared on");
+        debug_assert!(!self.by_job, "a walk of jobs has no positions");
         debug_assert!(!self.lazy, "a lazy walk is read through Walk::iter");
         if self.identity {
             Ordered::Submission((k..).zip(queue.iter_from(k)))

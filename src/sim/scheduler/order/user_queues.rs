@@ -366,6 +366,35 @@ impl UserQueues {
         }
     }
 
+    /// The whole order of the pass just begun as the waiting jobs themselves: what
+    /// [`UserQueues::write_all`] writes, each job copied from the mirror instead of written as
+    /// its queue position (a group of equal keys sorted by workload index, which is submission
+    /// order, as positions are).
+    pub fn write_all_jobs(&self, out: &mut Vec<QueuedJob>) {
+        debug_assert_eq!(self.next_group, 0, "a pass just begun");
+        out.clear();
+        let mut start = 0;
+        while start < self.sorted.len() {
+            let end = self.group_end(start);
+            let from = out.len();
+            for &(_, u) in &self.sorted[start..end] {
+                let jobs = &self.jobs[u as usize];
+                if self.stale[u as usize] == 0 {
+                    // Every job there waits: copied whole, without a look at each.
+                    let (front, back) = jobs.as_slices();
+                    out.extend_from_slice(front);
+                    out.extend_from_slice(back);
+                } else {
+                    out.extend(jobs.iter().filter(|q| self.is_waiting(q.job)));
+                }
+            }
+            if end - start > 1 {
+                out[from..].sort_unstable_by_key(|q| q.job);
+            }
+            start = end;
+        }
+    }
+
     /// The end of the group of equal keys that begins at `start` in the sorted users.
     fn group_end(&self, start: usize) -> usize {
         let key = self.sorted[start].0;
