@@ -13,7 +13,7 @@
 //! where "fits now" means fits beside every reservation until the job's requested time is up.
 //! A property test runs both on random topologies.
 //!
-//! In submission order, past [`SCAN_LIMIT`] jobs after the head, backfilling asks the
+//! In submission order, once more than [`SCAN_LIMIT`] jobs follow the head, backfilling asks the
 //! [`WaitingGroups`] index for the jobs the walk would try instead of walking the queue: the
 //! same jobs, tried in the same order (tests/node_easy_index.rs).
 
@@ -47,9 +47,11 @@ pub struct NodeEasy {
 }
 
 /// Backfilling walks the queue job by job when at most this many jobs follow the head, and asks
-/// the [`WaitingGroups`] beyond: on short queues the walk is cheaper than seeding the merge,
-/// and both start the same jobs.
-const SCAN_LIMIT: usize = 256;
+/// the [`WaitingGroups`] beyond; both start the same jobs. Zero: measured with callgrind on the
+/// Curie-shaped windows, METACENTRUM-2009 and wagap-2013, the index costs no more than the walk
+/// on short queues and less on every longer one (BENCHMARKS.md, session 26); a test may set
+/// another limit ([`NodeEasy::with_scan_limit`]).
+const SCAN_LIMIT: usize = 0;
 
 impl NodeEasy {
     pub fn new(order: Box<dyn QueueOrder>) -> Self {
