@@ -251,18 +251,25 @@ impl Walk {
     ) {
         if !order.is_submission() && order.order_jobs(now, queue, jobs, &mut self.in_order) {
             debug_assert_eq!(self.in_order.len(), queue.len());
-            self.lazy = false;
-            self.by_job = true;
-            self.identity = false;
-            self.len = queue.len();
-            self.candidates = order.candidates();
-            debug_assert!(
-                self.candidates.is_queue(),
-                "candidate orders materialise the walk"
-            );
+            self.unmaterialised(order, queue, false, true);
         } else {
             self.prepare(order, now, queue, jobs);
         }
+    }
+
+    /// A walk of `queue` in `order` that holds neither positions nor a copy of the queue: read
+    /// lazily through the order ([`Walk::prepare_lazily`]) or from the jobs it wrote
+    /// ([`Walk::prepare_jobs`]).
+    fn unmaterialised(&mut self, order: &dyn QueueOrder, queue: &Queue, lazy: bool, by_job: bool) {
+        self.lazy = lazy;
+        self.by_job = by_job;
+        self.identity = false;
+        self.len = queue.len();
+        self.candidates = order.candidates();
+        debug_assert!(
+            self.candidates.is_queue(),
+            "candidate orders materialise the walk"
+        );
     }
 
     /// Gives a walk prepared by [`Walk::prepare_jobs`] its positions and copy of `queue` (the
@@ -294,15 +301,7 @@ impl Walk {
         jobs: &[Job],
     ) {
         if !order.is_submission() && order.begin(now, queue, jobs) {
-            self.lazy = true;
-            self.by_job = false;
-            self.identity = false;
-            self.len = queue.len();
-            self.candidates = order.candidates();
-            debug_assert!(
-                self.candidates.is_queue(),
-                "candidate orders materialise the walk"
-            );
+            self.unmaterialised(order, queue, true, false);
         } else {
             self.prepare(order, now, queue, jobs);
         }
