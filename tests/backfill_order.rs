@@ -130,7 +130,7 @@ fn arb_workload() -> impl Strategy<Value = Vec<Job>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(crate::common::proptest_cases(200))]
 
     /// `submission` candidates over submission order walk a materialised copy of the queue
     /// and re-sort it at every blocked job; the schedules are those of the direct walk.

@@ -101,7 +101,7 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(600))]
 
     #[test]
     fn same_plan_as_the_reference(

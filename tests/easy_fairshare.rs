@@ -41,7 +41,7 @@ fn arb_order() -> impl Strategy<Value = OrderSpec> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(1500))]
 
     /// The lazy rule gives the reference's outcome on pools and whole-node machines, with and
     /// without periodic calls and overruns.
@@ -64,7 +64,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(500))]
 
     /// Queue limits hold jobs back and let them in out of submission order, and a CPU quota
     /// withdraws decided jobs the engine does not start (the queue counts both as reorders):

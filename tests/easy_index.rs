@@ -57,7 +57,7 @@ fn overrun() -> impl Strategy<Value = Overrun> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(3000))]
 
     /// The indexed rule gives the reference's outcome on pools and whole-node machines, with
     /// and without periodic calls and overruns.
@@ -78,7 +78,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(600))]
 
     /// With advance reservations the rule alternates between its profile formulation (while a
     /// reservation is pending) and the indexed walk: the index follows the queue through both.

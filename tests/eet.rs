@@ -335,7 +335,7 @@ fn schedule_strategy() -> impl Strategy<Value = Vec<EetJob>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(crate::common::proptest_cases(1000))]
 
     /// The O(n log n) share gives exactly Algorithm 1's EETs, whatever the jobs.
     #[test]

@@ -158,7 +158,7 @@ fn record_reservation(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(300))]
 
     #[test]
     fn schedules_are_valid(
@@ -246,7 +246,7 @@ fn gym_first_job_starts(w: &Workload, procs: u32, backfill: schedlab::gym::Backf
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(200))]
 
     /// A stepped run (the engine suspends each scheduler call for an outside decision) with
     /// the first waiting job always chosen is native EASY (EASY backfilling), native FCFS

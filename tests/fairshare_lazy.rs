@@ -82,7 +82,7 @@ fn queued(j: &Job, job: u32) -> QueuedJob {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(crate::common::proptest_cases(400))]
 
     #[test]
     fn the_lazy_fairshare_order_is_the_whole_order(

@@ -368,7 +368,7 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(crate::common::proptest_cases(48))]
 
     #[test]
     fn with_one_user_fairshare_is_fcfs(jobs in arb_jobs(1), requests in arb_requests()) {

@@ -814,7 +814,7 @@ fn check_caps(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(crate::common::proptest_cases(200))]
 
     #[test]
     fn no_limit_is_ever_exceeded(jobs in arb_jobs(), limits in arb_limits(), kind in 0usize..4, nodes in any::<bool>()) {
@@ -968,7 +968,7 @@ fn check_quotas_running_only(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(crate::common::proptest_cases(300))]
 
     #[test]
     fn quotas_count_running_jobs_only(jobs in arb_jobs(), limits in arb_quotas()) {

@@ -113,7 +113,7 @@ fn run(w: &Workload, config: &SimConfig, scan_limit: usize) -> SimOutcome {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(2000))]
 
     #[test]
     fn the_index_starts_what_the_walk_starts(

@@ -250,7 +250,7 @@ fn arb_machine() -> impl Strategy<Value = Machine> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(400))]
 
     /// No job ever overlaps reserved capacity: at every instant the units of running jobs plus
     /// the widths of started reservations stay within the machine; every job runs.

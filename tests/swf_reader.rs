@@ -181,7 +181,7 @@ mod never_panics {
     use schedlab::swf::{Mode, read_bytes};
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #![proptest_config(crate::common::proptest_cases(2000))]
 
         /// Arbitrary bytes, and arbitrary mixes of plausible tokens, give a trace or an error —
         /// never a panic.

@@ -478,7 +478,7 @@ fn arb_reservations(topology: &Topology) -> impl Strategy<Value = Reservations> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(300))]
 
     #[test]
     fn schedules_on_topologies_are_valid(
@@ -749,7 +749,7 @@ proptest! {
     // before it is placed, and a class holding one, which keeps them from counting, meet
     // rarely on these topologies; 300 cases missed a shadow that ignored either (checked by
     // breaking it), 3,000 catch both (under a second).
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(3000))]
 
     #[test]
     fn easy_fast_path_and_timeline_decide_alike(
@@ -879,7 +879,7 @@ fn arb_whole_core_jobs() -> impl Strategy<Value = Workload> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::proptest_cases(1000))]
 
     /// A long job that takes every core of its nodes is backfilled from the head's counts
     /// (scheduler::node::shadow, `select_every_core`) instead of by the two sweeps over the

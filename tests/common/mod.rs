@@ -272,3 +272,22 @@ pub fn at_requested_times(requests: Vec<ReservationRequest>) -> Reservations {
         ..Reservations::default()
     }
 }
+
+/// A property test's configuration: `default` random cases, or `PROPTEST_CASES` when that is
+/// set, so that one variable runs every property test longer when hunting a rare case
+/// (`PROPTEST_CASES=20000 cargo test --release --test node_easy_index`). A count written into
+/// the configuration would otherwise override the variable, which proptest reads only as the
+/// default.
+pub fn proptest_cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig {
+        cases,
+        // proptest's default allows 1,024 rejected cases in all (`prop_assume!`), sized for
+        // its default of 256 cases: a longer run keeps the same share.
+        max_global_rejects: cases.saturating_mul(4).max(1024),
+        ..ProptestConfig::default()
+    }
+}

@@ -210,15 +210,23 @@ impl Pass {
 
     /// [`Pass::take`]'s record on each node of any start: a node touched for the first time is
     /// listed, and counted off its class's idle nodes if the engine has it idle.
+    ///
+    /// A node is touched when the call has taken something on it ([`Pass::touched`]), so an
+    /// amount of nothing at all (no core, no memory, no GPU: a request may ask for that)
+    /// touches no node: the node stays idle and untouched, as it stays idle in the engine once
+    /// that job runs. Counting it off the idle nodes all the same would count it again at each
+    /// such start, until the count of idle nodes went below zero (issue 36's CI: a wrapped
+    /// count let [`Pass::select_any`] look for more untouched idle nodes than there were).
     fn take_by_node(&mut self, view: &NodeView<'_>, c: usize, shape: &NodeShape, nodes: &[u32]) {
         let mut idle = 0;
         for (i, &node) in nodes.iter().enumerate() {
             let taken = &mut self.taken[node as usize];
-            if *taken == ResourceVec::ZERO {
+            let untouched = *taken == ResourceVec::ZERO;
+            *taken += shape.amount(i as u32);
+            if untouched && *taken != ResourceVec::ZERO {
                 self.touched.push(node);
                 idle += u32::from(view.free.is_idle(node));
             }
-            *taken += shape.amount(i as u32);
         }
         self.idle_taken[c] += idle;
     }
@@ -229,12 +237,14 @@ impl Pass {
     pub fn untake(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
         for (i, &node) in nodes.iter().enumerate() {
             let amount = shape.amount(i as u32);
+            let touched = self.touched(node);
             self.taken[node as usize] -= amount;
             self.class_taken[class as usize] -= amount;
             if amount.0[0] == 0 {
                 self.coreless_taken[class as usize] -= 1;
             }
-            if !self.touched(node) && view.free.is_idle(node) {
+            // Counted back only when this gives back the last of what the call took there.
+            if touched && !self.touched(node) && view.free.is_idle(node) {
                 self.idle_taken[class as usize] -= 1;
             }
         }
@@ -442,6 +452,57 @@ mod tests {
         p.coreless_taken[c] += shape.coreless();
     }
 
+    /// A start of nothing at all on each node (no core, memory or GPU; a request may ask for
+    /// that) touches no node, however often it is taken on the same node: every idle node is
+    /// left to a start on whole nodes. Counting the node off the idle ones at each such start
+    /// took the count below zero, and the start on whole nodes then looked for more untouched
+    /// idle nodes than there were (`unreachable!` in `select_whole`, found by
+    /// `tests/node_easy_index.rs` under `PROPTEST_CASES=10000`).
+    #[test]
+    fn amounts_of_nothing_touch_no_node() {
+        let l = layout(4);
+        let empty = (
+            Queue::default(),
+            RunningSet::default(),
+            RequestTable::default(),
+        );
+        let free = FreeNodes::new(&l);
+        let v = view(&l, &free, Placement::FirstFit, &empty);
+        let mut pass = Pass::default();
+        pass.begin(&v);
+        let nothing = NodeShape {
+            count: 1,
+            per_node: ResourceVec::ZERO,
+            last: None,
+            whole: false,
+        };
+        let mut out = Vec::new();
+        for _ in 0..6 {
+            assert!(pass.select_any(&v, 0, &nothing, &mut out));
+            assert_eq!(out, [0], "the first node, still free of everything");
+            pass.take(&v, 0, &nothing, &out);
+        }
+        assert!(!pass.touched(0));
+        assert!(pass.touched_nodes().is_empty());
+        assert_eq!(pass.idle(&v, 0), 4);
+        let whole = NodeShape {
+            count: 4,
+            per_node: ResourceVec([8, 16, 0]),
+            last: None,
+            whole: true,
+        };
+        assert!(pass.select_any(&v, 0, &whole, &mut out));
+        assert_eq!(out, [0, 1, 2, 3]);
+        pass.take(&v, 0, &whole, &out);
+        assert_eq!(pass.idle(&v, 0), 0);
+        assert!(pass.touched(0));
+        // Given back, the start of nothing leaves the count where it was.
+        pass.untake(&v, 0, &nothing, &[0]);
+        assert_eq!(pass.idle(&v, 0), 0);
+        pass.untake(&v, 0, &whole, &[0, 1, 2, 3]);
+        assert_eq!(pass.idle(&v, 0), 4);
+    }
+
     /// Calls of random shapes on an engine state of random holds (some without a core): the
     /// selection and record of starts on whole nodes ([`Pass::takes_whole`]) choose the nodes
     /// that offering each node to the general test chooses, and leave what a record node by
@@ -491,7 +552,8 @@ mod tests {
                         Some(ResourceVec([1 + next(7), next(17), 0])),
                         false,
                     ),
-                    4 => (ResourceVec([0, 1 + next(3), 0]), None, false),
+                    // Some amounts hold nothing at all, which touches no node.
+                    4 => (ResourceVec([0, next(4), 0]), None, false),
                     _ => (ResourceVec([1 + next(8), next(17), 0]), None, false),
                 };
                 let shape = NodeShape {
