@@ -93,6 +93,12 @@ pub struct WholeTake {
 #[derive(Clone, Debug, Default)]
 pub struct Pass {
     taken: Vec<ResourceVec>,
+    /// Per node, a bit: whether its `taken` is not zero ([`Pass::touched`]), so that a whole
+    /// start skips touched nodes a word at a time. Brought up to date only when read
+    /// ([`Pass::sync_touched`]): it covers the first `synced` of `touched`, and no other node
+    /// has its bit set.
+    touched_bits: Vec<u64>,
+    synced: usize,
     touched: Vec<u32>,
     /// The starts on whole nodes, in order; their nodes are runs of `touched`.
     whole: Vec<WholeTake>,
@@ -110,11 +116,16 @@ impl Pass {
         let nodes = view.layout.node_count() as usize;
         if self.taken.len() != nodes {
             self.taken = vec![ResourceVec::ZERO; nodes];
+            self.touched_bits = vec![0; nodes.div_ceil(64)];
         } else {
+            for &n in &self.touched[..self.synced] {
+                self.touched_bits[n as usize / 64] = 0;
+            }
             for &n in &self.touched {
                 self.taken[n as usize] = ResourceVec::ZERO;
             }
         }
+        self.synced = 0;
         self.touched.clear();
         self.whole.clear();
         let classes = view.layout.classes().len();
@@ -136,6 +147,40 @@ impl Pass {
     #[inline]
     pub fn touched(&self, node: u32) -> bool {
         self.taken[node as usize] != ResourceVec::ZERO
+    }
+
+    /// Brings the bits of touched nodes up to date with the nodes touched since they last were:
+    /// a node's `taken` turns from zero to more only when it is listed in `touched` (again), and
+    /// back to zero only in [`Pass::untake`], which keeps the bits itself.
+    fn sync_touched(&mut self) {
+        for &n in &self.touched[self.synced..] {
+            let on = self.taken[n as usize] != ResourceVec::ZERO;
+            self.touched_bits[n as usize / 64] |= u64::from(on) << (n % 64);
+        }
+        self.synced = self.touched.len();
+    }
+
+    /// Records whether `node` is touched now, after a change of its `taken`.
+    #[inline]
+    fn mark(&mut self, node: u32) {
+        let bit = 1u64 << (node % 64);
+        let word = &mut self.touched_bits[node as usize / 64];
+        if self.taken[node as usize] == ResourceVec::ZERO {
+            *word &= !bit;
+        } else {
+            *word |= bit;
+        }
+    }
+
+    /// The 64 bits of [`Pass::touched`] from node `from` on (none past the last node).
+    #[inline]
+    fn touched_word(&self, from: u32) -> u64 {
+        let (w, b) = (from as usize / 64, from % 64);
+        let low = self.touched_bits[w] >> b;
+        match (b, self.touched_bits.get(w + 1)) {
+            (1.., Some(&high)) => low | high << (64 - b),
+            _ => low,
+        }
     }
 
     /// The nodes this call has started something on (a node may repeat when a rule gave back
@@ -227,9 +272,11 @@ impl Pass {
     /// holds back the nodes of jobs that ended at this instant releases them one by one, in the
     /// order it models (`compat: aleang`, [`super::AleangAggressive`]).
     pub fn untake(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        self.sync_touched();
         for (i, &node) in nodes.iter().enumerate() {
             let amount = shape.amount(i as u32);
             self.taken[node as usize] -= amount;
+            self.mark(node);
             self.class_taken[class as usize] -= amount;
             if amount.0[0] == 0 {
                 self.coreless_taken[class as usize] -= 1;
@@ -378,7 +425,7 @@ impl Pass {
     /// index order and its last node the next — the order of either placement, best fit
     /// ordering nodes of the same free vector by index.
     fn select_whole(
-        &self,
+        &mut self,
         view: &NodeView<'_>,
         class: u32,
         shape: &NodeShape,
@@ -390,12 +437,21 @@ impl Pass {
         }
         let count = shape.count as usize;
         out.reserve(count);
-        for node in view.free.candidates(class, 0, true) {
-            if !self.touched(node) {
-                out.push(node);
-                if out.len() == count {
-                    return true;
+        self.sync_touched();
+        let (first, idle) = view.free.idle_words(class);
+        for (w, &word) in idle.iter().enumerate() {
+            let base = first + w as u32 * 64;
+            let mut bits = word & !self.touched_word(base);
+            if bits == u64::MAX && count - out.len() >= 64 {
+                out.extend(base..base + 64);
+            } else {
+                while bits != 0 && out.len() < count {
+                    out.push(base + bits.trailing_zeros());
+                    bits &= bits - 1;
                 }
+            }
+            if out.len() == count {
+                return true;
             }
         }
         unreachable!("{count} idle nodes untouched by the call")
@@ -405,8 +461,10 @@ impl Pass {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::machine::{Allocation, TopologyMachine};
     use crate::sim::queue::Queue;
     use crate::sim::running::RunningSet;
+    use crate::sim::topology::cluster::{Cluster, NodeClass, Topology};
     use crate::sim::topology::free::tests::{layout, seeded};
     use crate::sim::topology::{FreeNodes, Layout, RequestTable};
 
@@ -539,5 +597,88 @@ mod tests {
             }
         }
         assert!(whole_starts > 1_000 && other_starts > 1_000 && with_coreless > 50);
+    }
+
+    /// One pass reused over many calls on a class whose first node is not at a word's start
+    /// (node 37), with starts of up to 90 whole nodes and some given back ([`Pass::untake`],
+    /// some calls ending on one):
+    /// the starts on whole nodes skip the nodes this call touched — and only those, not the
+    /// previous calls' — as the general selection offering each node does.
+    #[test]
+    fn whole_starts_skip_this_calls_nodes_across_calls() {
+        let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "c",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("a", 37, 8, 16),
+                NodeClass::new("b", 150, 8, 16),
+            ],
+        )])))
+        .unwrap();
+        let empty = (
+            Queue::default(),
+            RunningSet::default(),
+            RequestTable::default(),
+        );
+        let mut next = seeded(0x0DD_0026);
+        let mut fast = Pass::default();
+        let (mut long, mut given_back, mut whole_starts) = (0, 0, 0);
+        for call in 0..300 {
+            let mut free = FreeNodes::new(&l);
+            for _ in 0..next(60) {
+                let _ = free.take(
+                    37 + next(150) as u32,
+                    ResourceVec([1 + next(8), next(9), 0]),
+                );
+            }
+            let v = view(&l, &free, Placement::FirstFit, &empty);
+            let mut slow = Pass::default();
+            fast.begin(&v);
+            slow.begin(&v);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut this_call: Vec<(NodeShape, Vec<u32>)> = Vec::new();
+            for _ in 0..20 {
+                if next(5) == 0 && !this_call.is_empty() {
+                    let (shape, nodes) =
+                        this_call.swap_remove(next(this_call.len() as u64) as usize);
+                    fast.untake(&v, 1, &shape, &nodes);
+                    slow.untake(&v, 1, &shape, &nodes);
+                    given_back += 1;
+                    // Sometimes the call ends on a give back: no start reads the bits
+                    // before the next call.
+                    if next(3) == 0 {
+                        break;
+                    }
+                    continue;
+                }
+                let whole = next(3) > 0;
+                let shape = NodeShape {
+                    count: 1 + next(if whole { 90 } else { 6 }) as u32,
+                    per_node: if whole {
+                        ResourceVec([8, 16, 0])
+                    } else {
+                        ResourceVec([1 + next(8), next(9), 0])
+                    },
+                    last: None,
+                    whole,
+                };
+                let ok = fast.select_any(&v, 1, &shape, &mut a);
+                let reference = slow.select(&v, 1, &shape, 1, &mut |_, _, _| Verdict::Take, &mut b);
+                assert_eq!(ok, reference, "call {call}: {shape:?}");
+                if !ok {
+                    continue;
+                }
+                assert_eq!(a, b, "call {call}: {shape:?}");
+                whole_starts += u32::from(whole);
+                long += u32::from(whole && a.len() > 64);
+                fast.take(&v, 1, &shape, &a);
+                take_by_node(&mut slow, &v, 1, &shape, &b);
+                this_call.push((shape, a.clone()));
+            }
+        }
+        assert!(
+            whole_starts > 1_000 && long > 100 && given_back > 300,
+            "{whole_starts} whole starts, {long} of more than 64 nodes, {given_back} given back"
+        );
     }
 }
