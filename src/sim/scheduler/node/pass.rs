@@ -99,10 +99,16 @@ pub struct Pass {
     /// has its bit set.
     touched_bits: Vec<u64>,
     synced: usize,
+    /// Each node whose `taken` turned from zero to more, each time it did: every touched node
+    /// is listed (a node given back wholly and taken again, twice).
     touched: Vec<u32>,
     /// The starts on whole nodes, in order; their nodes are runs of `touched`.
     whole: Vec<WholeTake>,
     class_taken: Vec<ResourceVec>,
+    /// Per class: how many of the nodes the engine has idle this call has touched — counted
+    /// where a node turns touched and where it turns untouched, and nowhere else. So
+    /// [`Pass::idle`] is exactly the number of the class's idle nodes untouched by the call, the
+    /// nodes [`Pass::select_whole`] looks for in the bits.
     idle_taken: Vec<u32>,
     /// Per class: amounts taken that take no core.
     coreless_taken: Vec<u32>,
@@ -215,7 +221,7 @@ impl Pass {
             && self.coreless_taken[class as usize] == 0
     }
 
-    /// Idle nodes of `class` now.
+    /// Idle nodes of `class` now: those the engine has idle and this call has not touched.
     #[inline]
     pub fn idle(&self, view: &NodeView<'_>, class: u32) -> u32 {
         view.free.idle_count(class) - self.idle_taken[class as usize]
@@ -225,7 +231,8 @@ impl Pass {
     pub fn take(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
         let c = class as usize;
         if self.takes_whole(view, class, shape) {
-            // Every node idle and untouched: each is touched now, and idle no more.
+            // Every node idle and untouched: each turns touched now (every amount of such a
+            // shape takes cores, and a class's nodes have some), and idle no more.
             debug_assert!(
                 nodes
                     .iter()
@@ -253,17 +260,21 @@ impl Pass {
         self.coreless_taken[c] += shape.coreless();
     }
 
-    /// [`Pass::take`]'s record on each node of any start: a node touched for the first time is
-    /// listed, and counted off its class's idle nodes if the engine has it idle.
+    /// [`Pass::take`]'s record on each node of any start: a node that turns touched — its
+    /// `taken` from zero to more — is listed, and counted off its class's idle nodes if the
+    /// engine has it idle. An amount of nothing (a job asking no core and no memory per node)
+    /// touches no node: listing or counting it would count an idle node off again at each
+    /// such start, while the node stays free for a start on whole nodes.
     fn take_by_node(&mut self, view: &NodeView<'_>, c: usize, shape: &NodeShape, nodes: &[u32]) {
         let mut idle = 0;
         for (i, &node) in nodes.iter().enumerate() {
             let taken = &mut self.taken[node as usize];
-            if *taken == ResourceVec::ZERO {
+            let was = *taken;
+            *taken += shape.amount(i as u32);
+            if was == ResourceVec::ZERO && *taken != ResourceVec::ZERO {
                 self.touched.push(node);
                 idle += u32::from(view.free.is_idle(node));
             }
-            *taken += shape.amount(i as u32);
         }
         self.idle_taken[c] += idle;
     }
@@ -275,13 +286,16 @@ impl Pass {
         self.sync_touched();
         for (i, &node) in nodes.iter().enumerate() {
             let amount = shape.amount(i as u32);
+            let was = self.touched(node);
             self.taken[node as usize] -= amount;
             self.mark(node);
             self.class_taken[class as usize] -= amount;
             if amount.0[0] == 0 {
                 self.coreless_taken[class as usize] -= 1;
             }
-            if !self.touched(node) && view.free.is_idle(node) {
+            // Counted back only when it turns untouched: an amount of nothing given back on a
+            // node still untouched leaves the count as it is.
+            if was && !self.touched(node) && view.free.is_idle(node) {
                 self.idle_taken[class as usize] -= 1;
             }
         }
@@ -454,7 +468,9 @@ impl Pass {
                 return true;
             }
         }
-        unreachable!("{count} idle nodes untouched by the call")
+        // Not reached: [`Pass::idle`] counts the nodes the bits show (see `idle_taken`). Were
+        // the count ever high, the scan's answer is still the true one.
+        false
     }
 }
 
@@ -500,11 +516,86 @@ mod tests {
         p.coreless_taken[c] += shape.coreless();
     }
 
+    /// The nodes of `class` that the engine has idle and `p` has not touched, counted afresh:
+    /// what [`Pass::idle`] must say, and what a start on whole nodes can take.
+    fn idle_untouched(p: &Pass, v: &NodeView<'_>, class: u32) -> u32 {
+        let nodes = v.layout.class(class).nodes.clone();
+        nodes
+            .filter(|&n| v.free.is_idle(n) && !p.touched(n))
+            .count() as u32
+    }
+
+    /// A job asking for no core and no memory on a node (`Shape::Nodes` of zero cores and zero
+    /// memory) takes nothing there: the node stays idle and untouched, free for a start on
+    /// whole nodes. The record counted that node off the class's idle nodes at each such
+    /// start, and back at each give back that left it untouched, so that [`Pass::idle`] went
+    /// wrong — below zero, wrapping, in a release build — and the selection of whole nodes
+    /// found fewer nodes than it was told of: `unreachable!` in node-level EASY
+    /// (tests/node_easy_index.rs, the case kept in its proptest-regressions).
+    #[test]
+    fn an_amount_of_nothing_touches_no_node() {
+        let l = layout(2);
+        let empty = (
+            Queue::default(),
+            RunningSet::default(),
+            RequestTable::default(),
+        );
+        // Node 1 busy, node 0 idle: one idle node in class 0.
+        let mut free = FreeNodes::new(&l);
+        free.take(1, ResourceVec([1, 0, 0])).unwrap();
+        let v = view(&l, &free, Placement::FirstFit, &empty);
+        let nothing = NodeShape {
+            count: 1,
+            per_node: ResourceVec::ZERO,
+            last: None,
+            whole: false,
+        };
+        let whole = |count| NodeShape {
+            count,
+            per_node: ResourceVec([8, 16, 0]),
+            last: None,
+            whole: true,
+        };
+        let mut p = Pass::default();
+        p.begin(&v);
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            assert!(p.select_any(&v, 0, &nothing, &mut out));
+            assert_eq!(out, [0]);
+            p.take(&v, 0, &nothing, &out);
+        }
+        assert_eq!(p.idle(&v, 0), 1);
+        // Two whole nodes: only one is idle.
+        assert!(!p.select_any(&v, 0, &whole(2), &mut out));
+        assert!(p.select_any(&v, 0, &whole(1), &mut out));
+        assert_eq!(out, [0]);
+        assert!(!p.touched(0) && p.touched_nodes().is_empty());
+
+        // Given back (`compat: aleang`) after a real amount on the same node: the node turns
+        // untouched once, when the amount is given back, not again with the nothing.
+        let one_core = NodeShape {
+            per_node: ResourceVec([1, 0, 0]),
+            ..nothing
+        };
+        p.begin(&v);
+        p.take(&v, 0, &one_core, &[0]);
+        p.take(&v, 0, &nothing, &[0]);
+        assert_eq!(p.idle(&v, 0), 0);
+        p.untake(&v, 0, &one_core, &[0]);
+        assert_eq!(p.idle(&v, 0), 1);
+        p.untake(&v, 0, &nothing, &[0]);
+        assert_eq!(p.idle(&v, 0), 1);
+        assert!(!p.select_any(&v, 0, &whole(2), &mut out));
+        assert!(p.select_any(&v, 0, &whole(1), &mut out));
+        assert_eq!(out, [0]);
+    }
+
     /// Calls of random shapes on an engine state of random holds (some without a core): the
     /// selection and record of starts on whole nodes ([`Pass::takes_whole`]) choose the nodes
     /// that offering each node to the general test chooses, and leave what a record node by
     /// node leaves — what every node has free, which are touched, the class's idle nodes, free
-    /// total and holds without a core — after every start.
+    /// total and holds without a core — after every start. Some starts take nothing at all;
+    /// the idle nodes are also counted afresh, since both records count them the same way.
     #[test]
     fn whole_node_starts_select_and_record_as_node_by_node() {
         let l = layout(150);
@@ -549,7 +640,8 @@ mod tests {
                         Some(ResourceVec([1 + next(7), next(17), 0])),
                         false,
                     ),
-                    4 => (ResourceVec([0, 1 + next(3), 0]), None, false),
+                    // Some take nothing at all.
+                    4 => (ResourceVec([0, next(3), 0]), None, false),
                     _ => (ResourceVec([1 + next(8), next(17), 0]), None, false),
                 };
                 let shape = NodeShape {
@@ -582,6 +674,7 @@ mod tests {
                 touched.1.sort_unstable();
                 assert_eq!(touched.0, touched.1);
                 assert_eq!(fast.idle(&v, 0), slow.idle(&v, 0));
+                assert_eq!(fast.idle(&v, 0), idle_untouched(&fast, &v, 0));
                 assert_eq!(fast.class_free(&v, 0), slow.class_free(&v, 0));
                 assert_eq!(fast.coreless_taken(0), slow.coreless_taken(0));
             }
@@ -600,10 +693,11 @@ mod tests {
     }
 
     /// One pass reused over many calls on a class whose first node is not at a word's start
-    /// (node 37), with starts of up to 90 whole nodes and some given back ([`Pass::untake`],
-    /// some calls ending on one):
+    /// (node 37), with starts of up to 90 whole nodes, others of any amount (nothing at all
+    /// among them), and some given back ([`Pass::untake`], some calls ending on one):
     /// the starts on whole nodes skip the nodes this call touched — and only those, not the
-    /// previous calls' — as the general selection offering each node does.
+    /// previous calls' — as the general selection offering each node does, and [`Pass::idle`]
+    /// counts the idle nodes untouched after every start and give back.
     #[test]
     fn whole_starts_skip_this_calls_nodes_across_calls() {
         let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
@@ -643,6 +737,7 @@ mod tests {
                         this_call.swap_remove(next(this_call.len() as u64) as usize);
                     fast.untake(&v, 1, &shape, &nodes);
                     slow.untake(&v, 1, &shape, &nodes);
+                    assert_eq!(fast.idle(&v, 1), idle_untouched(&fast, &v, 1));
                     given_back += 1;
                     // Sometimes the call ends on a give back: no start reads the bits
                     // before the next call.
@@ -657,7 +752,8 @@ mod tests {
                     per_node: if whole {
                         ResourceVec([8, 16, 0])
                     } else {
-                        ResourceVec([1 + next(8), next(9), 0])
+                        // Some take nothing at all.
+                        ResourceVec([next(9), next(9), 0])
                     },
                     last: None,
                     whole,
@@ -673,6 +769,7 @@ mod tests {
                 long += u32::from(whole && a.len() > 64);
                 fast.take(&v, 1, &shape, &a);
                 take_by_node(&mut slow, &v, 1, &shape, &b);
+                assert_eq!(fast.idle(&v, 1), idle_untouched(&fast, &v, 1));
                 this_call.push((shape, a.clone()));
             }
         }
