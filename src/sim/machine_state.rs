@@ -144,8 +144,31 @@ impl TopologyState {
                 nodes.len()
             )));
         }
-        self.check += 1;
         let range = self.layout.class(class).nodes.clone();
+        // Nodes in increasing order, as the rules choose them, are distinct, and of the class
+        // when the first and last are: no node to mark. Otherwise each is checked, and the
+        // first offending one named.
+        let increasing = nodes.windows(2).all(|w| w[0] < w[1]);
+        let within = nodes.first().is_none_or(|n| range.contains(n))
+            && nodes.last().is_none_or(|n| range.contains(n));
+        if !(increasing && within) {
+            self.check_each(class, nodes)?;
+        }
+        self.free
+            .take_shape(class, &shape, nodes)
+            .map_err(|_| Refusal::OverAllocation)?;
+        self.allocs[index as usize] = Some(Alloc {
+            class,
+            shape,
+            nodes: nodes.to_vec(),
+        });
+        Ok(shape)
+    }
+
+    /// Refuses `nodes` if one is not of `class` or is given twice.
+    fn check_each(&mut self, class: u32, nodes: &[u32]) -> Result<(), Refusal> {
+        let range = self.layout.class(class).nodes.clone();
+        self.check += 1;
         for &node in nodes {
             if !range.contains(&node) {
                 return Err(Refusal::Invalid(format!(
@@ -157,15 +180,7 @@ impl TopologyState {
             }
             self.mark[node as usize] = self.check;
         }
-        self.free
-            .take_shape(class, &shape, nodes)
-            .map_err(|_| Refusal::OverAllocation)?;
-        self.allocs[index as usize] = Some(Alloc {
-            class,
-            shape,
-            nodes: nodes.to_vec(),
-        });
-        Ok(shape)
+        Ok(())
     }
 
     /// Gives back what job `index` held; returns its allocation.

@@ -57,6 +57,16 @@ pub struct Change {
     pub now: ResourceVec,
 }
 
+/// `count` consecutive nodes from `first`, each with `was` free, that take or give back
+/// `amount` each ([`FreeNodes::runs_of`]).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    first: u32,
+    count: u32,
+    was: ResourceVec,
+    amount: ResourceVec,
+}
+
 /// Whether a reader asked for a class's changes. Readers hold the engine's index by shared
 /// reference (a scheduler's view), so the mark is set through one: an atomic, a plain load
 /// where the index is written.
@@ -102,31 +112,65 @@ impl Bits {
         }
     }
 
-    /// Puts the `n` nodes from `start` on in the set, or takes them out.
-    fn set_range(&mut self, start: u32, n: u32, on: bool) {
+    /// The words that the `n` nodes from `start` on fall in, each with the mask of those of
+    /// its bits.
+    fn masks(start: u32, n: u32) -> impl Iterator<Item = (usize, u64)> {
         let end = start + n;
-        let mut i = start;
-        while i < end {
-            let w = (i / 64) as usize;
-            let word_end = (w as u32 + 1) * 64;
-            let (lo, hi) = (i % 64, end.min(word_end) - w as u32 * 64);
+        let words = (start / 64) as usize..end.div_ceil(64) as usize;
+        words.map(move |w| {
+            let base = w as u32 * 64;
+            let (lo, hi) = (start.max(base) - base, end.min(base + 64) - base);
             let mask = if hi - lo == 64 {
                 u64::MAX
             } else {
                 ((1u64 << (hi - lo)) - 1) << lo
             };
+            (w, mask)
+        })
+    }
+
+    /// Puts the `n` nodes from `start` on in the set, or takes them out.
+    fn set_range(&mut self, start: u32, n: u32, on: bool) {
+        for (w, mask) in Self::masks(start, n) {
             let old = self.words[w];
             let new = if on { old | mask } else { old & !mask };
             self.len = self.len + new.count_ones() - old.count_ones();
             self.words[w] = new;
-            i = word_end;
         }
+    }
+
+    /// Whether all the `n` nodes from `start` on are in the set.
+    fn all(&self, start: u32, n: u32) -> bool {
+        Self::masks(start, n).all(|(w, mask)| self.words[w] & mask == mask)
     }
 
     #[inline]
     fn word(&self, w: usize) -> u64 {
         self.words[w]
     }
+}
+
+/// How many of `items` from the first on satisfy `ok` (item number, item): a chunk at a time
+/// with no branch per item, then item by item in the chunk that has one that does not. The
+/// runs of a job's nodes are hundreds of nodes long on large machines.
+#[inline]
+fn leading<T>(items: &[T], ok: impl Fn(usize, &T) -> bool) -> usize {
+    let mut n = 0;
+    for chunk in items.chunks(32) {
+        let all = chunk
+            .iter()
+            .enumerate()
+            .fold(true, |all, (j, x)| all & ok(n + j, x));
+        if !all {
+            return n + chunk
+                .iter()
+                .enumerate()
+                .take_while(|&(j, x)| ok(n + j, x))
+                .count();
+        }
+        n += chunk.len();
+    }
+    n
 }
 
 /// Per-node free resources and the per-class index.
@@ -155,6 +199,8 @@ pub struct FreeNodes {
     asked: Vec<Asked>,
     /// Per class: amounts held there that take no core.
     coreless: Vec<u32>,
+    /// Scratch list of a shape's runs while it is taken or given back.
+    runs: Vec<Run>,
 }
 
 /// An amount a node does not have free: a scheduler bug, reported by the engine as an error.
@@ -190,6 +236,7 @@ impl FreeNodes {
             history: HISTORIES.fetch_add(1, Ordering::Relaxed),
             asked: (0..classes.len()).map(|_| Asked::default()).collect(),
             coreless: vec![0; classes.len()],
+            runs: Vec::new(),
             hist,
             hist_at,
             max_cores: classes.iter().map(|c| c.capacity.per_node.0[0]).collect(),
@@ -240,6 +287,14 @@ impl FreeNodes {
         self.idle[class as usize].len
     }
 
+    /// The idle set of `class`, a bit per node from its first node on (bit `i % 64` of word
+    /// `i / 64` for the node `i` after the first; none past its last node), and its first node.
+    #[inline]
+    pub fn idle_words(&self, class: u32) -> (u32, &[u64]) {
+        let c = class as usize;
+        (self.first[c], &self.idle[c].words)
+    }
+
     /// Whether `node` is wholly free.
     #[inline]
     pub fn is_idle(&self, node: u32) -> bool {
@@ -282,7 +337,8 @@ impl FreeNodes {
     /// Takes `shape`'s amounts from `nodes` of `class` (its nodes in the shape's order: full
     /// ones first, the last one last), or refuses without changing anything when one of them
     /// does not have its amount free. The same as a [`FreeNodes::take`] per node, with what
-    /// concerns the class done once: a job of a thousand nodes starts in one call.
+    /// concerns the class done once: a job of a thousand nodes starts in one call, its nodes
+    /// tested and moved by runs ([`FreeNodes::runs_of`]).
     pub fn take_shape(
         &mut self,
         class: u32,
@@ -290,16 +346,30 @@ impl FreeNodes {
         nodes: &[u32],
     ) -> Result<(), NotFree> {
         debug_assert_eq!(nodes.len(), shape.count as usize);
-        for (i, &node) in nodes.iter().enumerate() {
-            if !shape.amount(i as u32).fits_in(&self.free[node as usize]) {
-                return Err(NotFree { node });
-            }
-        }
         debug_assert!(nodes.iter().all(|&n| self.class_of[n as usize] == class));
         let c = class as usize;
+        if let [node] = *nodes {
+            // One node, as most jobs of many traces: no run to look for.
+            let amount = shape.amount(0);
+            if !amount.fits_in(&self.free[node as usize]) {
+                return Err(NotFree { node });
+            }
+            self.class_free[c] -= shape.total();
+            self.coreless[c] += shape.coreless();
+            self.move_one(c, node, amount, true);
+            return Ok(());
+        }
+        let runs = self.runs_of(c, shape, nodes);
+        // Runs follow `nodes`' order and each node of a run has the same free vector and
+        // amount: the first run that does not fit starts with the first node that does not.
+        if let Some(r) = runs.iter().find(|r| !r.amount.fits_in(&r.was)) {
+            let node = r.first;
+            self.runs = runs;
+            return Err(NotFree { node });
+        }
         self.class_free[c] -= shape.total();
         self.coreless[c] += shape.coreless();
-        self.move_shape(c, shape, nodes, true);
+        self.move_runs(c, runs, true);
         Ok(())
     }
 
@@ -310,7 +380,12 @@ impl FreeNodes {
         let c = class as usize;
         self.class_free[c] += shape.total();
         self.coreless[c] -= shape.coreless();
-        self.move_shape(c, shape, nodes, false);
+        if let [node] = *nodes {
+            self.move_one(c, node, shape.amount(0), false);
+        } else {
+            let runs = self.runs_of(c, shape, nodes);
+            self.move_runs(c, runs, false);
+        }
         debug_assert!(
             nodes
                 .iter()
@@ -318,54 +393,82 @@ impl FreeNodes {
         );
     }
 
-    /// Takes (`take`) or gives back `shape`'s amounts on `nodes` of class `c` — the free
-    /// vectors and every index but the class's totals — by runs: consecutive nodes of the
-    /// same amount that have the same free vector move together.
-    fn move_shape(&mut self, c: usize, shape: &NodeShape, nodes: &[u32], take: bool) {
+    /// Takes (`take`) or gives back `amount` on `node` of class `c` — its free vector and every
+    /// index but the class's totals.
+    fn move_one(&mut self, c: usize, node: u32, amount: ResourceVec, take: bool) {
         let limit = self.log_limit(c);
-        if let [node] = *nodes {
-            // One node, as most jobs of many traces: no run to look for.
-            let (was, amount) = (self.free[node as usize], shape.amount(0));
-            let now = if take { was - amount } else { was + amount };
-            self.free[node as usize] = now;
-            let cores = self.reindex_run(c, node, 1, was, now, limit);
-            self.settle_max_cores(c, cores);
-            return;
-        }
-        let (full, last) = nodes.split_at(shape.full() as usize);
-        let mut most = self.move_runs(c, full, shape.per_node, take, limit);
-        if let Some(amount) = shape.last {
-            most = most.max(self.move_runs(c, last, amount, take, limit));
-        }
-        self.settle_max_cores(c, most);
+        let was = self.free[node as usize];
+        let now = if take { was - amount } else { was + amount };
+        self.free[node as usize] = now;
+        let cores = self.reindex_run(c, node, 1, was, now, limit);
+        self.settle_max_cores(c, cores);
     }
 
-    /// [`FreeNodes::move_shape`] for `nodes` that all take `amount`. Returns the largest free
-    /// core count of the nodes now.
-    fn move_runs(
-        &mut self,
-        c: usize,
-        nodes: &[u32],
-        amount: ResourceVec,
-        take: bool,
-        limit: usize,
-    ) -> u64 {
-        let mut most = 0;
-        let mut rest = nodes;
-        while let Some(&first) = rest.first() {
-            let was = self.free[first as usize];
-            let mut count = 1;
-            while rest.get(count as usize) == Some(&(first + count))
-                && self.free[(first + count) as usize] == was
-            {
-                count += 1;
-            }
-            let now = if take { was - amount } else { was + amount };
-            self.free[first as usize..(first + count) as usize].fill(now);
-            most = most.max(self.reindex_run(c, first, count, was, now, limit));
-            rest = &rest[count as usize..];
+    /// `shape`'s `nodes` of class `c` as runs, in `nodes`' order: consecutive nodes of the
+    /// same amount that have the same free vector. A row of consecutive nodes all idle — a
+    /// whole-node job starting, in placement order — is one run found a word of the idle set
+    /// at a time; other rows compare the free vectors of neighbours. The full nodes and the
+    /// last node are never in one run (they take different amounts, or may). Returns the
+    /// index's scratch list, to be handed back (`self.runs`) once read.
+    fn runs_of(&mut self, c: usize, shape: &NodeShape, nodes: &[u32]) -> Vec<Run> {
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
+        let (full, last) = nodes.split_at(shape.full() as usize);
+        self.push_runs(c, full, shape.per_node, &mut runs);
+        if let Some(amount) = shape.last {
+            self.push_runs(c, last, amount, &mut runs);
         }
-        most
+        runs
+    }
+
+    /// [`FreeNodes::runs_of`] for `nodes` that all take `amount`, appended to `runs`.
+    fn push_runs(&self, c: usize, nodes: &[u32], amount: ResourceVec, runs: &mut Vec<Run>) {
+        let mut rest = nodes;
+        while let [first, ..] = *rest {
+            let row = leading(rest, |k, &n| n == first + k as u32);
+            let offset = first - self.first[c];
+            if row > 1 && self.idle[c].all(offset, row as u32) {
+                runs.push(Run {
+                    first,
+                    count: row as u32,
+                    was: self.capacity[c],
+                    amount,
+                });
+            } else {
+                let free = &self.free[first as usize..first as usize + row];
+                let mut k = 0;
+                while k < row {
+                    let was = free[k];
+                    let count = 1 + leading(&free[k + 1..], |_, &f| f == was);
+                    runs.push(Run {
+                        first: first + k as u32,
+                        count: count as u32,
+                        was,
+                        amount,
+                    });
+                    k += count;
+                }
+            }
+            rest = &rest[row..];
+        }
+    }
+
+    /// Takes (`take`) or gives back each of `runs` of class `c` — the free vectors and every
+    /// index but the class's totals — and hands the scratch list back.
+    fn move_runs(&mut self, c: usize, runs: Vec<Run>, take: bool) {
+        let limit = self.log_limit(c);
+        let mut most = 0;
+        for r in &runs {
+            let now = if take {
+                r.was - r.amount
+            } else {
+                r.was + r.amount
+            };
+            self.free[r.first as usize..(r.first + r.count) as usize].fill(now);
+            most = most.max(self.reindex_run(c, r.first, r.count, r.was, now, limit));
+        }
+        self.settle_max_cores(c, most);
+        self.runs = runs;
     }
 
     /// How many amounts that take no core `class`'s nodes hold (each take of one counts, each
@@ -750,6 +853,86 @@ pub(crate) mod tests {
         );
     }
 
+    /// The runs a move of `shape` on `nodes` logs, found as the index did before it looked
+    /// for idle rows a word at a time: node by node, a run going on while the next node is
+    /// the next index with the same free vector (in `free`, before the move), the full nodes
+    /// and the last node apart; runs that change nothing are not logged.
+    fn naive_runs(
+        free: &[ResourceVec],
+        shape: &NodeShape,
+        nodes: &[u32],
+        take: bool,
+    ) -> Vec<Change> {
+        let mut runs: Vec<Change> = Vec::new();
+        for (i, &node) in nodes.iter().enumerate() {
+            let (was, amount) = (free[node as usize], shape.amount(i as u32));
+            let now = if take { was - amount } else { was + amount };
+            let part = |i: usize| i < shape.full() as usize;
+            match runs.last_mut() {
+                Some(r)
+                    if r.first + r.count == node
+                        && r.was == was
+                        && r.now == now
+                        && part(i - 1) == part(i) =>
+                {
+                    r.count += 1
+                }
+                _ => runs.push(Change {
+                    first: node,
+                    count: 1,
+                    was,
+                    now,
+                }),
+            }
+        }
+        runs.retain(|r| r.was != r.now);
+        runs
+    }
+
+    /// Whether class 0's log ends with `expected` — or with its end, when the log was dropped
+    /// during the move. Returns how many runs were compared.
+    fn log_ends_with(f: &FreeNodes, expected: &[Change]) -> usize {
+        let n = expected.len().min(f.log[0].len());
+        let tail = &expected[expected.len() - n..];
+        assert!(
+            f.log[0].ends_with(tail),
+            "{:?} does not end with {tail:?}",
+            f.log[0]
+        );
+        n
+    }
+
+    /// Whether all of a range is in a set, against the set's bits one by one, for ranges
+    /// within a word, across words and to the last node.
+    #[test]
+    fn all_of_a_range_is_in_the_set_word_by_word() {
+        let mut next = seeded(0xB175);
+        let mut set = Bits::new(150, false);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..20_000 {
+            let start = next(150) as u32;
+            let n = next(u64::from(150 - start) + 1) as u32;
+            if next(3) == 0 {
+                set.set_range(start, n, next(4) > 0);
+            } else {
+                set.set(start, next(2) == 0);
+            }
+            let (start, n) = (next(150) as u32, 1 + next(80) as u32);
+            let n = n.min(150 - start);
+            let bit = |i: u32| set.words[(i / 64) as usize] >> (i % 64) & 1 == 1;
+            let all = (start..start + n).all(bit);
+            assert_eq!(set.all(start, n), all, "{start} + {n}");
+            yes += usize::from(all && n > 64);
+            no += usize::from(!all && n > 64);
+        }
+        assert!(yes > 100 && no > 100, "{yes} long ranges all in, {no} not");
+        // One node short at either end of a row across three words.
+        let mut row = Bits::new(150, false);
+        row.set_range(10, 130, true);
+        assert!(row.all(10, 130) && row.all(64, 76) && row.all(139, 1));
+        assert!(!row.all(9, 131) && !row.all(10, 131) && !row.all(140, 10));
+    }
+
     /// Jobs on rows of consecutive nodes — with gaps, wrapping past the class's last node, or
     /// on scattered nodes, on a class of 150 nodes (three words of each set) — index by runs as
     /// a take or give per node does, and as the free vectors say when counted afresh: every
@@ -762,7 +945,7 @@ pub(crate) mod tests {
         let capacity = ResourceVec([8, 16, 0]);
         let mut held: Vec<(NodeShape, Vec<u32>)> = Vec::new();
         let mut next = seeded(0x5851_F42D_u64);
-        let (mut started, mut long_runs, mut compared) = (0, 0, 0);
+        let (mut started, mut long_runs, mut compared, mut logged_runs) = (0, 0, 0, 0);
         for step in 0..16_000 {
             if held.is_empty() || next(5) > 1 {
                 let most = if next(2) == 0 { 8 } else { 90 };
@@ -799,9 +982,18 @@ pub(crate) mod tests {
                     continue;
                 }
                 let before = runs.free.clone();
-                match runs.take_shape(0, &shape, &nodes) {
+                let expected = naive_runs(&before, &shape, &nodes, true);
+                let refused = nodes
+                    .iter()
+                    .enumerate()
+                    .find(|&(i, &n)| !shape.amount(i as u32).fits_in(&before[n as usize]))
+                    .map(|(_, &node)| NotFree { node });
+                let taken = runs.take_shape(0, &shape, &nodes);
+                assert_eq!(taken.err(), refused, "step {step}: the first node short");
+                match taken {
                     Ok(()) => {
                         started += 1;
+                        logged_runs += log_ends_with(&runs, &expected);
                         for (i, &node) in nodes.iter().enumerate() {
                             single.take(node, shape.amount(i as u32)).unwrap();
                         }
@@ -811,7 +1003,9 @@ pub(crate) mod tests {
                 }
             } else {
                 let (shape, nodes) = held.swap_remove(next(held.len() as u64) as usize);
+                let expected = naive_runs(&runs.free, &shape, &nodes, false);
                 runs.give_shape(0, &shape, &nodes);
+                logged_runs += log_ends_with(&runs, &expected);
                 for (i, &node) in nodes.iter().enumerate() {
                     single.give(node, shape.amount(i as u32));
                 }
@@ -848,8 +1042,9 @@ pub(crate) mod tests {
             );
         }
         assert!(
-            started > 4_000 && long_runs > 50 && compared > 300_000,
-            "{started} started, {long_runs} runs of more than 64 nodes, {compared} compared"
+            started > 4_000 && long_runs > 50 && compared > 300_000 && logged_runs > 20_000,
+            "{started} started, {long_runs} runs of more than 64 nodes, {compared} compared, \
+             {logged_runs} runs logged"
         );
     }
 

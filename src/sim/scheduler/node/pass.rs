@@ -93,10 +93,22 @@ pub struct WholeTake {
 #[derive(Clone, Debug, Default)]
 pub struct Pass {
     taken: Vec<ResourceVec>,
+    /// Per node, a bit: whether its `taken` is not zero ([`Pass::touched`]), so that a whole
+    /// start skips touched nodes a word at a time. Brought up to date only when read
+    /// ([`Pass::sync_touched`]): it covers the first `synced` of `touched`, and no other node
+    /// has its bit set.
+    touched_bits: Vec<u64>,
+    synced: usize,
+    /// Each node whose `taken` turned from zero to more, each time it did: every touched node
+    /// is listed (a node given back wholly and taken again, twice).
     touched: Vec<u32>,
     /// The starts on whole nodes, in order; their nodes are runs of `touched`.
     whole: Vec<WholeTake>,
     class_taken: Vec<ResourceVec>,
+    /// Per class: how many of the nodes the engine has idle this call has touched — counted
+    /// where a node turns touched and where it turns untouched, and nowhere else. So
+    /// [`Pass::idle`] is exactly the number of the class's idle nodes untouched by the call, the
+    /// nodes [`Pass::select_whole`] looks for in the bits.
     idle_taken: Vec<u32>,
     /// Per class: amounts taken that take no core.
     coreless_taken: Vec<u32>,
@@ -110,11 +122,16 @@ impl Pass {
         let nodes = view.layout.node_count() as usize;
         if self.taken.len() != nodes {
             self.taken = vec![ResourceVec::ZERO; nodes];
+            self.touched_bits = vec![0; nodes.div_ceil(64)];
         } else {
+            for &n in &self.touched[..self.synced] {
+                self.touched_bits[n as usize / 64] = 0;
+            }
             for &n in &self.touched {
                 self.taken[n as usize] = ResourceVec::ZERO;
             }
         }
+        self.synced = 0;
         self.touched.clear();
         self.whole.clear();
         let classes = view.layout.classes().len();
@@ -136,6 +153,40 @@ impl Pass {
     #[inline]
     pub fn touched(&self, node: u32) -> bool {
         self.taken[node as usize] != ResourceVec::ZERO
+    }
+
+    /// Brings the bits of touched nodes up to date with the nodes touched since they last were:
+    /// a node's `taken` turns from zero to more only when it is listed in `touched` (again), and
+    /// back to zero only in [`Pass::untake`], which keeps the bits itself.
+    fn sync_touched(&mut self) {
+        for &n in &self.touched[self.synced..] {
+            let on = self.taken[n as usize] != ResourceVec::ZERO;
+            self.touched_bits[n as usize / 64] |= u64::from(on) << (n % 64);
+        }
+        self.synced = self.touched.len();
+    }
+
+    /// Records whether `node` is touched now, after a change of its `taken`.
+    #[inline]
+    fn mark(&mut self, node: u32) {
+        let bit = 1u64 << (node % 64);
+        let word = &mut self.touched_bits[node as usize / 64];
+        if self.taken[node as usize] == ResourceVec::ZERO {
+            *word &= !bit;
+        } else {
+            *word |= bit;
+        }
+    }
+
+    /// The 64 bits of [`Pass::touched`] from node `from` on (none past the last node).
+    #[inline]
+    fn touched_word(&self, from: u32) -> u64 {
+        let (w, b) = (from as usize / 64, from % 64);
+        let low = self.touched_bits[w] >> b;
+        match (b, self.touched_bits.get(w + 1)) {
+            (1.., Some(&high)) => low | high << (64 - b),
+            _ => low,
+        }
     }
 
     /// The nodes this call has started something on (a node may repeat when a rule gave back
@@ -170,7 +221,7 @@ impl Pass {
             && self.coreless_taken[class as usize] == 0
     }
 
-    /// Idle nodes of `class` now.
+    /// Idle nodes of `class` now: those the engine has idle and this call has not touched.
     #[inline]
     pub fn idle(&self, view: &NodeView<'_>, class: u32) -> u32 {
         view.free.idle_count(class) - self.idle_taken[class as usize]
@@ -180,7 +231,8 @@ impl Pass {
     pub fn take(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
         let c = class as usize;
         if self.takes_whole(view, class, shape) {
-            // Every node idle and untouched: each is touched now, and idle no more.
+            // Every node idle and untouched: each turns touched now (every amount of such a
+            // shape takes cores, and a class's nodes have some), and idle no more.
             debug_assert!(
                 nodes
                     .iter()
@@ -208,22 +260,18 @@ impl Pass {
         self.coreless_taken[c] += shape.coreless();
     }
 
-    /// [`Pass::take`]'s record on each node of any start: a node touched for the first time is
-    /// listed, and counted off its class's idle nodes if the engine has it idle.
-    ///
-    /// A node is touched when the call has taken something on it ([`Pass::touched`]), so an
-    /// amount of nothing at all (no core, no memory, no GPU: a request may ask for that)
-    /// touches no node: the node stays idle and untouched, as it stays idle in the engine once
-    /// that job runs. Counting it off the idle nodes all the same would count it again at each
-    /// such start, until the count of idle nodes went below zero (issue 36's CI: a wrapped
-    /// count let [`Pass::select_any`] look for more untouched idle nodes than there were).
+    /// [`Pass::take`]'s record on each node of any start: a node that turns touched — its
+    /// `taken` from zero to more — is listed, and counted off its class's idle nodes if the
+    /// engine has it idle. An amount of nothing (a job asking no core and no memory per node)
+    /// touches no node: listing or counting it would count an idle node off again at each
+    /// such start, while the node stays free for a start on whole nodes.
     fn take_by_node(&mut self, view: &NodeView<'_>, c: usize, shape: &NodeShape, nodes: &[u32]) {
         let mut idle = 0;
         for (i, &node) in nodes.iter().enumerate() {
             let taken = &mut self.taken[node as usize];
-            let untouched = *taken == ResourceVec::ZERO;
+            let was = *taken;
             *taken += shape.amount(i as u32);
-            if untouched && *taken != ResourceVec::ZERO {
+            if was == ResourceVec::ZERO && *taken != ResourceVec::ZERO {
                 self.touched.push(node);
                 idle += u32::from(view.free.is_idle(node));
             }
@@ -235,16 +283,19 @@ impl Pass {
     /// holds back the nodes of jobs that ended at this instant releases them one by one, in the
     /// order it models (`compat: aleang`, [`super::AleangAggressive`]).
     pub fn untake(&mut self, view: &NodeView<'_>, class: u32, shape: &NodeShape, nodes: &[u32]) {
+        self.sync_touched();
         for (i, &node) in nodes.iter().enumerate() {
             let amount = shape.amount(i as u32);
-            let touched = self.touched(node);
+            let was = self.touched(node);
             self.taken[node as usize] -= amount;
+            self.mark(node);
             self.class_taken[class as usize] -= amount;
             if amount.0[0] == 0 {
                 self.coreless_taken[class as usize] -= 1;
             }
-            // Counted back only when this gives back the last of what the call took there.
-            if touched && !self.touched(node) && view.free.is_idle(node) {
+            // Counted back only when it turns untouched: an amount of nothing given back on a
+            // node still untouched leaves the count as it is.
+            if was && !self.touched(node) && view.free.is_idle(node) {
                 self.idle_taken[class as usize] -= 1;
             }
         }
@@ -388,7 +439,7 @@ impl Pass {
     /// index order and its last node the next — the order of either placement, best fit
     /// ordering nodes of the same free vector by index.
     fn select_whole(
-        &self,
+        &mut self,
         view: &NodeView<'_>,
         class: u32,
         shape: &NodeShape,
@@ -400,23 +451,36 @@ impl Pass {
         }
         let count = shape.count as usize;
         out.reserve(count);
-        for node in view.free.candidates(class, 0, true) {
-            if !self.touched(node) {
-                out.push(node);
-                if out.len() == count {
-                    return true;
+        self.sync_touched();
+        let (first, idle) = view.free.idle_words(class);
+        for (w, &word) in idle.iter().enumerate() {
+            let base = first + w as u32 * 64;
+            let mut bits = word & !self.touched_word(base);
+            if bits == u64::MAX && count - out.len() >= 64 {
+                out.extend(base..base + 64);
+            } else {
+                while bits != 0 && out.len() < count {
+                    out.push(base + bits.trailing_zeros());
+                    bits &= bits - 1;
                 }
             }
+            if out.len() == count {
+                return true;
+            }
         }
-        unreachable!("{count} idle nodes untouched by the call")
+        // Not reached: [`Pass::idle`] counts the nodes the bits show (see `idle_taken`). Were
+        // the count ever high, the scan's answer is still the true one.
+        false
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::machine::{Allocation, TopologyMachine};
     use crate::sim::queue::Queue;
     use crate::sim::running::RunningSet;
+    use crate::sim::topology::cluster::{Cluster, NodeClass, Topology};
     use crate::sim::topology::free::tests::{layout, seeded};
     use crate::sim::topology::{FreeNodes, Layout, RequestTable};
 
@@ -452,62 +516,86 @@ mod tests {
         p.coreless_taken[c] += shape.coreless();
     }
 
-    /// A start of nothing at all on each node (no core, memory or GPU; a request may ask for
-    /// that) touches no node, however often it is taken on the same node: every idle node is
-    /// left to a start on whole nodes. Counting the node off the idle ones at each such start
-    /// took the count below zero, and the start on whole nodes then looked for more untouched
-    /// idle nodes than there were (`unreachable!` in `select_whole`, found by
-    /// `tests/node_easy_index.rs` under `PROPTEST_CASES=10000`).
+    /// The nodes of `class` that the engine has idle and `p` has not touched, counted afresh:
+    /// what [`Pass::idle`] must say, and what a start on whole nodes can take.
+    fn idle_untouched(p: &Pass, v: &NodeView<'_>, class: u32) -> u32 {
+        let nodes = v.layout.class(class).nodes.clone();
+        nodes
+            .filter(|&n| v.free.is_idle(n) && !p.touched(n))
+            .count() as u32
+    }
+
+    /// A job asking for no core and no memory on a node (`Shape::Nodes` of zero cores and zero
+    /// memory) takes nothing there: the node stays idle and untouched, free for a start on
+    /// whole nodes. The record counted that node off the class's idle nodes at each such
+    /// start, and back at each give back that left it untouched, so that [`Pass::idle`] went
+    /// wrong — below zero, wrapping, in a release build — and the selection of whole nodes
+    /// found fewer nodes than it was told of: `unreachable!` in node-level EASY
+    /// (tests/node_easy_index.rs, the case kept in its proptest-regressions).
     #[test]
-    fn amounts_of_nothing_touch_no_node() {
-        let l = layout(4);
+    fn an_amount_of_nothing_touches_no_node() {
+        let l = layout(2);
         let empty = (
             Queue::default(),
             RunningSet::default(),
             RequestTable::default(),
         );
-        let free = FreeNodes::new(&l);
+        // Node 1 busy, node 0 idle: one idle node in class 0.
+        let mut free = FreeNodes::new(&l);
+        free.take(1, ResourceVec([1, 0, 0])).unwrap();
         let v = view(&l, &free, Placement::FirstFit, &empty);
-        let mut pass = Pass::default();
-        pass.begin(&v);
         let nothing = NodeShape {
             count: 1,
             per_node: ResourceVec::ZERO,
             last: None,
             whole: false,
         };
-        let mut out = Vec::new();
-        for _ in 0..6 {
-            assert!(pass.select_any(&v, 0, &nothing, &mut out));
-            assert_eq!(out, [0], "the first node, still free of everything");
-            pass.take(&v, 0, &nothing, &out);
-        }
-        assert!(!pass.touched(0));
-        assert!(pass.touched_nodes().is_empty());
-        assert_eq!(pass.idle(&v, 0), 4);
-        let whole = NodeShape {
-            count: 4,
+        let whole = |count| NodeShape {
+            count,
             per_node: ResourceVec([8, 16, 0]),
             last: None,
             whole: true,
         };
-        assert!(pass.select_any(&v, 0, &whole, &mut out));
-        assert_eq!(out, [0, 1, 2, 3]);
-        pass.take(&v, 0, &whole, &out);
-        assert_eq!(pass.idle(&v, 0), 0);
-        assert!(pass.touched(0));
-        // Given back, the start of nothing leaves the count where it was.
-        pass.untake(&v, 0, &nothing, &[0]);
-        assert_eq!(pass.idle(&v, 0), 0);
-        pass.untake(&v, 0, &whole, &[0, 1, 2, 3]);
-        assert_eq!(pass.idle(&v, 0), 4);
+        let mut p = Pass::default();
+        p.begin(&v);
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            assert!(p.select_any(&v, 0, &nothing, &mut out));
+            assert_eq!(out, [0]);
+            p.take(&v, 0, &nothing, &out);
+        }
+        assert_eq!(p.idle(&v, 0), 1);
+        // Two whole nodes: only one is idle.
+        assert!(!p.select_any(&v, 0, &whole(2), &mut out));
+        assert!(p.select_any(&v, 0, &whole(1), &mut out));
+        assert_eq!(out, [0]);
+        assert!(!p.touched(0) && p.touched_nodes().is_empty());
+
+        // Given back (`compat: aleang`) after a real amount on the same node: the node turns
+        // untouched once, when the amount is given back, not again with the nothing.
+        let one_core = NodeShape {
+            per_node: ResourceVec([1, 0, 0]),
+            ..nothing
+        };
+        p.begin(&v);
+        p.take(&v, 0, &one_core, &[0]);
+        p.take(&v, 0, &nothing, &[0]);
+        assert_eq!(p.idle(&v, 0), 0);
+        p.untake(&v, 0, &one_core, &[0]);
+        assert_eq!(p.idle(&v, 0), 1);
+        p.untake(&v, 0, &nothing, &[0]);
+        assert_eq!(p.idle(&v, 0), 1);
+        assert!(!p.select_any(&v, 0, &whole(2), &mut out));
+        assert!(p.select_any(&v, 0, &whole(1), &mut out));
+        assert_eq!(out, [0]);
     }
 
     /// Calls of random shapes on an engine state of random holds (some without a core): the
     /// selection and record of starts on whole nodes ([`Pass::takes_whole`]) choose the nodes
     /// that offering each node to the general test chooses, and leave what a record node by
     /// node leaves — what every node has free, which are touched, the class's idle nodes, free
-    /// total and holds without a core — after every start.
+    /// total and holds without a core — after every start. Some starts take nothing at all;
+    /// the idle nodes are also counted afresh, since both records count them the same way.
     #[test]
     fn whole_node_starts_select_and_record_as_node_by_node() {
         let l = layout(150);
@@ -552,8 +640,8 @@ mod tests {
                         Some(ResourceVec([1 + next(7), next(17), 0])),
                         false,
                     ),
-                    // Some amounts hold nothing at all, which touches no node.
-                    4 => (ResourceVec([0, next(4), 0]), None, false),
+                    // Some take nothing at all.
+                    4 => (ResourceVec([0, next(3), 0]), None, false),
                     _ => (ResourceVec([1 + next(8), next(17), 0]), None, false),
                 };
                 let shape = NodeShape {
@@ -586,6 +674,7 @@ mod tests {
                 touched.1.sort_unstable();
                 assert_eq!(touched.0, touched.1);
                 assert_eq!(fast.idle(&v, 0), slow.idle(&v, 0));
+                assert_eq!(fast.idle(&v, 0), idle_untouched(&fast, &v, 0));
                 assert_eq!(fast.class_free(&v, 0), slow.class_free(&v, 0));
                 assert_eq!(fast.coreless_taken(0), slow.coreless_taken(0));
             }
@@ -601,5 +690,92 @@ mod tests {
             }
         }
         assert!(whole_starts > 1_000 && other_starts > 1_000 && with_coreless > 50);
+    }
+
+    /// One pass reused over many calls on a class whose first node is not at a word's start
+    /// (node 37), with starts of up to 90 whole nodes, others of any amount (nothing at all
+    /// among them), and some given back ([`Pass::untake`], some calls ending on one):
+    /// the starts on whole nodes skip the nodes this call touched — and only those, not the
+    /// previous calls' — as the general selection offering each node does, and [`Pass::idle`]
+    /// counts the idle nodes untouched after every start and give back.
+    #[test]
+    fn whole_starts_skip_this_calls_nodes_across_calls() {
+        let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "c",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("a", 37, 8, 16),
+                NodeClass::new("b", 150, 8, 16),
+            ],
+        )])))
+        .unwrap();
+        let empty = (
+            Queue::default(),
+            RunningSet::default(),
+            RequestTable::default(),
+        );
+        let mut next = seeded(0x0DD_0026);
+        let mut fast = Pass::default();
+        let (mut long, mut given_back, mut whole_starts) = (0, 0, 0);
+        for call in 0..300 {
+            let mut free = FreeNodes::new(&l);
+            for _ in 0..next(60) {
+                let _ = free.take(
+                    37 + next(150) as u32,
+                    ResourceVec([1 + next(8), next(9), 0]),
+                );
+            }
+            let v = view(&l, &free, Placement::FirstFit, &empty);
+            let mut slow = Pass::default();
+            fast.begin(&v);
+            slow.begin(&v);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut this_call: Vec<(NodeShape, Vec<u32>)> = Vec::new();
+            for _ in 0..20 {
+                if next(5) == 0 && !this_call.is_empty() {
+                    let (shape, nodes) =
+                        this_call.swap_remove(next(this_call.len() as u64) as usize);
+                    fast.untake(&v, 1, &shape, &nodes);
+                    slow.untake(&v, 1, &shape, &nodes);
+                    assert_eq!(fast.idle(&v, 1), idle_untouched(&fast, &v, 1));
+                    given_back += 1;
+                    // Sometimes the call ends on a give back: no start reads the bits
+                    // before the next call.
+                    if next(3) == 0 {
+                        break;
+                    }
+                    continue;
+                }
+                let whole = next(3) > 0;
+                let shape = NodeShape {
+                    count: 1 + next(if whole { 90 } else { 6 }) as u32,
+                    per_node: if whole {
+                        ResourceVec([8, 16, 0])
+                    } else {
+                        // Some take nothing at all.
+                        ResourceVec([next(9), next(9), 0])
+                    },
+                    last: None,
+                    whole,
+                };
+                let ok = fast.select_any(&v, 1, &shape, &mut a);
+                let reference = slow.select(&v, 1, &shape, 1, &mut |_, _, _| Verdict::Take, &mut b);
+                assert_eq!(ok, reference, "call {call}: {shape:?}");
+                if !ok {
+                    continue;
+                }
+                assert_eq!(a, b, "call {call}: {shape:?}");
+                whole_starts += u32::from(whole);
+                long += u32::from(whole && a.len() > 64);
+                fast.take(&v, 1, &shape, &a);
+                take_by_node(&mut slow, &v, 1, &shape, &b);
+                assert_eq!(fast.idle(&v, 1), idle_untouched(&fast, &v, 1));
+                this_call.push((shape, a.clone()));
+            }
+        }
+        assert!(
+            whole_starts > 1_000 && long > 100 && given_back > 300,
+            "{whole_starts} whole starts, {long} of more than 64 nodes, {given_back} given back"
+        );
     }
 }
