@@ -806,6 +806,48 @@ mod tests {
         assert!(!tl.fits(&l, 0, &shape(2, 8, None), 9, 6));
     }
 
+    /// `earliest` against the first fitting start among `from` and the holds' ends (where
+    /// capacity rises: a window that fits starts at one of them), each tried with `fits`, on
+    /// random holds, for one-node shapes and wider ones.
+    #[test]
+    fn earliest_is_the_first_start_that_fits() {
+        let l = layout();
+        let mut seed = 0x5eed_u64;
+        let mut rand = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..2_000 {
+            let mut tl = Timeline::default();
+            tl.reset(&l, 0, &FreeNodes::new(&l));
+            let mut ends = vec![0];
+            for _ in 0..rand(8) {
+                let (node, from) = (rand(3) as u32, rand(50) as Time);
+                let to = from + 1 + rand(40) as Time;
+                let cores = 1 + rand(8);
+                // Only holds that fit, as a plan makes them.
+                if tl.node_min(node, from, to)[0] >= cores as i64 {
+                    tl.hold(0, &shape(1, cores, None), &[node], from, to);
+                    ends.push(to);
+                }
+            }
+            let count = 1 + rand(3) as u32;
+            let cores = 2 + rand(7);
+            // A last node takes less than the others.
+            let last = (rand(2) == 0).then(|| 1 + rand(cores - 1));
+            let s = shape(count, cores, last);
+            let (from, duration) = (rand(30) as Time, 1 + rand(30) as Time);
+            let want = ends
+                .iter()
+                .map(|&e| e.max(from))
+                .filter(|&t| tl.fits(&l, 0, &s, t, duration))
+                .min();
+            assert_eq!(tl.earliest(&l, 0, &s, from, duration), want, "{s:?}");
+        }
+    }
+
     #[test]
     fn whole_node_classes_count_nodes() {
         let l = layout();
