@@ -305,6 +305,28 @@ fn exclusive_jobs_take_whole_nodes_of_a_shared_cluster() {
     );
 }
 
+/// A job may ask for nothing at all per node (no core, memory or GPU). It holds nothing, so
+/// its node stays idle: an exclusive job of all ten small nodes starts beside it at once, under
+/// every rule (docs/semantics.md, "What a job asks for"). Worked by hand: job 1 takes node 0
+/// (first fit) at 0 for 100 s; job 2 arrives at 1 and finds nodes 0–9 idle.
+#[test]
+fn a_job_asking_nothing_per_node_leaves_its_node_idle() {
+    for kind in [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Easy,
+        SchedulerKind::Conservative,
+    ] {
+        let mut nothing = nodes(1, 0, 1, 0, 0, 100);
+        nothing.0.procs = 1;
+        let mut excl = nodes(2, 1, 10, 8, 16, 10);
+        excl.1.exclusive = true;
+        let jobs = vec![nothing, excl];
+        let out = run(jobs.clone(), kind);
+        assert_eq!(starts(&jobs, &out), [(1, 0, 0), (2, 1, 0)], "{kind:?}");
+        assert_eq!(out.jobs[0].held, ResourceVec::ZERO, "{kind:?}");
+    }
+}
+
 #[test]
 fn runtimes_scale_with_node_speed_when_asked() {
     let t = Topology::new(vec![
