@@ -7,15 +7,18 @@
 use super::NodeView;
 use crate::sim::topology::NodeShape;
 
+/// A request's (class, shape) on each class it may run on and fits when empty, in placement
+/// order.
+type Shapes = Box<[(u32, NodeShape)]>;
+
 /// Shapes by the dense request index of [`super::waiting::WaitingGroups`] (a request id and
 /// processors), dropped when those indices are dealt afresh.
 #[derive(Clone, Debug, Default)]
 pub struct RequestShapes {
     /// The [`super::waiting::WaitingGroups::rebuilds`] the indices below belong to.
     rebuilds: u64,
-    /// Per request index: (class, shape) on each class the request may run on and fits when
-    /// empty, in placement order; `None` until asked.
-    shapes: Vec<Option<Box<[(u32, NodeShape)]>>>,
+    /// Per request index: its shapes; `None` until asked.
+    shapes: Vec<Option<Shapes>>,
 }
 
 impl RequestShapes {
