@@ -19,6 +19,7 @@
 
 use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
+use super::request_shapes::RequestShapes;
 use super::shadow::{Shadow, Started};
 use super::waiting::WaitingGroups;
 use super::{Decisions, NodeScheduler, NodeView};
@@ -44,6 +45,8 @@ pub struct NodeEasy {
     index: WaitingGroups,
     /// Backfilling asks the index when more than this many jobs follow the head.
     scan_limit: usize,
+    /// The index's requests' shapes.
+    shapes: RequestShapes,
 }
 
 /// Backfilling walks the queue job by job when at most this many jobs follow the head, and asks
@@ -69,6 +72,7 @@ impl NodeEasy {
             last_shadow: None,
             index: WaitingGroups::default(),
             scan_limit: SCAN_LIMIT,
+            shapes: RequestShapes::default(),
         }
     }
 
@@ -193,10 +197,12 @@ impl NodeEasy {
     ) {
         self.index.sync(view.queue, view.jobs);
         let (pass, shadow_state, nodes) = (&mut self.pass, &mut self.shadow, &mut self.nodes);
+        let (shapes, rebuilds) = (&mut self.shapes, self.index.rebuilds());
         self.index
-            .backfill(head, view.now, shadow, |job, ends_by_shadow| {
+            .backfill(head, view.now, shadow, |job, request, ends_by_shadow| {
+                let shapes = shapes.of(view, rebuilds, request, job).iter().copied();
                 let Some((class, shape)) =
-                    shadow_state.backfill_class(view, pass, job, ends_by_shadow, nodes)
+                    shadow_state.backfill_shapes(view, pass, shapes, ends_by_shadow, nodes)
                 else {
                     return false;
                 };

@@ -18,6 +18,7 @@ pub(crate) mod easy_timeline;
 mod fcfs;
 pub(crate) mod free_counts;
 pub(crate) mod pass;
+mod request_shapes;
 pub(crate) mod shadow;
 mod starts_now;
 mod waiting;

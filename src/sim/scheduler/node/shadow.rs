@@ -399,10 +399,24 @@ impl Shadow {
         ends_by_shadow: bool,
         out: &mut Vec<u32>,
     ) -> Option<(u32, NodeShape)> {
-        for &class in view.classes_of(job) {
-            let Some(shape) = view.shape(job, class) else {
-                continue;
-            };
+        let shapes = view
+            .classes_of(job)
+            .iter()
+            .filter_map(|&class| Some((class, view.shape(job, class)?)));
+        self.backfill_shapes(view, pass, shapes, ends_by_shadow, out)
+    }
+
+    /// [`Shadow::backfill_class`] of a job whose shapes on the classes it may run on, in
+    /// placement order, are `shapes` (those where it fits an empty class).
+    pub fn backfill_shapes(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        shapes: impl IntoIterator<Item = (u32, NodeShape)>,
+        ends_by_shadow: bool,
+        out: &mut Vec<u32>,
+    ) -> Option<(u32, NodeShape)> {
+        for (class, shape) in shapes {
             if !pass.may_fit(view, class, &shape) {
                 continue;
             }

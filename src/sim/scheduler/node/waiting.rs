@@ -66,6 +66,8 @@ pub struct WaitingGroups {
     reorders: u64,
     /// Whether the index mirrors the queue up to the recorded starts.
     valid: bool,
+    /// Rebuilds so far: the dense request indices hold between two.
+    rebuilds: u64,
     /// Jobs started since the last synchronisation.
     started: Vec<u32>,
     /// A pass's groups off `order`'s sequence: (next job, group, its index in the group).
@@ -121,6 +123,7 @@ impl WaitingGroups {
         self.by_key.clear();
         self.requests.clear();
         self.order.clear();
+        self.rebuilds += 1;
         self.live = 0;
         self.last = None;
         self.started.clear();
@@ -184,15 +187,23 @@ impl WaitingGroups {
         true
     }
 
+    /// Changes whenever the dense request indices that [`WaitingGroups::backfill`] passes are
+    /// dealt afresh.
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds
+    }
+
     /// EASY's backfilling pass over the jobs submitted after `head` (the index synchronised to
-    /// the queue): offers `try_start(job, ends_by_shadow)` the jobs the walk in submission
-    /// order would try, in that order, where `try_start` says whether the job started.
+    /// the queue): offers `try_start(job, request, ends_by_shadow)` the jobs the walk in
+    /// submission order would try, in that order, where `request` is a dense index of the job's
+    /// request and processors (fixed between two [`WaitingGroups::rebuilds`]) and `try_start`
+    /// says whether the job started.
     pub fn backfill(
         &mut self,
         head: u32,
         now: Time,
         shadow: Time,
-        mut try_start: impl FnMut(u32, bool) -> bool,
+        mut try_start: impl FnMut(u32, u32, bool) -> bool,
     ) {
         self.heap.clear();
         self.failed.clear();
@@ -228,7 +239,7 @@ impl WaitingGroups {
             if *failed & side != 0 {
                 continue;
             }
-            if try_start(job, ends_by_shadow) {
+            if try_start(job, group.request, ends_by_shadow) {
                 if let Some(&next) = group.jobs.get(i as usize + 1) {
                     self.heap.push(Reverse((next, g, i + 1)));
                 }
@@ -286,7 +297,7 @@ mod tests {
     /// start.
     fn offers(index: &mut WaitingGroups, starts: &[u32]) -> Vec<(u32, bool)> {
         let mut offered = Vec::new();
-        index.backfill(0, 0, 50, |job, short| {
+        index.backfill(0, 0, 50, |job, _, short| {
             offered.push((job, short));
             starts.contains(&job)
         });
