@@ -17,11 +17,12 @@
 //! [`WaitingGroups`] index for the jobs the walk would try instead of walking the queue: the
 //! same jobs, tried in the same order (tests/node_easy_index.rs).
 
+use super::carry::Carry;
 use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
 use super::request_shapes::RequestShapes;
 use super::shadow::{Shadow, Started};
-use super::waiting::WaitingGroups;
+use super::waiting::{Tried, WaitingGroups};
 use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
 
@@ -45,6 +46,8 @@ pub struct NodeEasy {
     index: WaitingGroups,
     /// Backfilling asks the index when more than this many jobs follow the head.
     scan_limit: usize,
+    /// What the last call leaves to this one if nothing was freed in between.
+    carry: Carry,
     /// The index's requests' shapes.
     shapes: RequestShapes,
 }
@@ -72,6 +75,7 @@ impl NodeEasy {
             last_shadow: None,
             index: WaitingGroups::default(),
             scan_limit: SCAN_LIMIT,
+            carry: Carry::default(),
             shapes: RequestShapes::default(),
         }
     }
@@ -107,12 +111,15 @@ impl NodeScheduler for NodeEasy {
     fn started(&mut self, now: crate::sim::job::Time, job: u32, class: u32) {
         self.order.started(now, job, class);
         self.index.started(job);
+        self.carry.applied();
     }
 }
 
 impl NodeEasy {
     fn decide(&mut self, view: &NodeView<'_>, decisions: &mut Decisions) {
         let now = view.now;
+        let carried = self.carry.take(view);
+        let decided_before = decisions.starts().len();
         self.pass.begin(view);
         self.last_shadow = None;
         self.walk
@@ -126,6 +133,8 @@ impl NodeEasy {
         }
         self.started.clear();
         self.started_nodes.clear();
+        // Whether a start takes no core on some node: then nothing is carried to the next call.
+        let mut coreless = false;
         let (head_pos, head) = loop {
             let Some((pos, q)) = queue.next() else { return };
             let mut placed = None;
@@ -143,6 +152,7 @@ impl NodeEasy {
             };
             self.pass.take(view, class, &shape, &self.nodes);
             decisions.start(pos, class, &self.nodes);
+            coreless |= shape.coreless() > 0;
             let from = self.started_nodes.len() as u32;
             self.started_nodes.extend_from_slice(&self.nodes);
             self.started.push(Started {
@@ -152,16 +162,36 @@ impl NodeEasy {
                 nodes: (from, self.started_nodes.len() as u32),
             });
         };
-        self.started.sort_by_key(|s| s.end);
-        let Some(shadow) =
-            self.shadow
-                .compute(view, &self.pass, head, &self.started, &self.started_nodes)
-        else {
-            return;
+        let indexed =
+            self.walk.is_identity() && view.queue.len() - (head_pos + 1) > self.scan_limit;
+        let carried = match self.carry.shadow_for(view, head, carried && head_pos == 0) {
+            Some(shadow) if indexed => {
+                self.shadow.carry_over();
+                Some(shadow)
+            }
+            _ => None,
+        };
+        let shadow = match carried {
+            Some(shadow) => shadow,
+            None => {
+                self.started.sort_by_key(|s| s.end);
+                let Some(shadow) =
+                    self.shadow
+                        .compute(view, &self.pass, head, &self.started, &self.started_nodes)
+                else {
+                    return;
+                };
+                shadow
+            }
         };
         self.last_shadow = Some((head, shadow));
-        if self.walk.is_identity() && view.queue.len() - (head_pos + 1) > self.scan_limit {
-            return self.backfill_indexed(view, head, shadow, decisions);
+        if indexed {
+            if self.backfill_indexed(view, head, shadow, carried.is_some(), decisions) && !coreless
+            {
+                let starts = decisions.starts().len() - decided_before;
+                self.carry.record(view, &self.pass, head, shadow, starts);
+            }
+            return;
         }
         self.failed.clear();
         for (pos, q) in queue {
@@ -187,32 +217,48 @@ impl NodeEasy {
     }
 
     /// The backfilling walk of [`NodeEasy::decide`] over submission order, trying only the jobs
-    /// the [`WaitingGroups`] offers: those the walk would try, in the same order.
+    /// the [`WaitingGroups`] offers: those the walk would try, in the same order. `carried`:
+    /// nothing was freed since the last call ([`super::carry`]). True if the next call may carry
+    /// this one's state as far as its backfills go: none took no core on a node.
     fn backfill_indexed(
         &mut self,
         view: &NodeView<'_>,
         head: u32,
         shadow: crate::sim::job::Time,
+        carried: bool,
         decisions: &mut Decisions,
-    ) {
+    ) -> bool {
         self.index.sync(view.queue, view.jobs);
         let (pass, shadow_state, nodes) = (&mut self.pass, &mut self.shadow, &mut self.nodes);
         let (shapes, rebuilds) = (&mut self.shapes, self.index.rebuilds());
-        self.index
-            .backfill(head, view.now, shadow, |job, request, ends_by_shadow| {
+        let mut keeps = true;
+        self.index.backfill(
+            head,
+            view.now,
+            shadow,
+            carried,
+            |job, request, ends_by_shadow| {
                 let shapes = shapes.of(view, rebuilds, request, job).iter().copied();
-                let Some((class, shape)) =
-                    shadow_state.backfill_shapes(view, pass, shapes, ends_by_shadow, nodes)
-                else {
-                    return false;
-                };
+                let (class, shape) =
+                    match shadow_state.try_shapes(view, pass, shapes, ends_by_shadow, nodes) {
+                        Ok(started) => started,
+                        Err(failed) => return failed,
+                    };
+                // A start taking no core on a node leaves it idle to the engine while the pass
+                // counts it taken: the next call could fit more than this one did.
+                keeps &= shape.coreless() == 0;
+                if keeps && ends_by_shadow {
+                    shadow_state.keep_short(view, class, nodes);
+                }
                 let pos = view
                     .queue
                     .position_of(job)
                     .expect("the index holds waiting jobs only");
                 pass.take(view, class, &shape, nodes);
                 decisions.start(pos, class, nodes);
-                true
-            });
+                Tried::Started
+            },
+        );
+        keeps
     }
 }

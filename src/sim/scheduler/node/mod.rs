@@ -12,6 +12,7 @@
 mod aggressive;
 mod aleang;
 mod bounds;
+mod carry;
 mod conservative;
 mod easy;
 pub(crate) mod easy_timeline;

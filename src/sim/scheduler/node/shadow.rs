@@ -51,6 +51,7 @@
 use super::NodeView;
 use super::free_counts::FreeCounts;
 use super::pass::{Pass, Verdict};
+use super::waiting::Tried;
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
 #[cfg(doc)]
@@ -399,23 +400,38 @@ impl Shadow {
         ends_by_shadow: bool,
         out: &mut Vec<u32>,
     ) -> Option<(u32, NodeShape)> {
+        self.try_backfill(view, pass, job, ends_by_shadow, out).ok()
+    }
+
+    /// [`Shadow::backfill_class`], saying why when no class takes the job: [`Tried::NoRoom`]
+    /// when it fits none now, whatever the head, [`Tried::Refused`] when some class was
+    /// refused for the head's sake ([`Shadow::select_long`]).
+    pub fn try_backfill(
+        &mut self,
+        view: &NodeView<'_>,
+        pass: &mut Pass,
+        job: u32,
+        ends_by_shadow: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<(u32, NodeShape), Tried> {
         let shapes = view
             .classes_of(job)
             .iter()
             .filter_map(|&class| Some((class, view.shape(job, class)?)));
-        self.backfill_shapes(view, pass, shapes, ends_by_shadow, out)
+        self.try_shapes(view, pass, shapes, ends_by_shadow, out)
     }
 
-    /// [`Shadow::backfill_class`] of a job whose shapes on the classes it may run on, in
+    /// [`Shadow::try_backfill`] of a job whose shapes on the classes it may run on, in
     /// placement order, are `shapes` (those where it fits an empty class).
-    pub fn backfill_shapes(
+    pub fn try_shapes(
         &mut self,
         view: &NodeView<'_>,
         pass: &mut Pass,
         shapes: impl IntoIterator<Item = (u32, NodeShape)>,
         ends_by_shadow: bool,
         out: &mut Vec<u32>,
-    ) -> Option<(u32, NodeShape)> {
+    ) -> Result<(u32, NodeShape), Tried> {
+        let mut failed = Tried::NoRoom;
         for (class, shape) in shapes {
             if !pass.may_fit(view, class, &shape) {
                 continue;
@@ -423,13 +439,38 @@ impl Shadow {
             let ok = if ends_by_shadow {
                 pass.select_any(view, class, &shape, out)
             } else {
+                // A refusal here may come of the head as well as of the nodes.
+                failed = Tried::Refused;
                 self.select_long(view, pass, class, &shape, out)
             };
             if ok {
-                return Some((class, shape));
+                return Ok((class, shape));
             }
         }
-        None
+        Err(failed)
+    }
+
+    /// Keeps `S` true, for a next call that carries it ([`super::carry`]), on the nodes of a
+    /// start of `shape` on `class` now that ends by the shadow time: `S` there is what they
+    /// have free before it (it is gone by then), which the engine's free vectors no longer say
+    /// once the start is applied. The start takes a core on each node (a carried call follows
+    /// only such starts), so its nodes hold nothing counted by count: `get` reads `S` there.
+    pub fn keep_short(&mut self, view: &NodeView<'_>, class: u32, nodes: &[u32]) {
+        if self.slot[class as usize] == NONE {
+            return;
+        }
+        for &node in nodes {
+            self.s[node as usize] = self.get(view, node);
+            self.stamp[node as usize] = self.epoch;
+        }
+    }
+
+    /// Carries the state of the last [`Shadow::compute`], with its call's backfills, into a
+    /// call that finds nothing freed since ([`super::carry`]): the engine now holds that call's
+    /// starts, so on its starts on whole nodes counted by count `S` is what the engine has
+    /// (`capacity − amount`), and their record by the last call's [`Pass`] is dropped.
+    pub fn carry_over(&mut self) {
+        self.held_alone.clear();
     }
 
     /// Chooses nodes now for a job that would still run at the shadow time (see the module

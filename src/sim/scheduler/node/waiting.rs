@@ -74,6 +74,19 @@ pub struct WaitingGroups {
     heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
     /// Per request, in the pass: bit 0 failed ending by the shadow time, bit 1 failed after.
     failed: Vec<u8>,
+    /// Per request: it fit no class now at a try since the last call that freed something, so
+    /// it fits none until one does ([`super::carry`]).
+    no_room: Vec<bool>,
+}
+
+/// What a backfilling try came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tried {
+    Started,
+    /// The job fits no class now (whatever the side of the shadow time).
+    NoRoom,
+    /// Refused for the head's sake.
+    Refused,
 }
 
 impl WaitingGroups {
@@ -123,6 +136,7 @@ impl WaitingGroups {
         self.by_key.clear();
         self.requests.clear();
         self.order.clear();
+        self.no_room.clear();
         self.rebuilds += 1;
         self.live = 0;
         self.last = None;
@@ -197,17 +211,26 @@ impl WaitingGroups {
     /// the queue): offers `try_start(job, request, ends_by_shadow)` the jobs the walk in
     /// submission order would try, in that order, where `request` is a dense index of the job's
     /// request and processors (fixed between two [`WaitingGroups::rebuilds`]) and `try_start`
-    /// says whether the job started.
+    /// says what came of the try. With
+    /// `carried` (nothing freed since the last pass, [`super::carry`]), a request that fit
+    /// nowhere in an earlier pass is passed over as having failed on both sides, as its tries
+    /// would; without, that record is dropped.
     pub fn backfill(
         &mut self,
         head: u32,
         now: Time,
         shadow: Time,
-        mut try_start: impl FnMut(u32, u32, bool) -> bool,
+        carried: bool,
+        mut try_start: impl FnMut(u32, u32, bool) -> Tried,
     ) {
         self.heap.clear();
+        if !carried {
+            self.no_room.clear();
+        }
+        self.no_room.resize(self.requests.len(), false);
         self.failed.clear();
-        self.failed.resize(self.requests.len(), 0);
+        self.failed
+            .extend(self.no_room.iter().map(|&n| if n { 0b11 } else { 0 }));
         // Groups whose first job is not after the head hold the head or a job started before it
         // in this call: at most one group per such job. Their next job after the head goes on
         // the heap; every other group's is its first, in `order`'s sequence.
@@ -239,12 +262,18 @@ impl WaitingGroups {
             if *failed & side != 0 {
                 continue;
             }
-            if try_start(job, group.request, ends_by_shadow) {
-                if let Some(&next) = group.jobs.get(i as usize + 1) {
-                    self.heap.push(Reverse((next, g, i + 1)));
+            match try_start(job, group.request, ends_by_shadow) {
+                Tried::Started => {
+                    if let Some(&next) = group.jobs.get(i as usize + 1) {
+                        self.heap.push(Reverse((next, g, i + 1)));
+                    }
                 }
-            } else {
-                *failed |= side;
+                // It fails on the other side too, as its next tries would.
+                Tried::NoRoom => {
+                    *failed = 0b11;
+                    self.no_room[group.request as usize] = true;
+                }
+                Tried::Refused => *failed |= side,
             }
         }
     }
@@ -296,12 +325,55 @@ mod tests {
     /// Offers of a pass from head 0 at time 0 with shadow time 50, where the jobs in `starts`
     /// start.
     fn offers(index: &mut WaitingGroups, starts: &[u32]) -> Vec<(u32, bool)> {
+        tries(index, false, &|job| {
+            if starts.contains(&job) {
+                Tried::Started
+            } else {
+                Tried::Refused
+            }
+        })
+    }
+
+    /// Offers of a pass from head 0 at time 0 with shadow time 50, `carried` or not, where each
+    /// try comes to `outcome(job)`.
+    fn tries(
+        index: &mut WaitingGroups,
+        carried: bool,
+        outcome: &dyn Fn(u32) -> Tried,
+    ) -> Vec<(u32, bool)> {
         let mut offered = Vec::new();
-        index.backfill(0, 0, 50, |job, _, short| {
+        index.backfill(0, 0, 50, carried, |job, _, short| {
             offered.push((job, short));
-            starts.contains(&job)
+            outcome(job)
         });
         offered
+    }
+
+    /// Worked by hand: 2 (B ending by the shadow time) fits nowhere, so B is passed over on
+    /// both sides — 7, after the shadow time, is not offered — and stays passed over in the
+    /// next pass that carries the record, while A, refused for the head's sake (3), is offered
+    /// again there; a pass that does not carry it offers B again.
+    #[test]
+    fn a_request_with_no_room_is_passed_over_while_the_record_is_carried() {
+        let jobs = jobs();
+        let mut index = WaitingGroups::default();
+        index.sync(&queue(&jobs, 0..9), &jobs);
+        let outcome = |job: u32| match job {
+            2 => Tried::NoRoom,
+            _ => Tried::Refused,
+        };
+        assert_eq!(
+            tries(&mut index, false, &outcome),
+            [(1, true), (2, true), (3, false), (5, true)]
+        );
+        assert_eq!(
+            tries(&mut index, true, &|_| Tried::Refused),
+            [(1, true), (3, false), (5, true)]
+        );
+        assert_eq!(
+            tries(&mut index, false, &|_| Tried::Refused),
+            [(1, true), (2, true), (3, false), (5, true), (7, false)]
+        );
     }
 
     /// Worked by hand from the walk's rule: 1 starts; 2 fails, so B fails ending by the shadow
