@@ -400,29 +400,19 @@ impl Shadow {
         ends_by_shadow: bool,
         out: &mut Vec<u32>,
     ) -> Option<(u32, NodeShape)> {
-        self.try_backfill(view, pass, job, ends_by_shadow, out).ok()
-    }
-
-    /// [`Shadow::backfill_class`], saying why when no class takes the job: [`Tried::NoRoom`]
-    /// when it fits none now, whatever the head, [`Tried::Refused`] when some class was
-    /// refused for the head's sake ([`Shadow::select_long`]).
-    pub fn try_backfill(
-        &mut self,
-        view: &NodeView<'_>,
-        pass: &mut Pass,
-        job: u32,
-        ends_by_shadow: bool,
-        out: &mut Vec<u32>,
-    ) -> Result<(u32, NodeShape), Tried> {
         let shapes = view
             .classes_of(job)
             .iter()
             .filter_map(|&class| Some((class, view.shape(job, class)?)));
         self.try_shapes(view, pass, shapes, ends_by_shadow, out)
+            .ok()
     }
 
-    /// [`Shadow::try_backfill`] of a job whose shapes on the classes it may run on, in
-    /// placement order, are `shapes` (those where it fits an empty class).
+    /// [`Shadow::backfill_class`] of a job whose shapes on the classes it may run on, in
+    /// placement order, are `shapes` (those where it fits an empty class), saying why when no
+    /// class takes it: [`Tried::NoRoom`] when it fits none now, whatever the head,
+    /// [`Tried::Refused`] when some class was refused for the head's sake
+    /// ([`Shadow::select_long`]).
     pub fn try_shapes(
         &mut self,
         view: &NodeView<'_>,
