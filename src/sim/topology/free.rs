@@ -129,13 +129,17 @@ impl Bits {
         })
     }
 
-    /// Puts the `n` nodes from `start` on in the set, or takes them out.
+    /// Puts the `n` nodes from `start` on in the set (`on`), none of which is in it, or takes
+    /// them out, all of which are: the length moves by `n`, with no count of bits.
     fn set_range(&mut self, start: u32, n: u32, on: bool) {
         for (w, mask) in Self::masks(start, n) {
-            let old = self.words[w];
-            let new = if on { old | mask } else { old & !mask };
-            self.len = self.len + new.count_ones() - old.count_ones();
-            self.words[w] = new;
+            debug_assert_eq!(self.words[w] & mask, if on { 0 } else { mask });
+            self.words[w] ^= mask;
+        }
+        if on {
+            self.len += n;
+        } else {
+            self.len -= n;
         }
     }
 
@@ -171,6 +175,40 @@ fn leading<T>(items: &[T], ok: impl Fn(usize, &T) -> bool) -> usize {
         n += chunk.len();
     }
     n
+}
+
+/// Whether each of `nodes` is less than the next (no branch per node).
+#[inline]
+pub(crate) fn strictly_increasing(nodes: &[u32]) -> bool {
+    match nodes {
+        [_, rest @ ..] => nodes
+            .iter()
+            .zip(rest)
+            .fold(true, |all, (a, b)| all & (a < b)),
+        [] => true,
+    }
+}
+
+/// How many of `nodes` from the first on are consecutive indices (`first`, `first + 1`, …).
+/// When they increase (`increasing`), node `k` is at least `first + k` and stays above once
+/// above, so the row's end is found by bisection; otherwise node by node.
+#[inline]
+fn row_length(nodes: &[u32], increasing: bool) -> usize {
+    let first = nodes[0];
+    if !increasing {
+        return leading(nodes, |k, &n| n == first + k as u32);
+    }
+    // Nodes before `lo` are in the row, nodes from `hi` on are not.
+    let (mut lo, mut hi) = (1, nodes.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if nodes[mid] == first + mid as u32 {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Per-node free resources and the per-class index.
@@ -359,7 +397,7 @@ impl FreeNodes {
             self.move_one(c, node, amount, true);
             return Ok(());
         }
-        let runs = self.runs_of(c, shape, nodes);
+        let runs = self.runs_of(c, shape, nodes, true);
         // Runs follow `nodes`' order and each node of a run has the same free vector and
         // amount: the first run that does not fit starts with the first node that does not.
         if let Some(r) = runs.iter().find(|r| !r.amount.fits_in(&r.was)) {
@@ -379,13 +417,14 @@ impl FreeNodes {
         debug_assert!(nodes.iter().all(|&n| self.class_of[n as usize] == class));
         let c = class as usize;
         self.class_free[c] += shape.total();
-        self.coreless[c] -= shape.coreless();
         if let [node] = *nodes {
             self.move_one(c, node, shape.amount(0), false);
         } else {
-            let runs = self.runs_of(c, shape, nodes);
+            // The runs before the job's own amounts without a core are uncounted.
+            let runs = self.runs_of(c, shape, nodes, false);
             self.move_runs(c, runs, false);
         }
+        self.coreless[c] -= shape.coreless();
         debug_assert!(
             nodes
                 .iter()
@@ -405,33 +444,61 @@ impl FreeNodes {
     }
 
     /// `shape`'s `nodes` of class `c` as runs, in `nodes`' order: consecutive nodes of the
-    /// same amount that have the same free vector. A row of consecutive nodes all idle — a
-    /// whole-node job starting, in placement order — is one run found a word of the idle set
-    /// at a time; other rows compare the free vectors of neighbours. The full nodes and the
-    /// last node are never in one run (they take different amounts, or may). Returns the
-    /// index's scratch list, to be handed back (`self.runs`) once read.
-    fn runs_of(&mut self, c: usize, shape: &NodeShape, nodes: &[u32]) -> Vec<Run> {
+    /// same amount that have the same free vector. A row of consecutive nodes is found by
+    /// bisection when the nodes increase (as the rules list them); its nodes' free vectors are
+    /// known without reading them when the row is all idle — a whole-node job starting, in
+    /// placement order — or when `shape` is given back (`take` false) by a job alone on its
+    /// full nodes ([`FreeNodes::alone_on_full`]); other rows compare the free vectors of
+    /// neighbours. The full nodes and the last node are never in one run (they take different
+    /// amounts, or may). Returns the index's scratch list, to be handed back (`self.runs`) once
+    /// read.
+    fn runs_of(&mut self, c: usize, shape: &NodeShape, nodes: &[u32], take: bool) -> Vec<Run> {
         let mut runs = std::mem::take(&mut self.runs);
         runs.clear();
+        let increasing = strictly_increasing(nodes);
         let (full, last) = nodes.split_at(shape.full() as usize);
-        self.push_runs(c, full, shape.per_node, &mut runs);
+        let alone =
+            (!take && self.alone_on_full(c, shape)).then(|| self.capacity[c] - shape.per_node);
+        self.push_runs(c, full, shape.per_node, increasing, alone, &mut runs);
         if let Some(amount) = shape.last {
-            self.push_runs(c, last, amount, &mut runs);
+            self.push_runs(c, last, amount, increasing, None, &mut runs);
         }
         runs
     }
 
-    /// [`FreeNodes::runs_of`] for `nodes` that all take `amount`, appended to `runs`.
-    fn push_runs(&self, c: usize, nodes: &[u32], amount: ResourceVec, runs: &mut Vec<Run>) {
+    /// Whether the job of `shape` now held on class `c` is alone on each of its full nodes,
+    /// each of which then has `capacity − per_node` free: its amount there takes every core
+    /// (of a class with cores), and the class holds no amount without a core but the job's
+    /// own — every other amount would need a core.
+    #[inline]
+    fn alone_on_full(&self, c: usize, shape: &NodeShape) -> bool {
+        let cores = self.capacity[c].0[0];
+        cores > 0 && shape.per_node.0[0] == cores && self.coreless[c] == shape.coreless()
+    }
+
+    /// [`FreeNodes::runs_of`] for `nodes` that all take `amount`, appended to `runs`; `known`
+    /// is the free vector of each of them, when known.
+    fn push_runs(
+        &self,
+        c: usize,
+        nodes: &[u32],
+        amount: ResourceVec,
+        increasing: bool,
+        known: Option<ResourceVec>,
+        runs: &mut Vec<Run>,
+    ) {
         let mut rest = nodes;
         while let [first, ..] = *rest {
-            let row = leading(rest, |k, &n| n == first + k as u32);
+            let row = row_length(rest, increasing);
             let offset = first - self.first[c];
-            if row > 1 && self.idle[c].all(offset, row as u32) {
+            let was = known.or_else(|| {
+                (row > 1 && self.idle[c].all(offset, row as u32)).then_some(self.capacity[c])
+            });
+            if let Some(was) = was {
                 runs.push(Run {
                     first,
                     count: row as u32,
-                    was: self.capacity[c],
+                    was,
                     amount,
                 });
             } else {
@@ -563,8 +630,16 @@ impl FreeNodes {
             self.idle[c].set(i, idle);
             self.partial[c].set(i, partial);
         } else {
-            self.idle[c].set_range(i, count, idle);
-            self.partial[c].set_range(i, count, partial);
+            // Every node of the run had `was` free, so each was in a set or not alike: a set's
+            // words are written only when the run goes in or out of it.
+            let was_idle = was == self.capacity[c];
+            let was_partial = !was_idle && was.0[0] > 0;
+            if idle != was_idle {
+                self.idle[c].set_range(i, count, idle);
+            }
+            if partial != was_partial {
+                self.partial[c].set_range(i, count, partial);
+            }
         }
         new_cores
     }
@@ -913,7 +988,12 @@ pub(crate) mod tests {
             let start = next(150) as u32;
             let n = next(u64::from(150 - start) + 1) as u32;
             if next(3) == 0 {
-                set.set_range(start, n, next(4) > 0);
+                // A range goes in or out of the set where none or all of it is.
+                let on = !set.all(start, n);
+                if on {
+                    (start..start + n).for_each(|i| set.set(i, false));
+                }
+                set.set_range(start, n, on);
             } else {
                 set.set(start, next(2) == 0);
             }
