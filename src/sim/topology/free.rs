@@ -429,7 +429,8 @@ impl FreeNodes {
         if let [node] = *nodes {
             self.move_one(c, node, shape.amount(0), false);
         } else {
-            // The runs before the job's own amounts without a core are uncounted.
+            // Its own amounts without a core are uncounted only after its runs are found:
+            // `alone_on_full` counts them among the class's.
             let runs = self.runs_of(c, shape, nodes, false);
             self.move_runs(c, runs, false);
         }
@@ -454,7 +455,8 @@ impl FreeNodes {
 
     /// `shape`'s `nodes` of class `c` as runs, in `nodes`' order: consecutive nodes of the
     /// same amount that have the same free vector. A row of consecutive nodes is found by
-    /// bisection when the nodes increase (as the rules list them); its nodes' free vectors are
+    /// doubling and bisection when the nodes increase (as the rules list them,
+    /// [`row_length`]); its nodes' free vectors are
     /// known without reading them when the row is all idle — a whole-node job starting, in
     /// placement order — or when `shape` is given back (`take` false) by a job alone on its
     /// full nodes ([`FreeNodes::alone_on_full`]); other rows compare the free vectors of
@@ -994,7 +996,7 @@ pub(crate) mod tests {
     /// lists of rows of every length from 1 to 300 with gaps between them.
     #[test]
     fn a_row_of_increasing_nodes_is_found_as_node_by_node() {
-        let mut next = seeded(0x0A11_CE);
+        let mut next = seeded(0x000A_11CE);
         let mut rows = 0;
         for _ in 0..5_000 {
             let mut nodes = Vec::new();
