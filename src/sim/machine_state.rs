@@ -13,6 +13,7 @@ use super::machine::{Infeasible, Machine, Uniform};
 use super::nodes::NodeTable;
 use super::resources::ResourceVec;
 use super::scheduler::node::{Alloc, Completed, NodeReservation};
+use super::topology::free::strictly_increasing;
 use super::topology::{FreeNodes, JobRequest, Layout, NodeShape, Placement, TopologyError};
 
 pub(crate) enum MachineState {
@@ -148,7 +149,7 @@ impl TopologyState {
         // Nodes in increasing order, as the rules choose them, are distinct, and of the class
         // when the first and last are: no node to mark. Otherwise each is checked, and the
         // first offending one named.
-        let increasing = nodes.windows(2).all(|w| w[0] < w[1]);
+        let increasing = strictly_increasing(nodes);
         let within = nodes.first().is_none_or(|n| range.contains(n))
             && nodes.last().is_none_or(|n| range.contains(n));
         if !(increasing && within) {

@@ -13,8 +13,9 @@
 //! nodes that all went from one free vector to another ([`Change`]), so that a job on a row of
 //! like nodes — a whole-node job on idle nodes, in placement order — is one entry, and a reader
 //! moves its count once. A change costs a push, from the first time a reader asks about the
-//! class on; the log is dropped when it reaches half as many entries as the class has nodes,
-//! and a reader that far behind reads every node again. Nothing here keeps the tally: it pays
+//! class on; when the log reaches half as many entries as the class has nodes its older half
+//! is dropped, and a reader that far behind reads every node again (one that read lately, as
+//! the shadow's counts do at most calls, still catches up). Nothing here keeps the tally: it pays
 //! only where a reader asks for it.
 //!
 //! [`FreeNodes::take_shape`] and [`FreeNodes::give_shape`] index a job's nodes by the same
@@ -129,13 +130,17 @@ impl Bits {
         })
     }
 
-    /// Puts the `n` nodes from `start` on in the set, or takes them out.
+    /// Puts the `n` nodes from `start` on in the set (`on`), none of which is in it, or takes
+    /// them out, all of which are: the length moves by `n`, with no count of bits.
     fn set_range(&mut self, start: u32, n: u32, on: bool) {
         for (w, mask) in Self::masks(start, n) {
-            let old = self.words[w];
-            let new = if on { old | mask } else { old & !mask };
-            self.len = self.len + new.count_ones() - old.count_ones();
-            self.words[w] = new;
+            debug_assert_eq!(self.words[w] & mask, if on { 0 } else { mask });
+            self.words[w] ^= mask;
+        }
+        if on {
+            self.len += n;
+        } else {
+            self.len -= n;
         }
     }
 
@@ -171,6 +176,48 @@ fn leading<T>(items: &[T], ok: impl Fn(usize, &T) -> bool) -> usize {
         n += chunk.len();
     }
     n
+}
+
+/// Whether each of `nodes` is less than the next (no branch per node).
+#[inline]
+pub(crate) fn strictly_increasing(nodes: &[u32]) -> bool {
+    match nodes {
+        [_, rest @ ..] => nodes
+            .iter()
+            .zip(rest)
+            .fold(true, |all, (a, b)| all & (a < b)),
+        [] => true,
+    }
+}
+
+/// How many of `nodes` from the first on are consecutive indices (`first`, `first + 1`, …).
+/// When they increase (`increasing`), node `k` is at least `first + k` and stays above once
+/// above, so the row's end is found by doubling steps, then bisection between the last two (a
+/// few steps for a row of a hundred nodes); otherwise node by node.
+#[inline]
+fn row_length(nodes: &[u32], increasing: bool) -> usize {
+    let first = nodes[0];
+    if !increasing {
+        return leading(nodes, |k, &n| n == first + k as u32);
+    }
+    let in_row = |k: usize| nodes[k] == first + k as u32;
+    // Nodes before `lo` are in the row, nodes from `hi` on are not.
+    let (mut lo, mut hi) = (1, nodes.len());
+    let mut step = 1;
+    while lo + step <= hi && in_row(lo + step - 1) {
+        lo += step;
+        step *= 2;
+    }
+    hi = hi.min(lo + step - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if in_row(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// Per-node free resources and the per-class index.
@@ -359,7 +406,7 @@ impl FreeNodes {
             self.move_one(c, node, amount, true);
             return Ok(());
         }
-        let runs = self.runs_of(c, shape, nodes);
+        let runs = self.runs_of(c, shape, nodes, true);
         // Runs follow `nodes`' order and each node of a run has the same free vector and
         // amount: the first run that does not fit starts with the first node that does not.
         if let Some(r) = runs.iter().find(|r| !r.amount.fits_in(&r.was)) {
@@ -379,13 +426,15 @@ impl FreeNodes {
         debug_assert!(nodes.iter().all(|&n| self.class_of[n as usize] == class));
         let c = class as usize;
         self.class_free[c] += shape.total();
-        self.coreless[c] -= shape.coreless();
         if let [node] = *nodes {
             self.move_one(c, node, shape.amount(0), false);
         } else {
-            let runs = self.runs_of(c, shape, nodes);
+            // Its own amounts without a core are uncounted only after its runs are found:
+            // `alone_on_full` counts them among the class's.
+            let runs = self.runs_of(c, shape, nodes, false);
             self.move_runs(c, runs, false);
         }
+        self.coreless[c] -= shape.coreless();
         debug_assert!(
             nodes
                 .iter()
@@ -405,33 +454,62 @@ impl FreeNodes {
     }
 
     /// `shape`'s `nodes` of class `c` as runs, in `nodes`' order: consecutive nodes of the
-    /// same amount that have the same free vector. A row of consecutive nodes all idle — a
-    /// whole-node job starting, in placement order — is one run found a word of the idle set
-    /// at a time; other rows compare the free vectors of neighbours. The full nodes and the
-    /// last node are never in one run (they take different amounts, or may). Returns the
-    /// index's scratch list, to be handed back (`self.runs`) once read.
-    fn runs_of(&mut self, c: usize, shape: &NodeShape, nodes: &[u32]) -> Vec<Run> {
+    /// same amount that have the same free vector. A row of consecutive nodes is found by
+    /// doubling and bisection when the nodes increase (as the rules list them,
+    /// [`row_length`]); its nodes' free vectors are
+    /// known without reading them when the row is all idle — a whole-node job starting, in
+    /// placement order — or when `shape` is given back (`take` false) by a job alone on its
+    /// full nodes ([`FreeNodes::alone_on_full`]); other rows compare the free vectors of
+    /// neighbours. The full nodes and the last node are never in one run (they take different
+    /// amounts, or may). Returns the index's scratch list, to be handed back (`self.runs`) once
+    /// read.
+    fn runs_of(&mut self, c: usize, shape: &NodeShape, nodes: &[u32], take: bool) -> Vec<Run> {
         let mut runs = std::mem::take(&mut self.runs);
         runs.clear();
+        let increasing = strictly_increasing(nodes);
         let (full, last) = nodes.split_at(shape.full() as usize);
-        self.push_runs(c, full, shape.per_node, &mut runs);
+        let alone =
+            (!take && self.alone_on_full(c, shape)).then(|| self.capacity[c] - shape.per_node);
+        self.push_runs(c, full, shape.per_node, increasing, alone, &mut runs);
         if let Some(amount) = shape.last {
-            self.push_runs(c, last, amount, &mut runs);
+            self.push_runs(c, last, amount, increasing, None, &mut runs);
         }
         runs
     }
 
-    /// [`FreeNodes::runs_of`] for `nodes` that all take `amount`, appended to `runs`.
-    fn push_runs(&self, c: usize, nodes: &[u32], amount: ResourceVec, runs: &mut Vec<Run>) {
+    /// Whether the job of `shape` now held on class `c` is alone on each of its full nodes,
+    /// each of which then has `capacity − per_node` free: its amount there takes every core
+    /// (of a class with cores), and the class holds no amount without a core but the job's
+    /// own — every other amount would need a core.
+    #[inline]
+    fn alone_on_full(&self, c: usize, shape: &NodeShape) -> bool {
+        let cores = self.capacity[c].0[0];
+        cores > 0 && shape.per_node.0[0] == cores && self.coreless[c] == shape.coreless()
+    }
+
+    /// [`FreeNodes::runs_of`] for `nodes` that all take `amount`, appended to `runs`; `known`
+    /// is the free vector of each of them, when known.
+    fn push_runs(
+        &self,
+        c: usize,
+        nodes: &[u32],
+        amount: ResourceVec,
+        increasing: bool,
+        known: Option<ResourceVec>,
+        runs: &mut Vec<Run>,
+    ) {
         let mut rest = nodes;
         while let [first, ..] = *rest {
-            let row = leading(rest, |k, &n| n == first + k as u32);
+            let row = row_length(rest, increasing);
             let offset = first - self.first[c];
-            if row > 1 && self.idle[c].all(offset, row as u32) {
+            let was = known.or_else(|| {
+                (row > 1 && self.idle[c].all(offset, row as u32)).then_some(self.capacity[c])
+            });
+            if let Some(was) = was {
                 runs.push(Run {
                     first,
                     count: row as u32,
-                    was: self.capacity[c],
+                    was,
                     amount,
                 });
             } else {
@@ -515,8 +593,9 @@ impl FreeNodes {
         self.settle_max_cores(c, cores);
     }
 
-    /// The length at which class `c`'s change log is dropped: half its nodes (at least one).
-    /// A reader catching up on that many runs pays about what counting the class afresh does.
+    /// The length at which class `c`'s change log drops its older half: half its nodes (at
+    /// least one). A reader catching up on that many runs pays about what counting the class
+    /// afresh does.
     #[inline]
     fn log_limit(&self, c: usize) -> usize {
         (self.class_end(c) - self.first[c]).div_ceil(2) as usize
@@ -539,8 +618,11 @@ impl FreeNodes {
         if now != was && self.asked[c].0.load(Ordering::Relaxed) {
             let log = &mut self.log[c];
             if log.len() >= log_limit {
-                self.log_base[c] += log.len() as u64;
-                log.clear();
+                // Dropped whole, the log would send every reader to count the class afresh at
+                // its next read, however lately it read before.
+                let old = log.len() - log.len() / 2;
+                self.log_base[c] += old as u64;
+                log.drain(..old);
             }
             log.push(Change {
                 first,
@@ -563,8 +645,16 @@ impl FreeNodes {
             self.idle[c].set(i, idle);
             self.partial[c].set(i, partial);
         } else {
-            self.idle[c].set_range(i, count, idle);
-            self.partial[c].set_range(i, count, partial);
+            // Every node of the run had `was` free, so each was in a set or not alike: a set's
+            // words are written only when the run goes in or out of it.
+            let was_idle = was == self.capacity[c];
+            let was_partial = !was_idle && was.0[0] > 0;
+            if idle != was_idle {
+                self.idle[c].set_range(i, count, idle);
+            }
+            if partial != was_partial {
+                self.partial[c].set_range(i, count, partial);
+            }
         }
         new_cores
     }
@@ -902,6 +992,36 @@ pub(crate) mod tests {
         n
     }
 
+    /// The row found by doubling and bisection is the one found node by node, on increasing
+    /// lists of rows of every length from 1 to 300 with gaps between them.
+    #[test]
+    fn a_row_of_increasing_nodes_is_found_as_node_by_node() {
+        let mut next = seeded(0x000A_11CE);
+        let mut rows = 0;
+        for _ in 0..5_000 {
+            let mut nodes = Vec::new();
+            let mut node = next(100) as u32;
+            for _ in 0..1 + next(6) {
+                let most = if next(2) == 0 { 8 } else { 300 };
+                let row = 1 + next(most) as u32;
+                nodes.extend(node..node + row);
+                node += row + 1 + next(3) as u32;
+            }
+            assert!(strictly_increasing(&nodes));
+            let mut rest = &nodes[..];
+            while let [first, ..] = *rest {
+                let by_node = leading(rest, |k, &n| n == first + k as u32);
+                assert_eq!(row_length(rest, true), by_node, "{rest:?}");
+                assert_eq!(row_length(rest, false), by_node);
+                rest = &rest[by_node..];
+                rows += 1;
+            }
+        }
+        assert!(rows > 15_000, "{rows} rows");
+        assert!(!strictly_increasing(&[3, 4, 4]) && !strictly_increasing(&[5, 2]));
+        assert!(strictly_increasing(&[]) && strictly_increasing(&[7]));
+    }
+
     /// Whether all of a range is in a set, against the set's bits one by one, for ranges
     /// within a word, across words and to the last node.
     #[test]
@@ -913,7 +1033,12 @@ pub(crate) mod tests {
             let start = next(150) as u32;
             let n = next(u64::from(150 - start) + 1) as u32;
             if next(3) == 0 {
-                set.set_range(start, n, next(4) > 0);
+                // A range goes in or out of the set where none or all of it is.
+                let on = !set.all(start, n);
+                if on {
+                    (start..start + n).for_each(|i| set.set(i, false));
+                }
+                set.set_range(start, n, on);
             } else {
                 set.set(start, next(2) == 0);
             }
