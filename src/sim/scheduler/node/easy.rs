@@ -13,9 +13,11 @@
 //! where "fits now" means fits beside every reservation until the job's requested time is up.
 //! A property test runs both on random topologies.
 //!
-//! In submission order, once more than [`SCAN_LIMIT`] jobs follow the head, backfilling asks the
-//! [`WaitingGroups`] index for the jobs the walk would try instead of walking the queue: the
-//! same jobs, tried in the same order (tests/node_easy_index.rs).
+//! Once more than [`SCAN_LIMIT`] jobs follow the head, backfilling asks the [`WaitingGroups`]
+//! index for the jobs the walk would try instead of walking the queue: the same jobs, tried in
+//! the same order (tests/node_easy_index.rs) — merged from its groups in submission order; in
+//! another order, read past the head from the order written as job indices ([`CallOrder`]),
+//! each passed over by its request's dense number when that request already failed.
 
 use super::call_order::{CallOrder, Jobs};
 use super::carry::Carry;
@@ -29,9 +31,8 @@ use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
-    /// The queue in this call's order, copied: the backfilling pass reads most of it, which
-    /// read through the queue's positions cost O(log queue) a job (43 % of fairshare-ordered
-    /// EASY on 500 nodes of Curie's shape, session 24).
+    /// The queue in this call's order with positions and a copy of the queue, for the timeline
+    /// (reservations) and for orders that write no job indices ([`QueueOrder::order_ids`]).
     walk: Walk,
     pass: Pass,
     shadow: Shadow,

@@ -20,6 +20,12 @@
 //! head in this call (or the head) and those whose job just started: O(groups + starts × log),
 //! not the queue.
 //!
+//! In another order than submission order ([`WaitingGroups::backfill_in_order`]) the groups
+//! keep no sequence of that order: the pass reads the jobs after the head in order, as the walk
+//! does, but passes over a job by its group's dense request number in O(1) where the walk
+//! hashed its request ([`super::pass::Failed`]), and shares the record of requests with no
+//! room carried across calls ([`super::carry`]).
+//!
 //! The index mirrors the queue between calls as pool EASY's
 //! ([`crate::sim::scheduler::easy_index`]) does: jobs arrive at the tail in submission order and
 //! leave when the engine starts them ([`WaitingGroups::started`]); anything else — a job
