@@ -19,7 +19,7 @@
 //! another order, read past the head from the order written as job indices ([`CallOrder`]),
 //! each passed over by its request's dense number when that request already failed.
 
-use super::call_order::{CallOrder, Jobs};
+use super::call_order::CallOrder;
 use super::carry::Carry;
 use super::easy_timeline::EasyOnTimeline;
 use super::pass::{Failed, Pass};
@@ -216,16 +216,9 @@ impl NodeEasy {
         };
         self.last_shadow = Some((head, shadow));
         if indexed {
-            let after = order.from(head_k + 1);
-            if self.backfill_indexed(
-                view,
-                order,
-                head,
-                after,
-                shadow,
-                carried.is_some(),
-                decisions,
-            ) && !coreless
+            let at = (head_k, head);
+            if self.backfill_indexed(view, order, at, shadow, carried.is_some(), decisions)
+                && !coreless
             {
                 let starts = decisions.starts().len() - decided_before;
                 self.carry.record(view, &self.pass, head, shadow, starts);
@@ -258,17 +251,15 @@ impl NodeEasy {
 
     /// The backfilling walk of [`NodeEasy::decide`], trying only the jobs the [`WaitingGroups`]
     /// offers: those the walk would try, in the same order — merged from its groups in
-    /// submission order, or read from the walk past the head's place `head_k` in any other
-    /// order. `carried`: nothing was freed since the last call ([`super::carry`]). True if the
+    /// submission order, or read from `order` past the head `head`, its `head_k`-th job, in any
+    /// other order. `carried`: nothing was freed since the last call ([`super::carry`]). True if the
     /// next call may carry this one's state as far as its backfills go: none took no core on a
     /// node.
-    #[allow(clippy::too_many_arguments)]
     fn backfill_indexed(
         &mut self,
         view: &NodeView<'_>,
         order: CallOrder<'_>,
-        head: u32,
-        after: Jobs<'_>,
+        (head_k, head): (usize, u32),
         shadow: crate::sim::job::Time,
         carried: bool,
         decisions: &mut Decisions,
@@ -302,6 +293,7 @@ impl NodeEasy {
             self.index
                 .backfill(head, view.now, shadow, carried, try_start);
         } else {
+            let after = order.from(head_k + 1);
             self.index
                 .backfill_in_order(after, view.now, shadow, carried, try_start);
         }
