@@ -265,38 +265,84 @@ impl NodeEasy {
         decisions: &mut Decisions,
     ) -> bool {
         self.index.sync(view.queue, view.jobs);
-        let (pass, shadow_state, nodes) = (&mut self.pass, &mut self.shadow, &mut self.nodes);
-        let (shapes, rebuilds) = (&mut self.shapes, self.index.rebuilds());
-        let mut keeps = true;
-        let try_start = |job: u32, request: u32, ends_by_shadow: bool| {
-            let shapes = shapes.of(view, rebuilds, request, job).iter().copied();
-            let (class, shape) =
-                match shadow_state.try_shapes(view, pass, shapes, ends_by_shadow, nodes) {
-                    Ok(started) => started,
-                    Err(failed) => return failed,
-                };
-            // A start taking no core on a node leaves it idle to the engine while the pass
-            // counts it taken: the next call could fit more than this one did.
-            keeps &= shape.coreless() == 0;
-            if keeps && ends_by_shadow {
-                shadow_state.keep_short(view, class, nodes);
-            }
-            let pos = view
-                .queue
-                .position_of(job)
-                .expect("the index holds waiting jobs only");
-            pass.take(view, class, &shape, nodes);
-            decisions.start(pos, class, nodes);
-            Tried::Started
+        let mut tries = Tries {
+            view,
+            pass: &mut self.pass,
+            shadow: &mut self.shadow,
+            nodes: &mut self.nodes,
+            shapes: &mut self.shapes,
+            rebuilds: self.index.rebuilds(),
+            decisions,
+            keeps: true,
         };
+        // A closure each, so that each pass has the try inlined (a closure shared by both was
+        // left out of line: +6 % instructions in submission order on 20,000 Curie-shaped jobs).
         if order.is_submission() {
-            self.index
-                .backfill(head, view.now, shadow, carried, try_start);
+            self.index.backfill(
+                head,
+                view.now,
+                shadow,
+                carried,
+                |job, request, ends_by_shadow| tries.try_start(job, request, ends_by_shadow),
+            );
         } else {
             let after = order.from(head_k + 1);
-            self.index
-                .backfill_in_order(after, view.now, shadow, carried, try_start);
+            self.index.backfill_in_order(
+                after,
+                view.now,
+                shadow,
+                carried,
+                |job, request, short| tries.try_start(job, request, short),
+            );
         }
-        keeps
+        tries.keeps
+    }
+}
+
+/// What a backfilling pass through the index tries a job with.
+struct Tries<'a, 'v> {
+    view: &'a NodeView<'v>,
+    pass: &'a mut Pass,
+    shadow: &'a mut Shadow,
+    nodes: &'a mut Vec<u32>,
+    shapes: &'a mut RequestShapes,
+    rebuilds: u64,
+    decisions: &'a mut Decisions,
+    /// No start so far took no core on a node.
+    keeps: bool,
+}
+
+impl Tries<'_, '_> {
+    /// Tries `job`, of the index's dense request `request`, on the side of the shadow time
+    /// `ends_by_shadow` says, and starts it if it fits.
+    #[inline(always)]
+    fn try_start(&mut self, job: u32, request: u32, ends_by_shadow: bool) -> Tried {
+        let view = self.view;
+        let shapes = self
+            .shapes
+            .of(view, self.rebuilds, request, job)
+            .iter()
+            .copied();
+        let (class, shape) =
+            match self
+                .shadow
+                .try_shapes(view, self.pass, shapes, ends_by_shadow, self.nodes)
+            {
+                Ok(started) => started,
+                Err(failed) => return failed,
+            };
+        // A start taking no core on a node leaves it idle to the engine while the pass counts
+        // it taken: the next call could fit more than this one did.
+        self.keeps &= shape.coreless() == 0;
+        if self.keeps && ends_by_shadow {
+            self.shadow.keep_short(view, class, self.nodes);
+        }
+        let pos = view
+            .queue
+            .position_of(job)
+            .expect("the index holds waiting jobs only");
+        self.pass.take(view, class, &shape, self.nodes);
+        self.decisions.start(pos, class, self.nodes);
+        Tried::Started
     }
 }

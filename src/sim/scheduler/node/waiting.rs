@@ -324,6 +324,7 @@ fn side(ends_by_shadow: bool) -> u8 {
 
 /// Records in `failed` that `request` failed on `side` in this pass: on both when it fit no
 /// class now, as its next tries would, which `no_room` keeps for a pass that carries it.
+#[inline(always)]
 fn record(failed: &mut [u8], no_room: &mut [bool], request: u32, side: u8, failure: Tried) {
     let r = request as usize;
     match failure {
