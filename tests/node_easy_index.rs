@@ -1,16 +1,20 @@
 //! Node-level EASY's index over the waiting jobs (`scheduler::node::waiting`, issue 36) against
 //! the walk it replaces: asked at every backfilling pass, it must start the same jobs on the same
 //! nodes at the same times as the walk over every job after the head, kept as the reference
-//! (`NodeEasy::with_scan_limit(usize::MAX)`). The workloads are overloaded and drawn from a few
-//! shapes and requested times, so that groups hold many jobs, requests fail on one side of the
-//! shadow time and not the other, and a group's jobs start behind its head.
+//! (`NodeEasy::with_scan_limit(usize::MAX)`, which carries nothing between calls either). The
+//! workloads are overloaded and drawn from a few shapes and requested times, so that groups hold
+//! many jobs, requests fail on one side of the shadow time and not the other, and a group's jobs
+//! start behind its head. The queue is in submission order, or reordered at every call by
+//! fairshare (four users, random charging, decay, shares and re-ordering periods) or priority:
+//! there the index reads the order past the head, and the last call's shadow and no-room
+//! requests are carried across arrivals whatever the order of the jobs behind the head.
 
 mod common;
 
 use proptest::prelude::*;
 use schedlab::sim::reservation::Reservations;
 use schedlab::sim::scheduler::node::NodeEasy;
-use schedlab::sim::scheduler::order::Submission;
+use schedlab::sim::scheduler::order::{OrderKind, OrderSpec};
 use schedlab::sim::topology::{
     ConstraintTable, JobRequest, NodeClass, NodeDemand, Placement, Shape, Topology,
 };
@@ -35,8 +39,9 @@ fn arb_topology() -> impl Strategy<Value = Topology> {
     .prop_map(common::numbered_topology)
 }
 
-/// 40–160 jobs submitted close together, each of one of six shapes (flexible or nodes, some
-/// asking memory or whole nodes) and one of three requested times, overrunning now and then.
+/// 40–160 jobs of users 0–3 submitted close together, each of one of six shapes (flexible or
+/// nodes, some asking memory or whole nodes) and one of three requested times, overrunning now
+/// and then.
 fn arb_jobs() -> impl Strategy<Value = Workload> {
     let shapes = prop::collection::vec(
         (
@@ -51,7 +56,7 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
     );
     let times = prop::collection::vec(1i64..60, 3);
     let jobs = prop::collection::vec(
-        (0i64..8, 0usize..6, 0usize..3, 0i64..100, 1i64..70),
+        (0i64..8, 0usize..6, 0usize..3, 0i64..100, 1i64..70, 0i32..4),
         40..160,
     );
     (shapes, times, jobs).prop_map(|(shapes, times, raw)| {
@@ -59,7 +64,7 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
         let jobs = raw
             .into_iter()
             .enumerate()
-            .map(|(i, (gap, s, t, overrun, runtime))| {
+            .map(|(i, (gap, s, t, overrun, runtime, user))| {
                 submit += gap;
                 let (flexible, procs, mem, n, cores, exclusive) = shapes[s];
                 let requested = times[t];
@@ -75,6 +80,8 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
                     requested_time: requested,
                     procs: if flexible { procs } else { n * cores.max(1) },
                     cpu_time: -1,
+                    user,
+                    group: user % 2,
                     ..Job::default()
                 };
                 let request = JobRequest {
@@ -101,8 +108,25 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
     })
 }
 
+/// Submission order (half the cases), fairshare order over users 0–3
+/// (`common::arb_workload::arb_fairshare`) or priority order.
+fn arb_order() -> impl Strategy<Value = OrderSpec> {
+    let fairshare =
+        common::arb_workload::arb_fairshare(0, 0.2).prop_map(|(fairshare, reorder)| OrderSpec {
+            fairshare,
+            reorder,
+            ..OrderSpec::of(OrderKind::Fairshare)
+        });
+    prop_oneof![
+        2 => Just(OrderSpec::of(OrderKind::Fcfs)),
+        1 => fairshare,
+        1 => Just(OrderSpec::of(OrderKind::Priority)),
+    ]
+}
+
 fn run(w: &Workload, config: &SimConfig, scan_limit: usize) -> SimOutcome {
-    let easy = NodeEasy::new(Box::new(Submission)).with_scan_limit(scan_limit);
+    let order = config.order.build(w, &config.machine).unwrap();
+    let easy = NodeEasy::new(order).with_scan_limit(scan_limit);
     simulate_policy(
         w,
         config,
@@ -122,11 +146,13 @@ proptest! {
         placement in prop::sample::select(Placement::ALL.to_vec()),
         overrun in prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
         interval in prop::sample::select(vec![None, Some(7 as Time)]),
+        order in arb_order(),
     ) {
         let config = SimConfig {
             placement,
             overrun,
             interval,
+            order,
             ..SimConfig::new(Machine::topology(topology), SchedulerKind::Easy)
         };
         let walk = run(&w, &config, usize::MAX);

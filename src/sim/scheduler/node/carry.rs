@@ -6,10 +6,12 @@
 //! any moment of the first call — provided each start took a core on each of its nodes (an
 //! amount without one, or a zero amount, leaves an idle node idle to the engine while the call
 //! counted it taken, so the next call could fit more; such a call carries nothing). Then, in
-//! submission order:
+//! any queue order (the order may change between the calls: fairshare moves the users whose
+//! jobs started):
 //!
-//! - The head is the same job, and still blocked: it fit nowhere in the first call, and fitting
-//!   now only gets harder with less free.
+//! - If this call's first job is the last call's head, it is still blocked: it fit nowhere in
+//!   the first call, and fitting now only gets harder with less free. Nothing starts before it,
+//!   so it is this call's head.
 //! - Its shadow time and the state `S` at that time are those the first call ended with, after
 //!   its backfills, as long as no running job's predicted end moved (none is past its expected
 //!   end): a fresh computation releases the same jobs at the same instants, now including the
@@ -23,10 +25,11 @@
 //!   side of the shadow time. A request refused for the head's sake is tried again: that
 //!   choice of nodes is greedy and need not fail again on less.
 //!
-//! So the second call skips the shadow's computation and those tries, and makes the same
-//! decisions (tests/node_easy_index.rs compares it with the walk, which carries nothing). On
-//! Curie's shape half of the calls are such arrivals behind a blocked head (BENCHMARKS.md,
-//! session 27).
+//! Neither depends on the order of the jobs behind the head. So the second call skips the
+//! shadow's computation and those tries, and makes the same decisions (tests/node_easy_index.rs
+//! compares it with the walk, which carries nothing, in submission, fairshare and priority
+//! order). On Curie's shape half of the calls are such arrivals behind a blocked head
+//! (BENCHMARKS.md, sessions 27 and 28).
 
 use super::NodeView;
 use super::pass::Pass;
@@ -37,8 +40,8 @@ use crate::sim::resources::ResourceVec;
 /// only that call's starts were applied.
 #[derive(Clone, Debug, Default)]
 pub struct Carry {
-    /// Whether the last call left a state to carry (a blocked head and a backfilling pass over
-    /// the index, in submission order, without reservations or queue limits).
+    /// Whether the last call left a state to carry (a blocked head and a backfilling pass
+    /// through the index, without reservations or queue limits).
     valid: bool,
     head: u32,
     shadow: Time,
@@ -103,7 +106,7 @@ impl Carry {
         held
     }
 
-    /// The shadow time carried for `head`, the head of this call at the queue's front, if the
+    /// The shadow time carried for `head`, the head of this call first in its order, if the
     /// running jobs' predicted ends are those of the last call: none is due by now.
     pub fn shadow_for(&self, view: &NodeView<'_>, head: u32, carried: bool) -> Option<Time> {
         let ends_ahead = view

@@ -12,6 +12,7 @@
 mod aggressive;
 mod aleang;
 mod bounds;
+mod call_order;
 mod carry;
 mod conservative;
 mod easy;

@@ -20,6 +20,12 @@
 //! head in this call (or the head) and those whose job just started: O(groups + starts × log),
 //! not the queue.
 //!
+//! In another order than submission order ([`WaitingGroups::backfill_in_order`]) the groups
+//! keep no sequence of that order: the pass reads the jobs after the head in order, as the walk
+//! does, but passes over a job by its group's dense request number in O(1) where the walk
+//! hashed its request ([`super::pass::Failed`]), and shares the record of requests with no
+//! room carried across calls ([`super::carry`]).
+//!
 //! The index mirrors the queue between calls as pool EASY's
 //! ([`crate::sim::scheduler::easy_index`]) does: jobs arrive at the tail in submission order and
 //! leave when the engine starts them ([`WaitingGroups::started`]); anything else — a job
@@ -224,13 +230,7 @@ impl WaitingGroups {
         mut try_start: impl FnMut(u32, u32, bool) -> Tried,
     ) {
         self.heap.clear();
-        if !carried {
-            self.no_room.clear();
-        }
-        self.no_room.resize(self.requests.len(), false);
-        self.failed.clear();
-        self.failed
-            .extend(self.no_room.iter().map(|&n| if n { 0b11 } else { 0 }));
+        self.begin_pass(carried);
         // Groups whose first job is not after the head hold the head or a job started before it
         // in this call: at most one group per such job. Their next job after the head goes on
         // the heap; every other group's is its first, in `order`'s sequence.
@@ -257,25 +257,83 @@ impl WaitingGroups {
             };
             let group = &self.groups[g as usize];
             let ends_by_shadow = now + group.requested_time <= shadow;
-            let side = 1u8 << u8::from(!ends_by_shadow);
-            let failed = &mut self.failed[group.request as usize];
-            if *failed & side != 0 {
+            let (request, side) = (group.request, side(ends_by_shadow));
+            if self.failed[request as usize] & side != 0 {
                 continue;
             }
-            match try_start(job, group.request, ends_by_shadow) {
+            match try_start(job, request, ends_by_shadow) {
                 Tried::Started => {
                     if let Some(&next) = group.jobs.get(i as usize + 1) {
                         self.heap.push(Reverse((next, g, i + 1)));
                     }
                 }
-                // It fails on the other side too, as its next tries would.
-                Tried::NoRoom => {
-                    *failed = 0b11;
-                    self.no_room[group.request as usize] = true;
-                }
-                Tried::Refused => *failed |= side,
+                failure => record(&mut self.failed, &mut self.no_room, request, side, failure),
             }
         }
+    }
+
+    /// EASY's backfilling pass over `jobs`, the waiting jobs after the head in the queue's
+    /// order when it is not submission order (the index synchronised to the queue): offers
+    /// `try_start` each job the walk over them would try, as [`WaitingGroups::backfill`] does,
+    /// passing over those whose request already failed on their side of the shadow time (or fit
+    /// nowhere in an earlier pass, with `carried`). The jobs are read one by one — the order
+    /// keeps no group in its sequence — but each costs a look-up by dense request where the walk
+    /// hashed its request ([`super::pass::Failed`]).
+    pub fn backfill_in_order(
+        &mut self,
+        jobs: impl Iterator<Item = u32>,
+        now: Time,
+        shadow: Time,
+        carried: bool,
+        mut try_start: impl FnMut(u32, u32, bool) -> Tried,
+    ) {
+        self.begin_pass(carried);
+        for job in jobs {
+            let group = &self.groups[self.group_of[job as usize] as usize];
+            let ends_by_shadow = now + group.requested_time <= shadow;
+            let (request, side) = (group.request, side(ends_by_shadow));
+            if self.failed[request as usize] & side != 0 {
+                continue;
+            }
+            match try_start(job, request, ends_by_shadow) {
+                Tried::Started => {}
+                failure => record(&mut self.failed, &mut self.no_room, request, side, failure),
+            }
+        }
+    }
+
+    /// Starts a pass's record of failed requests: those with no room carried when `carried`,
+    /// none else.
+    fn begin_pass(&mut self, carried: bool) {
+        if !carried {
+            self.no_room.clear();
+        }
+        self.no_room.resize(self.requests.len(), false);
+        self.failed.clear();
+        self.failed
+            .extend(self.no_room.iter().map(|&n| if n { 0b11 } else { 0 }));
+    }
+}
+
+/// The bit of a side of the shadow time in a pass's record of failures: bit 0 ending by it,
+/// bit 1 after.
+#[inline]
+fn side(ends_by_shadow: bool) -> u8 {
+    1 << u8::from(!ends_by_shadow)
+}
+
+/// Records in `failed` that `request` failed on `side` in this pass: on both when it fit no
+/// class now, as its next tries would, which `no_room` keeps for a pass that carries it.
+#[inline(always)]
+fn record(failed: &mut [u8], no_room: &mut [bool], request: u32, side: u8, failure: Tried) {
+    let r = request as usize;
+    match failure {
+        Tried::NoRoom => {
+            failed[r] = 0b11;
+            no_room[r] = true;
+        }
+        Tried::Refused => failed[r] |= side,
+        Tried::Started => unreachable!("a start is no failure"),
     }
 }
 

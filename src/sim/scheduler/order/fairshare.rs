@@ -123,6 +123,14 @@ impl QueueOrder for FairshareOrder {
         true
     }
 
+    /// The same order as [`QueueOrder::order`], as the jobs' indices from the waiting jobs kept
+    /// by user: no pass over the queue for positions.
+    fn order_ids(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<u32>) -> bool {
+        self.begin(now, queue, jobs);
+        self.queues.write_all_ids(out);
+        true
+    }
+
     /// The same order as [`QueueOrder::order`], job by job: a call costs O(arrivals + changed
     /// keys × log users) — O(waiting users × log) when every key may have changed — and then
     /// O(log) per job read (its queue position), where the whole order costs O(queue).

@@ -68,6 +68,20 @@ pub trait QueueOrder {
         false
     }
 
+    /// This call's order written as the jobs' workload indices: true if the order writes it so
+    /// (false leaves `out` alone). For a rule that reads every job's index and little else of
+    /// most (node-level EASY: the head, then jobs passed over by request), where a
+    /// [`QueuedJob`] each is six times the copy and the sort of a group of equal keys.
+    fn order_ids(
+        &mut self,
+        _now: Time,
+        _queue: &Queue,
+        _jobs: &[Job],
+        _out: &mut Vec<u32>,
+    ) -> bool {
+        false
+    }
+
     /// True when [`QueueOrder::order`] always gives `0..queue.len()`: rules may then walk the
     /// queue directly (the fast path) and keep plans between calls.
     fn is_submission(&self) -> bool {

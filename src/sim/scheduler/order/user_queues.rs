@@ -395,6 +395,30 @@ impl UserQueues {
         }
     }
 
+    /// The whole order of the pass just begun as the waiting jobs' workload indices: what
+    /// [`UserQueues::write_all_jobs`] writes, each job as its index.
+    pub fn write_all_ids(&self, out: &mut Vec<u32>) {
+        debug_assert_eq!(self.next_group, 0, "a pass just begun");
+        out.clear();
+        let mut start = 0;
+        while start < self.sorted.len() {
+            let end = self.group_end(start);
+            let from = out.len();
+            for &(_, u) in &self.sorted[start..end] {
+                let jobs = self.jobs[u as usize].iter();
+                if self.stale[u as usize] == 0 {
+                    out.extend(jobs.map(|q| q.job));
+                } else {
+                    out.extend(jobs.map(|q| q.job).filter(|&job| self.is_waiting(job)));
+                }
+            }
+            if end - start > 1 {
+                out[from..].sort_unstable();
+            }
+            start = end;
+        }
+    }
+
     /// The end of the group of equal keys that begins at `start` in the sorted users.
     fn group_end(&self, start: usize) -> usize {
         let key = self.sorted[start].0;
