@@ -334,3 +334,103 @@ impl<T: Copy + Default> PerGroup<T> {
         entry.1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::cluster::{Cluster, NodeClass, Topology};
+    use super::*;
+    use crate::sim::machine::{Allocation, TopologyMachine};
+
+    /// Two shared classes of alike nodes (so that an idle node of one agrees with an idle node
+    /// of the other: groups must still not mix classes) and a whole-node class.
+    fn layout() -> Layout {
+        Layout::new(&TopologyMachine::new(Topology::new(vec![
+            Cluster::new(
+                "s",
+                Allocation::Shared,
+                vec![NodeClass::new("a", 9, 8, 16), NodeClass::new("b", 5, 8, 16)],
+            ),
+            Cluster::new(
+                "x",
+                Allocation::ExclusiveNodes,
+                vec![NodeClass::new("n", 3, 8, 16)],
+            ),
+        ])))
+        .unwrap()
+    }
+
+    /// After every sync over random changes and a moving present: each node of a shared class
+    /// sits in one group of its class, agrees from now on with the group's representative, and
+    /// the class has as many groups as distinct futures (equal futures are merged, also once
+    /// the holds that told them apart have passed).
+    #[test]
+    fn groups_are_the_distinct_futures() {
+        let l = layout();
+        let shared = [true, true, false];
+        let mut seed = 0x9e37_u64;
+        let mut rand = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..200 {
+            let mut nodes: Vec<Steps<Vector>> = (0..l.node_count())
+                .map(|_| {
+                    let mut s = Steps::default();
+                    s.reset(0, [8, 16, 0]);
+                    s
+                })
+                .collect();
+            let mut groups = NodeGroups::default();
+            groups.reset(&l, &shared);
+            let mut now = 0;
+            for _ in 0..60 {
+                match rand(3) {
+                    0 => now += rand(15) as Time,
+                    _ => {
+                        // A hold or give-back on a run of nodes of one class, as a wide job's.
+                        let class = rand(2) as u32;
+                        let range = l.class(class).nodes.clone();
+                        let first = range.start + rand(u64::from(range.len() as u32)) as u32;
+                        let last = (first + 1 + rand(4) as u32).min(range.end);
+                        let from = now + rand(30) as Time;
+                        let to = (rand(4) > 0).then(|| from + 1 + rand(30) as Time);
+                        let delta = [rand(3) as i64 - 1, 0, 0];
+                        for node in first..last {
+                            let steps = &mut nodes[node as usize];
+                            steps.advance(now);
+                            steps.add(from, to, delta);
+                            groups.touch(node);
+                        }
+                    }
+                }
+                if rand(3) > 0 {
+                    continue;
+                }
+                groups.sync(now, &nodes);
+                for class in 0..2u32 {
+                    let range = l.class(class).nodes.clone();
+                    let listed: usize = groups.of_class(class).map(|(_, m)| m).sum();
+                    assert_eq!(listed, range.len());
+                    for node in range.clone() {
+                        let g = groups.group_of(node);
+                        assert_eq!(groups.groups[g as usize].class, class);
+                        let rep = groups.groups[g as usize].members[0];
+                        assert!(nodes[node as usize].same_future(&nodes[rep as usize], now));
+                    }
+                    let mut distinct: Vec<u32> = Vec::new();
+                    for node in range {
+                        if !distinct
+                            .iter()
+                            .any(|&d| nodes[d as usize].same_future(&nodes[node as usize], now))
+                        {
+                            distinct.push(node);
+                        }
+                    }
+                    assert_eq!(groups.of_class(class).count(), distinct.len(), "at {now}");
+                }
+            }
+        }
+    }
+}

@@ -916,6 +916,101 @@ mod tests {
         }
     }
 
+    /// With nodes grouped by their future (issue 36): on random holds and give-backs over runs
+    /// of nodes as the present moves, `earliest` is the first start among `from` and the
+    /// holds' ends that `fits` (which reads every node) accepts, and `select`, which reads one
+    /// minimum per group, chooses what `select_with`, which reads every node, chooses.
+    #[test]
+    fn grouped_searches_agree_with_every_node() {
+        let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "s",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("a", 12, 8, 16),
+                NodeClass::new("b", 5, 8, 16),
+            ],
+        )])))
+        .unwrap();
+        let mut seed = 0x6a09_u64;
+        let mut rand = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let mut tl = Timeline::default();
+            tl.reset(&l, 0, &FreeNodes::new(&l));
+            let mut now = 0;
+            let mut holds: Vec<(u32, NodeShape, Vec<u32>, Time, Time)> = Vec::new();
+            let mut ends = Vec::new();
+            for _ in 0..30 {
+                match rand(4) {
+                    0 => {
+                        now += rand(20) as Time;
+                        tl.advance(now);
+                    }
+                    1 if !holds.is_empty() => {
+                        let (c, s, nodes, from, to) =
+                            holds.swap_remove(rand(holds.len() as u64) as usize);
+                        tl.unhold(c, &s, &nodes, from.max(now), to);
+                    }
+                    _ => {
+                        let class = rand(2) as u32;
+                        let range = l.class(class).nodes.clone();
+                        let first = range.start + rand(u64::from(range.end - range.start)) as u32;
+                        let nodes: Vec<u32> =
+                            (first..(first + 1 + rand(5) as u32).min(range.end)).collect();
+                        let from = now + rand(40) as Time;
+                        let to = from + 1 + rand(60) as Time;
+                        let s = shape(nodes.len() as u32, 1 + rand(8), None);
+                        // Only holds that fit, as a plan makes them.
+                        if nodes
+                            .iter()
+                            .all(|&n| tl.node_min(n, from, to)[0] >= s.per_node.0[0] as i64)
+                        {
+                            tl.hold(class, &s, &nodes, from, to);
+                            holds.push((class, s, nodes, from, to));
+                            ends.push(to);
+                        }
+                    }
+                }
+                let class = rand(2) as u32;
+                let count = 1 + rand(6) as u32;
+                let cores = 2 + rand(7);
+                let last = (rand(2) == 0).then(|| 1 + rand(cores - 1));
+                let s = shape(count, cores, last);
+                let (from, duration) = (now + rand(30) as Time, 1 + rand(40) as Time);
+                let want = std::iter::once(from)
+                    .chain(ends.iter().map(|&e| e.max(from)))
+                    .filter(|&t| tl.fits(&l, class, &s, t, duration))
+                    .min();
+                let got = tl.earliest(&l, class, &s, from, duration);
+                assert_eq!(got, want, "{s:?} from {from} for {duration}");
+                let t = got.unwrap_or(from);
+                for placement in [Placement::FirstFit, Placement::BestFit] {
+                    let (mut grouped, mut each) = (Vec::new(), Vec::new());
+                    let every = tl.select_with(
+                        &l,
+                        class,
+                        &s,
+                        (t, duration),
+                        placement,
+                        1,
+                        &mut |_, _, _| true,
+                        &mut each,
+                    );
+                    let found = tl.select(&l, class, &s, t, duration, placement, &mut grouped);
+                    assert_eq!(found, every);
+                    assert_eq!(found, got.is_some());
+                    if found {
+                        assert_eq!(grouped, each);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn whole_node_classes_count_nodes() {
         let l = layout();
