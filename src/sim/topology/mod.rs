@@ -13,6 +13,8 @@
 //! - [`steps`], [`timeline`]: availability over time, per node or per whole-node class, for the
 //!   policies that plan ahead.
 //! - [`rises`]: where each node's capacity last rose, so that a repeated search looks only there.
+//! - [`node_groups`]: the nodes of a shared class grouped by their future, so that a full search
+//!   visits one node per distinct future.
 //!
 //! Pure data and arithmetic: nothing here reads files (the Alea/AleaNG machine-file importers
 //! live outside `sim`).
@@ -21,6 +23,7 @@ pub mod cluster;
 pub mod constraint;
 pub mod free;
 pub mod layout;
+pub mod node_groups;
 pub mod placement;
 pub mod request;
 pub mod requests;

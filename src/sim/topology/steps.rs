@@ -6,6 +6,7 @@
 //! reservation kept while the queue is re-planned) is representable; such capacity never fits.
 
 use crate::sim::job::Time;
+use crate::sim::mix_hash::MixHasher;
 use crate::sim::resources::{KINDS, ResourceVec};
 
 /// A value a [`Steps`] holds: a count or a resource vector, compared component-wise.
@@ -230,6 +231,29 @@ impl<V: Amount> Steps<V> {
             }
         }
         Some(candidate)
+    }
+
+    /// A hash of the function from `now` on: its value at `now` and every later breakpoint.
+    /// Functions equal from `now` on hash alike whatever their pasts, and the hash holds until
+    /// the next breakpoint after `now` ([`Steps::next_change`]).
+    pub fn future_hash(&self, now: Time) -> u64
+    where
+        V: std::hash::Hash,
+    {
+        use std::hash::{Hash, Hasher};
+        let mut h = MixHasher::default();
+        let future = &self.points[self.segment_of(now)..];
+        future[0].1.hash(&mut h);
+        future[1..].hash(&mut h);
+        h.finish()
+    }
+
+    /// Whether `self` and `other` are equal from `now` on (breakpoints are kept without equal
+    /// neighbours, so equal functions have equal breakpoints).
+    pub fn same_future(&self, other: &Self, now: Time) -> bool {
+        let a = &self.points[self.segment_of(now)..];
+        let b = &other.points[other.segment_of(now)..];
+        a.len() == b.len() && a[0].1 == b[0].1 && a[1..] == b[1..]
     }
 
     /// Moves the start to `now` (≥ start), forgetting the past. Cheap when nothing changes

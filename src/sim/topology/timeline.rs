@@ -13,12 +13,14 @@
 //! interval and at least `count` can take the last amount (docs/semantics.md). The earliest such
 //! `t` is found without trying every breakpoint: each node's own earliest fit from `t` is
 //! computed and `t` moves to the k-th smallest, until it stops moving. A node's search stops at
-//! the k-th smallest found so far (a later node cannot lower it by fitting later).
+//! the k-th smallest found so far (a later node cannot lower it by fitting later). Nodes whose
+//! step functions agree from now on are searched once per group ([`super::node_groups`]).
 
 use std::collections::BinaryHeap;
 
 use super::free::FreeNodes;
 use super::layout::Layout;
+use super::node_groups::{NodeGroups, PerGroup};
 use super::placement::Placement;
 use super::request::NodeShape;
 use super::rises::{RiseOrder, Rises};
@@ -51,8 +53,8 @@ pub struct Timeline {
     now: Time,
     /// The smallest earliest fits found in one round of [`Timeline::earliest_within`]
     /// (max-heaps of at most k).
-    scratch_full: BinaryHeap<Time>,
-    scratch_last: BinaryHeap<Time>,
+    scratch_full: Smallest,
+    scratch_last: Smallest,
     /// Counts the changes that free capacity (and resets): a search that found nothing can
     /// be repeated on only what rose since ([`Timeline::fits_before_since`]).
     clock: u64,
@@ -65,6 +67,11 @@ pub struct Timeline {
     /// Per node of a shared class: when its latest rises happened, to narrow a repeated search
     /// to the windows they touch.
     rise_spans: Vec<Rises>,
+    /// The nodes of each shared class grouped by their future: a full search visits one node
+    /// per group.
+    groups: NodeGroups,
+    /// Per group, its members' minimum free vector over the window a selection looks at.
+    group_mins: PerGroup<Vector>,
 }
 
 impl Timeline {
@@ -75,6 +82,8 @@ impl Timeline {
         self.whole.clear();
         self.whole
             .extend(classes.iter().map(|c| c.capacity.whole_nodes));
+        let shared: Vec<bool> = self.whole.iter().map(|&w| !w).collect();
+        self.groups.reset(layout, &shared);
         self.counts.resize_with(classes.len(), Steps::default);
         self.nodes
             .resize_with(layout.node_count() as usize, Steps::default);
@@ -155,6 +164,7 @@ impl Timeline {
                 let steps = &mut self.nodes[node as usize];
                 steps.advance(self.now);
                 steps.add(from, to, a);
+                self.groups.touch(node);
             }
         }
     }
@@ -298,31 +308,33 @@ impl Timeline {
         let (full, last) = demands(layout, class, shape);
         let need_full = shape.full() as usize;
         let need_all = shape.count as usize;
+        // Nodes that agree from now on give the same earliest fits: one visit per group.
+        self.groups.sync(self.now, &self.nodes);
         let mut t = from;
         loop {
-            self.scratch_full.clear();
-            self.scratch_last.clear();
-            for node in layout.class(class).nodes.clone() {
+            self.scratch_full.clear(need_full);
+            self.scratch_last.clear(need_all);
+            for (node, members) in self.groups.of_class(class) {
                 let steps = &self.nodes[node as usize];
                 if need_full > 0 {
-                    let bound = kth_bound(&self.scratch_full, need_full, before);
+                    let bound = self.scratch_full.bound(before);
                     if let Some(e) = steps.earliest_fit_within(t, bound, duration, clip, &full) {
-                        keep_smallest(&mut self.scratch_full, need_full, e);
+                        self.scratch_full.offer(e, members);
                     }
                 }
                 if let Some(l) = last {
-                    let bound = kth_bound(&self.scratch_last, need_all, before);
+                    let bound = self.scratch_last.bound(before);
                     if let Some(e) = steps.earliest_fit_within(t, bound, duration, clip, &l) {
-                        keep_smallest(&mut self.scratch_last, need_all, e);
+                        self.scratch_last.offer(e, members);
                     }
                 }
             }
             let mut next = t;
             if need_full > 0 {
-                next = next.max(kth(&self.scratch_full, need_full)?);
+                next = next.max(self.scratch_full.kth()?);
             }
             if last.is_some() {
-                next = next.max(kth(&self.scratch_last, need_all)?);
+                next = next.max(self.scratch_last.kth()?);
             }
             if next == t {
                 return Some(t);
@@ -528,7 +540,7 @@ impl Timeline {
     /// nodes first, the last node last). False, with `out` unspecified, if it does not fit.
     #[allow(clippy::too_many_arguments)]
     pub fn select(
-        &self,
+        &mut self,
         layout: &Layout,
         class: u32,
         shape: &NodeShape,
@@ -537,7 +549,11 @@ impl Timeline {
         placement: Placement,
         out: &mut Vec<u32>,
     ) -> bool {
-        self.select_with(
+        // Members of a group have the same minimum over the window: worked out once per group.
+        self.groups.sync(self.now, &self.nodes);
+        let mut mins = std::mem::take(&mut self.group_mins);
+        mins.begin(self.groups.ids());
+        let found = self.select_in(
             layout,
             class,
             shape,
@@ -545,8 +561,11 @@ impl Timeline {
             placement,
             1,
             &mut |_, _, _| true,
+            Some(&mut mins),
             out,
-        )
+        );
+        self.group_mins = mins;
+        found
     }
 
     /// [`Timeline::select`] where `allow(node, amount, sweep)` may refuse a node offered for a
@@ -557,13 +576,41 @@ impl Timeline {
         layout: &Layout,
         class: u32,
         shape: &NodeShape,
-        (t, duration): (Time, Time),
+        window: (Time, Time),
         placement: Placement,
         sweeps: u32,
         allow: &mut dyn FnMut(u32, Vector, u32) -> bool,
         out: &mut Vec<u32>,
     ) -> bool {
+        self.select_in(
+            layout, class, shape, window, placement, sweeps, allow, None, out,
+        )
+    }
+
+    /// [`Timeline::select_with`], reading each node's minimum over the window from its group's
+    /// in `mins` when given (the groups synced).
+    #[allow(clippy::too_many_arguments)]
+    fn select_in(
+        &self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (t, duration): (Time, Time),
+        placement: Placement,
+        sweeps: u32,
+        allow: &mut dyn FnMut(u32, Vector, u32) -> bool,
+        mut mins: Option<&mut PerGroup<Vector>>,
+        out: &mut Vec<u32>,
+    ) -> bool {
         debug_assert!(!self.whole[class as usize]);
+        // A node's minimum over the window if it covers `floor`.
+        let mut min_covering = |node: u32, floor: &Vector| match mins.as_deref_mut() {
+            Some(mins) => Some(mins.get(self.groups.group_of(node), || {
+                self.node_min(node, t, t + duration)
+            }))
+            .filter(|m| m.covers(floor)),
+            None => self.node_min_covering(node, t, t + duration, floor),
+        };
         let (full, last) = demands(layout, class, shape);
         let smallest = last.unwrap_or(full);
         let floor = full.meet(smallest);
@@ -577,10 +624,7 @@ impl Timeline {
             keyed.extend(
                 nodes
                     .clone()
-                    .filter(|&n| {
-                        self.node_min_covering(n, t, t + duration, &smallest)
-                            .is_some()
-                    })
+                    .filter(|&n| min_covering(n, &smallest).is_some())
                     .map(|n| {
                         let v = self.node_at(n, t);
                         placement.node_key(n, &ResourceVec(v.map(|x| x.max(0) as u64)))
@@ -606,7 +650,7 @@ impl Timeline {
                 }
                 // A node short of what both roles take somewhere in the window takes neither:
                 // dismissed at the first segment that shows it.
-                let Some(m) = self.node_min_covering(node, t, t + duration, &floor) else {
+                let Some(m) = min_covering(node, &floor) else {
                     continue;
                 };
                 let Some(role) = picker.role(m.covers(&full), m.covers(&smallest)) else {
@@ -643,33 +687,57 @@ pub fn demands(_layout: &Layout, _class: u32, shape: &NodeShape) -> (Vector, Opt
     (vector(shape.per_node), shape.last.map(vector))
 }
 
-/// Keeps `e` among the `k` (≥ 1) smallest times offered to `heap` (a max-heap of at most `k`).
-#[inline]
-fn keep_smallest(heap: &mut BinaryHeap<Time>, k: usize, e: Time) {
-    if heap.len() < k {
-        heap.push(e);
-    } else if let Some(mut top) = heap.peek_mut()
-        && e < *top
-    {
-        *top = e;
-    }
+/// The `k` smallest times offered, each offer with a number of copies (a group's members): a
+/// max-heap of (time, copies), trimmed while dropping its top would leave at least `k`, so
+/// that the `k`-th smallest lies in the top entry.
+#[derive(Clone, Debug, Default)]
+struct Smallest {
+    heap: BinaryHeap<(Time, usize)>,
+    /// Copies in `heap`.
+    total: usize,
+    k: usize,
 }
 
-/// The `k`-th smallest time offered to `heap` ([`keep_smallest`]), `None` if fewer were.
-#[inline]
-fn kth(heap: &BinaryHeap<Time>, k: usize) -> Option<Time> {
-    if heap.len() < k {
-        None
-    } else {
-        heap.peek().copied()
+impl Smallest {
+    /// Empties it, to keep the `k` (≥ 1) smallest.
+    fn clear(&mut self, k: usize) {
+        self.heap.clear();
+        self.total = 0;
+        self.k = k;
     }
-}
 
-/// Where the next search feeding `heap` can stop: a time at or after the current k-th
-/// smallest cannot change it.
-#[inline]
-fn kth_bound(heap: &BinaryHeap<Time>, k: usize, before: Time) -> Time {
-    kth(heap, k).map_or(before, |t| t.min(before))
+    fn offer(&mut self, e: Time, copies: usize) {
+        if self
+            .heap
+            .peek()
+            .is_some_and(|top| self.total >= self.k && e >= top.0)
+        {
+            return;
+        }
+        self.heap.push((e, copies));
+        self.total += copies;
+        while let Some(&(_, c)) = self.heap.peek() {
+            if self.total - c < self.k {
+                break;
+            }
+            self.heap.pop();
+            self.total -= c;
+        }
+    }
+
+    /// The `k`-th smallest time offered, `None` if fewer than `k` were.
+    fn kth(&self) -> Option<Time> {
+        if self.total < self.k {
+            return None;
+        }
+        self.heap.peek().map(|top| top.0)
+    }
+
+    /// The `k`-th smallest, or `before` if earlier or if fewer than `k` were offered: a search
+    /// need not look past it.
+    fn bound(&self, before: Time) -> Time {
+        self.kth().map_or(before, |t| t.min(before))
+    }
 }
 
 /// Greedy assignment of offered nodes to a shape's roles: the first `full` nodes that can take
@@ -845,6 +913,101 @@ mod tests {
                 .filter(|&t| tl.fits(&l, 0, &s, t, duration))
                 .min();
             assert_eq!(tl.earliest(&l, 0, &s, from, duration), want, "{s:?}");
+        }
+    }
+
+    /// With nodes grouped by their future (issue 36): on random holds and give-backs over runs
+    /// of nodes as the present moves, `earliest` is the first start among `from` and the
+    /// holds' ends that `fits` (which reads every node) accepts, and `select`, which reads one
+    /// minimum per group, chooses what `select_with`, which reads every node, chooses.
+    #[test]
+    fn grouped_searches_agree_with_every_node() {
+        let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "s",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("a", 12, 8, 16),
+                NodeClass::new("b", 5, 8, 16),
+            ],
+        )])))
+        .unwrap();
+        let mut seed = 0x6a09_u64;
+        let mut rand = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..300 {
+            let mut tl = Timeline::default();
+            tl.reset(&l, 0, &FreeNodes::new(&l));
+            let mut now = 0;
+            let mut holds: Vec<(u32, NodeShape, Vec<u32>, Time, Time)> = Vec::new();
+            let mut ends = Vec::new();
+            for _ in 0..30 {
+                match rand(4) {
+                    0 => {
+                        now += rand(20) as Time;
+                        tl.advance(now);
+                    }
+                    1 if !holds.is_empty() => {
+                        let (c, s, nodes, from, to) =
+                            holds.swap_remove(rand(holds.len() as u64) as usize);
+                        tl.unhold(c, &s, &nodes, from.max(now), to);
+                    }
+                    _ => {
+                        let class = rand(2) as u32;
+                        let range = l.class(class).nodes.clone();
+                        let first = range.start + rand(u64::from(range.end - range.start)) as u32;
+                        let nodes: Vec<u32> =
+                            (first..(first + 1 + rand(5) as u32).min(range.end)).collect();
+                        let from = now + rand(40) as Time;
+                        let to = from + 1 + rand(60) as Time;
+                        let s = shape(nodes.len() as u32, 1 + rand(8), None);
+                        // Only holds that fit, as a plan makes them.
+                        if nodes
+                            .iter()
+                            .all(|&n| tl.node_min(n, from, to)[0] >= s.per_node.0[0] as i64)
+                        {
+                            tl.hold(class, &s, &nodes, from, to);
+                            holds.push((class, s, nodes, from, to));
+                            ends.push(to);
+                        }
+                    }
+                }
+                let class = rand(2) as u32;
+                let count = 1 + rand(6) as u32;
+                let cores = 2 + rand(7);
+                let last = (rand(2) == 0).then(|| 1 + rand(cores - 1));
+                let s = shape(count, cores, last);
+                let (from, duration) = (now + rand(30) as Time, 1 + rand(40) as Time);
+                let want = std::iter::once(from)
+                    .chain(ends.iter().map(|&e| e.max(from)))
+                    .filter(|&t| tl.fits(&l, class, &s, t, duration))
+                    .min();
+                let got = tl.earliest(&l, class, &s, from, duration);
+                assert_eq!(got, want, "{s:?} from {from} for {duration}");
+                let t = got.unwrap_or(from);
+                for placement in [Placement::FirstFit, Placement::BestFit] {
+                    let (mut grouped, mut each) = (Vec::new(), Vec::new());
+                    let every = tl.select_with(
+                        &l,
+                        class,
+                        &s,
+                        (t, duration),
+                        placement,
+                        1,
+                        &mut |_, _, _| true,
+                        &mut each,
+                    );
+                    let found = tl.select(&l, class, &s, t, duration, placement, &mut grouped);
+                    assert_eq!(found, every);
+                    assert_eq!(found, got.is_some());
+                    if found {
+                        assert_eq!(grouped, each);
+                    }
+                }
+            }
         }
     }
 
