@@ -78,8 +78,8 @@ fn run(
 /// Bursts of jobs of seven users (`common::job`), estimates mostly exact (calls with only
 /// arrivals and starts, where the plan stays fresh and a new order can keep a prefix), padded
 /// (early completions: compressions, planning afresh) or short (overruns with `overrun:
-/// continue`).
-fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
+/// continue`); every time multiplied by `scale`.
+fn arb_jobs(scale: i64) -> impl Strategy<Value = Vec<Job>> {
     prop::collection::vec(
         (
             0i64..15,
@@ -90,7 +90,7 @@ fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
         ),
         1..70,
     )
-    .prop_map(|raw| {
+    .prop_map(move |raw| {
         let mut submit = 0;
         raw.into_iter()
             .enumerate()
@@ -102,7 +102,13 @@ fn arb_jobs() -> impl Strategy<Value = Vec<Job>> {
                     2 => (runtime * 3).max(1),     // much too long
                     _ => (runtime - extra).max(1), // too short: overruns
                 };
-                common::job(i as u64 + 1, submit, procs, runtime, requested)
+                common::job(
+                    i as u64 + 1,
+                    submit * scale,
+                    procs,
+                    runtime * scale,
+                    requested * scale,
+                )
             })
             .collect()
     })
@@ -112,12 +118,13 @@ fn arb_requests() -> impl Strategy<Value = Vec<ReservationRequest>> {
     common::arb_reservation_requests(6)
 }
 
-#[test]
-fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
-    // A fixed seed: the same cases on every run, so the counts asserted below are too.
+/// Runs `cases` random cases (a fixed seed: the same cases on every run, so the counts the
+/// tests assert are too) with every time multiplied by `scale`, each compared with the
+/// reference after every call; returns the ways of planning taken, summed.
+fn decides_as_the_reference(cases: u32, scale: i64) -> OrderedCalls {
     let mut runner = TestRunner::new_with_rng(
         Config {
-            cases: 600,
+            cases,
             ..Config::default()
         },
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
@@ -125,7 +132,7 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
     let total = Rc::new(RefCell::new(OrderedCalls::default()));
     let strategy = (
         (
-            arb_jobs(),
+            arb_jobs(scale),
             prop_oneof![
                 (8u32..24).prop_map(Machine::pool),
                 ((2u32..8), (1u32..4)).prop_map(|(n, k)| Machine::exclusive_nodes(n, k)),
@@ -138,12 +145,12 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
             prop::sample::select(vec![
                 Reorder::Call,
                 Reorder::Call,
-                Reorder::Every(40),
+                Reorder::Every(40 * scale),
                 Reorder::Start,
             ]),
         ),
         (
-            prop::option::of(1i64..30),
+            prop::option::of((1i64..30).prop_map(move |i| i * scale)),
             prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
             prop::option::weighted(0.3, arb_requests()),
             prop::sample::select(vec![OnConflict::Reject, OnConflict::Shift]),
@@ -197,14 +204,30 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
                 t.afresh += calls.afresh;
                 t.deferred_dropped += calls.deferred_dropped;
                 t.deferred_placed += calls.deferred_placed;
+                t.deferred_by_length += calls.deferred_by_length;
                 Ok(())
             },
         )
         .unwrap();
-    // The cases go through every path, many times: a test that never took a shortcut would
-    // compare the reference with itself.
     let t = *total.borrow();
     eprintln!("{t:?}");
+    t
+}
+
+/// `SCHEDLAB_ORDER_CASES` cases instead of `default`, for a longer run (the counts asserted
+/// hold for the defaults).
+fn cases(default: u32) -> u32 {
+    std::env::var("SCHEDLAB_ORDER_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
+    let t = decides_as_the_reference(cases(600), 1);
+    // The cases go through every path, many times: a test that never took a shortcut would
+    // compare the reference with itself.
     assert!(
         t.unchanged > 5_000
             && t.kept_prefix > 300
@@ -214,6 +237,18 @@ fn the_incremental_plan_over_a_reordering_queue_decides_as_the_reference() {
             && t.rise_checks > 1_000
             && t.deferred_dropped > 1_000
             && t.deferred_placed > 1_000,
+        "{t:?}"
+    );
+}
+
+/// The same in minutes: requested times from one minute to four hours, over which the classes
+/// of requested time tell that no job can start at a call while some units are free at `now`
+/// (`least_demands.rs`).
+#[test]
+fn jobs_deferred_by_their_length_are_placed_as_the_reference_places_them() {
+    let t = decides_as_the_reference(cases(300), 60);
+    assert!(
+        t.deferred_by_length > 1_000 && t.deferred_dropped > 1_000 && t.deferred_placed > 1_000,
         "{t:?}"
     );
 }

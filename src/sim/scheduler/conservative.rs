@@ -143,10 +143,14 @@
 //!
 //! **Placements left to the next call.** The order changes at about half the calls over
 //! fairshare order, and each change places every job after it again, so the slots of the jobs
-//! placed last at a call are read only if the next call's order keeps them. When the capacity
-//! free at `now` is less than every remaining job asks, none of them can start now (a window
-//! starting now holds the second `now`): they are admitted to the plan unplaced
-//! ([`Conservative::plan_arrivals`]). The next call places them first, at the deferring call's
+//! placed last at a call are read only if the next call's order keeps them. Once none of the
+//! remaining jobs can start now, they are admitted to the plan unplaced
+//! ([`Conservative::plan_arrivals`]). That is known without a search per job from each class
+//! of requested time's least demand among them ([`LeastDemands`]): a job asking more than the
+//! least free amount over the first seconds of its class (from `now` on, at least the second
+//! `now`) cannot start now, nor after later jobs are held (session 24's rule compared the
+//! least demand with the amount free at `now` alone, which on a pool crowded by small jobs
+//! nearly never ruled them out: units free for minutes before a reservation). The next call places them first, at the deferring call's
 //! time over the profile that call left (nothing touches it between calls), if its order is
 //! unchanged or the plan no longer lines up with the queue — the same placements, one call
 //! later — and drops them if its order changed: each changed-order path keeps at most a prefix
@@ -172,6 +176,7 @@
 
 use std::collections::HashMap;
 
+use super::least_demands::LeastDemands;
 use super::order::{OrderTracker, QueueOrder, Submission, Walk, report_ended};
 use super::profile::Profile;
 use super::{QueuedJob, Scheduler, View};
@@ -481,9 +486,9 @@ pub struct Conservative {
     deferred: usize,
     /// The time of the call that deferred the plan's last `deferred` jobs.
     deferred_at: Time,
-    /// The least demand of each job being placed and every later one, in units (scratch for
-    /// [`Conservative::plan_arrivals`]).
-    least_units: Vec<u64>,
+    /// The least demand of the jobs being placed from each one on, by class of requested time
+    /// (scratch for [`Conservative::plan_arrivals`]).
+    least_demands: LeastDemands,
     /// Over a reordering queue: how often each way of planning was taken (for tests and
     /// benches).
     ordered: OrderedCalls,
@@ -515,6 +520,9 @@ pub struct OrderedCalls {
     pub deferred_dropped: u64,
     /// Jobs admitted unplaced and placed at the next call, as its order kept them.
     pub deferred_placed: u64,
+    /// Of the jobs admitted unplaced, those of calls where some units free at `now` covered
+    /// the least demand of the rest: their requested times told that none could start.
+    pub deferred_by_length: u64,
 }
 
 impl Default for Conservative {
@@ -547,7 +555,7 @@ impl Conservative {
             prefix_profile: Profile::default(),
             deferred: 0,
             deferred_at: 0,
-            least_units: Vec::new(),
+            least_demands: LeastDemands::default(),
             ordered: OrderedCalls::default(),
         }
     }
@@ -843,42 +851,45 @@ impl Conservative {
     /// Plans the jobs of this call's walk after the plan (the arrivals since the last call, in
     /// submission order), after all others.
     ///
-    /// Over a reordering queue, once the capacity free at `now` is less than every remaining
-    /// job asks, none of them can start now: they are admitted unplaced (`deferred`), to be
-    /// placed by the next call if its order keeps them and dropped if it changes before them
-    /// (module documentation, "Over a reordering queue").
+    /// Over a reordering queue, once none of the remaining jobs can start now (each asks more
+    /// than the least free amount over the first seconds of its class of requested time:
+    /// [`LeastDemands`]), they are admitted unplaced (`deferred`), to be placed by the next
+    /// call if its order keeps them and dropped if it changes before them (module
+    /// documentation, "Over a reordering queue").
     fn plan_arrivals(&mut self, view: &View<'_>, starts: &mut Vec<usize>) {
         let now = view.now;
         let walk = std::mem::take(&mut self.walk);
-        let mut least = std::mem::take(&mut self.least_units);
-        least.clear();
-        if !self.order.is_submission() {
-            least.extend(
-                walk.jobs_from(view.queue, self.plan.len())
-                    .map(|job| job.demand.unit_count()),
-            );
-            let mut smallest = u64::MAX;
-            for units in least.iter_mut().rev() {
-                smallest = smallest.min(*units);
-                *units = smallest;
-            }
+        let mut least = std::mem::take(&mut self.least_demands);
+        let reordering = !self.order.is_submission();
+        if reordering {
+            least.clear();
+            let first = self.plan.len();
+            walk.for_each_back(view.queue, first, |k, job| {
+                least.note_back(k - first, job.requested_time, job.demand.unit_count());
+            });
         }
         debug_assert_eq!(self.deferred, 0);
+        let mut by_length = false;
         for (i, job) in walk.jobs_from(view.queue, self.plan.len()).enumerate() {
             self.admit(&job);
-            if self.deferred > 0
-                || least
-                    .get(i)
-                    .is_some_and(|&units| self.profile.free_at(now) < units as i64)
-            {
+            if self.deferred > 0 || (reordering && !least.may_start_now(i, now, &self.profile)) {
+                if self.deferred == 0 {
+                    by_length = least.least() <= self.profile.free_at(now);
+                }
                 self.deferred += 1;
                 continue;
             }
             let start = self.place(now, job.requested_time, job.demand);
+            if let Some(t) = start {
+                least.held(t);
+            }
             self.settle(now, self.plan.len() - 1, start, starts);
         }
+        if by_length {
+            self.ordered.deferred_by_length += self.deferred as u64;
+        }
         self.deferred_at = now;
-        self.least_units = least;
+        self.least_demands = least;
         self.walk = walk;
     }
 

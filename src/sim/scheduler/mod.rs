@@ -12,6 +12,7 @@ mod conservative;
 mod easy;
 mod easy_index;
 mod fcfs;
+mod least_demands;
 pub mod node;
 pub mod order;
 pub mod profile;

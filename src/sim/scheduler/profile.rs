@@ -458,6 +458,22 @@ impl Profile {
         best
     }
 
+    /// The least free amount over `[from, end)` for growing `end`s, read with
+    /// [`LeastFree::until`]: one walk forward from `from` (≥ start) however many ends are asked.
+    pub fn least_free_from(&self, from: Time) -> LeastFree<'_> {
+        let (chunk, index) = if self.chunks.is_empty() || from <= self.start() {
+            (0, 0)
+        } else {
+            self.step_at(from)
+        };
+        LeastFree {
+            profile: self,
+            chunk,
+            index,
+            least: Amount::MAX,
+        }
+    }
+
     /// The earliest time ≥ `from` at which `demand` fits for `duration` seconds.
     /// `None` if it never does (it exceeds the capacity left at the end of the profile).
     pub fn earliest_fit(&self, from: Time, duration: Time, demand: ResourceVec) -> Option<Time> {
@@ -827,6 +843,43 @@ impl Profile {
             };
         }
         (c, i)
+    }
+}
+
+/// A walk forward over a profile from a time on, keeping the least free amount of the steps it
+/// passed ([`Profile::least_free_from`]).
+pub struct LeastFree<'a> {
+    profile: &'a Profile,
+    /// The next step to read.
+    chunk: usize,
+    index: usize,
+    least: Amount,
+}
+
+impl LeastFree<'_> {
+    /// The least free amount over `[from, end)` (`end` > `from`, and not less than an end asked
+    /// before): the step in effect at `from` and every later one that begins before `end`. A
+    /// chunk wholly before `end` answers from its summary.
+    pub fn until(&mut self, end: Time) -> i64 {
+        let Profile { chunks, firsts, .. } = self.profile;
+        while let Some(chunk) = chunks.get(self.chunk) {
+            if self.index == 0 && firsts.get(self.chunk + 1).is_some_and(|&t| t <= end) {
+                self.least = self.least.min(chunk.min + chunk.pending);
+                self.chunk += 1;
+                continue;
+            }
+            // The step in effect at `from` begins at or before it, so before `end`.
+            while let Some(&t) = chunk.times.get(self.index) {
+                if t >= end {
+                    return self.least;
+                }
+                self.least = self.least.min(chunk.value(self.index));
+                self.index += 1;
+            }
+            self.chunk += 1;
+            self.index = 0;
+        }
+        self.least
     }
 }
 

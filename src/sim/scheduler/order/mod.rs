@@ -425,6 +425,23 @@ impl Walk {
         }
     }
 
+    /// Calls `f` with each job of `queue` (the queue this walk was prepared on) from the k-th in
+    /// order on and its rank in order, the last first: a pass back over the jobs without a copy
+    /// of them. Not for submission order, which is read from the queue forward only.
+    pub fn for_each_back(&self, queue: &Queue, k: usize, mut f: impl FnMut(usize, &QueuedJob)) {
+        debug_assert_eq!(queue.len(), self.len, "the queue this walk was prepared on");
+        debug_assert!(!self.identity && !self.lazy, "a walk held in order");
+        if self.by_job {
+            for (i, job) in self.in_order.iter().enumerate().skip(k).rev() {
+                f(i, job);
+            }
+        } else {
+            for (i, &pos) in self.positions.iter().enumerate().skip(k).rev() {
+                f(i, &self.jobs[pos]);
+            }
+        }
+    }
+
     /// The positions in order, materialised (empty for submission order).
     pub fn positions(&self) -> &[usize] {
         debug_assert!(!self.by_job, "a walk of jobs has no positions");
