@@ -94,10 +94,10 @@ impl LeastDemands {
             self.least[class as usize] = after;
             self.lowering.pop();
         }
-        if let Some((k, free, _)) = self.witness {
-            if i64::try_from(self.least[k]).is_ok_and(|u| u <= free) {
-                return true;
-            }
+        if let Some((k, free, _)) = self.witness
+            && i64::try_from(self.least[k]).is_ok_and(|u| u <= free)
+        {
+            return true;
         }
         let mut walk = profile.least_free_from(now);
         for (k, &units) in self.least.iter().enumerate() {
