@@ -71,7 +71,10 @@ pub struct Timeline {
     /// per group.
     groups: NodeGroups,
     /// Per group, its members' minimum free vector over the window a selection looks at.
-    group_mins: PerGroup<Vector>,
+    group_mins: PerGroup<Option<Vector>>,
+    /// The nodes (each once) or groups (a representative and its members) a full search
+    /// visits.
+    visits: Vec<(u32, usize)>,
 }
 
 impl Timeline {
@@ -159,12 +162,15 @@ impl Timeline {
             steps.advance(self.now);
             steps.add(from, to, sign * i64::from(shape.count));
         } else {
+            let grouped = self.groups.grouped(class);
             for (i, &node) in nodes.iter().enumerate() {
                 let a = vector(shape.amount(i as u32)).map(|x| sign * x);
                 let steps = &mut self.nodes[node as usize];
                 steps.advance(self.now);
                 steps.add(from, to, a);
-                self.groups.touch(node);
+                if grouped {
+                    self.groups.touch(node);
+                }
             }
         }
     }
@@ -305,16 +311,38 @@ impl Timeline {
                 &i64::from(shape.count),
             );
         }
-        let (full, last) = demands(layout, class, shape);
+        let demand = demands(layout, class, shape);
+        // Nodes that agree from now on give the same earliest fits: one visit per group.
+        let mut visits = std::mem::take(&mut self.visits);
+        visits.clear();
+        if self.groups.grouped(class) {
+            self.groups.sync(self.now, &self.nodes);
+            visits.extend(self.groups.of_class(class));
+        } else {
+            visits.extend(layout.class(class).nodes.clone().map(|n| (n, 1)));
+        }
+        let found = self.earliest_over(&visits, shape, (from, before), duration, clip, demand);
+        self.visits = visits;
+        found
+    }
+
+    /// [`Timeline::earliest_within`] over `visits` (nodes, each standing for `members` alike).
+    fn earliest_over(
+        &mut self,
+        visits: &[(u32, usize)],
+        shape: &NodeShape,
+        (from, before): (Time, Time),
+        duration: Time,
+        clip: Time,
+        (full, last): (Vector, Option<Vector>),
+    ) -> Option<Time> {
         let need_full = shape.full() as usize;
         let need_all = shape.count as usize;
-        // Nodes that agree from now on give the same earliest fits: one visit per group.
-        self.groups.sync(self.now, &self.nodes);
         let mut t = from;
         loop {
             self.scratch_full.clear(need_full);
             self.scratch_last.clear(need_all);
-            for (node, members) in self.groups.of_class(class) {
+            for &(node, members) in visits {
                 let steps = &self.nodes[node as usize];
                 if need_full > 0 {
                     let bound = self.scratch_full.bound(before);
@@ -549,6 +577,19 @@ impl Timeline {
         placement: Placement,
         out: &mut Vec<u32>,
     ) -> bool {
+        if !self.groups.grouped(class) {
+            return self.select_in(
+                layout,
+                class,
+                shape,
+                (t, duration),
+                placement,
+                1,
+                &mut |_, _, _| true,
+                None,
+                out,
+            );
+        }
         // Members of a group have the same minimum over the window: worked out once per group.
         self.groups.sync(self.now, &self.nodes);
         let mut mins = std::mem::take(&mut self.group_mins);
@@ -599,21 +640,23 @@ impl Timeline {
         placement: Placement,
         sweeps: u32,
         allow: &mut dyn FnMut(u32, Vector, u32) -> bool,
-        mut mins: Option<&mut PerGroup<Vector>>,
+        mut mins: Option<&mut PerGroup<Option<Vector>>>,
         out: &mut Vec<u32>,
     ) -> bool {
         debug_assert!(!self.whole[class as usize]);
-        // A node's minimum over the window if it covers `floor`.
-        let mut min_covering = |node: u32, floor: &Vector| match mins.as_deref_mut() {
-            Some(mins) => Some(mins.get(self.groups.group_of(node), || {
-                self.node_min(node, t, t + duration)
-            }))
-            .filter(|m| m.covers(floor)),
-            None => self.node_min_covering(node, t, t + duration, floor),
-        };
         let (full, last) = demands(layout, class, shape);
         let smallest = last.unwrap_or(full);
         let floor = full.meet(smallest);
+        // A node's minimum over the window if it covers `asked` (`floor` or above: what covers
+        // `asked` covers `floor`), its group's when grouped.
+        let mut min_covering = |node: u32, asked: &Vector| match mins.as_deref_mut() {
+            Some(mins) => mins
+                .get(self.groups.group_of(node), || {
+                    self.node_min_covering(node, t, t + duration, &floor)
+                })
+                .filter(|m| m.covers(asked)),
+            None => self.node_min_covering(node, t, t + duration, asked),
+        };
         let mut picker = Picker::new(shape);
         out.clear();
         let nodes = layout.class(class).nodes.clone();
