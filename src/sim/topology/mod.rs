@@ -41,3 +41,15 @@ pub use placement::Placement;
 pub use request::{JobRequest, Misfit, NodeDemand, NodeShape, Shape};
 pub use requests::{RequestId, RequestInterner, RequestTable};
 pub use timeline::{RisenWindows, Timeline};
+
+/// A seeded linear congruential generator for this module's randomized tests: each call
+/// `rand(n)` gives a number in `0..n`.
+#[cfg(test)]
+pub(crate) fn test_rand(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    }
+}

@@ -384,13 +384,7 @@ mod tests {
     fn groups_are_the_distinct_futures() {
         let l = layout();
         let shared = [true, true, false];
-        let mut seed = 0x9e37_u64;
-        let mut rand = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rand = super::super::test_rand(0x9e37);
         for _ in 0..200 {
             let mut nodes: Vec<Steps<Vector>> = (0..l.node_count())
                 .map(|_| {

@@ -923,13 +923,7 @@ mod tests {
     #[test]
     fn earliest_is_the_first_start_that_fits() {
         let l = layout();
-        let mut seed = 0x5eed_u64;
-        let mut rand = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rand = super::super::test_rand(0x5eed);
         for _ in 0..2_000 {
             let mut tl = Timeline::default();
             tl.reset(&l, 0, &FreeNodes::new(&l));
@@ -974,13 +968,7 @@ mod tests {
             ],
         )])))
         .unwrap();
-        let mut seed = 0x6a09_u64;
-        let mut rand = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rand = super::super::test_rand(0x6a09);
         for _ in 0..300 {
             let mut tl = Timeline::default();
             tl.reset(&l, 0, &FreeNodes::new(&l));
