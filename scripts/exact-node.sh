@@ -8,8 +8,8 @@
 #   scripts/exact-node.sh OLD NEW [FILTER]     (FILTER: a grep pattern on the run names)
 #
 # Runs: the scale bench's Curie window (scripts/curie-window.py) at 500, 5,000 and 50,000 nodes
-# under EASY and conservative × fcfs, fairshare and priority orders (and 20,000 jobs at 500
-# nodes); best fit; exclusive nodes; memory ignored; two reservation scenarios (at the requested
+# under EASY and conservative × fcfs, fairshare and priority orders (and EASY on 20,000 jobs at
+# 500 nodes); best fit; exclusive nodes; memory ignored; two reservation scenarios (at the requested
 # time with shifts; after the queue, rejected on conflict, throttled) under every rule;
 # METACENTRUM-2009 on mc-2013 and wagap-2013 on its machines; AleaNG's Example1 at 50 % and 100 %
 # load. Prints the runs that differ and `runs=N fail=M`; exits 1 when any differs.
@@ -86,13 +86,14 @@ for nodes in 500 5000 50000; do
 done
 M=(--machines "$D/curie-500.machines")
 for s in easy conservative; do
-    run "curie500 $s fcfs 20000" -s $s "${M[@]}" "$D/curie-20000.swf"
     run "curie500 $s best_fit" -s $s --placement best_fit "${M[@]}" "$C"
     run "curie500 $s fairshare best_fit" -s $s --order fairshare --placement best_fit "${M[@]}" "$C"
     run "curie500 $s exclusive" -s $s --allocation exclusive "${M[@]}" "$C"
     run "curie500 $s ignore_memory" -s $s --ignore-memory "${M[@]}" "$C"
 done
-run "curie500 easy fairshare 20000" -s easy --order fairshare "${M[@]}" "$D/curie-20000.swf"
+for o in fcfs fairshare; do # (conservative on 20,000 jobs: minutes a run)
+    run "curie500 easy $o 20000" -s easy --order $o "${M[@]}" "$D/curie-20000.swf"
+done
 for r in shift throttled; do
     for s in fcfs easy conservative aggressive; do
         run "curie500 $s reservations $r" -s $s --reservations "$D/res-$r.yaml" "${M[@]}" "$C"
