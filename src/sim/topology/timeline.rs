@@ -577,23 +577,13 @@ impl Timeline {
         placement: Placement,
         out: &mut Vec<u32>,
     ) -> bool {
-        if !self.groups.grouped(class) {
-            return self.select_in(
-                layout,
-                class,
-                shape,
-                (t, duration),
-                placement,
-                1,
-                &mut |_, _, _| true,
-                None,
-                out,
-            );
-        }
         // Members of a group have the same minimum over the window: worked out once per group.
-        self.groups.sync(self.now, &self.nodes);
+        let grouped = self.groups.grouped(class);
         let mut mins = std::mem::take(&mut self.group_mins);
-        mins.begin(self.groups.ids());
+        if grouped {
+            self.groups.sync(self.now, &self.nodes);
+            mins.begin(self.groups.ids());
+        }
         let found = self.select_in(
             layout,
             class,
@@ -602,7 +592,7 @@ impl Timeline {
             placement,
             1,
             &mut |_, _, _| true,
-            Some(&mut mins),
+            grouped.then_some(&mut mins),
             out,
         );
         self.group_mins = mins;
