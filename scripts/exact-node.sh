@@ -55,10 +55,12 @@ run() { # NAME ARGS...: one run of each build, compared
         bin=$OLD
         [ $b = new ] && bin=$NEW
         extra=()
-        [[ " $* " == *" --reservations "* ]] && extra=(--reservations-out "$D/$b.res.parquet")
+        # One name for both builds: the jobs file's metadata records the command line.
+        [[ " $* " == *" --reservations "* ]] && extra=(--reservations-out "$D/res.parquet")
         "$bin" simulate "$@" "${extra[@]}" --format json --jobs-out "$D/$b.parquet" \
             >"$D/$b.json" 2>"$D/$b.err"
         rc=$?
+        [ -f "$D/res.parquet" ] && mv "$D/res.parquet" "$D/$b.res.parquet"
         echo "rc=$rc" >>"$D/$b.err"
         [ $rc != 0 ] && echo "rc=$rc $b $name"
     done
