@@ -13,8 +13,9 @@
 //! - [`steps`], [`timeline`]: availability over time, per node or per whole-node class, for the
 //!   policies that plan ahead.
 //! - [`rises`]: where each node's capacity last rose, so that a repeated search looks only there.
-//! - [`node_groups`]: the nodes of a shared class grouped by their future, so that a full search
-//!   visits one node per distinct future.
+//! - [`node_groups`]: the nodes of a large shared class grouped by their future, each group
+//!   owning its members' one step function, so that a full search visits one function per
+//!   distinct future and a change on a whole group changes one.
 //!
 //! Pure data and arithmetic: nothing here reads files (the Alea/AleaNG machine-file importers
 //! live outside `sim`).

@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 
 use super::free::FreeNodes;
 use super::layout::Layout;
-use super::node_groups::{NodeGroups, PerGroup};
+use super::node_groups::{GROUPED_FROM, NodeGroups, PerGroup};
 use super::placement::Placement;
 use super::request::NodeShape;
 use super::rises::{RiseOrder, Rises};
@@ -45,8 +45,6 @@ pub struct RisenWindows {
 pub struct Timeline {
     /// Per class: idle nodes over time (whole-node classes only).
     counts: Vec<Steps<i64>>,
-    /// Per node: free vector over time (nodes of shared classes only).
-    nodes: Vec<Steps<Vector>>,
     /// Per class: whether jobs take whole nodes there.
     whole: Vec<bool>,
     /// The present: step functions are advanced to it lazily, when next changed.
@@ -67,13 +65,17 @@ pub struct Timeline {
     /// Per node of a shared class: when its latest rises happened, to narrow a repeated search
     /// to the windows they touch.
     rise_spans: Vec<Rises>,
-    /// The nodes of each shared class grouped by their future: a full search visits one node
-    /// per group.
+    /// Per node of a shared class: free vector over time, one function per group of nodes
+    /// that share it on a class of [`GROUPED_FROM`] nodes or more, so that a full search
+    /// visits one function per group and a change on a whole group changes one.
     groups: NodeGroups,
+    /// The size from which classes are grouped ([`GROUPED_FROM`] when `None`; tests compare
+    /// a grouped timeline with one grouping nothing).
+    group_from: Option<u32>,
     /// Per group, its members' minimum free vector over the window a selection looks at.
     group_mins: PerGroup<Option<Vector>>,
-    /// The nodes (each once) or groups (a representative and its members) a full search
-    /// visits.
+    /// The step functions a full search visits: each node's once, or each group's with its
+    /// number of members.
     visits: Vec<(u32, usize)>,
 }
 
@@ -85,11 +87,14 @@ impl Timeline {
         self.whole.clear();
         self.whole
             .extend(classes.iter().map(|c| c.capacity.whole_nodes));
-        let shared: Vec<bool> = self.whole.iter().map(|&w| !w).collect();
-        self.groups.reset(layout, &shared);
+        self.groups.reset(
+            layout,
+            &self.whole,
+            self.group_from.unwrap_or(GROUPED_FROM),
+            now,
+            |node| vector(free.free(node)),
+        );
         self.counts.resize_with(classes.len(), Steps::default);
-        self.nodes
-            .resize_with(layout.node_count() as usize, Steps::default);
         // Everything counts as risen: no earlier search result carries over a reset.
         self.clock += 1;
         self.class_rises.clear();
@@ -113,10 +118,6 @@ impl Timeline {
         for (c, class) in classes.iter().enumerate() {
             if class.capacity.whole_nodes {
                 self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
-            } else {
-                for node in class.nodes.clone() {
-                    self.nodes[node as usize].reset(now, vector(free.free(node)));
-                }
             }
         }
     }
@@ -162,15 +163,19 @@ impl Timeline {
             steps.advance(self.now);
             steps.add(from, to, sign * i64::from(shape.count));
         } else {
-            let grouped = self.groups.grouped(class);
-            for (i, &node) in nodes.iter().enumerate() {
-                let a = vector(shape.amount(i as u32)).map(|x| sign * x);
-                let steps = &mut self.nodes[node as usize];
-                steps.advance(self.now);
-                steps.add(from, to, a);
-                if grouped {
-                    self.groups.touch(node);
+            // Runs of nodes taking one amount (the full nodes, then the last), each changed in
+            // one call: once per group on a grouped class.
+            let mut i = 0;
+            while i < nodes.len() {
+                let amount = shape.amount(i as u32);
+                let mut j = i + 1;
+                while j < nodes.len() && shape.amount(j as u32) == amount {
+                    j += 1;
                 }
+                let delta = vector(amount).map(|x| sign * x);
+                self.groups
+                    .add(class, &nodes[i..j], (from, to), delta, self.now);
+                i = j;
             }
         }
     }
@@ -223,7 +228,7 @@ impl Timeline {
 
     /// A shared-class node's free vector, minimum over `[from, to)`.
     pub fn node_min(&self, node: u32, from: Time, to: Time) -> Vector {
-        self.nodes[node as usize].min_over(from, to)
+        self.groups.steps_of(node).min_over(from, to)
     }
 
     /// [`Timeline::node_min`] if it covers `floor`, else `None` (found as soon as it fails).
@@ -235,12 +240,14 @@ impl Timeline {
         to: Time,
         floor: &Vector,
     ) -> Option<Vector> {
-        self.nodes[node as usize].min_over_covering(from, to, floor)
+        self.groups
+            .steps_of(node)
+            .min_over_covering(from, to, floor)
     }
 
     /// A shared-class node's free vector at `t`.
     pub fn node_at(&self, node: u32, t: Time) -> Vector {
-        self.nodes[node as usize].at(t)
+        self.groups.steps_of(node).at(t)
     }
 
     pub fn is_whole(&self, class: u32) -> bool {
@@ -312,13 +319,15 @@ impl Timeline {
             );
         }
         let demand = demands(layout, class, shape);
-        // Nodes that agree from now on give the same earliest fits: one visit per group.
+        // Nodes that agree from now on give the same earliest fits: one visit per group (its
+        // function's id), after merging groups that came to agree.
         let mut visits = std::mem::take(&mut self.visits);
         visits.clear();
         if self.groups.grouped(class) {
-            self.groups.sync(self.now, &self.nodes);
+            self.groups.sync(self.now);
             visits.extend(self.groups.of_class(class));
         } else {
+            // A node of a class not grouped owns the function at its own index.
             visits.extend(layout.class(class).nodes.clone().map(|n| (n, 1)));
         }
         let found = self.earliest_over(&visits, shape, (from, before), duration, clip, demand);
@@ -326,7 +335,8 @@ impl Timeline {
         found
     }
 
-    /// [`Timeline::earliest_within`] over `visits` (nodes, each standing for `members` alike).
+    /// [`Timeline::earliest_within`] over `visits` (step functions by id, each standing for
+    /// `members` nodes).
     fn earliest_over(
         &mut self,
         visits: &[(u32, usize)],
@@ -342,8 +352,8 @@ impl Timeline {
         loop {
             self.scratch_full.clear(need_full);
             self.scratch_last.clear(need_all);
-            for &(node, members) in visits {
-                let steps = &self.nodes[node as usize];
+            for &(id, members) in visits {
+                let steps = self.groups.steps(id);
                 if need_full > 0 {
                     let bound = self.scratch_full.bound(before);
                     if let Some(e) = steps.earliest_fit_within(t, bound, duration, clip, &full) {
@@ -513,7 +523,7 @@ impl Timeline {
             since,
         }: RisenWindows,
     ) -> Option<Time> {
-        let steps = &self.nodes[node as usize];
+        let steps = self.groups.steps_of(node);
         // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
         let (lo, hi) = if since == 0 {
             (Time::MIN, Time::MAX)
@@ -560,7 +570,9 @@ impl Timeline {
         duration: Time,
         demand: &Vector,
     ) -> Option<Time> {
-        self.nodes[node as usize].earliest_fit_within(from, before, duration, Time::MAX, demand)
+        self.groups
+            .steps_of(node)
+            .earliest_fit_within(from, before, duration, Time::MAX, demand)
     }
 
     /// Chooses the nodes of a shared class that `shape` takes over `[t, t + duration)`, in
@@ -577,11 +589,11 @@ impl Timeline {
         placement: Placement,
         out: &mut Vec<u32>,
     ) -> bool {
-        // Members of a group have the same minimum over the window: worked out once per group.
+        // Members of a group have the same minimum over the window: worked out once per group
+        // (exact whether or not groups that came to agree are merged yet).
         let grouped = self.groups.grouped(class);
         let mut mins = std::mem::take(&mut self.group_mins);
         if grouped {
-            self.groups.sync(self.now, &self.nodes);
             mins.begin(self.groups.ids());
         }
         let found = self.select_in(
@@ -619,7 +631,7 @@ impl Timeline {
     }
 
     /// [`Timeline::select_with`], reading each node's minimum over the window from its group's
-    /// in `mins` when given (the groups synced).
+    /// in `mins` when given.
     #[allow(clippy::too_many_arguments)]
     fn select_in(
         &self,
@@ -641,7 +653,7 @@ impl Timeline {
         // `asked` covers `floor`), its group's when grouped.
         let mut min_covering = |node: u32, asked: &Vector| match mins.as_deref_mut() {
             Some(mins) => mins
-                .get(self.groups.group_of(node), || {
+                .get(self.groups.owner(node), || {
                     self.node_min_covering(node, t, t + duration, &floor)
                 })
                 .filter(|m| m.covers(asked)),
@@ -1026,6 +1038,127 @@ mod tests {
                     assert_eq!(found, got.is_some());
                     if found {
                         assert_eq!(grouped, each);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Holds, give-backs and releases on random sets of nodes (runs, as a wide job's, and
+    /// scattered nodes, which split groups; the full amount and a last one) as the present
+    /// moves, applied alike to a timeline whose groups own their members' functions
+    /// (`node_groups`) and to one keeping a function per node: every node's function, every
+    /// `earliest`, `select` (first and best fit) and repeated search since a clock agree.
+    #[test]
+    fn group_owned_functions_agree_with_one_per_node() {
+        let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
+            "s",
+            Allocation::Shared,
+            vec![
+                NodeClass::new("a", 16, 8, 16),
+                NodeClass::new("b", 6, 8, 16),
+            ],
+        )])))
+        .unwrap();
+        let mut rand = super::super::test_rand(0xbb67);
+        for round in 0..300 {
+            let mut free = FreeNodes::new(&l);
+            // Some rounds start from partly used nodes: the reset groups unequal vectors.
+            if round % 2 == 1 {
+                for node in 0..l.node_count() {
+                    if rand(3) == 0 {
+                        free.take(node, ResourceVec([1 + rand(7), 0, 0])).unwrap();
+                    }
+                }
+            }
+            let (mut grouped, mut each) = (Timeline::default(), Timeline::default());
+            each.group_from = Some(u32::MAX);
+            grouped.reset(&l, 0, &free);
+            each.reset(&l, 0, &free);
+            assert!(grouped.groups.grouped(0) && !each.groups.grouped(0));
+            let mut now = 0;
+            let mut holds: Vec<(u32, NodeShape, Vec<u32>, Time, Time)> = Vec::new();
+            for _ in 0..40 {
+                let class = rand(2) as u32;
+                let range = l.class(class).nodes.clone();
+                match rand(5) {
+                    0 => {
+                        now += rand(20) as Time;
+                        grouped.advance(now);
+                        each.advance(now);
+                    }
+                    1 if !holds.is_empty() => {
+                        let (c, s, nodes, from, to) =
+                            holds.swap_remove(rand(holds.len() as u64) as usize);
+                        let from = from.max(now);
+                        if rand(2) == 0 {
+                            grouped.unhold(c, &s, &nodes, from, to);
+                            each.unhold(c, &s, &nodes, from, to);
+                        } else {
+                            grouped.unhold_unstamped(c, &s, &nodes, from, to);
+                            each.unhold_unstamped(c, &s, &nodes, from, to);
+                        }
+                    }
+                    2 => {
+                        // A release of capacity that was never held here, as a rebuild's.
+                        let nodes: Vec<u32> = range.clone().filter(|_| rand(4) == 0).collect();
+                        let s = shape(nodes.len() as u32, 1 + rand(3), None);
+                        let at = now + rand(50) as Time;
+                        grouped.release(class, &s, &nodes, at);
+                        each.release(class, &s, &nodes, at);
+                    }
+                    _ => {
+                        let nodes: Vec<u32> = if rand(2) == 0 {
+                            let first =
+                                range.start + rand(u64::from(range.end - range.start)) as u32;
+                            (first..(first + 1 + rand(8) as u32).min(range.end)).collect()
+                        } else {
+                            range.clone().filter(|_| rand(3) == 0).collect()
+                        };
+                        if nodes.is_empty() {
+                            continue;
+                        }
+                        let cores = 1 + rand(4);
+                        let last = (nodes.len() > 1 && rand(2) == 0).then(|| rand(cores));
+                        let s = shape(nodes.len() as u32, cores, last);
+                        let from = now + rand(40) as Time;
+                        let to = from + 1 + rand(60) as Time;
+                        grouped.hold(class, &s, &nodes, from, to);
+                        each.hold(class, &s, &nodes, from, to);
+                        holds.push((class, s, nodes, from, to));
+                    }
+                }
+                for node in 0..l.node_count() {
+                    let (a, b) = (grouped.groups.steps_of(node), each.groups.steps_of(node));
+                    assert!(a.same_future(b, now), "node {node} at {now}");
+                }
+                let count = 1 + rand(8) as u32;
+                let cores = 1 + rand(8);
+                let last = (rand(2) == 0).then(|| rand(cores));
+                let s = shape(count, cores, last);
+                let (from, duration) = (now + rand(30) as Time, 1 + rand(40) as Time);
+                let before = from + rand(80) as Time;
+                let got = grouped.earliest(&l, class, &s, from, duration);
+                assert_eq!(got, each.earliest(&l, class, &s, from, duration));
+                let since = grouped.clock().saturating_sub(rand(4));
+                assert_eq!(
+                    grouped.earliest_before_since(&l, class, &s, (from, before), duration, since),
+                    each.earliest_before_since(&l, class, &s, (from, before), duration, since)
+                );
+                assert_eq!(
+                    grouped.earliest_since(&l, class, &s, (from, before), duration, since),
+                    each.earliest_since(&l, class, &s, (from, before), duration, since)
+                );
+                let t = got.unwrap_or(from);
+                for placement in [Placement::FirstFit, Placement::BestFit] {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let found = grouped.select(&l, class, &s, t, duration, placement, &mut a);
+                    assert_eq!(
+                        found,
+                        each.select(&l, class, &s, t, duration, placement, &mut b)
+                    );
+                    if found {
+                        assert_eq!(a, b);
                     }
                 }
             }
