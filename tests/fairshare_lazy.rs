@@ -13,7 +13,8 @@
 //! shares, decay instants crossed, whole orders asked of the lazy side between passes) where
 //! that bookkeeping, if wrong, would leave a user at a stale place; a third asks for the whole
 //! order at most calls, as conservative and node-level EASY do (as positions, or as the jobs
-//! themselves, `QueueOrder::order_jobs`, which pool conservative reads).
+//! themselves, `QueueOrder::order_jobs`, which pool conservative reads, or as their indices,
+//! `QueueOrder::order_ids`, which node-level EASY reads).
 
 mod common;
 
@@ -30,7 +31,8 @@ use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
 /// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
 /// lazy pass is read before the comparison of that prefix, and `end` running jobs end; `whole`:
 /// the lazy side is asked for the whole order this call instead (a rule that writes it whole),
-/// as the jobs themselves when `read` is set (`QueueOrder::order_jobs`), else as positions.
+/// as the jobs' indices when `within` is set (`QueueOrder::order_ids`), as the jobs themselves
+/// when `read` is (`QueueOrder::order_jobs`), else as positions.
 #[derive(Clone, Debug)]
 struct Step {
     whole: bool,
@@ -152,6 +154,7 @@ fn check(
     let mut held: Option<u32> = None;
     let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
     let mut got_jobs = Vec::new();
+    let mut got_ids = Vec::new();
     for step in steps {
         now += step.dt;
         // Ends, the earliest started first, reported to both before the call.
@@ -172,7 +175,13 @@ fn check(
             queue.push(queued(&workload.jobs[job as usize], job));
         }
         whole.order(now, &queue, &workload.jobs, &mut expected);
-        if step.whole && step.read.is_some() {
+        if step.whole && step.within.is_some() {
+            // The whole order written as the jobs' indices (`QueueOrder::order_ids`, as
+            // node-level EASY asks it).
+            prop_assert!(lazy.order_ids(now, &queue, &workload.jobs, &mut got_ids));
+            let want: Vec<u32> = expected.iter().map(|&pos| queue[pos].job).collect();
+            prop_assert_eq!(&got_ids, &want);
+        } else if step.whole && step.read.is_some() {
             // The whole order written as the jobs themselves (`QueueOrder::order_jobs`, as
             // pool conservative asks it): the jobs at the reference's positions.
             prop_assert!(lazy.order_jobs(now, &queue, &workload.jobs, &mut got_jobs));

@@ -71,7 +71,7 @@ pub trait QueueOrder {
     /// This call's order written as the jobs' workload indices: true if the order writes it so
     /// (false leaves `out` alone). For a rule that reads every job's index and little else of
     /// most (node-level EASY: the head, then jobs passed over by request), where a
-    /// [`QueuedJob`] each is six times the copy and the sort of a group of equal keys.
+    /// [`QueuedJob`] each is six times the copy.
     fn order_ids(
         &mut self,
         _now: Time,

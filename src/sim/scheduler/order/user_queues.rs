@@ -3,7 +3,8 @@
 //! with exactly equal keys merged in submission order (a property test compares it with that
 //! order bucketed and sorted afresh at every call, `tests/fairshare_lazy.rs`). Rules that read
 //! the whole order ([`super::FairshareOrder::order`]) have it written at once
-//! ([`UserQueues::write_all`]), not read through a pass.
+//! ([`UserQueues::write_all`], one walk whatever each job is written as), not read through a
+//! pass; a write drops the started jobs of the users it copies, so that each is read once.
 //!
 //! Writing the whole order costs O(queue) at every call, which a rule that stops early does not
 //! need: FCFS reads only up to the first job that does not fit, yet paid for the whole queue at
@@ -40,7 +41,8 @@ const COMPACT_AT: u32 = 16;
 pub struct UserQueues {
     /// Per user: their waiting jobs (by increasing workload index), copied from the queue so
     /// that a pass reads them without a look-up. Started jobs are dropped at once from the
-    /// front, lazily elsewhere, so the front always waits.
+    /// front, lazily elsewhere (by a whole-order write, or once they outnumber the waiting
+    /// ones), so the front always waits.
     jobs: Vec<VecDeque<QueuedJob>>,
     /// Per user: started jobs still in `jobs`.
     stale: Vec<u32>,
@@ -77,6 +79,8 @@ pub struct UserQueues {
     next_group: usize,
     alone: Option<(u32, u32)>,
     heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    /// A whole-order write's group of several users of equal keys, sorted.
+    group: Vec<QueuedJob>,
 }
 
 const NOWHERE: u32 = u32::MAX;
@@ -204,10 +208,7 @@ impl UserQueues {
             self.stale[u] -= 1;
         }
         if self.stale[u] >= COMPACT_AT && self.stale[u] > self.live[u] {
-            let mut jobs = std::mem::take(&mut self.jobs[u]);
-            jobs.retain(|q| self.is_waiting(q.job));
-            self.jobs[u] = jobs;
-            self.stale[u] = 0;
+            self.compact(u);
         }
     }
 
@@ -342,81 +343,68 @@ impl UserQueues {
 
     /// The whole order of the pass just begun, each job written as `position(job)` (its queue
     /// position, which follows its workload index): per group of equal keys, its users' waiting
-    /// jobs, sorted when the group has more than one user. For rules that read every job, this
-    /// costs O(1) a job where a pass read to its end merges groups through a heap.
-    pub fn write_all(&self, out: &mut Vec<usize>, position: impl Fn(u32) -> usize) {
-        debug_assert_eq!(self.next_group, 0, "a pass just begun");
-        out.clear();
-        let mut start = 0;
-        while start < self.sorted.len() {
-            let end = self.group_end(start);
-            let from = out.len();
-            for &(_, u) in &self.sorted[start..end] {
-                let jobs = self.jobs[u as usize].iter();
-                out.extend(
-                    jobs.filter(|q| self.is_waiting(q.job))
-                        .map(|q| position(q.job)),
-                );
-            }
-            if end - start > 1 {
-                // Equal keys: submission order.
-                out[from..].sort_unstable();
-            }
-            start = end;
-        }
+    /// jobs in submission order ([`UserQueues::write_with`]). For rules that read every job,
+    /// this costs O(1) a job where a pass read to its end merges groups through a heap.
+    pub fn write_all(&mut self, out: &mut Vec<usize>, position: impl Fn(u32) -> usize) {
+        self.write_with(out, |q| position(q.job));
     }
 
     /// The whole order of the pass just begun as the waiting jobs themselves: what
     /// [`UserQueues::write_all`] writes, each job copied from the mirror instead of written as
-    /// its queue position (a group of equal keys sorted by workload index, which is submission
-    /// order, as positions are).
-    pub fn write_all_jobs(&self, out: &mut Vec<QueuedJob>) {
+    /// its queue position.
+    pub fn write_all_jobs(&mut self, out: &mut Vec<QueuedJob>) {
+        self.write_with(out, |q| *q);
+    }
+
+    /// The whole order of the pass just begun as the waiting jobs' workload indices: what
+    /// [`UserQueues::write_all_jobs`] writes, each job as its index.
+    pub fn write_all_ids(&mut self, out: &mut Vec<u32>) {
+        self.write_with(out, |q| q.job);
+    }
+
+    /// The whole order of the pass just begun, each job written as `write(job)`: group by group
+    /// of equal keys, a user alone in its group as its jobs, the jobs of a group of several
+    /// users sorted by workload index (submission order). A user's jobs are copied whole: the
+    /// started jobs still among them are dropped first ([`UserQueues::compact`]), once, where
+    /// testing every job's waiting bit at every write paid for each started job again at every
+    /// call until its user's next compaction (half the jobs read on 500 nodes of Curie's shape
+    /// in node-level EASY, jobs backfilled from the middle of their users' queues, issue 36).
+    fn write_with<T>(&mut self, out: &mut Vec<T>, write: impl Fn(&QueuedJob) -> T) {
         debug_assert_eq!(self.next_group, 0, "a pass just begun");
         out.clear();
         let mut start = 0;
         while start < self.sorted.len() {
             let end = self.group_end(start);
-            let from = out.len();
-            for &(_, u) in &self.sorted[start..end] {
-                let jobs = &self.jobs[u as usize];
-                if self.stale[u as usize] == 0 {
-                    // Every job there waits: copied whole, without a look at each.
-                    let (front, back) = jobs.as_slices();
-                    out.extend_from_slice(front);
-                    out.extend_from_slice(back);
-                } else {
-                    out.extend(jobs.iter().filter(|q| self.is_waiting(q.job)));
+            for i in start..end {
+                let u = self.sorted[i].1 as usize;
+                if self.stale[u] > 0 {
+                    self.compact(u);
                 }
             }
-            if end - start > 1 {
-                out[from..].sort_unstable_by_key(|q| q.job);
+            if end - start == 1 {
+                let (front, back) = self.jobs[self.sorted[start].1 as usize].as_slices();
+                out.extend(front.iter().map(&write));
+                out.extend(back.iter().map(&write));
+            } else {
+                // Equal keys: submission order.
+                let group = &mut self.group;
+                group.clear();
+                for &(_, u) in &self.sorted[start..end] {
+                    group.extend(self.jobs[u as usize].iter());
+                }
+                group.sort_unstable_by_key(|q| q.job);
+                out.extend(group.iter().map(&write));
             }
             start = end;
         }
     }
 
-    /// The whole order of the pass just begun as the waiting jobs' workload indices: what
-    /// [`UserQueues::write_all_jobs`] writes, each job as its index.
-    pub fn write_all_ids(&self, out: &mut Vec<u32>) {
-        debug_assert_eq!(self.next_group, 0, "a pass just begun");
-        out.clear();
-        let mut start = 0;
-        while start < self.sorted.len() {
-            let end = self.group_end(start);
-            let from = out.len();
-            for &(_, u) in &self.sorted[start..end] {
-                let jobs = self.jobs[u as usize].iter();
-                if self.stale[u as usize] == 0 {
-                    out.extend(jobs.map(|q| q.job));
-                } else {
-                    out.extend(jobs.map(|q| q.job).filter(|&job| self.is_waiting(job)));
-                }
-            }
-            if end - start > 1 {
-                out[from..].sort_unstable();
-            }
-            start = end;
-        }
+    /// Drops `user`'s started jobs from their jobs kept.
+    fn compact(&mut self, user: usize) {
+        let mut jobs = std::mem::take(&mut self.jobs[user]);
+        jobs.retain(|q| self.is_waiting(q.job));
+        self.jobs[user] = jobs;
+        self.stale[user] = 0;
     }
 
     /// The end of the group of equal keys that begins at `start` in the sorted users.
