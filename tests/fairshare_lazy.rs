@@ -216,16 +216,8 @@ fn check(
             running.push((job, now));
         }
         // A job withdrawn without starting (a CPU quota): the engine marks the change.
-        if let Some(i) = step.withdraw
-            && queue.len() > starts.len()
-        {
-            let pos = (0..queue.len())
-                .filter(|p| !starts.contains(p))
-                .nth(i % (queue.len() - starts.len()))
-                .unwrap();
-            starts.push(pos);
-            starts.sort_unstable();
-            queue.mark_changed();
+        if let Some(i) = step.withdraw {
+            common::withdraw_one(&mut queue, &mut starts, i);
         }
         queue.remove_positions(&starts);
     }

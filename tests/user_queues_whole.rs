@@ -149,16 +149,8 @@ fn check(users: u32, steps: Vec<Step>) -> Result<(), TestCaseError> {
             keys[u as usize] = KEYS[key];
             q.touch(u);
         }
-        if let Some(i) = step.withdraw
-            && queue.len() > starts.len()
-        {
-            let pos = (0..queue.len())
-                .filter(|p| !starts.contains(p))
-                .nth(i % (queue.len() - starts.len()))
-                .unwrap();
-            starts.push(pos);
-            starts.sort_unstable();
-            queue.mark_changed();
+        if let Some(i) = step.withdraw {
+            common::withdraw_one(&mut queue, &mut starts, i);
         }
         queue.remove_positions(&starts);
         for &(u, key) in &step.rekey {

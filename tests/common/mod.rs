@@ -291,3 +291,20 @@ pub fn proptest_cases(default: u32) -> ProptestConfig {
         ..ProptestConfig::default()
     }
 }
+
+/// Withdraws a waiting job without starting it, as the engine does one that leaves the queue
+/// (a CPU quota): the `i`-th (modulo) of the positions not in `starts` joins `starts` (kept
+/// sorted, for `Queue::remove_positions`) and the queue is marked changed. Nothing when every
+/// position already starts.
+pub fn withdraw_one(queue: &mut schedlab::sim::queue::Queue, starts: &mut Vec<usize>, i: usize) {
+    if queue.len() <= starts.len() {
+        return;
+    }
+    let pos = (0..queue.len())
+        .filter(|p| !starts.contains(p))
+        .nth(i % (queue.len() - starts.len()))
+        .unwrap();
+    starts.push(pos);
+    starts.sort_unstable();
+    queue.mark_changed();
+}
