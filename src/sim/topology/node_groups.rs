@@ -299,6 +299,12 @@ impl NodeGroups {
             .map(|&g| (g, self.groups[g as usize].members.len()))
     }
 
+    /// One member of group `g` (a live group of a grouped class).
+    #[inline]
+    pub fn first_member(&self, g: u32) -> u32 {
+        self.groups[g as usize].members[0]
+    }
+
     fn unindex(&mut self, g: u32) {
         let group = &mut self.groups[g as usize];
         if group.indexed {
@@ -431,6 +437,17 @@ impl<T: Copy + Default> PerGroup<T> {
         if self.entries.len() < ids {
             self.entries.resize(ids, (0, T::default()));
         }
+    }
+
+    /// The value kept for group `g` in this search, if any; else `value` is kept for it.
+    #[inline]
+    pub fn seen(&mut self, g: u32, value: T) -> Option<T> {
+        let entry = &mut self.entries[g as usize];
+        if entry.0 == self.search {
+            return Some(entry.1);
+        }
+        *entry = (self.search, value);
+        None
     }
 
     /// Group `g`'s value, worked out by `f` the first time in this search.

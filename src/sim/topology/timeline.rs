@@ -77,6 +77,10 @@ pub struct Timeline {
     /// The step functions a full search visits: each node's once, or each group's with its
     /// number of members.
     visits: Vec<(u32, usize)>,
+    /// Per group, what its members can take in a first-fit selection (bits: full, smallest).
+    group_takes: PerGroup<u8>,
+    /// Within one search among risen nodes, the rises' span first searched per function.
+    risen_searched: PerGroup<(Time, Time)>,
 }
 
 impl Timeline {
@@ -474,19 +478,33 @@ impl Timeline {
 
     /// The earliest start of `windows` at which one node of a shared class, among those that
     /// rose since `windows.since` within the window, can take a node of `shape` over it.
+    ///
+    /// Nodes that share a step function and whose rises span the same interval (a wide job's
+    /// nodes given back together, every node after a reset) give the same answer: searched
+    /// once. A repeated search could only find a start the first one found, or none, under a
+    /// bound that has only fallen since.
     fn earliest_on_risen(
-        &self,
+        &mut self,
         class: u32,
         shape: &NodeShape,
         windows: RisenWindows,
     ) -> Option<Time> {
+        if self.groups.grouped(class) {
+            self.groups.sync(self.now);
+        }
+        let mut searched = std::mem::take(&mut self.risen_searched);
+        searched.begin(self.groups.ids());
         let demands = node_demands(shape);
         let mut first: Option<Time> = None;
         for node in self.class_risers[class as usize].since(windows.since, &self.node_rises) {
+            let span = self.rise_span(node, windows.since);
+            if searched.seen(self.groups.owner(node), span) == Some(span) {
+                continue;
+            }
             // Only a start before the best so far can lower it.
             let before = first.unwrap_or(windows.before);
             if let Some(e) =
-                self.risen_window_fit(node, demands, RisenWindows { before, ..windows })
+                self.window_fit_within(node, demands, RisenWindows { before, ..windows }, span)
             {
                 first = Some(e);
                 if e == windows.from {
@@ -494,6 +512,7 @@ impl Timeline {
                 }
             }
         }
+        self.risen_searched = searched;
         first
     }
 
@@ -514,22 +533,40 @@ impl Timeline {
     fn risen_window_fit(
         &self,
         node: u32,
+        demands: (Option<Vector>, Option<Vector>),
+        windows: RisenWindows,
+    ) -> Option<Time> {
+        let span = self.rise_span(node, windows.since);
+        self.window_fit_within(node, demands, windows, span)
+    }
+
+    /// An interval that covers `node`'s rises since clock `since` (0: all time).
+    #[inline]
+    fn rise_span(&self, node: u32, since: u64) -> (Time, Time) {
+        if since == 0 {
+            (Time::MIN, Time::MAX)
+        } else {
+            self.rise_spans[node as usize].since(since)
+        }
+    }
+
+    /// [`Timeline::risen_window_fit`] with the node's rises within `[lo, hi)`.
+    #[inline(always)]
+    fn window_fit_within(
+        &self,
+        node: u32,
         (full, last): (Option<Vector>, Option<Vector>),
         RisenWindows {
             from,
             before,
             duration,
             clip,
-            since,
+            since: _,
         }: RisenWindows,
+        (lo, hi): (Time, Time),
     ) -> Option<Time> {
         let steps = self.groups.steps_of(node);
         // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
-        let (lo, hi) = if since == 0 {
-            (Time::MIN, Time::MAX)
-        } else {
-            self.rise_spans[node as usize].since(since)
-        };
         let start = from.max(lo.saturating_sub(duration).saturating_add(1));
         let mut first = None;
         if let Some(f) = full {
@@ -558,6 +595,44 @@ impl Timeline {
     /// The nodes of a shared class whose capacity rose after clock `since`, each once.
     pub fn risen_since(&self, class: u32, since: u64) -> impl Iterator<Item = u32> + '_ {
         self.class_risers[class as usize].since(since, &self.node_rises)
+    }
+
+    /// Merges the groups of nodes whose futures came to agree, so that the walks below visit
+    /// each distinct future once ([`NodeGroups::sync`]; exact either way).
+    pub fn sync_groups(&mut self) {
+        self.groups.sync(self.now);
+    }
+
+    /// Calls `visit(steps, node, members)` once per distinct step function of the shared
+    /// `class` as last synced ([`Timeline::sync_groups`]): its function, one of its nodes and
+    /// how many nodes have it — each node of a class not grouped on its own.
+    pub fn for_each_function(
+        &self,
+        layout: &Layout,
+        class: u32,
+        mut visit: impl FnMut(&Steps<Vector>, u32, usize),
+    ) {
+        if self.groups.grouped(class) {
+            for (g, members) in self.groups.of_class(class) {
+                visit(self.groups.steps(g), self.groups.first_member(g), members);
+            }
+        } else {
+            for node in layout.class(class).nodes.clone() {
+                visit(self.groups.steps(node), node, 1);
+            }
+        }
+    }
+
+    /// The id of `node`'s step function: nodes with the same id have the same function
+    /// (below [`Timeline::function_ids`]).
+    #[inline]
+    pub fn function_of(&self, node: u32) -> u32 {
+        self.groups.owner(node)
+    }
+
+    /// An upper bound on the ids [`Timeline::function_of`] gives.
+    pub fn function_ids(&self) -> usize {
+        self.groups.ids()
     }
 
     /// The earliest `t` in `[from, before)` at which `demand` is free on `node` (of a shared
@@ -592,6 +667,9 @@ impl Timeline {
         // Members of a group have the same minimum over the window: worked out once per group
         // (exact whether or not groups that came to agree are merged yet).
         let grouped = self.groups.grouped(class);
+        if grouped && placement == Placement::FirstFit {
+            return self.first_fit_grouped(layout, class, shape, (t, duration), out);
+        }
         let mut mins = std::mem::take(&mut self.group_mins);
         if grouped {
             mins.begin(self.groups.ids());
@@ -609,6 +687,47 @@ impl Timeline {
         );
         self.group_mins = mins;
         found
+    }
+
+    /// [`Timeline::select`] under first fit on a grouped class: the walk of
+    /// [`Timeline::select_in`] with what each node can take worked out once per group — the
+    /// same nodes, at a few instructions a node (a wide job's selection visits thousands).
+    fn first_fit_grouped(
+        &mut self,
+        layout: &Layout,
+        class: u32,
+        shape: &NodeShape,
+        (t, duration): (Time, Time),
+        out: &mut Vec<u32>,
+    ) -> bool {
+        let (full, last) = demands(layout, class, shape);
+        let smallest = last.unwrap_or(full);
+        let floor = full.meet(smallest);
+        let mut takes = std::mem::take(&mut self.group_takes);
+        takes.begin(self.groups.ids());
+        let mut picker = Picker::new(shape);
+        out.clear();
+        out.reserve(shape.count as usize);
+        for node in layout.class(class).nodes.clone() {
+            // Bit 0: the node can take the full amount over the window; bit 1: the smallest.
+            let can = takes.get(self.groups.owner(node), || {
+                match self.node_min_covering(node, t, t + duration, &floor) {
+                    Some(m) => u8::from(m.covers(&full)) | (u8::from(m.covers(&smallest)) << 1),
+                    None => 0,
+                }
+            });
+            if can == 0 {
+                continue;
+            }
+            if let Some(role) = picker.role(can & 1 != 0, can & 2 != 0) {
+                picker.assign(node, role, out);
+                if picker.done() {
+                    break;
+                }
+            }
+        }
+        self.group_takes = takes;
+        picker.finish(out)
     }
 
     /// [`Timeline::select`] where `allow(node, amount, sweep)` may refuse a node offered for a

@@ -23,6 +23,7 @@ use std::hash::BuildHasherDefault;
 
 use crate::sim::job::Time;
 use crate::sim::mix_hash::MixHasher;
+use crate::sim::topology::node_groups::PerGroup;
 use crate::sim::topology::steps::Vector;
 use crate::sim::topology::{Layout, Timeline};
 
@@ -79,6 +80,9 @@ pub struct OneNodeBounds {
     index: HashMap<Key, u32, BuildHasherDefault<MixHasher>>,
     /// Per class: the index in `bounds` of the last bound asked for there (`NO_NODE`: none).
     last: Vec<u32>,
+    /// Within one refresh, each step function's earliest start (nodes that share one give
+    /// the same).
+    per_function: PerGroup<Option<Time>>,
 }
 
 impl OneNodeBounds {
@@ -110,7 +114,7 @@ impl OneNodeBounds {
     #[allow(clippy::too_many_arguments)]
     pub fn others(
         &mut self,
-        tl: &Timeline,
+        tl: &mut Timeline,
         layout: &Layout,
         class: u32,
         demand: &Vector,
@@ -119,13 +123,17 @@ impl OneNodeBounds {
         except: Option<u32>,
     ) -> Time {
         let clock = tl.clock();
+        // Nodes whose futures agree are searched once (below, and in `refresh`).
+        tl.sync_groups();
+        let tl = &*tl;
         let key = (class, *demand, duration);
         let b = match self.find(&key) {
             Some(i) => {
                 let b = &mut self.bounds[i].1;
                 if b.clock != clock {
                     if tl.rose_since(class, b.clock) {
-                        refresh(b, tl, class, demand, duration, now);
+                        let memo = &mut self.per_function;
+                        refresh(b, tl, class, demand, duration, now, memo);
                     }
                     b.clock = clock;
                 }
@@ -136,12 +144,19 @@ impl OneNodeBounds {
                     clock,
                     ..Bound::NONE
                 };
-                for node in layout.class(class).nodes.clone() {
-                    // A start at or after `second` changes nothing.
-                    if let Some(e) = tl.node_earliest_fit(node, (now, b.second), duration, demand) {
+                // Once per distinct future: its nodes all start at the same time, so a
+                // function of several nodes sets both bounds. A start at or after `second`
+                // changes nothing.
+                tl.for_each_function(layout, class, |steps, node, members| {
+                    if let Some(e) =
+                        steps.earliest_fit_within(now, b.second, duration, Time::MAX, demand)
+                    {
                         b.offer(node, e);
+                        if members > 1 {
+                            b.offer(node, e);
+                        }
                     }
-                }
+                });
                 let i = self.bounds.len();
                 self.index.insert(key, i as u32);
                 self.last[class as usize] = i as u32;
@@ -158,9 +173,17 @@ impl OneNodeBounds {
 }
 
 /// Brings `b` up to date after capacity rose on some nodes of `class` since `b.clock`: each
-/// such node's start is searched again; every other node only lost capacity since, so its
-/// start only moved later and the old bounds still hold for it.
-fn refresh(b: &mut Bound, tl: &Timeline, class: u32, demand: &Vector, duration: Time, now: Time) {
+/// such node's start is searched again (once per step function: `memo`); every other node only
+/// lost capacity since, so its start only moved later and the old bounds still hold for it.
+fn refresh(
+    b: &mut Bound,
+    tl: &Timeline,
+    class: u32,
+    demand: &Vector,
+    duration: Time,
+    now: Time,
+    memo: &mut PerGroup<Option<Time>>,
+) {
     let since = b.clock;
     let risen = || tl.risen_since(class, since);
     if b.node != NO_NODE && risen().any(|n| n == b.node) {
@@ -170,8 +193,16 @@ fn refresh(b: &mut Bound, tl: &Timeline, class: u32, demand: &Vector, duration: 
         b.node = NO_NODE;
     }
     let mut fresh = *b;
+    memo.begin(tl.function_ids());
     for node in risen() {
-        if let Some(e) = tl.node_earliest_fit(node, (now, fresh.second), duration, demand) {
+        // A start found for the node's function with a later `second` is the start now too
+        // (`second` only falls), and none then is none now.
+        let found = memo.get(tl.function_of(node), || {
+            tl.node_earliest_fit(node, (now, fresh.second), duration, demand)
+        });
+        if let Some(e) = found
+            && e < fresh.second
+        {
             fresh.offer(node, e);
         }
     }
@@ -243,9 +274,14 @@ mod tests {
                     let cores = 1 + next(8);
                     let from = next(120) as Time;
                     let to = from + 20 + next(80) as Time;
-                    if tl.node_min(node, from, to)[0] >= cores as i64 {
-                        tl.hold(0, &one_node(cores), &[node], from, to);
-                        holds.push((node, cores, from, to));
+                    // Sometimes the same hold on a neighbour too: nodes whose futures agree
+                    // share a step function, searched once.
+                    let twin = (next(2) == 0).then_some((node + 1) % NODES);
+                    for node in std::iter::once(node).chain(twin) {
+                        if tl.node_min(node, from, to)[0] >= cores as i64 {
+                            tl.hold(0, &one_node(cores), &[node], from, to);
+                            holds.push((node, cores, from, to));
+                        }
                     }
                 }
                 6 | 7 if !holds.is_empty() => {
@@ -266,15 +302,20 @@ mod tests {
             let duration = [20, 60][next(2) as usize];
             let except = (next(3) > 0).then(|| next(u64::from(NODES)) as u32);
             let truth = earliest_elsewhere(&tl, &demand, duration, 0, except);
-            let kept = bounds.others(&tl, &layout, 0, &demand, duration, 0, except);
+            let kept = bounds.others(&mut tl, &layout, 0, &demand, duration, 0, except);
             assert!(
                 kept <= truth,
                 "kept bound {kept} above the earliest start {truth}"
             );
             kept_below += usize::from(kept < truth);
-            let fresh =
-                OneNodeBounds::default().others(&tl, &layout, 0, &demand, duration, 0, except);
-            assert_eq!(fresh, truth);
+            // A fresh bound is exact whichever node is left out (of a group of alike nodes,
+            // any member).
+            let mut fresh = OneNodeBounds::default();
+            for except in std::iter::once(None).chain((0..NODES).map(Some)) {
+                let truth = earliest_elsewhere(&tl, &demand, duration, 0, except);
+                let got = fresh.others(&mut tl, &layout, 0, &demand, duration, 0, except);
+                assert_eq!(got, truth, "leaving out {except:?}");
+            }
         }
         // The run exercised rises and bounds that holds taken since left behind.
         assert!(

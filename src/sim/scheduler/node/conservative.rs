@@ -369,7 +369,7 @@ impl NodeConservative {
     ) -> Option<Time> {
         let own = (class == plan.class).then(|| plan.nodes[0]);
         let others = self.bounds.others(
-            &self.tl,
+            &mut self.tl,
             view.layout,
             class,
             &vector(shape.amount(0)),

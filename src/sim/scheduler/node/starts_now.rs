@@ -11,6 +11,7 @@
 
 use super::NodeView;
 use crate::sim::topology::Timeline;
+use crate::sim::topology::node_groups::PerGroup;
 use crate::sim::topology::steps::{Amount, vector};
 
 /// The nodes of each shared class with a free core at the start of a pass (built when first
@@ -19,6 +20,9 @@ use crate::sim::topology::steps::{Amount, vector};
 pub struct StartsNow {
     built: bool,
     roomy: Vec<Vec<u32>>,
+    /// Within one test, what the nodes of each step function can take (bits: the full amount,
+    /// the last): nodes that share a function are read once.
+    takes: PerGroup<u8>,
 }
 
 impl StartsNow {
@@ -59,16 +63,17 @@ impl StartsNow {
             }
             let (need_full, need_all) = (shape.full(), shape.count);
             let (mut q_full, mut q_all) = (0, 0);
+            self.takes.begin(tl.function_ids());
             for &node in &self.roomy[class as usize] {
-                let Some(m) = tl.node_min_covering(node, now, end, &floor) else {
-                    continue;
-                };
-                if m.covers(&full) {
-                    q_full += 1;
-                    q_all += 1;
-                } else if last.is_some_and(|l| m.covers(&l)) {
-                    q_all += 1;
-                }
+                let takes = self.takes.get(tl.function_of(node), || {
+                    match tl.node_min_covering(node, now, end, &floor) {
+                        Some(m) if m.covers(&full) => 3,
+                        Some(m) if last.is_some_and(|l| m.covers(&l)) => 2,
+                        _ => 0,
+                    }
+                });
+                q_full += u32::from(takes & 1);
+                q_all += u32::from(takes >> 1);
                 if q_full >= need_full && q_all >= need_all {
                     return true;
                 }
