@@ -47,6 +47,18 @@
 //! `NodeConservative::afresh` is the formulation without the shortcut, and
 //! `tests/node_conservative_prefix.rs` compares the two on random workloads and topologies.
 //!
+//! # A new order without a rebuild (issue 36)
+//!
+//! A new order that keeps no prefix plans every job afresh over the committed state. The
+//! timeline kept between calls is the committed state plus the holds of the plans (above), so
+//! giving every plan back yields it without rebuilding it from the engine's free nodes and
+//! running jobs — a cost in the plans' nodes, not in the machine's — and the jobs are placed
+//! over it as over a rebuilt one. Only what the kept timeline does not hold forces a rebuild:
+//! an overrun, a granted reservation, a job that ended without being started here. Giving
+//! back costs in the plans' nodes, a rebuild in every node and the running jobs' nodes: with
+//! a deep queue of wide plans the rebuild is cheaper (Curie's window on 500 nodes), and it is
+//! chosen then — the same plans either way.
+//!
 //! # Placements left to the next call (issue 36)
 //!
 //! Over fairshare order the order changes at most calls, and each change places every job after
@@ -136,6 +148,9 @@ pub struct NodeConservative {
     starts_now: StartsNow,
     /// Deferred jobs dropped (the next order changed) and placed a call late (for tests).
     deferrals: (u64, u64),
+    /// New orders planned afresh over plans given back rather than a rebuilt timeline (for
+    /// tests).
+    given_back: u64,
 }
 
 impl NodeConservative {
@@ -164,6 +179,7 @@ impl NodeConservative {
             deferred_at: 0,
             starts_now: StartsNow::default(),
             deferrals: (0, 0),
+            given_back: 0,
         }
     }
 
@@ -182,6 +198,12 @@ impl NodeConservative {
     /// planned jobs they kept in all.
     pub fn kept_prefixes(&self) -> (u64, u64) {
         self.kept
+    }
+
+    /// How many new orders without a kept prefix were planned over the plans given back
+    /// instead of a rebuilt timeline.
+    pub fn given_back(&self) -> u64 {
+        self.given_back
     }
 
     /// How many jobs left unplaced were dropped because the next call's order changed, and
@@ -433,6 +455,15 @@ impl NodeConservative {
         best
     }
 
+    /// Whether giving every plan back changes fewer nodes' functions than a rebuild sets
+    /// (every node, then the running jobs' releases): a count of node changes each way, a
+    /// whole-node class's hold counting one.
+    fn giving_back_is_cheaper(&self, view: &NodeView<'_>) -> bool {
+        let changes =
+            |plans: &ByJob<Plan>| -> usize { plans.values().map(|p| p.nodes.len().max(1)).sum() };
+        changes(&self.plans) < view.layout.node_count() as usize + changes(&self.running)
+    }
+
     /// Whether `plan`, held, still fits where it is: nothing it holds is over-committed.
     fn still_fits(&self, plan: &Plan, requested: Time) -> bool {
         self.tl
@@ -441,16 +472,16 @@ impl NodeConservative {
 
     /// Brings the timeline up to `view` and compresses the queue. `rebuild`: the timeline is
     /// rebuilt from the committed state (first call, advance reservations granted, a job
-    /// overrunning its request, a new order) and the held reservations put back, none if
-    /// `afresh` (the order changed: the queue is planned anew in its order, which
-    /// `self.positions` already holds). Otherwise the timeline kept from the last call is
-    /// what a rebuild would give once jobs that ended early have given back the rest of their
-    /// hold and stale reservations theirs.
+    /// overrunning its request, a new order in the reference) and the held reservations put
+    /// back, none if `afresh` (the order changed: the queue is planned anew in its order,
+    /// which `self.positions` already holds). Otherwise the timeline kept from the last call
+    /// is what a rebuild would give once jobs that ended early have given back the rest of
+    /// their hold and stale reservations theirs.
     ///
-    /// `keep` > 0 (the order changed after its first `keep` jobs, whose plan is the fresh
-    /// one: module documentation, "Keeping the prefix the new order did not change"; no
-    /// rebuild): every other plan is given back and those jobs are planned afresh after the
-    /// kept ones.
+    /// `afresh` without `rebuild`: every plan but those of the first `keep` jobs (0, or the
+    /// order changed after them and their plan is the fresh one: module documentation,
+    /// "Keeping the prefix the new order did not change") is given back, and those jobs are
+    /// planned afresh after the kept ones.
     fn replan(&mut self, view: &NodeView<'_>, rebuild: bool, afresh: bool, keep: usize) {
         let now = view.now;
         let mut ordered = std::mem::take(&mut self.ordered);
@@ -461,8 +492,7 @@ impl NodeConservative {
             // `schedule` computed this call's order into `self.positions`.
             ordered.extend(self.positions.iter().map(|&pos| (pos, view.queue[pos])));
         }
-        if keep > 0 {
-            debug_assert!(afresh && !rebuild);
+        if afresh && !rebuild {
             let mut old = std::mem::take(&mut self.plans);
             for &(_, q) in &ordered[..keep] {
                 let plan = old.remove(&q.job).expect("a kept job has a plan");
@@ -484,8 +514,12 @@ impl NodeConservative {
                 }
             }
             debug_assert!(old.is_empty(), "every plan is in by_start");
-            self.kept.0 += 1;
-            self.kept.1 += keep as u64;
+            if keep > 0 {
+                self.kept.0 += 1;
+                self.kept.1 += keep as u64;
+            } else {
+                self.given_back += 1;
+            }
         } else if rebuild {
             view.committed_timeline(&mut self.tl);
             let mut old = std::mem::take(&mut self.plans);
@@ -711,14 +745,26 @@ impl NodeScheduler for NodeConservative {
             .next()
             .is_some_and(|r| r.expected_end <= now);
         let granted = self.epoch != Some(view.reservations_epoch);
-        let mut rebuild = afresh || overrun || granted;
+        let early = view.completed.iter().any(|c| c.end < c.expected_end);
+        let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
+        // Only a new order over a fresh plan with nothing risen can keep a prefix.
+        if !afresh || overrun || granted || early || stale || self.unsettled {
+            keep = 0;
+        }
+        // A new order gives the plans back rather than rebuilding the timeline when it keeps a
+        // prefix, or when that costs less (module documentation, "A new order without a
+        // rebuild"); the reference rebuilds.
+        let gives_back = afresh
+            && self.keeps_prefix
+            && !overrun
+            && !granted
+            && (keep > 0 || self.giving_back_is_cheaper(view));
+        let mut rebuild = overrun || granted || (afresh && !gives_back);
         self.epoch = Some(view.reservations_epoch);
         self.tl.advance(now);
-        let mut early = false;
         for c in view.completed {
             let started = self.running.remove(&c.job);
             if c.end < c.expected_end {
-                early = true;
                 match started {
                     // Its hold ran to `expected_end`: the rest is free from now.
                     Some(p) if !rebuild => {
@@ -731,14 +777,7 @@ impl NodeScheduler for NodeConservative {
                 }
             }
         }
-        let stale = self.by_start.first().is_some_and(|&(t, _)| t < now);
-        if rebuild || early || stale || self.unsettled {
-            // Only a new order over a fresh plan with nothing risen can keep a prefix.
-            let keep = if afresh && !overrun && !granted && !early && !stale && !self.unsettled {
-                keep
-            } else {
-                0
-            };
+        if rebuild || afresh || early || stale || self.unsettled {
             self.replan(view, rebuild && keep == 0, afresh, keep);
             // A compression's plan is not the fresh one; an overrunning job's predicted end
             // moves with the clock.
