@@ -84,6 +84,16 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// A timeline that keeps one step function per node on every class (for tests comparing
+    /// grouped and ungrouped answers outside this module).
+    #[cfg(test)]
+    pub(crate) fn grouping_nothing() -> Self {
+        Timeline {
+            group_from: Some(u32::MAX),
+            ..Timeline::default()
+        }
+    }
+
     /// Resets to the state of `free` at `now`, with nothing to come.
     pub fn reset(&mut self, layout: &Layout, now: Time, free: &FreeNodes) {
         let classes = layout.classes();
@@ -621,6 +631,19 @@ impl Timeline {
                 visit(self.groups.steps(node), node, 1);
             }
         }
+    }
+
+    /// The step functions of `class` with how many nodes have each, when the class is grouped
+    /// (every node once, in no order); `None` when its nodes are searched one by one.
+    pub fn grouped_functions(
+        &self,
+        class: u32,
+    ) -> Option<impl Iterator<Item = (&Steps<Vector>, usize)> + '_> {
+        self.groups.grouped(class).then(|| {
+            self.groups
+                .of_class(class)
+                .map(|(g, members)| (self.groups.steps(g), members))
+        })
     }
 
     /// The id of `node`'s step function: nodes with the same id have the same function
