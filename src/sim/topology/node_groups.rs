@@ -190,6 +190,12 @@ impl NodeGroups {
         self.owner[node as usize]
     }
 
+    /// The ids of the functions of `nodes` (a range of node indices), in node order.
+    #[inline]
+    pub fn owners(&self, nodes: std::ops::Range<u32>) -> &[u32] {
+        &self.owner[nodes.start as usize..nodes.end as usize]
+    }
+
     /// An upper bound on ids.
     pub fn ids(&self) -> usize {
         self.steps.len()

@@ -77,8 +77,8 @@ pub struct Timeline {
     /// The step functions a full search visits: each node's once, or each group's with its
     /// number of members.
     visits: Vec<(u32, usize)>,
-    /// Per group, what its members can take in a first-fit selection (bits: full, smallest).
-    group_takes: PerGroup<u8>,
+    /// Per group, what its members can take in a first-fit selection ([`node_takes`]).
+    group_takes: Vec<u8>,
     /// Within one search among risen nodes, the rises' span first searched per function.
     risen_searched: PerGroup<(Time, Time)>,
 }
@@ -724,21 +724,32 @@ impl Timeline {
         out: &mut Vec<u32>,
     ) -> bool {
         let (full, last) = demands(layout, class, shape);
-        let smallest = last.unwrap_or(full);
-        let floor = full.meet(smallest);
+        let floor = full.meet(last.unwrap_or(full));
+        // Per group of the class: what its members can take over the window ([`node_takes`]),
+        // `UNKNOWN` until a member is visited. Reset over the class's
+        // groups only, and read at two loads a node: a wide job's walk visits thousands.
+        const UNKNOWN: u8 = 4;
         let mut takes = std::mem::take(&mut self.group_takes);
-        takes.begin(self.groups.ids());
+        if takes.len() < self.groups.ids() {
+            takes.resize(self.groups.ids(), UNKNOWN);
+        }
+        for (g, _) in self.groups.of_class(class) {
+            takes[g as usize] = UNKNOWN;
+        }
         let mut picker = Picker::new(shape);
         out.clear();
         out.reserve(shape.count as usize);
-        for node in layout.class(class).nodes.clone() {
-            // Bit 0: the node can take the full amount over the window; bit 1: the smallest.
-            let can = takes.get(self.groups.owner(node), || {
-                match self.node_min_covering(node, t, t + duration, &floor) {
-                    Some(m) => u8::from(m.covers(&full)) | (u8::from(m.covers(&smallest)) << 1),
-                    None => 0,
-                }
-            });
+        let nodes = layout.class(class).nodes.clone();
+        for (node, &g) in nodes.clone().zip(self.groups.owners(nodes)) {
+            let mut can = takes[g as usize];
+            if can == UNKNOWN {
+                let min = self
+                    .groups
+                    .steps(g)
+                    .min_over_covering(t, t + duration, &floor);
+                can = node_takes(min, &full, last.as_ref());
+                takes[g as usize] = can;
+            }
             if can == 0 {
                 continue;
             }
@@ -866,6 +877,19 @@ fn node_demands(shape: &NodeShape) -> (Option<Vector>, Option<Vector>) {
         (shape.full() > 0).then(|| vector(shape.per_node)),
         shape.last.map(vector),
     )
+}
+
+/// What a node can take of a shape whose nodes take `full` and the last one `last`, from its
+/// minimum free vector over the window (`None`: short of what every node of the shape takes):
+/// bit 0 the full amount, bit 1 the full amount or the last one. A selection and the test of
+/// whether a job starts now work this out once per group of nodes that share a function.
+#[inline]
+pub fn node_takes(min: Option<Vector>, full: &Vector, last: Option<&Vector>) -> u8 {
+    match min {
+        Some(m) if m.covers(full) => 3,
+        Some(m) if last.is_some_and(|l| m.covers(l)) => 2,
+        _ => 0,
+    }
 }
 
 /// The signed per-node demands of a shape: the full amount and the last one, if any.

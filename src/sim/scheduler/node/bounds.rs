@@ -63,6 +63,16 @@ impl Bound {
             self.second = e;
         }
     }
+
+    /// Takes in the earliest start `e` shared by `members` nodes of one step function (`node`
+    /// one of them): more than one sets both bounds.
+    #[inline]
+    fn offer_many(&mut self, node: u32, e: Time, members: usize) {
+        self.offer(node, e);
+        if members > 1 {
+            self.offer(node, e);
+        }
+    }
 }
 
 /// A request's key: class, per-node demand, duration.
@@ -151,10 +161,7 @@ impl OneNodeBounds {
                     if let Some(e) =
                         steps.earliest_fit_within(now, b.second, duration, Time::MAX, demand)
                     {
-                        b.offer(node, e);
-                        if members > 1 {
-                            b.offer(node, e);
-                        }
+                        b.offer_many(node, e, members);
                     }
                 });
                 let i = self.bounds.len();
@@ -196,13 +203,12 @@ fn refresh(
     memo.begin(tl.function_ids());
     for node in risen() {
         // A start found for the node's function with a later `second` is the start now too
-        // (`second` only falls), and none then is none now.
+        // (`second` only falls), and none then is none now; one at or after `second` changes
+        // nothing.
         let found = memo.get(tl.function_of(node), || {
             tl.node_earliest_fit(node, (now, fresh.second), duration, demand)
         });
-        if let Some(e) = found
-            && e < fresh.second
-        {
+        if let Some(e) = found {
             fresh.offer(node, e);
         }
     }

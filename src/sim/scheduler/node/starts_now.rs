@@ -17,6 +17,7 @@ use super::NodeView;
 use crate::sim::topology::Timeline;
 use crate::sim::topology::node_groups::PerGroup;
 use crate::sim::topology::steps::{Amount, Vector, vector};
+use crate::sim::topology::timeline::node_takes;
 
 /// The nodes of each shared class not grouped with a free core at the start of a pass (built
 /// when first asked).
@@ -66,12 +67,8 @@ impl StartsNow {
                 continue;
             }
             let (need_full, need_all) = (shape.full() as usize, shape.count as usize);
-            // What a node with this function can take (bits: the full amount, the last).
-            let takes = |min: Option<Vector>| match min {
-                Some(m) if m.covers(&full) => 3,
-                Some(m) if last.is_some_and(|l| m.covers(&l)) => 2,
-                _ => 0,
-            };
+            // What a node with this function can take (bits: the full amount, either).
+            let takes = |min: Option<Vector>| node_takes(min, &full, last.as_ref());
             let (mut q_full, mut q_all) = (0, 0);
             if let Some(functions) = tl.grouped_functions(class) {
                 // Once per group: a node with no free core now takes nothing, so reading every
