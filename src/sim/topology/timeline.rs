@@ -177,19 +177,22 @@ impl Timeline {
             steps.advance(self.now);
             steps.add(from, to, sign * i64::from(shape.count));
         } else {
-            // Runs of nodes taking one amount (the full nodes, then the last), each changed in
-            // one call: once per group on a grouped class.
-            let mut i = 0;
-            while i < nodes.len() {
-                let amount = shape.amount(i as u32);
-                let mut j = i + 1;
-                while j < nodes.len() && shape.amount(j as u32) == amount {
-                    j += 1;
+            // The runs of nodes taking one amount — the full nodes, then the last when it takes
+            // another — each changed in one call: once per group on a grouped class.
+            debug_assert!(nodes.len() <= shape.count as usize);
+            let split = match shape.last {
+                Some(last) if last != shape.per_node => (shape.full() as usize).min(nodes.len()),
+                _ => nodes.len(),
+            };
+            let (full, last) = nodes.split_at(split);
+            for (run, amount) in [
+                (full, shape.per_node),
+                (last, shape.last.unwrap_or_default()),
+            ] {
+                if !run.is_empty() {
+                    let delta = vector(amount).map(|x| sign * x);
+                    self.groups.add(class, run, (from, to), delta, self.now);
                 }
-                let delta = vector(amount).map(|x| sign * x);
-                self.groups
-                    .add(class, &nodes[i..j], (from, to), delta, self.now);
-                i = j;
             }
         }
     }
