@@ -231,12 +231,14 @@ impl NodeGroups {
             }
             self.hits[g] += 1;
         }
+        let mut split = false;
         for &g in &touched {
             let members = self.groups[g as usize].members.len();
             debug_assert!(self.hits[g as usize] as usize <= members, "nodes repeated");
             let target = if self.hits[g as usize] as usize == members {
                 g
             } else {
+                split = true;
                 let h = self.open_group(class);
                 let (src, dst) = pair_mut(&mut self.steps, g as usize, h as usize);
                 dst.clone_from(src);
@@ -252,12 +254,16 @@ impl NodeGroups {
                 self.dirty.push(target);
             }
         }
-        for &node in nodes {
-            let g = self.owner[node as usize];
-            let h = self.moved_to[g as usize];
-            if h != g {
-                self.leave(node);
-                self.add_member(h, node);
+        // Nodes move only out of a group some of whose members stay (none when the change
+        // covers whole groups, as a plan given back on the group it formed does).
+        if split {
+            for &node in nodes {
+                let g = self.owner[node as usize];
+                let h = self.moved_to[g as usize];
+                if h != g {
+                    self.leave(node);
+                    self.add_member(h, node);
+                }
             }
         }
         // Every touched group's `moved_to` is set again before it is read at a later change.
