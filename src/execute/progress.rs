@@ -300,7 +300,10 @@ impl Observer for Progress {
     }
 
     fn event(&self, event: &Event) {
-        if event.outcome == Outcome::Hit {
+        // After `finished` nothing more is said: a run stopped by a signal has swept its
+        // staging area, so a node still running fails at its next write, which is not a
+        // failure to report after "interrupted: …" (the node runs again on resume).
+        if event.outcome == Outcome::Hit || *self.live.stop.lock().unwrap() {
             return;
         }
         let done = self.live.nodes.0.fetch_add(1, Ordering::SeqCst) + 1;
