@@ -729,8 +729,8 @@ impl Timeline {
         let (full, last) = demands(layout, class, shape);
         let floor = full.meet(last.unwrap_or(full));
         // Per group of the class: what its members can take over the window ([`node_takes`]),
-        // `UNKNOWN` until a member is visited. Reset over the class's
-        // groups only, and read at two loads a node: a wide job's walk visits thousands.
+        // `UNKNOWN` until a member is visited. Reset over the class's groups only, and read at
+        // two loads a node: a wide job's walk visits thousands.
         const UNKNOWN: u8 = 4;
         let mut takes = std::mem::take(&mut self.group_takes);
         if takes.len() < self.groups.ids() {
@@ -854,7 +854,8 @@ impl Timeline {
                 let Some(m) = min_covering(node, &floor) else {
                     continue;
                 };
-                let Some(role) = picker.role(m.covers(&full), m.covers(&smallest)) else {
+                let can = node_takes(Some(m), &full, last.as_ref());
+                let Some(role) = picker.role(can & 1 != 0, can & 2 != 0) else {
                     continue;
                 };
                 let amount = if role { full } else { smallest };

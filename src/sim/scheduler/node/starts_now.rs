@@ -15,7 +15,6 @@
 
 use super::NodeView;
 use crate::sim::topology::Timeline;
-use crate::sim::topology::node_groups::PerGroup;
 use crate::sim::topology::steps::{Amount, Vector, vector};
 use crate::sim::topology::timeline::node_takes;
 
@@ -25,9 +24,6 @@ use crate::sim::topology::timeline::node_takes;
 pub struct StartsNow {
     built: bool,
     roomy: Vec<Vec<u32>>,
-    /// Within one test, what the nodes of each step function can take (bits: the full amount,
-    /// the last): nodes that share a function are read once.
-    takes: PerGroup<u8>,
 }
 
 impl StartsNow {
@@ -83,11 +79,9 @@ impl StartsNow {
                 }
                 continue;
             }
-            self.takes.begin(tl.function_ids());
+            // A class not grouped has a function per node: nothing to read once for several.
             for &node in &self.roomy[class as usize] {
-                let takes = self.takes.get(tl.function_of(node), || {
-                    takes(tl.node_min_covering(node, now, end, &floor))
-                });
+                let takes = takes(tl.node_min_covering(node, now, end, &floor));
                 q_full += usize::from(takes & 1);
                 q_all += usize::from(takes >> 1);
                 if q_full >= need_full && q_all >= need_all {
