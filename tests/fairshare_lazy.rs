@@ -14,7 +14,8 @@
 //! that bookkeeping, if wrong, would leave a user at a stale place; a third asks for the whole
 //! order at most calls, as conservative and node-level EASY do (as positions, or as the jobs
 //! themselves, `QueueOrder::order_jobs`, which pool conservative reads, or as their indices,
-//! `QueueOrder::order_ids`, which node-level EASY reads).
+//! `QueueOrder::order_runs`, which node-level EASY reads: runs of each user alone at their
+//! key, which it passes over whole by their stamps, read where the order keeps them).
 
 mod common;
 
@@ -23,15 +24,18 @@ use proptest::prelude::*;
 use schedlab::sim::fairshare::{FairshareSpec, FairshareState};
 use schedlab::sim::queue::Queue;
 use schedlab::sim::scheduler::QueuedJob;
-use schedlab::sim::scheduler::order::{FairshareOrder, QueueOrder, Reorder, Within};
+use schedlab::sim::scheduler::order::{
+    FairshareOrder, NO_OWNER, OrderRuns, QueueOrder, Reorder, Within,
+};
 use schedlab::sim::{Job, Machine, ResourceVec, Time, Workload};
+use std::collections::HashMap;
 
 /// One step of the run: `arrive` jobs arrive (`out_of_order`: the next is held back, or the
 /// one held is inserted at its place), the jobs at
 /// the positions picked by `start` (indices modulo the queue) start, `read` limits how far the
 /// lazy pass is read before the comparison of that prefix, and `end` running jobs end; `whole`:
 /// the lazy side is asked for the whole order this call instead (a rule that writes it whole),
-/// as the jobs' indices when `within` is set (`QueueOrder::order_ids`), as the jobs themselves
+/// as runs when `within` is set (`QueueOrder::order_runs`), as the jobs themselves
 /// when `read` is (`QueueOrder::order_jobs`), else as positions.
 #[derive(Clone, Debug)]
 struct Step {
@@ -136,6 +140,44 @@ fn workload(jobs: &[(i32, u32, i64)], groups: Option<i32>) -> Workload {
     )
 }
 
+/// The runs of an order (`OrderRuns`): their jobs in order are `want`; an owned run holds
+/// every waiting job of one user (`owners`: the user each owner was seen as) and nothing else;
+/// and a run of an owner with a stamp seen before (`stamped`) holds the same jobs as then.
+fn check_runs(
+    workload: &Workload,
+    queue: &Queue,
+    want: &[u32],
+    runs: OrderRuns<'_>,
+    owners: &mut HashMap<u32, i32>,
+    stamped: &mut HashMap<(u32, u64), Vec<u32>>,
+) -> Result<(), TestCaseError> {
+    let all: Vec<u32> = runs.from(0).collect();
+    prop_assert_eq!(&all[..], want);
+    // Read from any place, the same jobs on.
+    for k in 0..=want.len() {
+        let from: Vec<u32> = runs.from(k).collect();
+        prop_assert_eq!(&from[..], &want[k..]);
+    }
+    for run in runs.iter() {
+        prop_assert!(!run.jobs.is_empty(), "runs are not empty");
+        let jobs: Vec<u32> = run.jobs.iter().map(|q| q.job).collect();
+        if run.owner == NO_OWNER {
+            continue;
+        }
+        let user = workload.jobs[jobs[0] as usize].user;
+        prop_assert_eq!(*owners.entry(run.owner).or_insert(user), user);
+        let waiting: Vec<u32> = queue
+            .iter()
+            .map(|q| q.job)
+            .filter(|&j| workload.jobs[j as usize].user == user)
+            .collect();
+        prop_assert_eq!(&jobs, &waiting, "a run holds its owner's waiting jobs");
+        let then = stamped.entry((run.owner, run.stamp)).or_insert(waiting);
+        prop_assert_eq!(&then[..], &jobs[..], "a stamp names one set of jobs");
+    }
+    Ok(())
+}
+
 /// Runs `steps` on the order and the reference built alike, comparing their orders at every
 /// call.
 fn check(
@@ -154,7 +196,7 @@ fn check(
     let mut held: Option<u32> = None;
     let (mut now, mut expected, mut got) = (0, Vec::new(), Vec::new());
     let mut got_jobs = Vec::new();
-    let mut got_ids = Vec::new();
+    let (mut owners, mut stamped) = (HashMap::new(), HashMap::new());
     for step in steps {
         now += step.dt;
         // Ends, the earliest started first, reported to both before the call.
@@ -176,11 +218,19 @@ fn check(
         }
         whole.order(now, &queue, &workload.jobs, &mut expected);
         if step.whole && step.within.is_some() {
-            // The whole order written as the jobs' indices (`QueueOrder::order_ids`, as
+            // The whole order as runs (`QueueOrder::order_runs`, as
             // node-level EASY asks it).
-            prop_assert!(lazy.order_ids(now, &queue, &workload.jobs, &mut got_ids));
             let want: Vec<u32> = expected.iter().map(|&pos| queue[pos].job).collect();
-            prop_assert_eq!(&got_ids, &want);
+            let runs = lazy.order_runs(now, &queue, &workload.jobs);
+            prop_assert!(runs.is_some());
+            check_runs(
+                workload,
+                &queue,
+                &want,
+                runs.unwrap(),
+                &mut owners,
+                &mut stamped,
+            )?;
         } else if step.whole && step.read.is_some() {
             // The whole order written as the jobs themselves (`QueueOrder::order_jobs`, as
             // pool conservative asks it): the jobs at the reference's positions.

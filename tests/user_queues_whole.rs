@@ -1,4 +1,4 @@
-//! [`UserQueues`]' whole order (`write_all_ids`, `write_all_jobs`, `write_all`) against the
+//! [`UserQueues`]' whole order (`write_runs`, `write_all_jobs`, `write_all`) against the
 //! waiting jobs sorted afresh by (key, workload index) at every call: many users of few keys
 //! (most of them tied, as the users who never started a job are at key 0), driven through
 //! random arrivals, starts, key changes of a few users or of all, jobs withdrawn (the mirror
@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use schedlab::sim::ResourceVec;
 use schedlab::sim::queue::Queue;
 use schedlab::sim::scheduler::QueuedJob;
-use schedlab::sim::scheduler::order::{UserQueues, Within};
+use schedlab::sim::scheduler::order::{NO_OWNER, UserQueues, Within};
 
 /// The keys users take: mostly 0, so that most waiting users share one group.
 const KEYS: [f64; 6] = [0.0, 0.0, 0.0, 1.0, 2.5, 7.0];
@@ -19,7 +19,7 @@ const KEYS: [f64; 6] = [0.0, 0.0, 0.0, 1.0, 2.5, 7.0];
 /// How a call reads the order.
 #[derive(Clone, Copy, Debug)]
 enum Read {
-    Ids,
+    Runs,
     Jobs,
     Positions,
     /// A lazy pass read this far (not the whole order: the groups kept are not brought up).
@@ -45,7 +45,7 @@ fn arb_step(users: u32) -> impl Strategy<Value = Step> {
     (
         prop::collection::vec(0..users, 0..6),
         prop_oneof![
-            3 => Just(Read::Ids),
+            3 => Just(Read::Runs),
             1 => Just(Read::Jobs),
             1 => Just(Read::Positions),
             1 => (0..12usize).prop_map(Read::Lazy),
@@ -83,7 +83,7 @@ fn check(users: u32, steps: Vec<Step>) -> Result<(), TestCaseError> {
     let mut owner: Vec<u32> = Vec::new();
     let mut keys = vec![0.0f64; users as usize];
     let mut resort = true;
-    let (mut ids, mut jobs, mut positions) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut jobs, mut positions) = (Vec::new(), Vec::new());
     for step in steps {
         for &u in &step.arrive {
             let job = owner.len() as u32;
@@ -110,9 +110,21 @@ fn check(users: u32, steps: Vec<Step>) -> Result<(), TestCaseError> {
         });
         let want_ids: Vec<u32> = want.iter().map(|w| w.job).collect();
         match step.read {
-            Read::Ids => {
-                q.write_all_ids(&mut ids);
-                prop_assert_eq!(&ids, &want_ids);
+            Read::Runs => {
+                let runs = q.write_runs();
+                let got: Vec<u32> = runs.from(0).collect();
+                prop_assert_eq!(&got, &want_ids);
+                // Each user alone at their key is one run of all their waiting jobs.
+                for run in runs.iter() {
+                    if run.owner != NO_OWNER {
+                        let theirs = queue
+                            .iter()
+                            .filter(|w| owner[w.job as usize] == run.owner)
+                            .count();
+                        prop_assert_eq!(run.jobs.len(), theirs);
+                        prop_assert!(run.jobs.iter().all(|w| owner[w.job as usize] == run.owner));
+                    }
+                }
             }
             Read::Jobs => {
                 q.write_all_jobs(&mut jobs);

@@ -16,8 +16,9 @@
 //! Once more than [`SCAN_LIMIT`] jobs follow the head, backfilling asks the [`WaitingGroups`]
 //! index for the jobs the walk would try instead of walking the queue: the same jobs, tried in
 //! the same order (tests/node_easy_index.rs) — merged from its groups in submission order; in
-//! another order, read past the head from the order written as job indices ([`CallOrder`]),
-//! each passed over by its request's dense number when that request already failed.
+//! another order, read past the head from the order's runs by user or its job indices
+//! ([`CallOrder`]), each passed over by its request's dense number when that request already
+//! failed, and a whole run when all its requests did ([`WaitingGroups::backfill_runs`]).
 
 use super::call_order::CallOrder;
 use super::carry::Carry;
@@ -27,12 +28,13 @@ use super::request_shapes::RequestShapes;
 use super::shadow::{Shadow, Started};
 use super::waiting::{Tried, WaitingGroups};
 use super::{Decisions, NodeScheduler, NodeView};
-use crate::sim::scheduler::order::{QueueOrder, Walk, report_ended};
+use crate::sim::scheduler::order::{QueueOrder, Submission, Walk, report_ended};
 
 pub struct NodeEasy {
     order: Box<dyn QueueOrder>,
     /// The queue in this call's order with positions and a copy of the queue, for the timeline
-    /// (reservations) and for orders that write no job indices ([`QueueOrder::order_ids`]).
+    /// (reservations) and for orders that keep no runs ([`QueueOrder::order_runs`]), whose
+    /// positions are copied as indices.
     walk: Walk,
     pass: Pass,
     shadow: Shadow,
@@ -52,7 +54,7 @@ pub struct NodeEasy {
     carry: Carry,
     /// The index's requests' shapes.
     shapes: RequestShapes,
-    /// This call's order as the jobs' indices, when not submission order.
+    /// This call's order as the jobs' indices, when neither submission order nor kept in runs.
     ids: Vec<u32>,
 }
 
@@ -138,15 +140,19 @@ impl NodeEasy {
         if self.order.is_submission() {
             return self.decide_in(view, CallOrder::Submission(view.queue), carried, decisions);
         }
-        let mut ids = std::mem::take(&mut self.ids);
-        if !self.order.order_ids(now, view.queue, view.jobs, &mut ids) {
-            self.walk
-                .prepare(&mut *self.order, now, view.queue, view.jobs);
+        // The order is borrowed while the rule reads its runs: held out of `self` meanwhile.
+        let mut order = std::mem::replace(&mut self.order, Box::new(Submission));
+        if let Some(runs) = order.order_runs(now, view.queue, view.jobs) {
+            self.decide_in(view, CallOrder::Runs(runs), carried, decisions);
+        } else {
+            self.walk.prepare(&mut *order, now, view.queue, view.jobs);
+            let mut ids = std::mem::take(&mut self.ids);
             ids.clear();
             ids.extend(self.walk.jobs_in_order());
+            self.decide_in(view, CallOrder::Ids(&ids), carried, decisions);
+            self.ids = ids;
         }
-        self.decide_in(view, CallOrder::Ids(&ids), carried, decisions);
-        self.ids = ids;
+        self.order = order;
     }
 
     /// [`NodeEasy::decide`] without reservations over the jobs in `order`; `carried`: nothing
@@ -277,23 +283,28 @@ impl NodeEasy {
         };
         // A closure each, so that each pass has the try inlined (a closure shared by both was
         // left out of line: +6 % instructions in submission order on 20,000 Curie-shaped jobs).
-        if order.is_submission() {
-            self.index.backfill(
+        match order {
+            CallOrder::Submission(_) => self.index.backfill(
                 head,
                 view.now,
                 shadow,
                 carried,
                 |job, request, ends_by_shadow| tries.try_start(job, request, ends_by_shadow),
-            );
-        } else {
-            let after = order.from(head_k + 1);
-            self.index.backfill_in_order(
-                after,
+            ),
+            CallOrder::Ids(_) => self.index.backfill_in_order(
+                order.from(head_k + 1),
                 view.now,
                 shadow,
                 carried,
                 |job, request, short| tries.try_start(job, request, short),
-            );
+            ),
+            CallOrder::Runs(runs) => self.index.backfill_runs(
+                runs,
+                head_k + 1,
+                (view.now, shadow),
+                carried,
+                |job, request, short| tries.try_start(job, request, short),
+            ),
         }
         tries.keeps
     }

@@ -39,6 +39,8 @@ use std::hash::BuildHasherDefault;
 use crate::sim::job::{Job, Time};
 use crate::sim::mix_hash::MixHasher;
 use crate::sim::queue::Queue;
+use crate::sim::scheduler::QueuedJob;
+use crate::sim::scheduler::order::{NO_OWNER, OrderRuns, Run};
 use crate::sim::topology::RequestId;
 
 type Map<K> = HashMap<K, u32, BuildHasherDefault<MixHasher>>;
@@ -83,7 +85,27 @@ pub struct WaitingGroups {
     /// Per request: it fit no class now at a try since the last call that freed something, so
     /// it fits none until one does ([`super::carry`]).
     no_room: Vec<bool>,
+    /// Per owner of a run of the order ([`Run`]): what its waiting jobs request.
+    owners: Vec<OwnerRequests>,
+    /// Per dense request, while an owner's requests are read: its place among them.
+    slot: Vec<u32>,
 }
+
+/// What an owner's waiting jobs request, read from their run in the order: valid while the
+/// run's stamp and the index's rebuilds are those it was read at (dense request numbers hold
+/// between two rebuilds).
+#[derive(Clone, Debug, Default)]
+struct OwnerRequests {
+    /// The run's stamp and the index's rebuilds when read.
+    read: Option<(u64, u64)>,
+    /// Each request once, with the least and the most requested time among its jobs: whether
+    /// some end by the shadow time and whether some end after.
+    requests: Vec<(u32, Time, Time)>,
+}
+
+/// A run of the order shorter than this is read job by job: reading what its owner requests
+/// would cost about as much.
+const RUN_AT_LEAST: usize = 4;
 
 /// What a backfilling try came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,6 +310,50 @@ impl WaitingGroups {
         mut try_start: impl FnMut(u32, u32, bool) -> Tried,
     ) {
         self.begin_pass(carried);
+        self.try_each(jobs, now, shadow, &mut try_start);
+    }
+
+    /// [`WaitingGroups::backfill_in_order`] over the jobs of `order` from the `from`-th on, an
+    /// order kept in runs by owner ([`OrderRuns`]): a run whose owner's requests all failed
+    /// already on the sides of the shadow time its jobs are on is passed over whole — failures
+    /// only grow in a pass, so the walk would pass over each of its jobs — by what its owner
+    /// requests, read once while the run's stamp holds ([`WaitingGroups::all_failed`]).
+    pub fn backfill_runs(
+        &mut self,
+        order: OrderRuns<'_>,
+        from: usize,
+        (now, shadow): (Time, Time),
+        carried: bool,
+        mut try_start: impl FnMut(u32, u32, bool) -> Tried,
+    ) {
+        self.begin_pass(carried);
+        let mut start = 0;
+        for run in order.iter() {
+            let end = start + run.jobs.len();
+            let lo = start.max(from);
+            if lo < end {
+                let passed_over = run.owner != NO_OWNER
+                    && run.jobs.len() >= RUN_AT_LEAST
+                    && self.all_failed(&run, now, shadow);
+                if !passed_over {
+                    let after = run.jobs[lo - start..].iter().map(|q| q.job);
+                    self.try_each(after, now, shadow, &mut try_start);
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// The backfilling walk over `jobs`: each job whose request did not fail on its side yet
+    /// offered to `try_start`, its failure recorded.
+    #[inline(always)]
+    fn try_each(
+        &mut self,
+        jobs: impl Iterator<Item = u32>,
+        now: Time,
+        shadow: Time,
+        try_start: &mut impl FnMut(u32, u32, bool) -> Tried,
+    ) {
         for job in jobs {
             let group = &self.groups[self.group_of[job as usize] as usize];
             let ends_by_shadow = now + group.requested_time <= shadow;
@@ -300,6 +366,60 @@ impl WaitingGroups {
                 failure => record(&mut self.failed, &mut self.no_room, request, side, failure),
             }
         }
+    }
+
+    /// Whether every request among the jobs of `run`, its owner's waiting jobs, failed in
+    /// this pass on each side of the shadow time some of its jobs are on. What the run requests
+    /// is read from its jobs when the run's stamp is not the one it was read at.
+    fn all_failed(&mut self, run: &Run<'_>, now: Time, shadow: Time) -> bool {
+        let owner = run.owner as usize;
+        if self.owners.len() <= owner {
+            self.owners.resize_with(owner + 1, OwnerRequests::default);
+        }
+        let known = &self.owners[owner];
+        if known.read != Some((run.stamp, self.rebuilds)) {
+            self.read_requests(owner, run.stamp, run.jobs);
+        }
+        // A job ends by the shadow time if its requested time is at most this.
+        let by_shadow = shadow - now;
+        self.owners[owner]
+            .requests
+            .iter()
+            .all(|&(request, shortest, longest)| {
+                let failed = self.failed[request as usize];
+                (shortest > by_shadow || failed & side(true) != 0)
+                    && (longest <= by_shadow || failed & side(false) != 0)
+            })
+    }
+
+    /// Reads what `jobs`, the run of `owner`'s waiting jobs at `stamp`, request: each request
+    /// once, with the least and the most requested time among its jobs.
+    fn read_requests(&mut self, owner: usize, stamp: u64, jobs: &[QueuedJob]) {
+        self.slot.resize(self.requests.len(), NONE);
+        let mut requests = std::mem::take(&mut self.owners[owner].requests);
+        requests.clear();
+        for q in jobs {
+            let group = &self.groups[self.group_of[q.job as usize] as usize];
+            let (request, time) = (group.request, group.requested_time);
+            match self.slot[request as usize] {
+                NONE => {
+                    self.slot[request as usize] = requests.len() as u32;
+                    requests.push((request, time, time));
+                }
+                at => {
+                    let (_, shortest, longest) = &mut requests[at as usize];
+                    *shortest = (*shortest).min(time);
+                    *longest = (*longest).max(time);
+                }
+            }
+        }
+        for &(request, ..) in &requests {
+            self.slot[request as usize] = NONE;
+        }
+        self.owners[owner] = OwnerRequests {
+            read: Some((stamp, self.rebuilds)),
+            requests,
+        };
     }
 
     /// Starts a pass's record of failed requests: those with no room carried when `carried`,

@@ -21,7 +21,7 @@
 //! whole ([`QueueOrder::order`]) from the same sorted users; `tests/fairshare_lazy.rs` compares
 //! both with the order bucketed and sorted afresh at every call.
 
-use super::{QueueOrder, Reorder, UserQueues, Within};
+use super::{OrderRuns, QueueOrder, Reorder, UserQueues, Within};
 use crate::sim::fairshare::FairshareState;
 use crate::sim::job::{Job, Time};
 use crate::sim::queue::Queue;
@@ -123,12 +123,12 @@ impl QueueOrder for FairshareOrder {
         true
     }
 
-    /// The same order as [`QueueOrder::order`], as the jobs' indices from the waiting jobs kept
-    /// by user: no pass over the queue for positions.
-    fn order_ids(&mut self, now: Time, queue: &Queue, jobs: &[Job], out: &mut Vec<u32>) -> bool {
+    /// The same order as [`QueueOrder::order`], as runs of the waiting jobs kept by user: each
+    /// user alone at their key a run owned by their dense index ([`UserQueues::write_runs`]),
+    /// no pass over the queue for positions and no copy of it.
+    fn order_runs(&mut self, now: Time, queue: &Queue, jobs: &[Job]) -> Option<OrderRuns<'_>> {
         self.begin(now, queue, jobs);
-        self.queues.write_all_ids(out);
-        true
+        Some(self.queues.write_runs())
     }
 
     /// The same order as [`QueueOrder::order`], job by job: a call costs O(arrivals + changed

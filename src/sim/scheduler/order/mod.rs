@@ -28,6 +28,7 @@ mod candidates;
 mod fairshare;
 mod fcfs;
 mod priority;
+mod runs;
 mod sjf;
 mod tiers;
 mod user_queues;
@@ -36,6 +37,7 @@ pub use candidates::{CandidateOrder, WithCandidates};
 pub use fairshare::FairshareOrder;
 pub use fcfs::Submission;
 pub use priority::{PriorityOrder, PriorityWeights};
+pub use runs::{NO_OWNER, OrderRuns, Run, RunJobs, Runs};
 pub use sjf::ShortestFirst;
 pub use tiers::Tiered;
 pub use user_queues::UserQueues;
@@ -68,18 +70,12 @@ pub trait QueueOrder {
         false
     }
 
-    /// This call's order written as the jobs' workload indices: true if the order writes it so
-    /// (false leaves `out` alone). For a rule that reads every job's index and little else of
-    /// most (node-level EASY: the head, then jobs passed over by request), where a
-    /// [`QueuedJob`] each is six times the copy.
-    fn order_ids(
-        &mut self,
-        _now: Time,
-        _queue: &Queue,
-        _jobs: &[Job],
-        _out: &mut Vec<u32>,
-    ) -> bool {
-        false
+    /// This call's order as runs of jobs the order keeps by owner ([`OrderRuns`]), if it keeps
+    /// them so (fairshare's [`UserQueues`]): read where they are kept, no copy of the queue per
+    /// call. For a rule that reads every job's index and little else of most (node-level EASY:
+    /// the head, then jobs passed over by request).
+    fn order_runs(&mut self, _now: Time, _queue: &Queue, _jobs: &[Job]) -> Option<OrderRuns<'_>> {
+        None
     }
 
     /// True when [`QueueOrder::order`] always gives `0..queue.len()`: rules may then walk the

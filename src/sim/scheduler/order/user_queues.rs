@@ -5,6 +5,8 @@
 //! the whole order ([`super::FairshareOrder::order`]) have it written at once
 //! ([`UserQueues::write_all`], one walk whatever each job is written as), not read through a
 //! pass; a write drops the started jobs of the users it copies, so that each is read once.
+//! Node-level EASY reads it uncopied as runs by user ([`UserQueues::write_runs`]), the users
+//! whose jobs changed since the last call stamped anew.
 //!
 //! Writing the whole order costs O(queue) at every call, which a rule that stops early does not
 //! need: FCFS reads only up to the first job that does not fit, yet paid for the whole queue at
@@ -28,7 +30,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
-use super::Within;
+use super::{NO_OWNER, OrderRuns, Run, Within};
 use crate::sim::job::Time;
 use crate::sim::queue::Queue;
 use crate::sim::scheduler::QueuedJob;
@@ -81,6 +83,25 @@ pub struct UserQueues {
     heap: BinaryHeap<Reverse<(u32, u32, u32)>>,
     /// A whole-order write's group of several users of equal keys, sorted.
     group: Vec<QueuedJob>,
+    /// Per user: a stamp given afresh whenever a job of theirs arrives or starts, and the
+    /// stamps given so far ([`super::Run::stamp`]).
+    stamp: Vec<u64>,
+    stamps: u64,
+    /// The users stamped anew since the last [`UserQueues::write_runs`] (each once, flagged).
+    changed: Vec<u32>,
+    is_changed: Vec<bool>,
+    /// The last [`UserQueues::write_runs`]'s groups of several users of equal keys, and their
+    /// jobs merged.
+    merged_groups: Vec<MergedGroup>,
+    merged: Vec<QueuedJob>,
+}
+
+/// A group of several users of equal keys in a [`UserQueues::write_runs`]: their places in the
+/// sorted users and their jobs' in the merged jobs.
+#[derive(Clone, Copy, Debug)]
+struct MergedGroup {
+    users: (u32, u32),
+    jobs: (u32, u32),
 }
 
 const NOWHERE: u32 = u32::MAX;
@@ -95,6 +116,8 @@ impl UserQueues {
             at: vec![NOWHERE; users],
             placed: vec![None; users],
             is_touched: vec![false; users],
+            stamp: vec![0; users],
+            is_changed: vec![false; users],
             ..UserQueues::default()
         }
     }
@@ -159,9 +182,20 @@ impl UserQueues {
             *time = (*time).min(q.requested_time);
         }
         self.jobs[u].push_back(q);
+        self.restamp(u);
         self.live[u] += 1;
         self.tracked += 1;
         self.last = Some(job);
+    }
+
+    /// Gives `user` a new stamp: their waiting jobs changed.
+    fn restamp(&mut self, user: usize) {
+        self.stamps += 1;
+        self.stamp[user] = self.stamps;
+        if !self.is_changed[user] {
+            self.is_changed[user] = true;
+            self.changed.push(user as u32);
+        }
     }
 
     fn is_waiting(&self, job: u32) -> bool {
@@ -178,6 +212,7 @@ impl UserQueues {
         self.waiting[job as usize / 64] &= !(1 << (job % 64));
         self.tracked -= 1;
         let u = user as usize;
+        self.restamp(u);
         self.live[u] -= 1;
         if self.live[u] == 0 {
             self.touch(user);
@@ -356,10 +391,75 @@ impl UserQueues {
         self.write_with(out, |q| *q);
     }
 
-    /// The whole order of the pass just begun as the waiting jobs' workload indices: what
-    /// [`UserQueues::write_all_jobs`] writes, each job as its index.
-    pub fn write_all_ids(&mut self, out: &mut Vec<u32>) {
-        self.write_with(out, |q| q.job);
+    /// The whole order of the pass just begun as runs read where the jobs are kept
+    /// ([`OrderRuns`]): what [`UserQueues::write_all_jobs`] writes, a user alone at their key as
+    /// a run of their jobs, a group of several users of equal keys as one run with no owner,
+    /// its jobs merged in submission order here. Nothing is copied but those groups: the users
+    /// whose jobs changed since the last call (each stamped anew, [`super::Run::stamp`]) have their
+    /// started jobs dropped and their jobs made one slice, and the sorted users are read by the
+    /// rule, where a whole-order write copied every job at every call (issue 36).
+    pub fn write_runs(&mut self) -> OrderRuns<'_> {
+        debug_assert_eq!(self.next_group, 0, "a pass just begun");
+        for i in 0..self.changed.len() {
+            let u = self.changed[i] as usize;
+            self.is_changed[u] = false;
+            if self.stale[u] > 0 {
+                self.compact(u);
+            }
+            // One slice to read.
+            self.jobs[u].make_contiguous();
+        }
+        self.changed.clear();
+        self.merged.clear();
+        self.merged_groups.clear();
+        let mut start = 0;
+        while start < self.sorted.len() {
+            let key = self.sorted[start].0;
+            let end = start
+                + 1
+                + self.sorted[start + 1..]
+                    .iter()
+                    .take_while(|&&(k, _)| k == key)
+                    .count();
+            if end - start > 1 {
+                // Equal keys: submission order.
+                let from = self.merged.len();
+                for &(_, u) in &self.sorted[start..end] {
+                    self.merged.extend(self.jobs[u as usize].iter());
+                }
+                self.merged[from..].sort_unstable_by_key(|q| q.job);
+                self.merged_groups.push(MergedGroup {
+                    users: (start as u32, end as u32),
+                    jobs: (from as u32, self.merged.len() as u32),
+                });
+            }
+            start = end;
+        }
+        OrderRuns::new(self)
+    }
+
+    /// The runs of the last [`UserQueues::write_runs`], from the one at `at` (a place in the
+    /// sorted users, and the merged group there or next) on.
+    pub(super) fn run_at(&self, at: usize, merged: usize) -> Option<(Run<'_>, usize, usize)> {
+        let &(_, u) = self.sorted.get(at)?;
+        if let Some(group) = self.merged_groups.get(merged)
+            && group.users.0 as usize == at
+        {
+            let (from, to) = group.jobs;
+            let run = Run {
+                owner: NO_OWNER,
+                stamp: 0,
+                jobs: &self.merged[from as usize..to as usize],
+            };
+            return Some((run, group.users.1 as usize, merged + 1));
+        }
+        let u = u as usize;
+        let run = Run {
+            owner: u as u32,
+            stamp: self.stamp[u],
+            jobs: self.jobs[u].as_slices().0,
+        };
+        Some((run, at + 1, merged))
     }
 
     /// The whole order of the pass just begun, each job written as `write(job)`: group by group
