@@ -414,20 +414,10 @@ impl UserQueues {
         self.merged_groups.clear();
         let mut start = 0;
         while start < self.sorted.len() {
-            let key = self.sorted[start].0;
-            let end = start
-                + 1
-                + self.sorted[start + 1..]
-                    .iter()
-                    .take_while(|&&(k, _)| k == key)
-                    .count();
+            let end = self.group_end(start);
             if end - start > 1 {
-                // Equal keys: submission order.
                 let from = self.merged.len();
-                for &(_, u) in &self.sorted[start..end] {
-                    self.merged.extend(self.jobs[u as usize].iter());
-                }
-                self.merged[from..].sort_unstable_by_key(|q| q.job);
+                merge_group(&self.jobs, &self.sorted[start..end], &mut self.merged);
                 self.merged_groups.push(MergedGroup {
                     users: (start as u32, end as u32),
                     jobs: (from as u32, self.merged.len() as u32),
@@ -486,14 +476,9 @@ impl UserQueues {
                 out.extend(front.iter().map(&write));
                 out.extend(back.iter().map(&write));
             } else {
-                // Equal keys: submission order.
-                let group = &mut self.group;
-                group.clear();
-                for &(_, u) in &self.sorted[start..end] {
-                    group.extend(self.jobs[u as usize].iter());
-                }
-                group.sort_unstable_by_key(|q| q.job);
-                out.extend(group.iter().map(&write));
+                self.group.clear();
+                merge_group(&self.jobs, &self.sorted[start..end], &mut self.group);
+                out.extend(self.group.iter().map(&write));
             }
             start = end;
         }
@@ -560,6 +545,15 @@ impl UserQueues {
             self.is_waiting(q.job) && within.admits(q.demand.unit_count(), q.requested_time)
         })
     }
+}
+
+/// Appends to `out` the jobs of `users`, a group of equal keys, in submission order.
+fn merge_group(jobs: &[VecDeque<QueuedJob>], users: &[(f64, u32)], out: &mut Vec<QueuedJob>) {
+    let from = out.len();
+    for &(_, u) in users {
+        out.extend(jobs[u as usize].iter());
+    }
+    out[from..].sort_unstable_by_key(|q| q.job);
 }
 
 /// The order of the sorted users (key, user): key, then user — any total order among equal
