@@ -1,6 +1,8 @@
-//! Where a node's free capacity last rose: the intervals of its few latest rises, each stamped
-//! with the [`super::Timeline`]'s clock, so that a search repeated after a failed one can look
-//! only at the times capacity came back ([`super::Timeline::earliest_before_since`]).
+//! Where a step function's free capacity last rose: the intervals of its few latest rises, each
+//! stamped with the [`super::Timeline`]'s clock, so that a search repeated after a failed one
+//! can look only at the times capacity came back ([`super::Timeline::earliest_before_since`]).
+//! A function is a node's, or on a grouped class its group's ([`super::node_groups`]), whose
+//! record then covers every rise of every node that has been a member.
 //!
 //! A rise is a hold given back (`[from, to)`), a running job's release (`[at, ∞)`) or a reset
 //! (all time). Only the latest [`KEPT`] rises are kept: when a rise after the asked clock may
@@ -35,6 +37,23 @@ impl Rises {
     pub fn note(&mut self, clock: u64, from: Time, to: Time) {
         self.entries[self.next as usize] = (clock, from, to);
         self.next = ((self.next as usize + 1) % KEPT) as u8;
+    }
+
+    /// Takes in `other`'s rises as well (the two functions became one): the newest [`KEPT`] of
+    /// both. An interval asked of the result covers what either would have answered: when
+    /// either would have answered all time (all its kept rises after the clock), so does the
+    /// result, whose kept rises are at least as recent.
+    pub fn merge(&mut self, other: &Rises) {
+        let mut all = [(0, Time::MAX, Time::MIN); 2 * KEPT];
+        all[..KEPT].copy_from_slice(&self.entries);
+        all[KEPT..].copy_from_slice(&other.entries);
+        all.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+        *self = Rises::default();
+        for &(clock, from, to) in all[..KEPT].iter().rev() {
+            if clock > 0 {
+                self.note(clock, from, to);
+            }
+        }
     }
 
     /// An interval `[lo, hi)` that covers every rise stamped after `since`; empty (`lo ≥ hi`)
@@ -112,6 +131,37 @@ impl RiseOrder {
         self.head = i;
     }
 
+    /// Takes `node` out of the list (nothing if it is not listed).
+    pub fn unlink(&mut self, node: u32) {
+        let i = node - self.base;
+        let (prev, next) = (self.prev[i as usize], self.next[i as usize]);
+        if prev != NONE {
+            self.next[prev as usize] = next;
+        } else if self.head == i {
+            self.head = next;
+        } else {
+            return;
+        }
+        if next != NONE {
+            self.prev[next as usize] = prev;
+        }
+        self.prev[i as usize] = NONE;
+        self.next[i as usize] = NONE;
+    }
+
+    /// Lists `node` (not listed) right after `at` (listed): for one that last rose when `at`
+    /// did.
+    pub fn insert_after(&mut self, at: u32, node: u32) {
+        let (a, i) = (at - self.base, node - self.base);
+        let next = self.next[a as usize];
+        self.next[a as usize] = i;
+        self.prev[i as usize] = a;
+        self.next[i as usize] = next;
+        if next != NONE {
+            self.prev[next as usize] = i;
+        }
+    }
+
     /// The nodes that rose after `since`, the latest first, each once; `latest` is every
     /// node's last rise (by node index).
     #[inline]
@@ -153,6 +203,56 @@ mod tests {
         // The rise at 3 was overwritten: whether anything rose after 4 besides the kept ones
         // is unknown, so all time.
         assert_eq!(r.since(4), (Time::MIN, Time::MAX));
+    }
+
+    #[test]
+    fn merged_rises_cover_what_either_would_answer() {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand_core::SeedableRng>::seed_from_u64(7);
+        let mut next = || rand_core::RngCore::next_u64(&mut rng);
+        for _ in 0..2000 {
+            let (mut a, mut b) = (Rises::default(), Rises::default());
+            let mut clock = 1;
+            for _ in 0..next() % 12 {
+                clock += 1 + next() % 3;
+                let from = (next() % 100) as Time;
+                let rises = if next() % 2 == 0 { &mut a } else { &mut b };
+                rises.note(clock, from, from + 1 + (next() % 50) as Time);
+            }
+            let mut merged = a;
+            merged.merge(&b);
+            for since in 1..=clock + 1 {
+                let (lo, hi) = merged.since(since);
+                for (l, h) in [a.since(since), b.since(since)] {
+                    if l < h {
+                        assert!(
+                            lo <= l && h <= hi,
+                            "{since}: [{l}, {h}) not in [{lo}, {hi})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rise_order_unlinks_and_inserts() {
+        let mut latest = vec![0u64; 6];
+        let mut order = RiseOrder::default();
+        order.clear(0..6);
+        for (clock, node) in (1..).zip([0u32, 1, 2, 3]) {
+            latest[node as usize] = clock;
+            order.note(node);
+        }
+        order.unlink(1);
+        order.unlink(3);
+        order.unlink(5);
+        assert_eq!(order.since(0, &latest).collect::<Vec<_>>(), [2, 0]);
+        latest[4] = latest[2];
+        order.insert_after(2, 4);
+        assert_eq!(order.since(0, &latest).collect::<Vec<_>>(), [2, 4, 0]);
+        order.note(1);
+        latest[1] = 9;
+        assert_eq!(order.since(2, &latest).collect::<Vec<_>>(), [1, 2, 4]);
     }
 
     #[test]

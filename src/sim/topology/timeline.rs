@@ -23,7 +23,6 @@ use super::layout::Layout;
 use super::node_groups::{GROUPED_FROM, NodeGroups, PerGroup};
 use super::placement::Placement;
 use super::request::NodeShape;
-use super::rises::{RiseOrder, Rises};
 use super::steps::{Amount, Steps, Vector, vector};
 use crate::sim::job::Time;
 use crate::sim::resources::ResourceVec;
@@ -58,13 +57,6 @@ pub struct Timeline {
     clock: u64,
     /// Per class: the `clock` of its last rise (any node of it, or its count).
     class_rises: Vec<u64>,
-    /// Per node of a shared class: the `clock` of its last rise.
-    node_rises: Vec<u64>,
-    /// Per shared class: its nodes in the order they rose.
-    class_risers: Vec<RiseOrder>,
-    /// Per node of a shared class: when its latest rises happened, to narrow a repeated search
-    /// to the windows they touch.
-    rise_spans: Vec<Rises>,
     /// Per node of a shared class: free vector over time, one function per group of nodes
     /// that share it on a class of [`GROUPED_FROM`] nodes or more, so that a full search
     /// visits one function per group and a change on a whole group changes one.
@@ -79,8 +71,6 @@ pub struct Timeline {
     visits: Vec<(u32, usize)>,
     /// Per group, what its members can take in a first-fit selection ([`node_takes`]).
     group_takes: Vec<u8>,
-    /// Within one search among risen nodes, the rises' span first searched per function.
-    risen_searched: PerGroup<(Time, Time)>,
 }
 
 impl Timeline {
@@ -101,34 +91,19 @@ impl Timeline {
         self.whole.clear();
         self.whole
             .extend(classes.iter().map(|c| c.capacity.whole_nodes));
+        // Everything counts as risen: no earlier search result carries over a reset.
+        self.clock += 1;
+        self.class_rises.clear();
+        self.class_rises.resize(classes.len(), self.clock);
         self.groups.reset(
             layout,
             &self.whole,
             self.group_from.unwrap_or(GROUPED_FROM),
             now,
+            self.clock,
             |node| vector(free.free(node)),
         );
         self.counts.resize_with(classes.len(), Steps::default);
-        // Everything counts as risen: no earlier search result carries over a reset.
-        self.clock += 1;
-        self.class_rises.clear();
-        self.class_rises.resize(classes.len(), self.clock);
-        self.node_rises.clear();
-        self.node_rises
-            .resize(layout.node_count() as usize, self.clock);
-        let mut all_time = Rises::default();
-        all_time.note(self.clock, Time::MIN, Time::MAX);
-        self.rise_spans.clear();
-        self.rise_spans
-            .resize(layout.node_count() as usize, all_time);
-        self.class_risers
-            .resize_with(classes.len(), RiseOrder::default);
-        for (order, class) in self.class_risers.iter_mut().zip(classes) {
-            order.clear(class.nodes.clone());
-            for node in class.nodes.clone() {
-                order.note(node);
-            }
-        }
         for (c, class) in classes.iter().enumerate() {
             if class.capacity.whole_nodes {
                 self.counts[c].reset(now, i64::from(free.idle_count(c as u32)));
@@ -148,10 +123,9 @@ impl Timeline {
     pub fn stamp_rise(&mut self, class: u32, nodes: &[u32], from: Time, to: Time) {
         self.clock += 1;
         self.class_rises[class as usize] = self.clock;
-        for &node in nodes {
-            self.node_rises[node as usize] = self.clock;
-            self.rise_spans[node as usize].note(self.clock, from, to);
-            self.class_risers[class as usize].note(node);
+        if !self.whole[class as usize] {
+            // On the functions the nodes have now (a change splits them off first).
+            self.groups.stamp_rises(class, nodes, self.clock, from, to);
         }
     }
 
@@ -169,9 +143,6 @@ impl Timeline {
         sign: i64,
         stamp: bool,
     ) {
-        if sign > 0 && stamp {
-            self.stamp_rise(class, nodes, from, to.unwrap_or(Time::MAX));
-        }
         if self.whole[class as usize] {
             let steps = &mut self.counts[class as usize];
             steps.advance(self.now);
@@ -194,6 +165,9 @@ impl Timeline {
                     self.groups.add(class, run, (from, to), delta, self.now);
                 }
             }
+        }
+        if sign > 0 && stamp {
+            self.stamp_rise(class, nodes, from, to.unwrap_or(Time::MAX));
         }
     }
 
@@ -490,12 +464,13 @@ impl Timeline {
     }
 
     /// The earliest start of `windows` at which one node of a shared class, among those that
-    /// rose since `windows.since` within the window, can take a node of `shape` over it.
-    ///
-    /// Nodes that share a step function and whose rises span the same interval (a wide job's
-    /// nodes given back together, every node after a reset) give the same answer: searched
-    /// once. A repeated search could only find a start the first one found, or none, under a
-    /// bound that has only fallen since.
+    /// rose since `windows.since` within the window, can take a node of `shape` over it — or
+    /// an earlier real fit: the rises are kept per step function (issue 36), whose record
+    /// covers every rise of every node that has it, so each function that rose is searched
+    /// once, over the windows that meet its rises. That looks at every window the nodes' own
+    /// rises would, and maybe more: only starts that really fit, none later than the answer
+    /// node by node. Under the precondition of [`Timeline::earliest_since`] (nothing fitted
+    /// at `since`) the earliest start that fits met a rise, so both give it.
     fn earliest_on_risen(
         &mut self,
         class: u32,
@@ -505,19 +480,15 @@ impl Timeline {
         if self.groups.grouped(class) {
             self.groups.sync(self.now);
         }
-        let mut searched = std::mem::take(&mut self.risen_searched);
-        searched.begin(self.groups.ids());
         let demands = node_demands(shape);
         let mut first: Option<Time> = None;
-        for node in self.class_risers[class as usize].since(windows.since, &self.node_rises) {
-            let span = self.rise_span(node, windows.since);
-            if searched.seen(self.groups.owner(node), span) == Some(span) {
-                continue;
-            }
+        for id in self.groups.risen_since(class, windows.since) {
+            let span = self.function_rise_span(id, windows.since);
             // Only a start before the best so far can lower it.
             let before = first.unwrap_or(windows.before);
+            let steps = self.groups.steps(id);
             if let Some(e) =
-                self.window_fit_within(node, demands, RisenWindows { before, ..windows }, span)
+                window_fit_within(steps, demands, RisenWindows { before, ..windows }, span)
             {
                 first = Some(e);
                 if e == windows.from {
@@ -525,7 +496,6 @@ impl Timeline {
                 }
             }
         }
-        self.risen_searched = searched;
         first
     }
 
@@ -549,54 +519,20 @@ impl Timeline {
         demands: (Option<Vector>, Option<Vector>),
         windows: RisenWindows,
     ) -> Option<Time> {
-        let span = self.rise_span(node, windows.since);
-        self.window_fit_within(node, demands, windows, span)
+        let id = self.groups.owner(node);
+        let span = self.function_rise_span(id, windows.since);
+        window_fit_within(self.groups.steps(id), demands, windows, span)
     }
 
-    /// An interval that covers `node`'s rises since clock `since` (0: all time).
+    /// An interval that covers the rises of function `id` since clock `since` (0: all time) —
+    /// and so those of each of its nodes.
     #[inline]
-    fn rise_span(&self, node: u32, since: u64) -> (Time, Time) {
+    fn function_rise_span(&self, id: u32, since: u64) -> (Time, Time) {
         if since == 0 {
             (Time::MIN, Time::MAX)
         } else {
-            self.rise_spans[node as usize].since(since)
+            self.groups.rise_span(id, since)
         }
-    }
-
-    /// [`Timeline::risen_window_fit`] with the node's rises within `[lo, hi)`.
-    #[inline(always)]
-    fn window_fit_within(
-        &self,
-        node: u32,
-        (full, last): (Option<Vector>, Option<Vector>),
-        RisenWindows {
-            from,
-            before,
-            duration,
-            clip,
-            since: _,
-        }: RisenWindows,
-        (lo, hi): (Time, Time),
-    ) -> Option<Time> {
-        let steps = self.groups.steps_of(node);
-        // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
-        let start = from.max(lo.saturating_sub(duration).saturating_add(1));
-        let mut first = None;
-        if let Some(f) = full {
-            first = steps.earliest_fit_within(start, before.min(hi), duration, clip, &f);
-        }
-        if let Some(l) = last
-            && let Some(e) = steps.earliest_fit_within(
-                start,
-                first.unwrap_or(before).min(hi),
-                duration,
-                clip,
-                &l,
-            )
-        {
-            first = Some(e);
-        }
-        first
     }
 
     /// Whether capacity of `class` rose after clock `since` (0: unknown, as if it had).
@@ -605,9 +541,18 @@ impl Timeline {
         since == 0 || self.class_rises[class as usize] > since
     }
 
-    /// The nodes of a shared class whose capacity rose after clock `since`, each once.
-    pub fn risen_since(&self, class: u32, since: u64) -> impl Iterator<Item = u32> + '_ {
-        self.class_risers[class as usize].since(since, &self.node_rises)
+    /// The step functions of a shared class that rose after clock `since` (> 0), each once,
+    /// as (id, one of its nodes, how many nodes have it): every node that rose has one of
+    /// them (with the nodes that share it since, which may not have risen).
+    pub fn risen_functions(
+        &self,
+        class: u32,
+        since: u64,
+    ) -> impl Iterator<Item = (u32, u32, usize)> + '_ {
+        self.groups.risen_since(class, since).map(move |id| {
+            let (node, members) = self.groups.members_of(class, id);
+            (id, node, members)
+        })
     }
 
     /// Merges the groups of nodes whose futures came to agree, so that the walks below visit
@@ -872,6 +817,36 @@ impl Timeline {
         }
         picker.finish(out)
     }
+}
+
+/// The earliest start of `windows` at which a node with function `steps` can take `full` (or
+/// `last`) over the window, among the windows that meet its rises within `[lo, hi)`.
+#[inline(always)]
+fn window_fit_within(
+    steps: &Steps<Vector>,
+    (full, last): (Option<Vector>, Option<Vector>),
+    RisenWindows {
+        from,
+        before,
+        duration,
+        clip,
+        since: _,
+    }: RisenWindows,
+    (lo, hi): (Time, Time),
+) -> Option<Time> {
+    // The windows that meet its rises, `[lo, hi)`: `t < hi` and `t + duration > lo`.
+    let start = from.max(lo.saturating_sub(duration).saturating_add(1));
+    let mut first = None;
+    if let Some(f) = full {
+        first = steps.earliest_fit_within(start, before.min(hi), duration, clip, &f);
+    }
+    if let Some(l) = last
+        && let Some(e) =
+            steps.earliest_fit_within(start, first.unwrap_or(before).min(hi), duration, clip, &l)
+    {
+        first = Some(e);
+    }
+    first
 }
 
 /// What one node of a shape takes: the full amount if any node takes it, and the last one.
@@ -1311,14 +1286,26 @@ mod tests {
                 let got = grouped.earliest(&l, class, &s, from, duration);
                 assert_eq!(got, each.earliest(&l, class, &s, from, duration));
                 let since = grouped.clock().saturating_sub(rand(4));
-                assert_eq!(
-                    grouped.earliest_before_since(&l, class, &s, (from, before), duration, since),
-                    each.earliest_before_since(&l, class, &s, (from, before), duration, since)
-                );
-                assert_eq!(
-                    grouped.earliest_since(&l, class, &s, (from, before), duration, since),
-                    each.earliest_since(&l, class, &s, (from, before), duration, since)
-                );
+                // The grouped searches look at a function's rises where the others look at a
+                // node's, which they cover (a group's record holds every rise of every node
+                // while a member): at least the same windows, so bounds no later, and starts
+                // that are real fits (the searches' preconditions are not set up here, so
+                // these are the properties that hold whatever `since` is).
+                let window = (from, before);
+                let bound = grouped.earliest_before_since(&l, class, &s, window, duration, since);
+                if let Some(b) = each.earliest_before_since(&l, class, &s, window, duration, since)
+                {
+                    assert!(bound.is_some_and(|g| g <= b), "{bound:?} after {b}");
+                }
+                let start = grouped.earliest_since(&l, class, &s, window, duration, since);
+                if let Some(e) = each.earliest_since(&l, class, &s, window, duration, since) {
+                    assert!(start.is_some_and(|g| g <= e), "{start:?} after {e}");
+                }
+                if let Some(g) = start {
+                    assert!(grouped.fits(&l, class, &s, g, duration), "{g} does not fit");
+                    let first = grouped.earliest_within(&l, class, &s, window, duration, Time::MAX);
+                    assert!(first.is_some_and(|f| f <= g));
+                }
                 let t = got.unwrap_or(from);
                 for placement in [Placement::FirstFit, Placement::BestFit] {
                     let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -8,8 +8,9 @@
 //! repeats the same few requests (wagap-2013: ~25 checks per distinct request per compression),
 //! and between two checks the timeline mostly only loses capacity (a hold taken), which only
 //! moves a node's earliest start later, so a bound stays valid. When capacity rose on some
-//! nodes since (a hold given back, a job that moved), only those are searched again and the
-//! others keep their bound. Bounds are cleared at each compression (`now` moves between them).
+//! nodes since (a hold given back, a job that moved), only their step functions are searched
+//! again, once each (with every node that shares one: offering a node's current start again
+//! keeps a bound valid), and the others keep their bound. Bounds are cleared at each compression (`now` moves between them).
 //!
 //! The check this serves ([`super::NodeConservative`]'s `may_move`) asks whether a job could
 //! start before its reservation `s` with its own hold given back. On a node other than its own
@@ -23,7 +24,6 @@ use std::hash::BuildHasherDefault;
 
 use crate::sim::job::Time;
 use crate::sim::mix_hash::MixHasher;
-use crate::sim::topology::node_groups::PerGroup;
 use crate::sim::topology::steps::Vector;
 use crate::sim::topology::{Layout, Timeline};
 
@@ -90,9 +90,6 @@ pub struct OneNodeBounds {
     index: HashMap<Key, u32, BuildHasherDefault<MixHasher>>,
     /// Per class: the index in `bounds` of the last bound asked for there (`NO_NODE`: none).
     last: Vec<u32>,
-    /// Within one refresh, each step function's earliest start (nodes that share one give
-    /// the same).
-    per_function: PerGroup<Option<Time>>,
 }
 
 impl OneNodeBounds {
@@ -142,8 +139,7 @@ impl OneNodeBounds {
                 let b = &mut self.bounds[i].1;
                 if b.clock != clock {
                     if tl.rose_since(class, b.clock) {
-                        let memo = &mut self.per_function;
-                        refresh(b, tl, class, demand, duration, now, memo);
+                        refresh(b, tl, class, demand, duration, now);
                     }
                     b.clock = clock;
                 }
@@ -180,36 +176,24 @@ impl OneNodeBounds {
 }
 
 /// Brings `b` up to date after capacity rose on some nodes of `class` since `b.clock`: each
-/// such node's start is searched again (once per step function: `memo`); every other node only
+/// such node's step function is searched again, once; every other node only
 /// lost capacity since, so its start only moved later and the old bounds still hold for it.
-fn refresh(
-    b: &mut Bound,
-    tl: &Timeline,
-    class: u32,
-    demand: &Vector,
-    duration: Time,
-    now: Time,
-    memo: &mut PerGroup<Option<Time>>,
-) {
+fn refresh(b: &mut Bound, tl: &Timeline, class: u32, demand: &Vector, duration: Time, now: Time) {
     let since = b.clock;
-    let risen = || tl.risen_since(class, since);
-    if b.node != NO_NODE && risen().any(|n| n == b.node) {
+    // The functions that rose: every node that rose has one (with the nodes that share it,
+    // which may not have risen: searching them again only offers their start anew).
+    let risen = || tl.risen_functions(class, since);
+    if b.node != NO_NODE && risen().any(|(id, _, _)| id == tl.function_of(b.node)) {
         // Its start is searched again below; every other node still starts at or after
         // `second`.
         b.first = b.second;
         b.node = NO_NODE;
     }
     let mut fresh = *b;
-    memo.begin(tl.function_ids());
-    for node in risen() {
-        // A start found for the node's function with a later `second` is the start now too
-        // (`second` only falls), and none then is none now; one at or after `second` changes
-        // nothing.
-        let found = memo.get(tl.function_of(node), || {
-            tl.node_earliest_fit(node, (now, fresh.second), duration, demand)
-        });
-        if let Some(e) = found {
-            fresh.offer(node, e);
+    for (_, node, members) in risen() {
+        // A start at or after `second` changes nothing.
+        if let Some(e) = tl.node_earliest_fit(node, (now, fresh.second), duration, demand) {
+            fresh.offer_many(node, e, members);
         }
     }
     *b = fresh;
