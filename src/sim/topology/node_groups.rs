@@ -555,17 +555,6 @@ impl<T: Copy + Default> PerGroup<T> {
         }
     }
 
-    /// The value kept for group `g` in this search, if any; else `value` is kept for it.
-    #[inline]
-    pub fn seen(&mut self, g: u32, value: T) -> Option<T> {
-        let entry = &mut self.entries[g as usize];
-        if entry.0 == self.search {
-            return Some(entry.1);
-        }
-        *entry = (self.search, value);
-        None
-    }
-
     /// Group `g`'s value, worked out by `f` the first time in this search.
     #[inline]
     pub fn get(&mut self, g: u32, f: impl FnOnce() -> T) -> T {
