@@ -8,6 +8,8 @@
 //! same holds of the jobs none of which can start now, left unplaced to the next call, which
 //! places them if its order is unchanged and drops them otherwise: both must happen often.
 //! So must a new order planned over the plans given back rather than a rebuilt timeline.
+//! `afresh` also searches every slot from where it is asked, so both tests below check too
+//! that the searches a recorded no-fit lets start later find the same slots, in every order.
 
 mod common;
 
@@ -116,9 +118,10 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
     })
 }
 
-/// What a run's scheduler counted: kept prefixes (calls, jobs) and deferred jobs (dropped,
-/// placed a call late).
-type Counts = [u64; 5];
+/// What a run's scheduler counted: kept prefixes (calls, jobs), deferred jobs (dropped,
+/// placed a call late), new orders over plans given back, and searches a recorded no-fit let
+/// start later.
+type Counts = [u64; 6];
 
 /// Runs `scheduler` on the case; returns the outcome and the scheduler's counts.
 fn run(w: &Workload, config: &SimConfig, scheduler: NodeConservative) -> (SimOutcome, Counts) {
@@ -127,25 +130,35 @@ fn run(w: &Workload, config: &SimConfig, scheduler: NodeConservative) -> (SimOut
     let out = simulate_policy(w, config, policy, &Reservations::default()).unwrap();
     let s = shared.borrow();
     let ((calls, jobs), (dropped, placed)) = (s.kept_prefixes(), s.deferrals());
-    (out, [calls, jobs, dropped, placed, s.given_back()])
+    (
+        out,
+        [
+            calls,
+            jobs,
+            dropped,
+            placed,
+            s.given_back(),
+            s.no_fit_hits(),
+        ],
+    )
 }
 
-#[test]
-fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
-    // A fixed seed: the same cases on every run, so the count of kept prefixes below is the
-    // same too (with a fresh seed per run it ranged around 500 calls).
+/// Runs `NodeConservative::new` and `NodeConservative::afresh` side by side on `cases` random
+/// cases in `orders` (a fixed seed: the same cases on every run, so the counts are the same
+/// too); both must decide alike. Returns the totals of `new`'s counts.
+fn compare_with_afresh(orders: Vec<OrderKind>, cases: u32) -> Counts {
     let mut runner = TestRunner::new_with_rng(
         Config {
-            cases: 600,
+            cases,
             ..Config::default()
         },
         TestRng::deterministic_rng(RngAlgorithm::ChaCha),
     );
-    let totals = Rc::new(RefCell::new([0u64; 5]));
+    let totals = Rc::new(RefCell::new([0u64; 6]));
     let strategy = (
         arb_topology(),
         arb_jobs(),
-        prop::sample::select(vec![OrderKind::Fairshare, OrderKind::Priority]),
+        prop::sample::select(orders),
         prop::sample::select(Placement::ALL.to_vec()),
         prop::sample::select(vec![Overrun::Kill, Overrun::Continue]),
         prop::option::of(1i64..20),
@@ -165,7 +178,7 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
                 let build = || config.order.build(&w, &machine).unwrap();
                 let (ours, counts) = run(&w, &config, NodeConservative::new(build()));
                 let (afresh, none) = run(&w, &config, NodeConservative::afresh(build()));
-                prop_assert_eq!(none, [0; 5]);
+                prop_assert_eq!(none, [0; 6]);
                 prop_assert_eq!(&ours, &afresh);
                 for (total, n) in totals.borrow_mut().iter_mut().zip(counts) {
                     *total += n;
@@ -174,12 +187,19 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
             },
         )
         .unwrap();
+    *totals.borrow()
+}
+
+#[test]
+fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
+    // (With a fresh seed per run the kept prefixes ranged around 500 calls.)
+    let totals = compare_with_afresh(vec![OrderKind::Fairshare, OrderKind::Priority], 600);
     // The cases go through the shortcuts, many times and keeping many jobs: a test that never
     // kept a prefix or left a job to the next call would compare the reference with itself.
-    let [calls, jobs, dropped, placed, given_back] = *totals.borrow();
+    let [calls, jobs, dropped, placed, given_back, hits] = totals;
     eprintln!(
         "kept prefixes: {calls} calls, {jobs} jobs; deferred jobs: {dropped} dropped, {placed} placed; \
-         {given_back} new orders over plans given back"
+         {given_back} new orders over plans given back; {hits} searches started later"
     );
     assert!(
         given_back > 300,
@@ -193,4 +213,16 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
         dropped > 1_000 && placed > 1_000,
         "deferred jobs: {dropped} dropped, {placed} placed"
     );
+    assert!(hits > 1_000, "{hits} searches started later");
+}
+
+/// Searches started where an earlier one showed that no window of a smaller shape fits (issue
+/// 36, `NoFits`) find the slots a search from now finds: in submission order and shortest job
+/// first, the only difference `afresh` makes there besides the prefix kept.
+#[test]
+fn searches_started_later_decide_as_searching_from_now() {
+    let totals = compare_with_afresh(vec![OrderKind::Fcfs, OrderKind::Sjf], 600);
+    let hits = totals[5];
+    eprintln!("{hits} searches started later");
+    assert!(hits > 1_000, "{hits} searches started later");
 }

@@ -998,7 +998,7 @@ impl Picker {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::cluster::{Cluster, NodeClass, Topology};
     use super::*;
     use crate::sim::machine::{Allocation, TopologyMachine};
@@ -1015,7 +1015,8 @@ mod tests {
         .unwrap()
     }
 
-    fn shape(count: u32, cores: u64, last: Option<u64>) -> NodeShape {
+    /// `count` nodes of `cores` cores, the last one `last` cores if given.
+    pub(crate) fn shape(count: u32, cores: u64, last: Option<u64>) -> NodeShape {
         NodeShape {
             count,
             per_node: ResourceVec([cores, 0, 0]),

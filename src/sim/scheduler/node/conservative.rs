@@ -21,6 +21,18 @@
 //! [`Timeline::earliest_before_since`]); a job that finds none, or keeps its slot after a
 //! full search, records the timeline's clock. Whether it moves, and where, is the same.
 //!
+//! # Searches that start later (issue 36, a deep queue)
+//!
+//! Each search also tells where no window of the job's shape fits: a placement's, none before
+//! the slot it found; a compression's check, none before the bound it found (not even with the
+//! job's hold given back). [`NoFits`] keeps the last of these per class while the class only
+//! loses capacity, and a later search for a shape that takes at least as much, for at least as
+//! long, starts where the record ends — a compression's check only when its own slot is past
+//! the recorded windows' ends, as it searches windows cut at that slot. The pool does the same
+//! with its last search ([`crate::sim::scheduler::Conservative`], "Searches that start later").
+//! `NodeConservative::afresh` searches from where it is asked, and
+//! `tests/node_conservative_prefix.rs` compares the two in every order.
+//!
 //! Over another queue order, compression goes in that order, and whenever the order is no
 //! longer the one the plan was made in (the previous order of the jobs still waiting, then the
 //! arrivals in submission order: [`OrderTracker`]) every reservation is dropped and the queue is
@@ -78,6 +90,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
 
 use super::bounds::OneNodeBounds;
+use super::no_fit::NoFits;
 use super::pass::Pass;
 use super::starts_now::{Cut, StartsNow};
 use super::{Decisions, NodeScheduler, NodeView};
@@ -129,6 +142,9 @@ pub struct NodeConservative {
     earlier: Vec<(u32, NodeShape, Time)>,
     /// Where one-node requests can start, shared by the checks of one compression.
     bounds: OneNodeBounds,
+    /// Per class, where the last searches showed no window of a shape ([`NoFits`]): a later
+    /// search for a shape taking at least as much starts there.
+    no_fits: NoFits,
     /// The plan is the fresh plan of the order it was made in over the present state (module
     /// documentation, "Keeping the prefix the new order did not change").
     fresh: bool,
@@ -171,6 +187,7 @@ impl NodeConservative {
             running: ByJob::default(),
             earlier: Vec::new(),
             bounds: OneNodeBounds::default(),
+            no_fits: NoFits::new(true),
             fresh: false,
             keeps_prefix: true,
             kept: (0, 0),
@@ -184,14 +201,21 @@ impl NodeConservative {
     }
 
     /// The formulation that plans the whole queue afresh whenever the order changes, without
-    /// keeping the prefix it did not change and placing every job at the call that admits it:
-    /// the same decisions (the tests compare the two).
+    /// keeping the prefix it did not change, placing every job at the call that admits it and
+    /// searching every slot from where it is asked (no [`NoFits`]): the same decisions (the
+    /// tests compare the two).
     pub fn afresh(order: Box<dyn QueueOrder>) -> Self {
         NodeConservative {
             keeps_prefix: false,
             defers: false,
+            no_fits: NoFits::new(false),
             ..NodeConservative::new(order)
         }
+    }
+
+    /// How many searches started later by what an earlier one showed ([`NoFits`]).
+    pub fn no_fit_hits(&self) -> u64 {
+        self.no_fits.hits()
     }
 
     /// How many calls kept the plan of an unchanged prefix of a new order, and how many
@@ -279,14 +303,26 @@ impl NodeConservative {
             };
             // A later class wins only with a strictly earlier start.
             let before = best.as_ref().map_or(Time::MAX, |b| b.0);
-            if let Some(t) = self.tl.earliest_within(
-                view.layout,
-                class,
-                &shape,
-                (from, before),
-                requested,
-                Time::MAX,
-            ) {
+            // No window of a shape taking less starts in [from, start).
+            let start = self
+                .no_fits
+                .bound(&self.tl, class, &shape, requested, Time::MAX, from);
+            let found = if start < before {
+                self.tl.earliest_within(
+                    view.layout,
+                    class,
+                    &shape,
+                    (start, before),
+                    requested,
+                    Time::MAX,
+                )
+            } else {
+                None
+            };
+            let none_before = found.unwrap_or(before);
+            self.no_fits
+                .record(&self.tl, class, &shape, requested, (from, none_before));
+            if let Some(t) = found {
                 best = Some((t, class, shape));
                 if t == from {
                     break;
@@ -354,18 +390,30 @@ impl NodeConservative {
                     None => continue,
                 }
             };
-            let bound = if shape.count == 1 && !self.tl.is_whole(class) {
-                self.one_node_bound(view, class, &shape, requested, plan)
+            // Windows clipped at the plan's start: there the timeline is the same with or
+            // without the job's hold. No window of a shape taking less starts in [now, from).
+            let from = self
+                .no_fits
+                .bound(&self.tl, class, &shape, requested, plan.start, view.now);
+            let bound = if from >= plan.start {
+                None
+            } else if shape.count == 1 && !self.tl.is_whole(class) {
+                self.one_node_bound(view, class, &shape, requested, plan, from)
             } else {
                 self.tl.earliest_before_since(
                     view.layout,
                     class,
                     &shape,
-                    (view.now, plan.start),
+                    (from, plan.start),
                     requested,
                     plan.checked,
                 )
             };
+            // No slot of the job starts before the bound even with its hold given back, so
+            // no whole window of its shape does in the timeline as it is.
+            let none_before = bound.unwrap_or(plan.start);
+            self.no_fits
+                .record(&self.tl, class, &shape, requested, (view.now, none_before));
             if let Some(t) = bound {
                 self.earlier.push((class, shape, t));
             }
@@ -388,6 +436,7 @@ impl NodeConservative {
         shape: &NodeShape,
         requested: Time,
         plan: &Plan,
+        from: Time,
     ) -> Option<Time> {
         let own = (class == plan.class).then(|| plan.nodes[0]);
         let others = self.bounds.others(
@@ -404,13 +453,13 @@ impl NodeConservative {
                 view.layout,
                 class,
                 shape,
-                (view.now, plan.start),
+                (from, plan.start),
                 requested,
                 plan.checked,
             );
         }
         let windows = RisenWindows {
-            from: view.now,
+            from,
             before: plan.start,
             duration: requested,
             clip: plan.start,

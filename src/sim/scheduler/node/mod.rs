@@ -19,6 +19,7 @@ mod easy;
 pub(crate) mod easy_timeline;
 mod fcfs;
 pub(crate) mod free_counts;
+mod no_fit;
 pub(crate) mod pass;
 mod request_shapes;
 pub(crate) mod shadow;
