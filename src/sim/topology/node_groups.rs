@@ -88,8 +88,10 @@ pub struct NodeGroups {
     starts: Vec<u64>,
     /// Per class: its nodes.
     class_nodes: Vec<std::ops::Range<u32>>,
-    /// Within one change: `nodes` as runs of consecutive indices.
+    /// Within one change: `nodes` as runs of consecutive indices, and those cut into runs of
+    /// one owner (also a merge's runs).
     spans: Vec<(u32, u32)>,
+    runs: Vec<(u32, u32)>,
     /// Per class: whether its nodes are grouped (shared, and at least `group_from` nodes).
     grouped: Vec<bool>,
     /// Per id of a grouped class: the group.
@@ -215,14 +217,14 @@ impl NodeGroups {
         self.reset_rises(layout, whole, clock);
     }
 
-    /// Counts every function of the shared classes as risen over all time at `clock`.
+    /// Counts every function of the shared classes as risen over all time at `clock`. Only
+    /// the ids in use are stamped: an id taken later inherits its record (a split), and a
+    /// whole-node class's are never read (issue 36: at 5,000 nodes, hundreds of resets).
     fn reset_rises(&mut self, layout: &Layout, whole: &[bool], clock: u64) {
         let n = layout.node_count() as usize;
         let mut all_time = Rises::default();
         all_time.note(clock, Time::MIN, Time::MAX);
-        self.rise_clock.clear();
         self.rise_clock.resize(n, clock);
-        self.rise_spans.clear();
         self.rise_spans.resize(n, all_time);
         let classes = layout.classes();
         self.risers.resize_with(classes.len(), RiseOrder::default);
@@ -232,14 +234,15 @@ impl NodeGroups {
             }
             let order = &mut self.risers[c];
             order.clear(class.nodes.clone());
+            let mut stamp = |id: u32| {
+                self.rise_clock[id as usize] = clock;
+                self.rise_spans[id as usize] = all_time;
+                order.note(id);
+            };
             if self.grouped[c] {
-                for &g in &self.per_class[c] {
-                    order.note(g);
-                }
+                self.per_class[c].iter().for_each(|&g| stamp(g));
             } else {
-                for node in class.nodes.clone() {
-                    order.note(node);
-                }
+                class.nodes.clone().for_each(stamp);
             }
         }
     }
@@ -254,17 +257,39 @@ impl NodeGroups {
             return;
         }
         // Run by run: a run's nodes share a function.
-        let mut spans = std::mem::take(&mut self.spans);
-        spans_of(nodes, &mut spans);
-        let end = self.class_nodes[class as usize].end;
-        for &(a, b) in &spans {
-            let mut p = a;
-            while p < b {
-                self.stamp_rise(class, p, clock, from, to);
-                p = self.next_start(p, end);
-            }
+        self.cut_runs(nodes);
+        let runs = std::mem::take(&mut self.runs);
+        for &(p, _) in &runs {
+            self.stamp_rise(class, p, clock, from, to);
         }
-        self.spans = spans;
+        self.runs = runs;
+    }
+
+    /// `nodes` (distinct) into `spans` as runs of consecutive indices, and those into `runs`
+    /// as runs of one owner.
+    fn cut_runs(&mut self, nodes: &[u32]) {
+        spans_of(nodes, &mut self.spans);
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
+        for &(a, b) in &self.spans {
+            runs.extend(self.runs(a..b));
+        }
+        self.runs = runs;
+    }
+
+    /// The runs of nodes with one owner that cover `range` (nodes of one class), as `(p, q)`
+    /// for `[p, q)`, in order.
+    #[inline]
+    pub fn runs(&self, range: std::ops::Range<u32>) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut p = range.start;
+        std::iter::from_fn(move || {
+            (p < range.end).then(|| {
+                let q = self.next_start(p, range.end);
+                let run = (p, q);
+                p = q;
+                run
+            })
+        })
     }
 
     /// Counts a rise of `node`'s function, once per `clock`.
@@ -335,7 +360,8 @@ impl NodeGroups {
     /// `nodes` (distinct nodes of `class`, a shared class), forgetting its past before `now`.
     /// On a grouped class, once per group: a group all of whose members are among `nodes`
     /// changes its function; the members among `nodes` of any other group move to a new group
-    /// holding a changed copy of it.
+    /// holding a changed copy of it. With `rise = Some((clock, from, to))`, then counts a rise
+    /// as [`NodeGroups::stamp_rises`] does, from the runs this change found.
     pub fn add(
         &mut self,
         class: u32,
@@ -343,31 +369,33 @@ impl NodeGroups {
         (from, to): (Time, Option<Time>),
         delta: Vector,
         now: Time,
+        rise: Option<(u64, Time, Time)>,
     ) {
         if !self.grouped(class) {
             for &node in nodes {
                 let steps = &mut self.steps[node as usize];
                 steps.advance(now);
                 steps.add(from, to, delta);
+                if let Some((clock, a, b)) = rise {
+                    self.stamp_rise(class, node, clock, a, b);
+                }
             }
             return;
         }
-        let mut spans = std::mem::take(&mut self.spans);
-        spans_of(nodes, &mut spans);
+        self.cut_runs(nodes);
+        let (spans, runs) = (
+            std::mem::take(&mut self.spans),
+            std::mem::take(&mut self.runs),
+        );
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
         let end = self.class_nodes[class as usize].end;
-        for &(a, b) in &spans {
-            let mut p = a;
-            while p < b {
-                let q = self.next_start(p, end).min(b);
-                let g = self.owner[p as usize] as usize;
-                if self.hits[g] == 0 {
-                    touched.push(g as u32);
-                }
-                self.hits[g] += q - p;
-                p = q;
+        for &(p, q) in &runs {
+            let g = self.owner[p as usize] as usize;
+            if self.hits[g] == 0 {
+                touched.push(g as u32);
             }
+            self.hits[g] += q - p;
         }
         let mut split = false;
         for &g in &touched {
@@ -401,26 +429,21 @@ impl NodeGroups {
         // its bounds inside a span (distinct groups move to distinct groups): only the
         // spans' own ends may start or stop a run.
         if split {
-            for &(a, b) in &spans {
-                let mut p = a;
-                while p < b {
-                    let q = self.next_start(p, end).min(b);
-                    let g = self.owner[p as usize];
-                    let h = self.moved_to[g as usize];
-                    if h != g {
-                        self.owner[p as usize..q as usize].fill(h);
-                        self.groups[g as usize].count -= q - p;
-                        let new = &mut self.groups[h as usize];
-                        new.count += q - p;
-                        new.any = p;
-                    }
-                    p = q;
+            for &(p, q) in &runs {
+                let g = self.owner[p as usize];
+                let h = self.moved_to[g as usize];
+                if h != g {
+                    self.owner[p as usize..q as usize].fill(h);
+                    self.groups[g as usize].count -= q - p;
+                    let new = &mut self.groups[h as usize];
+                    new.count += q - p;
+                    new.any = p;
                 }
             }
             for &(a, b) in &spans {
-                self.mark_start(class, a);
+                self.mark_start(a);
                 if b < end {
-                    self.mark_start(class, b);
+                    self.mark_start(b);
                 }
             }
             // A group that kept members may have lost the one it named.
@@ -432,9 +455,15 @@ impl NodeGroups {
                 }
             }
         }
+        // The runs keep their bounds, and each names its node's function after the change.
+        if let Some((clock, a, b)) = rise {
+            for &(p, _) in &runs {
+                self.stamp_rise(class, p, clock, a, b);
+            }
+        }
         // Every touched group's `moved_to` is set again before it is read at a later change.
         self.touched = touched;
-        self.spans = spans;
+        (self.spans, self.runs) = (spans, runs);
     }
 
     /// Merges the groups whose futures have become equal: those changed since the last sync
@@ -543,22 +572,29 @@ impl NodeGroups {
         // Its runs, found by walking the class's runs until every member is relabelled.
         let class = self.groups[from as usize].class;
         let range = self.class_nodes[class as usize].clone();
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
         let mut left = self.groups[from as usize].count;
-        let mut p = range.start;
-        // (Bounded by the class as well: a walk never runs past it.)
-        while left > 0 && p < range.end {
-            let q = self.next_start(p, range.end);
-            if self.owner[p as usize] == from {
-                self.owner[p as usize..q as usize].fill(into);
-                left -= q - p;
-                self.mark_start(class, p);
-                if q < range.end {
-                    self.mark_start(class, q);
-                }
+        for (p, q) in self.runs(range.clone()) {
+            if left == 0 {
+                break;
             }
-            p = q;
+            if self.owner[p as usize] == from {
+                runs.push((p, q));
+                left -= q - p;
+            }
         }
         debug_assert_eq!(left, 0, "a group's count is its members'");
+        for &(p, q) in &runs {
+            self.owner[p as usize..q as usize].fill(into);
+        }
+        for &(p, q) in &runs {
+            self.mark_start(p);
+            if q < range.end {
+                self.mark_start(q);
+            }
+        }
+        self.runs = runs;
         let moved = std::mem::take(&mut self.groups[from as usize].count);
         self.groups[into as usize].count += moved;
         self.drop_group(from);
@@ -567,17 +603,16 @@ impl NodeGroups {
     /// A member of `g`, a live group of `class`.
     fn find_member(&self, class: u32, g: u32) -> u32 {
         let range = self.class_nodes[class as usize].clone();
-        let mut p = range.start;
-        while p < range.end && self.owner[p as usize] != g {
-            p = self.next_start(p, range.end);
-        }
-        debug_assert!(p < range.end, "a live group has members");
-        p.min(range.end - 1)
+        let member = self
+            .runs(range.clone())
+            .find(|&(p, _)| self.owner[p as usize] == g);
+        debug_assert!(member.is_some(), "a live group has members");
+        member.map_or(range.start, |(p, _)| p)
     }
 
-    /// The first node after `p` and before `end` (a class's end) that starts a run, or `end`.
+    /// The first node after `p` and before `end` (in `p`'s class) that starts a run, or `end`.
     #[inline]
-    pub fn next_start(&self, p: u32, end: u32) -> u32 {
+    fn next_start(&self, p: u32, end: u32) -> u32 {
         let mut i = p as usize + 1;
         while i < end as usize {
             let word = i / 64;
@@ -599,11 +634,11 @@ impl NodeGroups {
         }
     }
 
-    /// Sets whether `node` (of the grouped `class`) starts a run from its owner and its
-    /// neighbour's.
-    fn mark_start(&mut self, class: u32, node: u32) {
-        let first = node == self.class_nodes[class as usize].start;
-        let on = first || self.owner[node as usize] != self.owner[node as usize - 1];
+    /// Sets whether `node` starts a run from its owner and its neighbour's. A class's first
+    /// node always does: every id is one of its own class's nodes, so two classes never share
+    /// an owner.
+    fn mark_start(&mut self, node: u32) {
+        let on = node == 0 || self.owner[node as usize] != self.owner[node as usize - 1];
         self.set_start(node, on);
     }
 
@@ -785,7 +820,7 @@ mod tests {
                             steps.advance(now);
                             steps.add(from, to, delta);
                         }
-                        groups.add(class, &nodes, (from, to), delta, now);
+                        groups.add(class, &nodes, (from, to), delta, now, None);
                     }
                 }
                 for node in 0..9 + 5 {
@@ -799,12 +834,9 @@ mod tests {
                 // The runs are exactly where owners change within a class.
                 for class in 0..2u32 {
                     let range = l.class(class).nodes.clone();
-                    let mut p = range.start;
-                    while p < range.end {
-                        let q = groups.next_start(p, range.end);
+                    for (p, q) in groups.runs(range.clone()) {
                         assert!((p + 1..q).all(|n| groups.owner(n) == groups.owner(p)));
                         assert!(q == range.end || groups.owner(q) != groups.owner(q - 1));
-                        p = q;
                     }
                 }
                 if rand(3) > 0 {

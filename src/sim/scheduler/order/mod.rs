@@ -475,19 +475,15 @@ pub struct OrderTracker {
 }
 
 impl OrderTracker {
-    /// The previous call's order, as job indices (before [`OrderTracker::changed`] records
+    /// The previous call's order, as job indices (before [`OrderTracker::changed_jobs`] records
     /// this call's).
     pub fn previous(&self) -> &[u32] {
         &self.previous
     }
 
-    /// Records this call's order (queue positions in order) and says whether it breaks the plan.
-    pub fn changed(&mut self, queue: &Queue, positions: &[usize]) -> bool {
-        self.changed_jobs(positions.iter().map(|&pos| queue[pos].job))
-    }
-
-    /// [`OrderTracker::changed`] of this call's order given as the jobs in order (a
-    /// [`Walk`]'s copy reads them without a look-up in the queue per job).
+    /// Records this call's order, given as the jobs in order, and says whether it breaks the
+    /// plan. (Callers read the jobs from a copy of the order, not a look-up in the queue per
+    /// job: [`Walk`]'s, or node-level conservative's.)
     pub fn changed_jobs(&mut self, order: impl Iterator<Item = u32> + Clone) -> bool {
         let highest = order.clone().map(|job| job as usize + 1).max().unwrap_or(0);
         if self.rank.len() < highest {
