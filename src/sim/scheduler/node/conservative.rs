@@ -97,7 +97,7 @@ use super::{Decisions, NodeScheduler, NodeView};
 use crate::sim::job::Time;
 use crate::sim::mix_hash::MixHasher;
 use crate::sim::scheduler::QueuedJob;
-use crate::sim::scheduler::order::{OrderTracker, QueueOrder, report_ended};
+use crate::sim::scheduler::order::{OrderTracker, QueueOrder, Walk, report_ended};
 use crate::sim::topology::steps::vector;
 use crate::sim::topology::{NodeShape, Placement, RisenWindows, Timeline};
 
@@ -120,12 +120,11 @@ type ByJob<V> = HashMap<u32, V, BuildHasherDefault<MixHasher>>;
 
 pub struct NodeConservative {
     order: Box<dyn QueueOrder>,
-    positions: Vec<usize>,
-    /// This call's order over a reordering queue: `(position, job)` for `positions`, read
-    /// from one pass over the queue (issue 36: a look-up per position and use cost 4 % of the
-    /// instructions at 500 nodes in fairshare order), and the queue as that pass read it.
-    in_order: Vec<(usize, QueuedJob)>,
-    snapshot: Vec<QueuedJob>,
+    /// This call's order over a reordering queue, written as the jobs themselves where the
+    /// order can ([`Walk::prepare_jobs`]; issue 36: a look-up of each position in the queue
+    /// per use cost 4 % of the instructions at 500 nodes in fairshare order). Starts look
+    /// their position up.
+    walk: Walk,
     tracker: OrderTracker,
     pass: Pass,
     tl: Timeline,
@@ -134,7 +133,7 @@ pub struct NodeConservative {
     by_start: BTreeSet<(Time, u32)>,
     /// The queue prefix planned so far: later entries arrived since the last call.
     planned: usize,
-    ordered: Vec<(usize, QueuedJob)>,
+    ordered: Vec<QueuedJob>,
     epoch: Option<u64>,
     /// The last compression moved a job: a job compressed before it may now fit earlier, so
     /// the next call compresses again.
@@ -178,9 +177,7 @@ impl NodeConservative {
     pub fn new(order: Box<dyn QueueOrder>) -> Self {
         NodeConservative {
             order,
-            positions: Vec::new(),
-            in_order: Vec::new(),
-            snapshot: Vec::new(),
+            walk: Walk::default(),
             tracker: OrderTracker::default(),
             pass: Pass::default(),
             tl: Timeline::default(),
@@ -243,7 +240,7 @@ impl NodeConservative {
         self.deferrals
     }
 
-    /// How many of this call's first jobs in order (`self.in_order`) are, in the same order,
+    /// How many of this call's first jobs in order (`self.walk`) are, in the same order,
     /// the previous call's first jobs still waiting, each holding the plan made for it. 0
     /// when that cannot be told: a job of the previous order that is neither waiting with a
     /// plan nor started here (it could not be planned, or left the queue otherwise).
@@ -251,8 +248,7 @@ impl NodeConservative {
         // The deferred jobs end the previous order, unplaced: a prefix stops at them.
         let previous = self.tracker.previous();
         let mut previous = previous[..previous.len() - self.deferred.len()].iter();
-        for (k, &(_, q)) in self.in_order.iter().enumerate() {
-            let job = q.job;
+        for (k, job) in self.walk.jobs_in_order().enumerate() {
             loop {
                 let Some(&old) = previous.next() else {
                     // Past the previous order's placed jobs: a deferred job or an arrival
@@ -275,7 +271,7 @@ impl NodeConservative {
                 return 0;
             }
         }
-        self.in_order.len()
+        self.walk.len()
     }
 
     /// The reserved start of a queued job after the last call, if it has one (a job left to
@@ -530,7 +526,7 @@ impl NodeConservative {
     /// rebuilt from the committed state (first call, advance reservations granted, a job
     /// overrunning its request, a new order in the reference) and the held reservations put
     /// back, none if `afresh` (the order changed: the queue is planned anew in its order,
-    /// which `self.in_order` already holds). Otherwise the timeline kept from the last call
+    /// which `self.walk` already holds). Otherwise the timeline kept from the last call
     /// is what a rebuild would give once jobs that ended early have given back the rest of
     /// their hold and stale reservations theirs.
     ///
@@ -543,14 +539,14 @@ impl NodeConservative {
         let mut ordered = std::mem::take(&mut self.ordered);
         ordered.clear();
         if self.order.is_submission() {
-            ordered.extend(view.queue.iter().copied().enumerate());
+            ordered.extend(view.queue.iter().copied());
         } else {
             // `schedule` computed this call's order.
-            ordered.extend_from_slice(&self.in_order);
+            ordered.extend(self.walk.jobs_from(view.queue, 0));
         }
         if afresh && !rebuild {
             let mut old = std::mem::take(&mut self.plans);
-            for &(_, q) in &ordered[..keep] {
+            for q in &ordered[..keep] {
                 let plan = old.remove(&q.job).expect("a kept job has a plan");
                 self.plans.insert(q.job, plan);
             }
@@ -579,7 +575,7 @@ impl NodeConservative {
         } else if rebuild {
             view.committed_timeline(&mut self.tl);
             let mut old = std::mem::take(&mut self.plans);
-            for (_, q) in &ordered {
+            for q in &ordered {
                 if let Some(p) = old.remove(&q.job)
                     && p.start >= now
                     && !afresh
@@ -618,7 +614,7 @@ impl NodeConservative {
         // place: one lookup per queued job, not a removal and an insertion (no method called
         // below reads `self.plans`).
         let mut plans = std::mem::take(&mut self.plans);
-        for &(_, q) in &ordered[keep..] {
+        for &q in &ordered[keep..] {
             let requested = q.requested_time;
             let (was, start) = match plans.get_mut(&q.job) {
                 Some(p) => {
@@ -656,18 +652,18 @@ impl NodeConservative {
     /// Places `jobs`, none of which holds a plan, in order after every plan held, each at its
     /// earliest slot. Over a reordering queue, once none of the jobs left can start now, they
     /// are left to the next call (module documentation, "Placements left to the next call").
-    fn place_in_order(&mut self, view: &NodeView<'_>, jobs: &[(usize, QueuedJob)]) {
+    fn place_in_order(&mut self, view: &NodeView<'_>, jobs: &[QueuedJob]) {
         debug_assert!(self.deferred.is_empty());
         let defers = self.defers && !self.order.is_submission();
         self.starts_now.clear();
         let mut cut = Cut::new(jobs.len());
-        for (i, &(_, q)) in jobs.iter().enumerate() {
+        for (i, q) in jobs.iter().enumerate() {
             if defers
                 && cut.defers(i, |j| {
-                    self.starts_now.may_start(&self.tl, view, jobs[j].1.job)
+                    self.starts_now.may_start(&self.tl, view, jobs[j].job)
                 })
             {
-                self.deferred.extend(jobs[i..].iter().map(|&(_, q)| q.job));
+                self.deferred.extend(jobs[i..].iter().map(|q| q.job));
                 self.deferred_at = view.now;
                 return;
             }
@@ -778,19 +774,12 @@ impl NodeScheduler for NodeConservative {
         // How much of a new order's plan can be kept (when it changed).
         let mut keep = 0;
         let afresh = !self.order.is_submission() && {
-            self.order
-                .order(now, view.queue, view.jobs, &mut self.positions);
-            self.snapshot.clear();
-            self.snapshot.extend(view.queue.iter().copied());
-            self.in_order.clear();
-            let snapshot = &self.snapshot;
-            self.in_order
-                .extend(self.positions.iter().map(|&pos| (pos, snapshot[pos])));
+            self.walk
+                .prepare_jobs(&mut *self.order, now, view.queue, view.jobs);
             if self.fresh && self.keeps_prefix && view.placement == Placement::FirstFit {
                 keep = self.unchanged_prefix();
             }
-            self.tracker
-                .changed_jobs(self.in_order.iter().map(|&(_, q)| q.job))
+            self.tracker.changed_jobs(self.walk.jobs_in_order())
         };
         if !self.deferred.is_empty() {
             if afresh {
@@ -850,7 +839,7 @@ impl NodeScheduler for NodeConservative {
             // submission order).
             let mut arrivals = std::mem::take(&mut self.ordered);
             arrivals.clear();
-            arrivals.extend((self.planned..).zip(view.queue.iter_from(self.planned).copied()));
+            arrivals.extend(view.queue.iter_from(self.planned).copied());
             self.place_in_order(view, &arrivals);
             self.ordered = arrivals;
         }
