@@ -400,7 +400,9 @@ impl Timeline {
     /// rose within it. So nothing is searched when nothing of the class rose; otherwise the
     /// bound is the earliest `t` at which a node whose window meets one of its rises fits
     /// clipped at `before`, raised, for several nodes, to the earliest clipped fit of the whole
-    /// shape from there (`since` = 0 or a whole-node class: that from `from`).
+    /// shape from there (`since` = 0 or a whole-node class: that from `from`), searched only
+    /// before the latest end of the class's rises since `since`: a window starting there or
+    /// later meets none of them.
     pub fn earliest_before_since(
         &mut self,
         layout: &Layout,
@@ -420,11 +422,25 @@ impl Timeline {
             clip: before,
             since,
         };
-        let first = self.earliest_on_risen(class, shape, windows)?;
+        let (first, risen_until) = self.earliest_on_risen(class, shape, windows);
+        let first = first?;
         if shape.count == 1 {
             return Some(first);
         }
-        self.earliest_within(layout, class, shape, (first, before), duration, before)
+        // A window that fits now and did not then uses a node that rose within it, so it
+        // starts before the last rise ends: the whole shape is searched only up to there.
+        let before_rises_end = before.min(risen_until);
+        if first >= before_rises_end {
+            return None;
+        }
+        self.earliest_within(
+            layout,
+            class,
+            shape,
+            (first, before_rises_end),
+            duration,
+            before,
+        )
     }
 
     /// The earliest `t` in `[from, before)` at which `shape` fits on `class` over `[t, t +
@@ -455,7 +471,7 @@ impl Timeline {
             clip: Time::MAX,
             since,
         };
-        self.earliest_on_risen(class, shape, windows)
+        self.earliest_on_risen(class, shape, windows).0
     }
 
     /// The opening of the `*_since` searches: `None` when nothing of `class` rose since clock
@@ -477,32 +493,41 @@ impl Timeline {
     /// rises would, and maybe more: only starts that really fit, none later than the answer
     /// node by node. Under the precondition of [`Timeline::earliest_since`] (nothing fitted
     /// at `since`) the earliest start that fits met a rise, so both give it.
+    ///
+    /// Also where the rises end: every rise since `windows.since` of the class's nodes ends
+    /// by then.
     fn earliest_on_risen(
         &mut self,
         class: u32,
         shape: &NodeShape,
         windows: RisenWindows,
-    ) -> Option<Time> {
+    ) -> (Option<Time>, Time) {
         if self.groups.grouped(class) {
             self.groups.sync(self.now);
         }
         let demands = node_demands(shape);
         let mut first: Option<Time> = None;
+        let mut risen_until = Time::MIN;
         for id in self.groups.risen_since(class, windows.since) {
             let span = self.function_rise_span(id, windows.since);
-            // Only a start before the best so far can lower it.
+            risen_until = risen_until.max(span.1);
+            // Only a start before the best so far can lower it; none is before `from`. Where
+            // the rises end is asked for several nodes only.
+            if first == Some(windows.from) {
+                if shape.count == 1 {
+                    break;
+                }
+                continue;
+            }
             let before = first.unwrap_or(windows.before);
             let steps = self.groups.steps(id);
             if let Some(e) =
                 window_fit_within(steps, demands, RisenWindows { before, ..windows }, span)
             {
                 first = Some(e);
-                if e == windows.from {
-                    break;
-                }
             }
         }
-        first
+        (first, risen_until)
     }
 
     /// The earliest start of `windows` at which `node` (of a shared class) can take a node of
@@ -1120,6 +1145,39 @@ pub(crate) mod tests {
             tl.earliest_since(&l, 0, &wide, (0, 100), 10, since),
             Some(0)
         );
+    }
+
+    /// A wide shape's search after a failed one looks up to the latest end of the rises since,
+    /// whichever rise the one-node search meets first: here one node rose at the search's
+    /// start and another later, and only with the later one do two nodes fit.
+    #[test]
+    fn a_search_since_looks_up_to_the_last_rise_s_end() {
+        let l = layout();
+        let one = shape(1, 8, None);
+        let two = shape(2, 8, None);
+        for early_rise_first in [true, false] {
+            let mut tl = Timeline::default();
+            tl.reset(&l, 0, &FreeNodes::new(&l));
+            // Nodes 0 and 1 held over the whole horizon, node 2 until 100: no two nodes then.
+            tl.hold(0, &one, &[0], 0, 1000);
+            tl.hold(0, &one, &[1], 0, 1000);
+            tl.hold(0, &one, &[2], 0, 100);
+            assert_eq!(tl.earliest_within(&l, 0, &two, (0, 1000), 10, 1000), None);
+            let since = tl.clock();
+            // Node 0 frees [0, 20) (one node fits at the start, two do not: node 2 is busy)
+            // and node 1 [500, 600) (nodes 1 and 2 fit at 500), in either order.
+            let rises = [(0u32, 0, 20), (1, 500, 600)];
+            let order = if early_rise_first { [0, 1] } else { [1, 0] };
+            for i in order {
+                let (node, from, to) = rises[i];
+                tl.unhold(0, &one, &[node], from, to);
+            }
+            assert_eq!(
+                tl.earliest_before_since(&l, 0, &two, (0, 1000), 10, since),
+                Some(500),
+                "early rise first: {early_rise_first}"
+            );
+        }
     }
 
     /// `earliest` against the first fitting start among `from` and the holds' ends (where
