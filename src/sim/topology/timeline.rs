@@ -429,10 +429,13 @@ impl Timeline {
         }
         // A window that fits now and did not then uses a node that rose within it, so it
         // starts before the last rise ends: the whole shape is searched only up to there.
+        // `first` is such a start itself (its window meets a rise and starts before `before`),
+        // so the range is never empty.
         let before_rises_end = before.min(risen_until);
-        if first >= before_rises_end {
-            return None;
-        }
+        debug_assert!(
+            first < before_rises_end,
+            "a risen fit starts before the rises end"
+        );
         self.earliest_within(
             layout,
             class,
