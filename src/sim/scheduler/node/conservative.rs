@@ -78,7 +78,9 @@
 //! next call's order keeps them. Once no job left to place can start now ([`StartsNow`]: none
 //! fits over `[now, now + requested)`; placing jobs only takes capacity, so none will), the rest
 //! are admitted unplaced (`deferred`), in order, whether the call plans afresh, keeps a prefix
-//! or only places arrivals. The next call places them first, before anything touches the
+//! or only places arrivals. Where that point is, [`Cut`] learns before each placement: the last
+//! job that may start is asked again each time, so the pass stops as soon as the jobs placed
+//! before it took what it needed, not when it reaches it. The next call places them first, before anything touches the
 //! timeline, at the deferring call's time over the timeline as that call left it, if its order
 //! is unchanged — the same placements, one call later — and drops them if its order changed:
 //! every changed-order path plans them afresh, and a kept prefix ends at the first of them (the
@@ -669,6 +671,9 @@ impl NodeConservative {
             }
             let best = self.earliest(view, q.job, view.now);
             if let Some(plan) = self.place(view, q.job, best) {
+                cut.held(plan.start, |j| {
+                    view.now + view.jobs[jobs[j].job as usize].requested_time
+                });
                 self.by_start.insert((plan.start, q.job));
                 self.plans.insert(q.job, plan);
             }
