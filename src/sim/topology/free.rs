@@ -1107,7 +1107,6 @@ pub(crate) mod tests {
                     continue;
                 }
                 let before = runs.free.clone();
-                let expected = naive_runs(&before, &shape, &nodes, true);
                 let refused = nodes
                     .iter()
                     .enumerate()
@@ -1118,6 +1117,8 @@ pub(crate) mod tests {
                 match taken {
                     Ok(()) => {
                         started += 1;
+                        // Worked out only for a take that fits (a refused one would underflow).
+                        let expected = naive_runs(&before, &shape, &nodes, true);
                         logged_runs += log_ends_with(&runs, &expected);
                         for (i, &node) in nodes.iter().enumerate() {
                             single.take(node, shape.amount(i as u32)).unwrap();

@@ -631,15 +631,17 @@ mod tests {
                 let count = 1 + next(12) as u32;
                 let (per_node, last, whole) = match next(6) {
                     0 => (ResourceVec([8, 16, 0]), None, true),
+                    // A last node takes at most what the others take (`NodeShape`).
                     1 | 2 => {
-                        let last = (next(2) == 0).then(|| ResourceVec([8, next(17), 0]));
-                        (ResourceVec([8, next(17), 0]), last, false)
+                        let memory = next(17);
+                        let last = (next(2) == 0).then(|| ResourceVec([8, next(memory + 1), 0]));
+                        (ResourceVec([8, memory, 0]), last, false)
                     }
-                    3 => (
-                        ResourceVec([8, next(17), 0]),
-                        Some(ResourceVec([1 + next(7), next(17), 0])),
-                        false,
-                    ),
+                    3 => {
+                        let memory = next(17);
+                        let last = ResourceVec([1 + next(7), next(memory + 1), 0]);
+                        (ResourceVec([8, memory, 0]), Some(last), false)
+                    }
                     // Some take nothing at all.
                     4 => (ResourceVec([0, next(3), 0]), None, false),
                     _ => (ResourceVec([1 + next(8), next(17), 0]), None, false),
