@@ -109,33 +109,42 @@ fn tables() -> &'static Tables {
             OutputFile::EetUsage,
         ]
         .map(OutputFile::heading);
-        headings
-            .into_iter()
-            .chain([EXPERIMENT_COLUMNS])
-            .map(|h| (h, parse_table(OUTPUTS_MD, h)))
-            .collect()
+        let headings: Vec<&'static str> =
+            headings.into_iter().chain([EXPERIMENT_COLUMNS]).collect();
+        parse_tables(OUTPUTS_MD, &headings)
     })
 }
 
-/// The rows `| column | type | unit | definition |` of the first table after `heading`.
-fn parse_table(text: &str, heading: &str) -> HashMap<String, Column> {
-    let mut rows = HashMap::new();
-    let Some(start) = text.lines().position(|l| l.trim_end() == heading) else {
-        return rows;
-    };
-    let mut in_table = false;
-    for line in text.lines().skip(start + 1) {
+/// For each of `headings`, the rows `| column | type | unit | definition |` of the first table
+/// after its first occurrence as a line of `text` (none: no rows), all read in one pass over
+/// `text` (issue 36: a pass per heading was a tenth of a small `simulate`'s instructions).
+fn parse_tables(text: &str, headings: &[&'static str]) -> Tables {
+    let mut tables: Tables = headings.iter().map(|&h| (h, HashMap::new())).collect();
+    let mut seen = vec![false; headings.len()];
+    // The table being read: its heading's index, and whether its first row was met.
+    let mut reading: Option<(usize, bool)> = None;
+    for line in text.lines() {
         if line.starts_with('#') {
-            break;
-        }
-        let line = line.trim();
-        if !line.starts_with('|') {
-            if in_table {
-                break;
+            reading = None;
+            if let Some(i) = headings.iter().position(|&h| h == line.trim_end())
+                && !seen[i]
+            {
+                seen[i] = true;
+                reading = Some((i, false));
             }
             continue;
         }
-        in_table = true;
+        let Some((i, in_table)) = reading else {
+            continue;
+        };
+        let line = line.trim();
+        if !line.starts_with('|') {
+            if in_table {
+                reading = None;
+            }
+            continue;
+        }
+        reading = Some((i, true));
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
         if cells.len() < 4 || cells[0] == "column" || cells[0].starts_with("---") {
             continue;
@@ -145,9 +154,12 @@ fn parse_table(text: &str, heading: &str) -> HashMap<String, Column> {
             u => Some(plain(u)),
         };
         let description = plain(&cells[3..].join("|"));
+        let rows = tables
+            .get_mut(headings[i])
+            .expect("every heading has a table");
         rows.insert(plain(cells[0]), Column { unit, description });
     }
-    rows
+    tables
 }
 
 /// Markdown to plain text: `[text](link)` → `text`; backticks kept (they mark names).
@@ -251,10 +263,56 @@ mod tests {
                 .description,
             "the experiment's name (the manifest's `name`)"
         );
+        // Every file's table is found in the compiled-in docs.
+        for file in [OutputFile::Jobs, OutputFile::Stats, OutputFile::EetUsage] {
+            assert!(!tables()[file.heading()].is_empty(), "{file:?}");
+        }
         // Links become their text.
         assert_eq!(
             plain("see [reservations.md](reservations.md)"),
             "see reservations.md"
         );
+    }
+
+    #[test]
+    fn one_pass_reads_the_first_table_after_each_heading_and_nothing_else() {
+        let text = "\
+# Title
+## a
+intro
+| column | type | unit | definition |
+|---|---|---|---|
+| `x` | int | s | the [x](x.md) |
+| y | int | – | why \\| not |
+after
+| z | int | s | a second table, not read |
+## b (`cmd`)
+| w | f64 | KB | w's |
+### not wanted
+| v | f64 | s | v's |
+## a
+| u | f64 | s | a repeated heading is not read again |
+## empty
+text only
+";
+        let tables = parse_tables(text, &["## a", "## b (`cmd`)", "## empty", "## absent"]);
+        let col = |h: &str, c: &str| tables[h].get(c).cloned();
+        let a = &tables["## a"];
+        assert_eq!(a.len(), 2, "{a:?}");
+        assert_eq!(
+            col("## a", "`x`"),
+            Some(Column {
+                unit: Some("s".into()),
+                description: "the x".into()
+            })
+        );
+        assert_eq!(col("## a", "y").unwrap().unit, None);
+        assert_eq!(tables["## b (`cmd`)"].len(), 1);
+        assert_eq!(
+            col("## b (`cmd`)", "w").unwrap().unit.as_deref(),
+            Some("KB")
+        );
+        assert!(tables["## empty"].is_empty());
+        assert!(tables["## absent"].is_empty());
     }
 }
