@@ -80,13 +80,14 @@
 //! are admitted unplaced (`deferred`), in order, whether the call plans afresh, keeps a prefix
 //! or only places arrivals. Where that point is, [`Cut`] learns before each placement: the last
 //! job that may start is asked again each time, so the pass stops as soon as the jobs placed
-//! before it took what it needed, not when it reaches it. The next call places them first, before anything touches the
-//! timeline, at the deferring call's time over the timeline as that call left it, if its order
-//! is unchanged — the same placements, one call later — and drops them if its order changed:
-//! every changed-order path plans them afresh, and a kept prefix ends at the first of them (the
-//! previous order's jobs after the deferral point are not looked at). This is pool
-//! conservative's deferral ([`crate::sim::scheduler::Conservative`], "Placements left to the
-//! next call") on nodes, where the test of "can start now" reads the nodes with a free core.
+//! before it took what it needed, not when it reaches it. The next call places them first,
+//! before anything touches the timeline, at the deferring call's time over the timeline as
+//! that call left it, if its order is unchanged — the same placements, one call later — and
+//! drops them if its order changed: every changed-order path plans them afresh, and a kept
+//! prefix ends at the first of them (the previous order's jobs after the deferral point are
+//! not looked at). This is pool conservative's deferral
+//! ([`crate::sim::scheduler::Conservative`], "Placements left to the next call") on nodes,
+//! where the test of "can start now" reads the nodes with a free core.
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
