@@ -23,6 +23,7 @@
 pub mod cluster;
 pub mod constraint;
 pub mod free;
+pub mod idle_nodes;
 pub mod layout;
 pub mod node_groups;
 pub mod placement;

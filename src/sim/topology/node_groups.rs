@@ -44,6 +44,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 
+use super::idle_nodes::IdleNodes;
 use super::layout::Layout;
 use super::rises::{RiseOrder, Rises};
 use super::steps::{Steps, Vector};
@@ -121,6 +122,8 @@ pub struct NodeGroups {
     rise_spans: Vec<Rises>,
     /// Per shared class: its ids in use, in the order they last rose.
     risers: Vec<RiseOrder>,
+    /// Per shared class, its idle nodes over time (kept by every change here).
+    idle: IdleNodes,
 }
 
 impl NodeGroups {
@@ -138,6 +141,7 @@ impl NodeGroups {
         clock: u64,
         value: impl Fn(u32) -> Vector,
     ) {
+        self.idle.reset(layout, whole, now);
         let n = layout.node_count() as usize;
         self.steps.resize_with(n, Steps::default);
         self.owner.clear();
@@ -170,7 +174,9 @@ impl NodeGroups {
             }
             if !grouped {
                 for node in class.nodes.clone() {
-                    self.steps[node as usize].reset(now, value(node));
+                    let v = value(node);
+                    self.idle.count(c as u32, &v);
+                    self.steps[node as usize].reset(now, v);
                 }
                 continue;
             }
@@ -185,6 +191,7 @@ impl NodeGroups {
             let mut previous: Option<(Vector, u32)> = None;
             for node in class.nodes.clone() {
                 let v = value(node);
+                self.idle.count(c as u32, &v);
                 let g = match previous {
                     Some((p, g)) if p == v => g,
                     _ => {
@@ -335,6 +342,11 @@ impl NodeGroups {
 
     /// `node`'s step function (its group's).
     #[inline]
+    /// The idle nodes of each shared class over time.
+    pub fn idle(&self) -> &IdleNodes {
+        &self.idle
+    }
+
     pub fn steps_of(&self, node: u32) -> &Steps<Vector> {
         &self.steps[self.owner[node as usize] as usize]
     }
@@ -375,6 +387,7 @@ impl NodeGroups {
             for &node in nodes {
                 let steps = &mut self.steps[node as usize];
                 steps.advance(now);
+                self.idle.note(class, steps, (from, to), delta, 1, now);
                 steps.add(from, to, delta);
                 if let Some((clock, a, b)) = rise {
                     self.stamp_rise(class, node, clock, a, b);
@@ -400,7 +413,8 @@ impl NodeGroups {
         let mut split = false;
         for &g in &touched {
             let members = self.groups[g as usize].count;
-            debug_assert!(self.hits[g as usize] <= members, "nodes repeated");
+            let hits = self.hits[g as usize];
+            debug_assert!(hits <= members, "nodes repeated");
             let target = if self.hits[g as usize] == members {
                 g
             } else {
@@ -418,6 +432,7 @@ impl NodeGroups {
             self.moved_to[g as usize] = target;
             let steps = &mut self.steps[target as usize];
             steps.advance(now);
+            self.idle.note(class, steps, (from, to), delta, hits, now);
             steps.add(from, to, delta);
             if !self.is_dirty[target as usize] {
                 self.is_dirty[target as usize] = true;

@@ -188,6 +188,35 @@ impl<V: Amount> Steps<V> {
         }
     }
 
+    /// Calls `f(a, b, v)` for each piece `[a, b)` (`b = None`: forever) of `[from, to)` on which
+    /// the function is `v`, in time order (`from` ≥ start).
+    pub fn for_each_segment(
+        &self,
+        (from, to): (Time, Option<Time>),
+        mut f: impl FnMut(Time, Option<Time>, V),
+    ) {
+        let to_end = to.unwrap_or(Time::MAX);
+        if from >= to_end {
+            return;
+        }
+        let mut i = self.segment_of(from);
+        let mut a = from;
+        loop {
+            let next = self.points.get(i + 1).map(|p| p.0);
+            match next {
+                Some(n) if n < to_end => {
+                    f(a, Some(n), self.points[i].1);
+                    a = n;
+                    i += 1;
+                }
+                _ => {
+                    f(a, to, self.points[i].1);
+                    return;
+                }
+            }
+        }
+    }
+
     /// Whether `demand` is free over `[from, from + duration)`.
     #[inline]
     pub fn fits(&self, from: Time, duration: Time, demand: &V) -> bool {
@@ -295,6 +324,19 @@ mod tests {
         assert_eq!(s.changes(), 3);
         assert_eq!(s.earliest_fit_within(0, 10, 6, Time::MAX, &2), None);
         assert_eq!(s.earliest_fit_within(0, 11, 6, Time::MAX, &2), Some(10));
+        // The pieces of a window, each with its value; an open window's last is open too.
+        let mut pieces = Vec::new();
+        s.for_each_segment((3, Some(15)), |a, b, v| pieces.push((a, b, v)));
+        assert_eq!(
+            pieces,
+            [(3, Some(5), 2), (5, Some(10), 1), (10, Some(15), 7)]
+        );
+        pieces.clear();
+        s.for_each_segment((12, None), |a, b, v| pieces.push((a, b, v)));
+        assert_eq!(pieces, [(12, Some(15), 7), (15, None, 8)]);
+        pieces.clear();
+        s.for_each_segment((16, Some(16)), |a, b, v| pieces.push((a, b, v)));
+        assert!(pieces.is_empty());
         // Clipped at 5: [0, 5) holds 2 free, although [0, 6) does not.
         assert_eq!(s.earliest_fit_within(0, 5, 6, 5, &2), Some(0));
         assert_eq!(s.earliest_fit_within(1, 6, 6, 6, &2), None);

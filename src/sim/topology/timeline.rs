@@ -14,7 +14,9 @@
 //! `t` is found without trying every breakpoint: each node's own earliest fit from `t` is
 //! computed and `t` moves to the k-th smallest, until it stops moving. A node's search stops at
 //! the k-th smallest found so far (a later node cannot lower it by fitting later). Nodes whose
-//! step functions agree from now on are searched once per group ([`super::node_groups`]).
+//! step functions agree from now on are searched once per group ([`super::node_groups`]). A
+//! shape whose full nodes take every core of a node starts where its class has that many idle
+//! nodes at once, and fails at once where it never has ([`super::idle_nodes`]; issue 36).
 
 use std::collections::BinaryHeap;
 
@@ -315,6 +317,11 @@ impl Timeline {
                 &i64::from(shape.count),
             );
         }
+        // No fit starts before the class has enough idle nodes for the shape's full nodes.
+        let from = self
+            .groups
+            .idle()
+            .bound(class, shape, (from, before), duration, clip)?;
         let demand = demands(layout, class, shape);
         // Nodes that agree from now on give the same earliest fits: one visit per group (its
         // function's id), after merging groups that came to agree.
