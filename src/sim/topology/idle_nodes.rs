@@ -1,7 +1,8 @@
-//! Per shared class, how many of its nodes are idle — every core free — at each time: one step
-//! function of a count, kept up to date by every change of a node's free vector, so that a
-//! search for a shape taking whole nodes first asks the count (issue 36: "counts by class and
-//! free amount").
+//! Per grouped shared class ([`super::node_groups`]), how many of its nodes are idle — every
+//! core free — at each time: one step function of a count, kept up to date by every change of
+//! a node's free vector, so that a search for a shape taking whole nodes first asks the count
+//! (issue 36: "counts by class and free amount"). Classes too small to be grouped are not
+//! counted: a search over them costs little, and the upkeep would cost more.
 //!
 //! A node can take `per_node` of a shape whose full nodes take every core of a node only over
 //! a window where it is idle throughout. So a window where `full` nodes take the shape's full
@@ -21,29 +22,30 @@ use crate::sim::job::Time;
 #[derive(Clone, Debug, Default)]
 struct ClassIdle {
     count: Steps<i64>,
-    /// A node's cores (0: a whole-node class, never counted).
+    /// A node's cores (0: the class is not counted).
     cores: i64,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct IdleNodes {
-    /// Per class.
+    /// Per class (a class not counted has `cores` 0).
     per_class: Vec<ClassIdle>,
 }
 
 impl IdleNodes {
-    /// Starts counting afresh at `now`: every class's count is 0 until [`IdleNodes::count`]
-    /// has been told each node's free vector (a reset already visits every node).
-    pub fn reset(&mut self, layout: &Layout, whole: &[bool], now: Time) {
+    /// Starts counting afresh at `now` on the shared classes marked in `counted` (the others
+    /// are never counted): every count is 0 until [`IdleNodes::count`] has been told each
+    /// node's free vector (a reset already visits every node).
+    pub fn reset(&mut self, layout: &Layout, counted: &[bool], now: Time) {
         let classes = layout.classes();
         self.per_class
             .resize_with(classes.len(), ClassIdle::default);
         for (c, class) in classes.iter().enumerate() {
             let idle = &mut self.per_class[c];
-            idle.cores = if whole[c] {
-                0
-            } else {
+            idle.cores = if counted[c] {
                 vector(class.capacity.per_node)[0]
+            } else {
+                0
             };
             idle.count.reset(now, 0);
         }
@@ -91,8 +93,8 @@ impl IdleNodes {
     }
 
     /// A lower bound on the earliest `t` in `[from, before)` at which `shape` fits on `class`
-    /// over `[t, min(t + duration, clip))`: `from` when the count tells nothing (a whole-node
-    /// class, or a shape not taking whole nodes), `None` when no window of the count has
+    /// over `[t, min(t + duration, clip))`: `from` when the count tells nothing (a class not
+    /// counted, or a shape not taking whole nodes), `None` when no window of the count has
     /// enough idle nodes.
     pub fn bound(
         &self,
@@ -113,10 +115,11 @@ impl IdleNodes {
             .earliest_fit_within(from, before, duration, clip, &i64::from(full))
     }
 
-    /// Idle nodes of `class` at `t` (for tests).
+    /// Idle nodes of `class` at `t`, if counted (for tests).
     #[cfg(test)]
-    pub fn at(&self, class: u32, t: Time) -> i64 {
-        self.per_class[class as usize].count.at(t)
+    pub fn at(&self, class: u32, t: Time) -> Option<i64> {
+        let idle = &self.per_class[class as usize];
+        (idle.cores > 0).then(|| idle.count.at(t))
     }
 }
 
@@ -214,8 +217,11 @@ mod tests {
                             .filter(|&n| groups.steps_of(n).at(t)[0] == 8)
                             .count() as i64
                     };
+                    // Counted on grouped classes only.
+                    let counted = group_from == 1;
                     for t in (now..now + 120).step_by(3) {
-                        assert_eq!(groups.idle().at(class, t), idle_at(t), "at {t}");
+                        let want = counted.then(|| idle_at(t));
+                        assert_eq!(groups.idle().at(class, t), want, "at {t}");
                     }
                     let count = 1 + rand(u64::from(range.len() as u32)) as u32;
                     let last = (rand(2) == 0).then(|| 1 + rand(7));
@@ -254,21 +260,24 @@ mod tests {
         groups.reset(&l, &[false, false], 1, 0, 1, |n| {
             [8 - i64::from(n == 6), 16, 0]
         });
-        assert_eq!(groups.idle().at(0, 5), 6);
+        assert_eq!(groups.idle().at(0, 5), Some(6));
         groups.add(0, &[0, 1], (0, Some(10)), [-8, -4, 0], 0, None);
-        assert_eq!((groups.idle().at(0, 5), groups.idle().at(0, 10)), (4, 6));
+        assert_eq!(
+            (groups.idle().at(0, 5), groups.idle().at(0, 10)),
+            (Some(4), Some(6))
+        );
         let shape = whole_nodes(5, None);
         let bound = |g: &NodeGroups| g.idle().bound(0, &shape, (0, 100), 5, 100);
         assert_eq!(bound(&groups), Some(10), "5 idle nodes from 10");
         groups.add(0, &[2], (0, Some(20)), [0, -4, 0], 0, None);
         groups.add(0, &[0], (5, Some(10)), [0, -1, 0], 0, None);
         groups.add(0, &[1], (0, Some(10)), [0, 0, 0], 0, None);
-        assert_eq!(groups.idle().at(0, 5), 4);
+        assert_eq!(groups.idle().at(0, 5), Some(4));
         groups.add(0, &[6], (0, None), [1, 0, 0], 0, None);
-        assert_eq!(groups.idle().at(0, 5), 5);
+        assert_eq!(groups.idle().at(0, 5), Some(5));
         assert_eq!(bound(&groups), Some(0), "5 idle nodes from 0");
         groups.add(0, &[3, 4], (12, Some(30)), [-3, 0, 0], 0, None);
-        assert_eq!(groups.idle().at(0, 12), 5);
+        assert_eq!(groups.idle().at(0, 12), Some(5));
         // [10, 12) has 7; from 12 on, 5 until 30: a window of 5 from 10 fits only from 12.
         assert_eq!(
             groups
@@ -283,7 +292,7 @@ mod tests {
             None
         );
         // The other class and a shape of fewer cores are not bounded.
-        assert_eq!(groups.idle().at(1, 5), 3);
+        assert_eq!(groups.idle().at(1, 5), Some(3));
         let partial = NodeShape {
             per_node: ResourceVec([4, 0, 0]),
             ..whole_nodes(7, None)

@@ -422,6 +422,11 @@ impl Timeline {
         if self.search_all_since(class, since)? {
             return self.earliest_within(layout, class, shape, (from, before), duration, before);
         }
+        // No window fits before its class has enough idle nodes at once.
+        let from = self
+            .groups
+            .idle()
+            .bound(class, shape, (from, before), duration, before)?;
         let windows = RisenWindows {
             from,
             before,
@@ -474,6 +479,10 @@ impl Timeline {
         if self.search_all_since(class, since)? || shape.count != 1 {
             return self.earliest_within(layout, class, shape, (from, before), duration, Time::MAX);
         }
+        let from = self
+            .groups
+            .idle()
+            .bound(class, shape, (from, before), duration, Time::MAX)?;
         let windows = RisenWindows {
             from,
             before,
