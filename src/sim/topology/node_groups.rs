@@ -344,13 +344,13 @@ impl NodeGroups {
         self.grouped[class as usize]
     }
 
-    /// `node`'s step function (its group's).
-    #[inline]
     /// The idle nodes of each shared class over time.
     pub fn idle(&self) -> &IdleNodes {
         &self.idle
     }
 
+    /// `node`'s step function (its group's).
+    #[inline]
     pub fn steps_of(&self, node: u32) -> &Steps<Vector> {
         &self.steps[self.owner[node as usize] as usize]
     }
@@ -418,7 +418,7 @@ impl NodeGroups {
             let members = self.groups[g as usize].count;
             let hits = self.hits[g as usize];
             debug_assert!(hits <= members, "nodes repeated");
-            let target = if self.hits[g as usize] == members {
+            let target = if hits == members {
                 g
             } else {
                 split = true;
