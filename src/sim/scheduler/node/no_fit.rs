@@ -23,8 +23,12 @@
 //! A hold given back only to search without it ([`Timeline::unhold_unstamped`]) is no counted
 //! rise: no record is made or read while it is out (the compression holds it again unchanged,
 //! or stamps the rise). The last [`KEPT`] records per class are kept and each search reads
-//! them all (on the Curie window at 500 nodes, 16 and 32 saved about as much, 8 less, and 64
-//! — in a vector shifted at each record then — cost more than it saved).
+//! them all. How many pays was measured in instructions (session 40, BENCHMARKS.md "How many
+//! no-fit records to keep"): against 32, keeping 4 cost 7.7 % less on the Curie window at 500
+//! nodes in fcfs order, 3.8 % less in fairshare order, 20 % less on wagap-2013 on its own 68
+//! nodes and 2.3 % less on METACENTRUM-2009; 8 and 2 came within a point of it, 1 was worse
+//! on the Curie window. A record older than the last few is rarely the one that says most,
+//! and each costs a test of every search.
 
 use std::collections::VecDeque;
 
@@ -32,7 +36,7 @@ use crate::sim::job::Time;
 use crate::sim::topology::{NodeShape, Timeline};
 
 /// Records kept per class.
-const KEPT: usize = 32;
+const KEPT: usize = 4;
 
 /// "No window `[t, t + duration)` of `shape` fits for `t` in `[from, before)` on the class",
 /// true while the class has not risen since `clock`.
