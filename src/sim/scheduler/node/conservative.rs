@@ -454,7 +454,8 @@ impl NodeConservative {
             view.now,
             own,
         );
-        if others < plan.start {
+        // A request asked for the first time in this compression has no bound yet.
+        if others.is_none_or(|t| t < plan.start) {
             return self.tl.earliest_before_since(
                 view.layout,
                 class,
