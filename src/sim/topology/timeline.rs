@@ -631,6 +631,17 @@ impl Timeline {
         }
     }
 
+    /// Whether the idle-node count of the shared `class` ([`super::idle_nodes`]) rules out
+    /// `shape` over `[t, t + duration)`: its full nodes take every core of a node, and fewer
+    /// of the class's nodes are idle somewhere in the window. False when the count tells
+    /// nothing (a class not counted, a shape not taking whole nodes).
+    pub fn too_few_idle(&self, class: u32, shape: &NodeShape, t: Time, duration: Time) -> bool {
+        self.groups
+            .idle()
+            .bound(class, shape, (t, t + 1), duration, Time::MAX)
+            .is_none()
+    }
+
     /// The step functions of `class` with how many nodes have each, when the class is grouped
     /// (every node once, in no order); `None` when its nodes are searched one by one.
     pub fn grouped_functions(
