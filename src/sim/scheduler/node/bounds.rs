@@ -16,8 +16,8 @@
 //! time, the check searches as if there were no bounds. Working one out visits every step
 //! function of the class, which pays only when the request comes back; on a trace whose jobs
 //! rarely repeat a request (the Curie window's requested times are all distinct) the first
-//! visit was most of the cost (session 40, BENCHMARKS.md "One-node bounds for requests asked
-//! again"), while wagap-2013's repeated requests lose one use in ~25.
+//! visit was most of the cost (session 40, BENCHMARKS.md "what a search pays for"), while
+//! wagap-2013's repeated requests lose one use in ~25.
 //!
 //! The check this serves ([`super::NodeConservative`]'s `may_move`) asks whether a job could
 //! start before its reservation `s` with its own hold given back. On a node other than its own

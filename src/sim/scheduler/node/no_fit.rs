@@ -23,8 +23,8 @@
 //! A hold given back only to search without it ([`Timeline::unhold_unstamped`]) is no counted
 //! rise: no record is made or read while it is out (the compression holds it again unchanged,
 //! or stamps the rise). The last [`KEPT`] records per class are kept and each search reads
-//! them all. How many pays was measured in instructions (session 40, BENCHMARKS.md "How many
-//! no-fit records to keep"): against 32, keeping 4 cost 7.7 % less on the Curie window at 500
+//! them all. How many pays was measured in instructions (session 40, BENCHMARKS.md "what a
+//! search pays for"): against 32, keeping 4 cost 7.7 % less on the Curie window at 500
 //! nodes in fcfs order, 3.8 % less in fairshare order, 20 % less on wagap-2013 on its own 68
 //! nodes and 2.3 % less on METACENTRUM-2009; 8 and 2 came within a point of it, 1 was worse
 //! on the Curie window. A record older than the last few is rarely the one that says most,
