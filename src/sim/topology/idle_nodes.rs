@@ -35,7 +35,7 @@ pub struct IdleNodes {
 impl IdleNodes {
     /// Starts counting afresh at `now` on the shared classes marked in `counted` (the others
     /// are never counted): every count is 0 until [`IdleNodes::count`] has been told each
-    /// node's free vector (a reset already visits every node).
+    /// node's free vector (a reset already finds the distinct ones).
     pub fn reset(&mut self, layout: &Layout, counted: &[bool], now: Time) {
         let classes = layout.classes();
         self.per_class
@@ -51,14 +51,14 @@ impl IdleNodes {
         }
     }
 
-    /// Counts a node of `class` free by `free` at the reset's `now`.
+    /// Counts `members` nodes of `class` free by `free` at the reset's `now`.
     #[inline]
-    pub fn count(&mut self, class: u32, free: &Vector) {
+    pub fn count(&mut self, class: u32, free: &Vector, members: u32) {
         let idle = &mut self.per_class[class as usize];
         if idle.cores > 0 && free[0] >= idle.cores {
             let now = idle.count.start();
             let n = idle.count.at(now);
-            idle.count.reset(now, n + 1);
+            idle.count.reset(now, n + i64::from(members));
         }
     }
 

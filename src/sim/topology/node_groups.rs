@@ -97,8 +97,10 @@ pub struct NodeGroups {
     grouped: Vec<bool>,
     /// Per id of a grouped class: the group.
     groups: Vec<Group>,
-    /// Per class: its ids not in use.
+    /// Per class: ids given back since the reset (taken again first), then every id from
+    /// `unused` to the class's end, none taken since the reset: a reset costs nothing per id.
     spare: Vec<Vec<u32>>,
+    unused: Vec<u32>,
     /// Groups whose function changed since the last sync, and per id whether it is listed.
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
@@ -159,6 +161,9 @@ impl NodeGroups {
         let classes = layout.classes();
         self.per_class.resize_with(classes.len(), Vec::new);
         self.spare.resize_with(classes.len(), Vec::new);
+        self.unused.clear();
+        self.unused
+            .extend(classes.iter().map(|class| class.nodes.start));
         self.grouped.clear();
         self.grouped.extend(
             (classes.iter().zip(whole))
@@ -184,18 +189,12 @@ impl NodeGroups {
                 }
                 continue;
             }
-            // Lowest ids first (any order would do: ids are never compared).
-            self.spare[c].extend(class.nodes.clone().rev());
-            for id in class.nodes.clone() {
-                self.groups[id as usize].count = 0;
-            }
             self.distinct.clear();
             // Neighbours often agree (runs of idle nodes, a wide job's nodes): the previous
             // node's group is tried before the map.
             let mut previous: Option<(Vector, u32)> = None;
             for node in class.nodes.clone() {
                 let v = value(node);
-                self.idle.count(c as u32, &v);
                 let g = match previous {
                     Some((p, g)) if p == v => g,
                     _ => {
@@ -217,10 +216,15 @@ impl NodeGroups {
                 self.owner[node as usize] = g;
                 self.groups[g as usize].count += 1;
             }
-            // Distinct values, so distinct futures: indexed without looking for a match.
+            // Distinct values, so distinct futures: indexed without looking for a match, and
+            // counted as idle or not once per group rather than once per node.
             let list = std::mem::take(&mut self.per_class[c]);
             for &g in &list {
-                let key = self.steps[g as usize].future_hash(now);
+                let steps = &self.steps[g as usize];
+                let key = steps.future_hash(now);
+                let free = steps.at(now);
+                self.idle
+                    .count(c as u32, &free, self.groups[g as usize].count);
                 self.index(g, key, now);
             }
             self.per_class[c] = list;
@@ -662,12 +666,21 @@ impl NodeGroups {
 
     /// A new empty group of `class`, listed in its class (not yet indexed).
     fn open_group(&mut self, class: u32) -> u32 {
-        let g = self.spare[class as usize]
-            .pop()
-            .expect("a class has no more groups than nodes");
-        let list = &mut self.per_class[class as usize];
+        // Lowest ids first (any order would do: ids are never compared).
+        let c = class as usize;
+        let g = self.spare[c].pop().unwrap_or_else(|| {
+            let g = self.unused[c];
+            assert!(
+                g < self.class_nodes[c].end,
+                "a class has no more groups than nodes"
+            );
+            self.unused[c] += 1;
+            g
+        });
+        let list = &mut self.per_class[c];
         let group = &mut self.groups[g as usize];
-        debug_assert_eq!(group.count, 0);
+        // An id not taken since the reset may hold a count from before it.
+        group.count = 0;
         group.class = class;
         group.indexed = false;
         group.expires = Time::MAX;
@@ -789,12 +802,16 @@ mod tests {
     /// present moves: every node's function is its reference's from now on at every step,
     /// synced or not; and after every sync each node sits in exactly one group of its class,
     /// and the class has as many groups as distinct futures (equal futures are merged, also
-    /// once the holds that told them apart have passed).
+    /// once the holds that told them apart have passed). Rounds reuse one value, each from a
+    /// reset.
     #[test]
     fn groups_own_their_members_functions() {
         let l = layout();
         let whole = [false, false, true];
         let mut rand = super::super::test_rand(0x9e37);
+        // One value reset at each round, as the timeline resets its groups: nothing of the
+        // last round may show through.
+        let mut groups = NodeGroups::default();
         for round in 0..300 {
             // Some resets start from unequal free vectors (groups formed by the reset).
             let start = |node: u32| -> Vector {
@@ -811,7 +828,6 @@ mod tests {
                     s
                 })
                 .collect();
-            let mut groups = NodeGroups::default();
             groups.reset(&l, &whole, 1, 0, 1, start);
             let mut now = 0;
             for _ in 0..60 {
