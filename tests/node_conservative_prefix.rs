@@ -7,7 +7,8 @@
 //! scheduling interval, early completions and overruns — and the shortcut must be taken. The
 //! same holds of the jobs none of which can start now, left unplaced to the next call, which
 //! places them if its order is unchanged and drops them otherwise: both must happen often.
-//! So must a new order planned over the plans given back rather than a rebuilt timeline.
+//! So must a new order planned over a copy of the committed state kept apart, kept up to date
+//! as jobs start, end early and overrun, rather than over a rebuilt timeline.
 //! `afresh` also searches every slot from where it is asked, so both tests below check too
 //! that the searches a recorded no-fit lets start later find the same slots, in every order.
 
@@ -119,8 +120,8 @@ fn arb_jobs() -> impl Strategy<Value = Workload> {
 }
 
 /// What a run's scheduler counted: kept prefixes (calls, jobs), deferred jobs (dropped,
-/// placed a call late), new orders over plans given back, and searches a recorded no-fit let
-/// start later.
+/// placed a call late), new orders over a copy of the committed state, and searches a
+/// recorded no-fit let start later.
 type Counts = [u64; 6];
 
 /// Runs `scheduler` on the case; returns the outcome and the scheduler's counts.
@@ -132,14 +133,7 @@ fn run(w: &Workload, config: &SimConfig, scheduler: NodeConservative) -> (SimOut
     let ((calls, jobs), (dropped, placed)) = (s.kept_prefixes(), s.deferrals());
     (
         out,
-        [
-            calls,
-            jobs,
-            dropped,
-            placed,
-            s.given_back(),
-            s.no_fit_hits(),
-        ],
+        [calls, jobs, dropped, placed, s.restored(), s.no_fit_hits()],
     )
 }
 
@@ -196,14 +190,14 @@ fn keeping_the_unchanged_prefix_decides_as_planning_afresh() {
     let totals = compare_with_afresh(vec![OrderKind::Fairshare, OrderKind::Priority], 600);
     // The cases go through the shortcuts, many times and keeping many jobs: a test that never
     // kept a prefix or left a job to the next call would compare the reference with itself.
-    let [calls, jobs, dropped, placed, given_back, hits] = totals;
+    let [calls, jobs, dropped, placed, restored, hits] = totals;
     eprintln!(
         "kept prefixes: {calls} calls, {jobs} jobs; deferred jobs: {dropped} dropped, {placed} placed; \
-         {given_back} new orders over plans given back; {hits} searches started later"
+         {restored} new orders over a copy of the committed state; {hits} searches started later"
     );
     assert!(
-        given_back > 300,
-        "{given_back} new orders over plans given back"
+        restored > 300,
+        "{restored} new orders over a copy of the committed state"
     );
     assert!(
         calls > 300 && jobs > calls,

@@ -56,7 +56,7 @@ use crate::sim::mix_hash::MixHasher;
 /// took +55 % CPU with every class grouped). Unit tests group every class.
 pub const GROUPED_FROM: u32 = if cfg!(test) { 1 } else { 128 };
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Group {
     class: u32,
     /// The function's future hash as of when it was last computed.
@@ -229,6 +229,96 @@ impl NodeGroups {
             }
             self.per_class[c] = list;
         }
+        self.reset_rises(layout, whole, clock);
+    }
+
+    /// Becomes what `source` (over the same layout and classes) holds — the same function for
+    /// every node, the same groups, the same merges pending — with every function counted as
+    /// risen over all time at `clock`, as after a reset: no search result carries over. A
+    /// copy of the functions in use and of the per-node arrays, where a reset reads every
+    /// node's free vector and the running jobs are released again (issue 36: node-level
+    /// conservative over a reordering queue plans each new order from a copy of the committed
+    /// state, [`super::Timeline::restore_from`]).
+    pub fn restore_from(
+        &mut self,
+        source: &NodeGroups,
+        layout: &Layout,
+        whole: &[bool],
+        clock: u64,
+    ) {
+        // Every field named, so that a new one cannot be left out unnoticed. Not copied: the
+        // scratch of one change or reset, `is_dirty` (set from `dirty`) and the rises
+        // (stamped afresh below).
+        let NodeGroups {
+            steps,
+            owner,
+            starts,
+            class_nodes,
+            spans: _,
+            runs: _,
+            grouped,
+            groups,
+            spare,
+            unused,
+            dirty,
+            is_dirty: _,
+            by_key,
+            per_class,
+            expiry,
+            hits: _,
+            moved_to: _,
+            touched: _,
+            distinct: _,
+            rise_clock: _,
+            rise_spans: _,
+            risers: _,
+            idle,
+        } = source;
+        let n = owner.len();
+        // Only the functions in use, and the groups of the ids taken since `source`'s reset (a
+        // key's expiry may name one dropped since): an id is set when it is next taken
+        // (`open_group`), and a copy of every id's would cost as much as a reset (at 5,000
+        // nodes).
+        self.steps.resize_with(n, Steps::default);
+        self.groups.resize_with(n, Group::default);
+        for (c, class) in layout.classes().iter().enumerate() {
+            if whole[c] {
+                continue;
+            }
+            if grouped[c] {
+                for &g in &per_class[c] {
+                    self.steps[g as usize].clone_from(&steps[g as usize]);
+                }
+                let taken = class.nodes.start as usize..unused[c] as usize;
+                self.groups[taken.clone()].copy_from_slice(&groups[taken]);
+            } else {
+                for node in class.nodes.clone() {
+                    self.steps[node as usize].clone_from(&steps[node as usize]);
+                }
+            }
+        }
+        self.owner.clone_from(owner);
+        self.starts.clone_from(starts);
+        self.class_nodes.clone_from(class_nodes);
+        self.grouped.clone_from(grouped);
+        self.spare.clone_from(spare);
+        self.unused.clone_from(unused);
+        // The marks of the groups listed, not a copy of every id's.
+        self.is_dirty.resize(n, false);
+        for &g in &self.dirty {
+            self.is_dirty[g as usize] = false;
+        }
+        for &g in dirty {
+            self.is_dirty[g as usize] = true;
+        }
+        self.dirty.clone_from(dirty);
+        self.by_key.clone_from(by_key);
+        self.per_class.clone_from(per_class);
+        self.expiry.clone_from(expiry);
+        self.idle.clone_from(idle);
+        // Zero between changes, in both.
+        self.hits.resize(n, 0);
+        self.moved_to.resize(n, 0);
         self.reset_rises(layout, whole, clock);
     }
 

@@ -72,9 +72,23 @@ impl Amount for Vector {
 }
 
 /// Breakpoints `(t_i, v_i)` sorted by time; `v_i` holds on `[t_i, t_{i+1})`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Steps<V> {
     points: Vec<(Time, V)>,
+}
+
+/// By hand for `clone_from`, which copies into the allocation already there (a timeline
+/// restored from another copies its functions this way: [`super::Timeline::restore_from`]).
+impl<V: Clone> Clone for Steps<V> {
+    fn clone(&self) -> Self {
+        Steps {
+            points: self.points.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.points.clone_from(&source.points);
+    }
 }
 
 impl<V: Amount> Default for Steps<V> {

@@ -113,6 +113,24 @@ impl Timeline {
         }
     }
 
+    /// Becomes what `source` holds (a timeline over the same layout, at the same present):
+    /// every node's function and every class's count as there, and everything counted as
+    /// risen, as after [`Timeline::reset`] — no search result carries over. The same answers
+    /// as a reset followed by the changes `source` saw, at the cost of a copy of the functions
+    /// in use (issue 36: node-level conservative over a reordering queue keeps the committed
+    /// state apart and starts each new order from a copy of it).
+    pub fn restore_from(&mut self, source: &Timeline, layout: &Layout) {
+        debug_assert_eq!(self.group_from, source.group_from);
+        self.counts.clone_from(&source.counts);
+        self.whole.clone_from(&source.whole);
+        self.now = source.now;
+        self.clock += 1;
+        self.class_rises.clear();
+        self.class_rises.resize(self.whole.len(), self.clock);
+        self.groups
+            .restore_from(&source.groups, layout, &self.whole, self.clock);
+    }
+
     /// Forgets everything before `now`. Lazy: a step function drops its past when it is next
     /// changed, so a call costs nothing per node (what is before `now` is never read: searches
     /// and changes start at `now` or later).
@@ -1339,7 +1357,9 @@ pub(crate) mod tests {
     /// scattered nodes, which split groups; the full amount and a last one) as the present
     /// moves, applied alike to a timeline whose groups own their members' functions
     /// (`node_groups`) and to one keeping a function per node: every node's function, every
-    /// `earliest`, `select` (first and best fit) and repeated search since a clock agree.
+    /// `earliest`, `select` (first and best fit) and repeated search since a clock agree. Now
+    /// and then each is replaced by a copy of it made with [`Timeline::restore_from`] over a
+    /// timeline with another history (an earlier round's), and they go on agreeing.
     #[test]
     fn group_owned_functions_agree_with_one_per_node() {
         let l = Layout::new(&TopologyMachine::new(Topology::new(vec![Cluster::new(
@@ -1352,6 +1372,12 @@ pub(crate) mod tests {
         )])))
         .unwrap();
         let mut rand = super::super::test_rand(0xbb67);
+        // Restored into: an earlier round's timelines (stale functions and groups), one of
+        // each kind, which pass through the same changes (so their clocks agree, as the
+        // searches since a clock below need).
+        let mut spare = Timeline::default();
+        let mut spare_each = Timeline::grouping_nothing();
+        let mut restored = 0;
         for round in 0..300 {
             let mut free = FreeNodes::new(&l);
             // Some rounds start from partly used nodes: the reset groups unequal vectors.
@@ -1419,6 +1445,13 @@ pub(crate) mod tests {
                         holds.push((class, s, nodes, from, to));
                     }
                 }
+                if rand(8) == 0 {
+                    spare.restore_from(&grouped, &l);
+                    std::mem::swap(&mut grouped, &mut spare);
+                    spare_each.restore_from(&each, &l);
+                    std::mem::swap(&mut each, &mut spare_each);
+                    restored += 1;
+                }
                 for node in 0..l.node_count() {
                     let (a, b) = (grouped.groups.steps_of(node), each.groups.steps_of(node));
                     assert!(a.same_future(b, now), "node {node} at {now}");
@@ -1466,6 +1499,7 @@ pub(crate) mod tests {
                 }
             }
         }
+        assert!(restored > 1_000, "{restored} copies restored");
     }
 
     #[test]
