@@ -144,7 +144,7 @@ impl NodeGroups {
         value: impl Fn(u32) -> Vector,
     ) {
         let n = layout.node_count() as usize;
-        self.steps.resize_with(n, Steps::default);
+        self.steps.resize_with(n, Steps::unset);
         self.owner.clear();
         self.owner.extend(0..n as u32);
         self.starts.clear();
@@ -279,7 +279,7 @@ impl NodeGroups {
         // key's expiry may name one dropped since): an id is set when it is next taken
         // (`open_group`), and a copy of every id's would cost as much as a reset (at 5,000
         // nodes).
-        self.steps.resize_with(n, Steps::default);
+        self.steps.resize_with(n, Steps::unset);
         self.groups.resize_with(n, Group::default);
         for (c, class) in layout.classes().iter().enumerate() {
             if whole[c] {
