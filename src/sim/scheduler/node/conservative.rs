@@ -837,11 +837,9 @@ impl NodeScheduler for NodeConservative {
         if !afresh || overrun || granted || early || stale || self.unsettled {
             keep = 0;
         }
-        // A new order gives the plans back rather than rebuilding the timeline when it keeps a
-        // prefix, or when that costs less (module documentation, "A new order without a
-        // rebuild"); the reference rebuilds.
-        // Without a prefix to keep, from a copy of the committed state when it is kept apart
-        // (module documentation, "A new order from a copy of the committed state").
+        // A new order gives the plans after a kept prefix back; without one it starts from a
+        // copy of the committed state when that is kept apart (module documentation, "A new
+        // order from a copy of the committed state"); the reference rebuilds.
         let restore = afresh && keep == 0 && self.committed_valid && !overrun && !granted;
         // A kept prefix implies neither an overrun nor a granted reservation (above).
         let gives_back = afresh && keep > 0;
