@@ -93,10 +93,7 @@ impl Timeline {
         self.whole.clear();
         self.whole
             .extend(classes.iter().map(|c| c.capacity.whole_nodes));
-        // Everything counts as risen: no earlier search result carries over a reset.
-        self.clock += 1;
-        self.class_rises.clear();
-        self.class_rises.resize(classes.len(), self.clock);
+        self.everything_risen();
         self.groups.reset(
             layout,
             &self.whole,
@@ -124,11 +121,17 @@ impl Timeline {
         self.counts.clone_from(&source.counts);
         self.whole.clone_from(&source.whole);
         self.now = source.now;
+        self.everything_risen();
+        self.groups
+            .restore_from(&source.groups, layout, &self.whole, self.clock);
+    }
+
+    /// Counts every class as risen at a new clock (after `whole` is set), so that no earlier
+    /// search result carries over a reset or a copy.
+    fn everything_risen(&mut self) {
         self.clock += 1;
         self.class_rises.clear();
         self.class_rises.resize(self.whole.len(), self.clock);
-        self.groups
-            .restore_from(&source.groups, layout, &self.whole, self.clock);
     }
 
     /// Forgets everything before `now`. Lazy: a step function drops its past when it is next
